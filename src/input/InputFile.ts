@@ -1,0 +1,57 @@
+import { basename, extname } from 'node:path';
+import { InputError } from '../errors.js';
+import type { Cell, InputFormat, RowIssue } from '../types.js';
+
+/** An input file and the format its extension says it is (design.md §3). */
+export interface InputFile {
+  path: string;
+  /** The file's base name, as `source` in results.csv and in `failed-<name>`. */
+  name: string;
+  format: InputFormat;
+}
+
+/** How a CSV file was written, so its failed rows can be written back the same way. */
+export interface CsvDialect {
+  delimiter: string;
+  bom: boolean;
+  eol: '\r\n' | '\n';
+}
+
+/** One record as read, before mapping: the cells by the user's column names, and the original text for the failed file. */
+export interface RawRecord {
+  /** 1-based line where the record starts (a CSV header is line 1). */
+  line: number;
+  cells: Cell[];
+  /** CSV: the cells exactly as read, in header order. JSONL: the line's text. */
+  original: string[] | string;
+  /** A problem that makes the row invalid before any validation: ragged row, line that is not JSON, oversized cell. */
+  problem?: RowIssue;
+}
+
+export interface OpenedInput {
+  file: InputFile;
+  /** CSV: the header as written. JSONL: none (keys are per line). */
+  header?: string[];
+  dialect?: CsvDialect;
+  records: AsyncIterable<RawRecord>;
+}
+
+const FORMATS: Record<string, InputFormat> = {
+  '.csv': 'csv',
+  '.txt': 'csv',
+  '.tsv': 'tsv',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+};
+
+export function inputFile(path: string): InputFile {
+  const name = basename(path);
+  const format = FORMATS[extname(path).toLowerCase()];
+  if (format === undefined) {
+    throw new InputError(name, `unsupported file type "${extname(path) || '(none)'}": use .csv, .txt, .tsv, .jsonl or .ndjson`);
+  }
+  return { path, name, format };
+}
+
+/** Longest cell we accept: no field of the API is anywhere near this, and it keeps a runaway cell from filling memory. */
+export const MAX_CELL_LENGTH = 10_000;

@@ -1,0 +1,149 @@
+import { createReadStream } from 'node:fs';
+import { parse, CsvError } from 'csv-parse';
+import { InputError } from '../errors.js';
+import type { Cell } from '../types.js';
+import { DecodeUtf8 } from './decodeUtf8.js';
+import { detectDialect } from './detectDialect.js';
+import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+
+/** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
+const MAX_RECORD_SIZE = 4 * 1024 * 1024;
+
+interface ParsedRecord {
+  record: string[];
+  info: { lines: number };
+}
+
+/**
+ * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, `,` `;` or tab, CRLF or LF,
+ * quoted fields with delimiters, quotes and newlines inside. Every value stays the string as written.
+ * Streams: only the current record is in memory.
+ */
+export async function readCsv(file: InputFile): Promise<OpenedInput> {
+  const head = await readHead(file);
+  if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
+    throw new InputError(file.name, 'is empty: expected a header line and at least one row');
+  }
+  const decoder = new DecodeUtf8(file.name);
+  const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
+  const parser = createReadStream(file.path)
+    .on('error', (cause) => parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })))
+    .pipe(decoder)
+    .on('error', (error) => parser.destroy(error))
+    .pipe(
+      parse({
+        bom: true,
+        delimiter: dialect.delimiter,
+        info: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        max_record_size: MAX_RECORD_SIZE,
+      }),
+    );
+
+  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<ParsedRecord>;
+  const lines = new LineTracker();
+  const first = await next(iterator, file.name, lines);
+  if (first === undefined) throw new InputError(file.name, 'is empty: expected a header line and at least one row');
+  const header = first.record.map((h) => h.trim());
+  if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
+  dialect.bom = decoder.hadBom;
+
+  async function* records(): AsyncGenerator<RawRecord> {
+    try {
+      for (;;) {
+        const parsed = await next(iterator, file.name, lines);
+        if (parsed === undefined) return;
+        yield toRawRecord(parsed.record, parsed.start, header);
+      }
+    } finally {
+      parser.destroy();
+    }
+  }
+  return { file, header, dialect, records: records() };
+}
+
+function toRawRecord(record: string[], line: number, header: string[]): RawRecord {
+  const cells: Cell[] = header.map((column, i) => ({ column, value: record[i] ?? '' }));
+  const raw: RawRecord = { line, cells, original: record };
+  const extra = record.slice(header.length);
+  if (record.length < header.length || extra.some((cell) => cell.trim() !== '')) {
+    // Trailing empty cells (a stray delimiter at the end of a line) are harmless; anything else means shifted columns.
+    raw.problem = { column: '(row)', message: `has ${record.length} cells but the header has ${header.length}: check for a missing or extra delimiter` };
+    return raw;
+  }
+  const long = cells.find((cell) => (cell.value as string).length > MAX_CELL_LENGTH);
+  if (long) raw.problem = { column: long.column || '(row)', message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}` };
+  return raw;
+}
+
+async function next(iterator: AsyncIterator<ParsedRecord>, source: string, lines: LineTracker) {
+  let step: IteratorResult<ParsedRecord>;
+  try {
+    step = await iterator.next();
+  } catch (error) {
+    throw asInputError(error, source, lines);
+  }
+  if (step.done) return undefined;
+  return { ...step.value, start: lines.startOf(step.value.record, step.value.info.lines) };
+}
+
+function asInputError(error: unknown, source: string, lines: LineTracker): Error {
+  if (error instanceof InputError) return error;
+  if (error instanceof CsvError) {
+    const after = lines.lastEnd + 1;
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      return new InputError(source, 'a quoted field opened here is never closed: check for a stray `"`', { line: after, cause: error });
+    }
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      return new InputError(source, 'a record here is larger than 4 MB: check for a stray `"`', { line: after, cause: error });
+    }
+    if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE') {
+      const column = (error as unknown as { column?: number }).column;
+      return new InputError(source, 'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it', {
+        line: Math.max(after, (error as unknown as { lines?: number }).lines ?? after),
+        ...(typeof column === 'number' ? { column: column + 1 } : {}),
+        cause: error,
+      });
+    }
+    return new InputError(source, `cannot be parsed as CSV (${error.message})`, { line: after, cause: error });
+  }
+  return new InputError(source, `cannot be read (${(error as Error).message})`, { cause: error });
+}
+
+/**
+ * csv-parse's `info.lines` is the line a record ends on, except that it counts a CRLF inside a quoted field as two
+ * lines; this corrects that and derives the line each record starts on, which is the one users look for.
+ */
+class LineTracker {
+  lastEnd = 0;
+  private overcount = 0;
+
+  startOf(record: string[], reportedEnd: number): number {
+    let breaks = 0;
+    for (const cell of record) {
+      if (cell.includes('\n') || cell.includes('\r')) {
+        const real = cell.match(/\r\n|\r|\n/g)?.length ?? 0;
+        const counted = (cell.match(/[\r\n]/g)?.length ?? 0);
+        this.overcount += counted - real;
+        breaks += real;
+      }
+    }
+    const end = reportedEnd - this.overcount;
+    this.lastEnd = end;
+    return end - breaks;
+  }
+}
+
+async function readHead(file: InputFile): Promise<string> {
+  const stream = createReadStream(file.path, { start: 0, end: 64 * 1024 - 1 });
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
+    throw new InputError(file.name, `cannot be read: ${why}`, { cause });
+  }
+  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+}

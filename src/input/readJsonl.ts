@@ -1,0 +1,79 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { InputError } from '../errors.js';
+import type { Cell } from '../types.js';
+import { DecodeUtf8 } from './decodeUtf8.js';
+import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+
+/**
+ * Opens a JSONL file: one object per line, keys as CSV headers. A line that is not a JSON object is that row's
+ * problem, not the file's, so the rest still goes through.
+ */
+export async function readJsonl(file: InputFile): Promise<OpenedInput> {
+  const decoder = new DecodeUtf8(file.name);
+  const stream = createReadStream(file.path);
+  const failure = new Promise<never>((_, reject) => {
+    stream.on('error', (cause) => {
+      const code = (cause as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
+      reject(new InputError(file.name, `cannot be read: ${why}`, { cause }));
+    });
+    decoder.on('error', reject);
+  });
+  failure.catch(() => {});
+  const lines = createInterface({ input: stream.pipe(decoder), crlfDelay: Infinity });
+  const iterator = lines[Symbol.asyncIterator]();
+
+  // Read up to the first non-blank line now, so an empty or unreadable file is rejected before anything starts.
+
+  const pending: string[] = [];
+  for (;;) {
+    const step = await Promise.race([iterator.next(), failure]);
+    if (step.done) break;
+    pending.push(step.value);
+    if (step.value.trim() !== '') break;
+  }
+  if (pending.every((l) => l.trim() === '')) throw new InputError(file.name, 'is empty: expected one JSON object per line');
+
+  async function* records(): AsyncGenerator<RawRecord> {
+    try {
+      let line = 0;
+      for (const text of pending) {
+        line++;
+        if (text.trim() !== '') yield toRawRecord(text, line);
+      }
+      for (;;) {
+        const step = await Promise.race([iterator.next(), failure]);
+        if (step.done) return;
+        line++;
+        if (step.value.trim() !== '') yield toRawRecord(step.value, line);
+      }
+    } finally {
+      lines.close();
+      stream.destroy();
+    }
+  }
+  return { file, records: records() };
+}
+
+function toRawRecord(text: string, line: number): RawRecord {
+  const original = text.replace(/^\uFEFF/, '');
+  let value: unknown;
+  try {
+    value = JSON.parse(original);
+  } catch (error) {
+    // V8's message quotes the line, which may hold personal data: keep only the position.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    const where = position === undefined ? '' : ` at column ${Number(position) + 1}`;
+    return { line, cells: [], original, problem: { column: '(line)', message: `is not valid JSON${where}` } };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { line, cells: [], original, problem: { column: '(line)', message: 'must be a JSON object like {"clientUserId": "..."}' } };
+  }
+  const cells: Cell[] = Object.entries(value as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));
+  const long = cells.find((cell) => typeof cell.value === 'string' && cell.value.length > MAX_CELL_LENGTH);
+  if (long) {
+    return { line, cells, original, problem: { column: long.column, message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}` } };
+  }
+  return { line, cells, original };
+}

@@ -1,0 +1,74 @@
+// The plain data that flows between the pipeline's stages (design.md §11):
+// input -> rows -> validate -> plan -> execute -> output.
+
+import type { ComplianceRequest, PaymentDetailRequest } from './schema/index.js';
+
+export const STEPS = ['compliance', 'payment-details', 'agreement'] as const;
+export type Step = (typeof STEPS)[number];
+
+/** What happened to one step of one row, as written in the `steps` column. */
+export type StepStatus = 'ok' | 'failed' | 'skipped' | 'done-before';
+
+export type Outcome = 'ok' | 'invalid' | 'failed' | 'skipped';
+
+export type InputFormat = 'csv' | 'tsv' | 'jsonl';
+
+/** One problem of one row, named by the column as the user wrote it. Never carries a sensitive value. */
+export interface RowIssue {
+  column: string;
+  message: string;
+}
+
+/** One cell as read: the user's column name and the raw value (a string from CSV; any JSON value from JSONL). */
+export interface Cell {
+  column: string;
+  value: unknown;
+}
+
+/** A payer row after mapping and validation, ready to send. */
+export interface ValidPayerRow {
+  ok: true;
+  clientUserId: string;
+  compliance: ComplianceRequest;
+  /** Bank accounts given on the same row (CSV: at most one; JSONL `paymentDetails`: any number). */
+  paymentDetails: PaymentDetailRequest[];
+  agreementCompleted: boolean;
+  /** Steps the input says are already done (`completedSteps` column of a failed file). */
+  completedSteps: Step[];
+}
+
+export interface InvalidRow {
+  ok: false;
+  /** Present when the row had a usable clientUserId, so results can still name it. */
+  clientUserId?: string;
+  issues: RowIssue[];
+  /** Steps the input says are already done (kept so a re-fed failed file keeps them). */
+  completedSteps?: Step[];
+}
+
+export type PayerRowResult = ValidPayerRow | InvalidRow;
+
+/** A row of a `--bank-details` file, ready to send. */
+export interface ValidBankRow {
+  ok: true;
+  clientUserId: string;
+  paymentDetail: PaymentDetailRequest;
+  completedSteps: Step[];
+}
+
+export type BankRowResult = ValidBankRow | InvalidRow;
+
+/** What the API gave back for a payer, as it goes into results.csv. */
+export interface PayerResult {
+  outcome: Outcome;
+  userId?: string;
+  agreementStatus?: string;
+  kycStatus?: string;
+  agreementUrl?: string;
+  kycUrl?: string;
+  paymentDetailIds: string[];
+  agreementCompleted?: boolean;
+  steps: Partial<Record<Step, StepStatus>>;
+  /** `step: HTTP 400 message` items, or `column: problem` items for invalid rows. */
+  errors: string[];
+}
