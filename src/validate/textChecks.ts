@@ -1,0 +1,87 @@
+// The client's stricter rules (design.md §4) as plain text -> normalised text functions. clientSchemas.ts wires
+// them into zod on top of the spec's schemas. Maintained libraries do the knowing: ISO lists, IBAN and BIC
+// structure, phone numbering plans.
+import countries from 'i18n-iso-countries';
+import currencyCodes from 'currency-codes';
+import { electronicFormatIBAN, isValidBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+
+export type Checked = { ok: true; value: string } | { ok: false; message: string };
+
+const ok = (value: string): Checked => ({ ok: true, value });
+const fail = (message: string): Checked => ({ ok: false, message });
+
+const ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()));
+const ISO4217 = new Set(currencyCodes.codes());
+
+/** ISO 3166-1 alpha-2, any case in, upper case out. */
+export function checkCountry(text: string): Checked {
+  const code = text.toUpperCase();
+  return ALPHA2.has(code) ? ok(code) : fail('must be an ISO 3166-1 alpha-2 country code such as US');
+}
+
+/** ISO 4217, any case in, upper case out. */
+export function checkCurrency(text: string): Checked {
+  const code = text.toUpperCase();
+  return ISO4217.has(code) ? ok(code) : fail('must be an ISO 4217 currency code such as USD');
+}
+
+/** Enums any case in, lower case out. */
+export function checkOneOf(values: readonly string[]): (text: string) => Checked {
+  return (text) => {
+    const value = text.toLowerCase();
+    return values.includes(value) ? ok(value) : fail(`must be one of ${values.join(', ')}`);
+  };
+}
+
+/**
+ * What people type into E.164: spaces, dashes, dots and parentheses go (design.md §4). For a `+` number,
+ * libphonenumber also drops a national trunk prefix written after the country code (`+44 (0)20 ...`).
+ * Only the format is the spec's rule, so a well-formed number libphonenumber does not know is kept as typed
+ * and left to the spec's E.164 check.
+ */
+export function toE164(text: string): string {
+  const stripped = text.replace(/[\s.()-]/g, '');
+  if (!/^\+\d+$/.test(stripped)) return stripped;
+  const parsed = parsePhoneNumberFromString(stripped);
+  return parsed?.isPossible() ? parsed.number : stripped;
+}
+
+/** A YYYY-MM-DD date (already known to be a real one) that is not after `today` (YYYY-MM-DD too, so strings compare). */
+export function checkNotAfter(today: string): (text: string) => Checked {
+  return (text) => (text <= today ? ok(text) : fail('must not be in the future'));
+}
+
+const ABA_WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;
+
+/** 9 digits whose ABA checksum holds. Kept exactly as typed: `021000021` stays `021000021`. The value is never echoed. */
+export function checkRoutingNumber(text: string): Checked {
+  const message = 'must be 9 digits with a valid ABA checksum';
+  // A spreadsheet that read the column as a number drops the leading zero; say so, since the value is not shown.
+  if (/^\d{8}$/.test(text)) return fail(`${message}; it has 8 digits (a spreadsheet may have dropped a leading zero)`);
+  if (!/^\d{9}$/.test(text)) return fail(message);
+  const sum = ABA_WEIGHTS.reduce((total, weight, i) => total + weight * Number(text[i]), 0);
+  return sum % 10 === 0 ? ok(text) : fail(message);
+}
+
+/** Spaces (and dashes) removed, upper case, then country, length, structure and mod-97 by ibantools. Never echoed. */
+export function checkIban(text: string): Checked {
+  const iban = electronicFormatIBAN(text) ?? '';
+  const { valid, errorCodes } = validateIBAN(iban);
+  if (valid) return ok(iban);
+  const has = (code: ValidationErrorsIBAN) => errorCodes.includes(code);
+  const reason = has(ValidationErrorsIBAN.NoIBANCountry)
+    ? 'it does not start with a known country code'
+    : has(ValidationErrorsIBAN.WrongBBANLength)
+      ? 'its length is wrong for its country'
+      : has(ValidationErrorsIBAN.WrongBBANFormat)
+        ? 'it has characters its country does not allow'
+        : 'its check digits do not match (mod-97)';
+  return fail(`must be a valid IBAN: ${reason}`);
+}
+
+/** 8 or 11 letters/digits, as ibantools reads a BIC; spaces removed, upper case out (banks print it in groups). */
+export function checkSwiftBic(text: string): Checked {
+  const bic = text.replace(/\s/g, '').toUpperCase();
+  return isValidBIC(bic) ? ok(bic) : fail('must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500');
+}

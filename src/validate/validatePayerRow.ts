@@ -1,0 +1,111 @@
+import { bankCells, bankFieldOf } from '../rows/bankCells.js';
+import { collectCells } from '../rows/collectCells.js';
+import {
+  BANK_ONLY_FIELDS,
+  PAYER_FIELDS,
+  PAYMENT_DETAILS_KEY,
+  REQUIRED_PAYER_FIELDS,
+  SHARED_FIELDS,
+  type PaymentDetailField,
+} from '../rows/fields.js';
+import { complianceRequest, type PaymentDetailRequest } from '../schema/index.js';
+import type { Cell, PayerRowResult } from '../types.js';
+import { cellTexts, type OrderedIssue, type TextCell } from './cellTexts.js';
+import { checkFields, inColumnOrder } from './checkFields.js';
+import { clientSchemas, localDay } from './clientSchemas.js';
+import { guardIssues } from './guardIssues.js';
+import { readControls } from './readControls.js';
+import { validatePaymentDetail, type PayerDefaults } from './validatePaymentDetail.js';
+import { validatePaymentDetailEntries } from './validatePaymentDetailEntries.js';
+
+export interface ValidatePayerRowOptions {
+  /** For a blank `agreementCompleted` cell: the run's `--complete-agreement` / `--no-complete-agreement`. */
+  defaultAgreementCompleted: boolean;
+  /** The day a date of birth may not be after; the current day when absent. */
+  today?: Date;
+}
+
+const REQUIRED_PAYER: ReadonlySet<string> = new Set(REQUIRED_PAYER_FIELDS);
+const BOOLEAN_CELLS: ReadonlySet<string> = new Set(['agreementCompleted']);
+
+/**
+ * One row of a payer file: the payer's compliance body and, when the row has any bank-only cell or a JSONL
+ * `paymentDetails`, its payment-detail bodies (design.md §3, §4). Every issue of the row is collected, each
+ * named by the user's own column. Unknown columns are the caller's to carry through; they are ignored here.
+ */
+export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerRowOptions): PayerRowResult {
+  const schemas = clientSchemas(localDay(options.today ?? new Date()));
+  const collected = collectCells(cells, 'payers');
+  const nested = collected.byField.get(PAYMENT_DETAILS_KEY);
+  collected.byField.delete(PAYMENT_DETAILS_KEY);
+  const { texts, blanks, unusable, issues: cellIssues } = cellTexts(collected.byField, BOOLEAN_CELLS);
+
+  const payer = checkFields(schemas.compliance.shape, PAYER_FIELDS, texts, {
+    required: REQUIRED_PAYER,
+    quiet: unusable,
+    blanks,
+    absentColumn: (field) => field,
+  });
+  const controls = readControls(texts);
+  const defaults = payerDefaults(payer.values, texts, unusable);
+
+  const paymentDetails: PaymentDetailRequest[] = [];
+  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...payer.issues, ...controls.issues];
+
+  // Design.md §3: a row with any bank-only cell filled has a bank account; one with none has not.
+  if (BANK_ONLY_FIELDS.some((field) => texts.has(field) || unusable.has(field))) {
+    const own = bankCells(texts, BANK_ONLY_FIELDS);
+    const quiet = new Set([...unusable].flatMap((name) => bankFieldOf(name, BANK_ONLY_FIELDS) ?? []));
+    const checked = validatePaymentDetail(
+      { cells: own.cells, blanks: bankCells(blanks, BANK_ONLY_FIELDS).cells, unusable: quiet, defaults, absentColumn: (field) => field },
+      schemas,
+    );
+    issues.push(...checked.issues);
+    if (checked.detail) paymentDetails.push(checked.detail);
+  }
+  if (nested) {
+    const entries = validatePaymentDetailEntries(nested.value, nested, defaults, schemas);
+    issues.push(...entries.issues);
+    paymentDetails.push(...entries.details);
+  }
+
+  const clientUserId = texts.get('clientUserId')?.text;
+  if (issues.length === 0) {
+    const guarded = complianceRequest.safeParse(payer.values);
+    if (guarded.success && clientUserId !== undefined) {
+      return {
+        ok: true,
+        clientUserId,
+        compliance: guarded.data,
+        paymentDetails,
+        agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
+        completedSteps: controls.completedSteps ?? [],
+      };
+    }
+    if (!guarded.success) issues.push(...guardIssues(guarded.error, (field) => texts.get(field)?.column ?? field));
+  }
+  return {
+    ok: false,
+    ...(clientUserId === undefined ? {} : { clientUserId }),
+    issues: inColumnOrder(issues),
+    ...(controls.completedSteps === undefined ? {} : { completedSteps: controls.completedSteps }),
+  };
+}
+
+/**
+ * What the payer lends its bank accounts (design.md §3: shared fields default to the payer's, `postalCode` from
+ * `postcode`). A payer value that was wrong or missing is reported once, under the payer's column, so it lends `null`.
+ */
+function payerDefaults(
+  values: Partial<Record<string, string>>,
+  texts: ReadonlyMap<string, TextCell>,
+  unusable: ReadonlySet<string>,
+): PayerDefaults {
+  const defaults = new Map<PaymentDetailField, string | null>();
+  for (const { field, payerField } of SHARED_FIELDS) {
+    const value = values[payerField];
+    if (value !== undefined) defaults.set(field, value);
+    else if (texts.has(payerField) || unusable.has(payerField) || REQUIRED_PAYER.has(payerField)) defaults.set(field, null);
+  }
+  return defaults;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, test } from 'vitest';
+import { TEMPLATE_EXAMPLE } from '../src/rows/fields.js';
+import type { PayerRowResult } from '../src/types.js';
+import { validatePayerRow } from '../src/validate/validatePayerRow.js';
+
+const TODAY = new Date(2024, 5, 15); // 15 June 2024, local time
+const cellsOf = (row: Record<string, unknown>) =>
+  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+const payer = (over: Record<string, unknown>) =>
+  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), { defaultAgreementCompleted: true, today: TODAY });
+const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
+
+describe('dateOfBirth', () => {
+  test('must be YYYY-MM-DD, named by the column as written', () => {
+    const result = payer({ dateOfBirth: undefined, 'Date of Birth': '31/12/1980' });
+    expect(issuesOf(result)).toEqual([{ column: 'Date of Birth', message: 'must be YYYY-MM-DD, got something shaped "99/99/9999"' }]);
+  });
+
+  test.each(['1981-02-29', '1980-13-01', '1980-04-31', '1980-00-10'])('%s is not a real calendar date', (date) => {
+    expect(issuesOf(payer({ dateOfBirth: date }))).toEqual([
+      { column: 'dateOfBirth', message: 'is not a real calendar date, got something shaped "9999-99-99"' },
+    ]);
+  });
+
+  test('29 February of a leap year is real', () => {
+    const result = payer({ dateOfBirth: '1980-02-29' });
+    expect(result.ok && result.compliance.dateOfBirth).toBe('1980-02-29');
+  });
+
+  test('today is fine, tomorrow is in the future', () => {
+    expect(payer({ dateOfBirth: '2024-06-15' }).ok).toBe(true);
+    expect(issuesOf(payer({ dateOfBirth: '2024-06-16' }))).toEqual([
+      { column: 'dateOfBirth', message: 'must not be in the future, got something shaped "9999-99-99"' },
+    ]);
+  });
+
+  test('a bank override date is checked the same way, under its own column', () => {
+    expect(issuesOf(payer({ bankDateOfBirth: '2030-01-01' }))).toEqual([
+      { column: 'bankDateOfBirth', message: 'must not be in the future, got something shaped "9999-99-99"' },
+    ]);
+  });
+});
