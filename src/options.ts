@@ -31,8 +31,8 @@ export const RUN_OPTIONS = {
 
 const count = (min: number) => z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`);
 
-const stepsList = z.string().transform((value, ctx): Step[] => {
-  const steps = value.split(/[,;\s]+/).filter(Boolean);
+const stepsList = z.union([z.string(), z.array(z.string())]).transform((value, ctx): Step[] => {
+  const steps = (Array.isArray(value) ? value : value.split(/[,;\s]+/)).filter(Boolean);
   const unknown = steps.filter((s) => !(STEPS as readonly string[]).includes(s));
   if (unknown.length > 0 || steps.length === 0) {
     ctx.addIssue({ code: 'custom', message: `unknown step ${unknown.map((s) => `"${s}"`).join(', ') || '(none given)'}: use ${STEPS.join(', ')}` });

@@ -1,0 +1,31 @@
+import { cli } from './cli.js';
+
+/**
+ * The process edge: wires signals and streams, returns the exit code to bin/payer-onboard.js.
+ * The first SIGINT/SIGTERM asks the running command to drain and write everything; a second one exits at once.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      process.stderr.write(`\npayer-onboard: ${signal} again, exiting now\n`);
+      process.exit(3);
+    }
+    process.stderr.write(`\npayer-onboard: ${signal}: finishing calls in flight, then writing results (again to exit at once)\n`);
+    controller.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await cli(argv, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      cwd: process.cwd(),
+      signal: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

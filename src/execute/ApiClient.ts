@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import type { AgreementRequest, ComplianceRequest, PaymentDetailRequest } from '../schema/index.js';
+import type { Step } from '../types.js';
+import type { ApiError } from './ApiError.js';
+import type { Backoff } from './backoffDelay.js';
+import type { Clock } from './clock.js';
+import type { RateLimiter } from './RateLimiter.js';
+import type { AgreementAnswer, ComplianceAnswer, PaymentDetailAnswer } from './readAnswer.js';
+
+/** A call's end: never thrown, so one row's failure stays that row's data. */
+export type CallResult<T> = { ok: true; status: number; body: T } | { ok: false; error: ApiError };
+
+export type StopReason = 'key-rejected' | 'api-down' | 'interrupted';
+
+export interface StopInfo {
+  reason: StopReason;
+  message: string;
+}
+
+export interface ClientStats {
+  /** Requests sent, retries included. */
+  requests: number;
+  /** Responses by status code, and `network` / `timeout` for attempts that got none. */
+  byStatus: Record<string, number>;
+  /** Attempts after the first of a call. */
+  retries: number;
+}
+
+/** One attempt, as reported to `onAttempt` (issue 6's adaptive rate listens here). Carries no body value. */
+export interface AttemptInfo {
+  step: Step;
+  clientUserId: string;
+  /** 0 for the first attempt of a call. */
+  attempt: number;
+  /** HTTP status, or `network` / `timeout`. */
+  status: number | 'network' | 'timeout';
+  ms: number;
+}
+
+export interface ApiClientOptions {
+  /** API root; the spec's paths (`v1/payer`, ...) are appended. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per attempt. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries per call for retryable failures. Default 5. */
+  retries?: number;
+  /** Requests in flight at once. Default 8. */
+  concurrency?: number;
+  /** Requests per second, all calls together; 0 = no cap. Default 5. Ignored when `limiter` is given. */
+  rate?: number;
+  logger?: Logger;
+  /** Default { baseMs: 500, maxMs: 30 000 }. */
+  backoff?: Backoff;
+  /** Jitter source, [0, 1). Default Math.random. */
+  random?: () => number;
+  /** For the limiter and the retry delays. Default: the system clock. */
+  clock?: Clock;
+  /** Consecutive calls failed for good with network errors or 5xx before the client stops ('api-down'). Default 20. */
+  maxConsecutiveFailures?: number;
+  /** A `Retry-After` longer than this is cut to it. Default 300 000 (the real API's 5-minute block). */
+  maxRetryAfterMs?: number;
+  /** A limiter to use instead of a new one from `rate` (to share it, or to drive its rate from outside). */
+  limiter?: RateLimiter;
+  /** Called after every attempt. */
+  onAttempt?: (info: AttemptInfo) => void;
+}
+
+export interface ApiClient {
+  /** POST v1/payer. */
+  createCompliance(body: ComplianceRequest, meta: { clientUserId: string; idempotencyKey: string }): Promise<CallResult<ComplianceAnswer>>;
+  /** POST v2/payer/{clientUserId}/payment-details. */
+  createPaymentDetail(clientUserId: string, body: PaymentDetailRequest, meta: { idempotencyKey: string }): Promise<CallResult<PaymentDetailAnswer>>;
+  /** PATCH v2/payer/{clientUserId}. */
+  completeAgreement(clientUserId: string, body: AgreementRequest): Promise<CallResult<AgreementAnswer>>;
+  /** Why the client stopped sending, if it did. */
+  stopped(): StopInfo | undefined;
+  /** Stop sending: calls not yet sent resolve `{ ok: false, error.kind 'stopped' }`; requests on the wire finish. The first reason wins. */
+  stop(reason: StopReason, message?: string): void;
+  /** Calls queued or in flight (backoff waits included). */
+  readonly pending: number;
+  /** Resolves once `pending < n` (the reader waits here: backpressure). */
+  whenBelow(n: number): Promise<void>;
+  stats(): ClientStats;
+  readonly concurrency: number;
+  readonly limiter: RateLimiter;
+}

@@ -1,0 +1,155 @@
+import { systemClock, type Clock } from './clock.js';
+
+const WINDOW_MS = 1000;
+const DEFAULT_MARGIN_MS = 25;
+
+/**
+ * The requests-per-second cap shared by every call of a run.
+ *
+ * Two rules, both checked against the clock at the moment a request is let through:
+ * - spacing: starts are 1000/R ms apart (a token bucket with a burst of 1), scheduled from the previous
+ *   start's due time, so timer lateness does not pile up and the mean rate stays at R;
+ * - window: never more than floor(R) starts (at least 1) in any one-second window, whatever the spacing
+ *   rounding or lateness did. This is the hard guarantee. The window is taken `marginMs` longer than a second
+ *   (default 25 ms, costing at most 2.5% of the rate) so that the few milliseconds of jitter between our start
+ *   and the server's arrival time cannot put R + 1 requests into one of the server's seconds.
+ * R = 0 means no cap; `pauseUntil` (a 429) still holds everyone. Waiters are served first in, first out
+ * by a single pump, so exactly one timer is pending however many callers wait.
+ * `setRate` takes effect at the next start (issue 6's adaptive rate drives it).
+ */
+export class RateLimiter {
+  readonly #clock: Clock;
+  #rate: number;
+  #pausedUntil = 0;
+  /** When the next start is due by the spacing rule. */
+  #due = Number.NEGATIVE_INFINITY;
+  /** Starts of the last window, sorted by time (kept by time, so a rate change still sees them all). */
+  #starts: StartRecord[] = [];
+  readonly #queue: Array<(slot: LimiterSlot) => void> = [];
+  #pumping = false;
+  #closed = false;
+  /** Cuts the pump's sleep short on close, so a long pause does not keep the process alive. */
+  readonly #closing = new AbortController();
+
+  readonly #windowMs: number;
+
+  constructor(rate: number, clock: Clock = systemClock, options: { marginMs?: number } = {}) {
+    this.#clock = clock;
+    this.#rate = checkRate(rate);
+    this.#windowMs = WINDOW_MS + (options.marginMs ?? DEFAULT_MARGIN_MS);
+  }
+
+  get rate(): number {
+    return this.#rate;
+  }
+
+  setRate(rate: number): void {
+    this.#rate = checkRate(rate);
+  }
+
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
+  /** Calls queued for a start. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  /** Nobody starts before `epochMs` (a 429 pauses all calls). Never shortens an existing pause. */
+  pauseUntil(epochMs: number): void {
+    if (epochMs > this.#pausedUntil) this.#pausedUntil = epochMs;
+  }
+
+  /**
+   * Resolves when this caller may start a request. The slot's `sentAt` moves the recorded start to when the
+   * request actually left (a cold connection can take a while), so the window holds as the server sees it.
+   */
+  acquire(): Promise<LimiterSlot> {
+    if (this.#closed) return Promise.resolve(NO_SLOT);
+    if (this.#queue.length === 0 && !this.#pumping) {
+      const now = this.#clock.now();
+      if (this.#earliest(now) <= now) return Promise.resolve(this.#take(now));
+    }
+    return new Promise<LimiterSlot>((resolve) => {
+      this.#queue.push(resolve);
+      void this.#pump();
+    });
+  }
+
+  /** Lets every waiter (and every later caller) through at once: used when the client stops, so queued calls can give up. */
+  close(): void {
+    this.#closed = true;
+    this.#closing.abort();
+    for (const resolve of this.#queue.splice(0)) resolve(NO_SLOT);
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.#queue.length > 0) {
+        const now = this.#clock.now();
+        const at = this.#earliest(now);
+        if (at > now) {
+          await this.#clock.sleep(at - now, this.#closing.signal);
+          continue;
+        }
+        const slot = this.#take(now);
+        this.#queue.shift()?.(slot);
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #earliest(now: number): number {
+    let at = Math.max(now, this.#pausedUntil);
+    if (this.#rate > 0) {
+      at = Math.max(at, this.#due);
+      const limit = windowLimit(this.#rate);
+      const nth = this.#starts[this.#starts.length - limit];
+      if (nth !== undefined) at = Math.max(at, nth.at + this.#windowMs);
+    }
+    return at;
+  }
+
+  #take(now: number): LimiterSlot {
+    if (this.#rate <= 0) return NO_SLOT;
+    const interval = WINDOW_MS / this.#rate;
+    // Late by less than one interval: keep the schedule (no drift). Idle for longer: start afresh from now.
+    this.#due = (now - this.#due < interval ? this.#due : now) + interval;
+    const record: StartRecord = { at: now };
+    this.#starts = this.#starts.filter((r) => r.at > now - this.#windowMs);
+    this.#starts.push(record);
+    return {
+      sentAt: (epochMs) => {
+        if (epochMs <= record.at) return;
+        record.at = epochMs;
+        if (!this.#starts.includes(record)) this.#starts.push(record);
+        this.#starts.sort((a, b) => a.at - b.at);
+      },
+    };
+  }
+}
+
+interface StartRecord {
+  at: number;
+}
+
+/** What `acquire` hands out. */
+export interface LimiterSlot {
+  /** The request left at `epochMs` (later than the grant): count it from then. */
+  sentAt(epochMs: number): void;
+}
+
+const NO_SLOT: LimiterSlot = { sentAt: () => undefined };
+
+function windowLimit(rate: number): number {
+  return Math.max(1, Math.floor(rate));
+}
+
+function checkRate(rate: number): number {
+  if (!Number.isFinite(rate) || rate < 0) throw new RangeError(`rate must be a number >= 0, got ${rate}`);
+  return rate;
+}

@@ -1,0 +1,284 @@
+import got, { type Method } from 'got';
+import type { IncomingHttpHeaders } from 'node:http';
+import pLimit from 'p-limit';
+import { ConfigError } from '../errors.js';
+import { paths, serverMessage } from '../schema/index.js';
+import type { Step } from '../types.js';
+import { ApiError } from './ApiError.js';
+import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
+import { backoffDelay, DEFAULT_BACKOFF } from './backoffDelay.js';
+import { classifyRequestError, RETRYABLE_STATUSES, type RequestFailure } from './classifyRequestError.js';
+import { cleanServerMessage } from './cleanServerMessage.js';
+import { systemClock } from './clock.js';
+import { parseRetryAfter } from './parseRetryAfter.js';
+import { RateLimiter } from './RateLimiter.js';
+import { readAgreement, readCompliance, readPaymentDetail, type Read } from './readAnswer.js';
+
+export type { ApiClient, ApiClientOptions, AttemptInfo, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
+
+interface CallSpec<T> {
+  step: Step;
+  clientUserId: string;
+  method: Method;
+  path: string;
+  body: object;
+  headers: Record<string, string>;
+  read: (body: unknown) => Read<T>;
+}
+
+type AttemptEnd =
+  | { kind: 'not-sent' }
+  | { kind: 'response'; status: number; body: unknown; headers: IncomingHttpHeaders; pauseMs?: number }
+  | { kind: 'failure'; failure: RequestFailure; error: unknown };
+
+const NOT_SENT: AttemptEnd = { kind: 'not-sent' };
+
+const STOPPED_BECAUSE: Record<StopReason, string> = {
+  'key-rejected': 'API key rejected',
+  'api-down': 'API down',
+  interrupted: 'run interrupted',
+};
+
+/**
+ * The API client of design.md §6.
+ *
+ * Retries are done here, not by got (`retry.limit: 0`): each attempt is its own p-limit task and takes its own
+ * limiter slot, so a retry is counted against the concurrency limit and the rate cap like any first attempt,
+ * and a call waiting out its backoff holds no concurrency slot. got's own retry would resend from inside one
+ * slot and one limiter token, and a beforeRetry hook cannot give the slot back while it sleeps.
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
+  const retries = wholeNumber('retries', options.retries ?? 5, 0);
+  const concurrency = wholeNumber('concurrency', options.concurrency ?? 8, 1);
+  const maxConsecutiveFailures = wholeNumber('maxConsecutiveFailures', options.maxConsecutiveFailures ?? 20, 1);
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const random = options.random ?? Math.random;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger;
+  const apiKey = options.apiKey;
+  const limiter = options.limiter ?? new RateLimiter(options.rate ?? 5, clock);
+  const limit = pLimit(concurrency);
+
+  const http = got.extend({
+    prefixUrl: options.baseUrl,
+    headers: { 'x-api-key': apiKey, 'user-agent': 'payer-onboard' },
+    responseType: 'json',
+    timeout: { request: timeoutMs },
+    // Every status comes back as a response; the retry loop below decides.
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    // A redirect would carry the x-api-key header to wherever it points; a 3xx is a failure instead.
+    followRedirect: false,
+  });
+
+  let stopInfo: StopInfo | undefined;
+  const stopping = new AbortController();
+  let pendingCount = 0;
+  let consecutiveFailures = 0;
+  const belowWaiters: Array<{ n: number; resolve: () => void }> = [];
+  const counts: ClientStats = { requests: 0, byStatus: {}, retries: 0 };
+
+  function stop(reason: StopReason, message?: string): void {
+    if (stopInfo !== undefined) return;
+    stopInfo = { reason, message: message ?? `stopped: ${STOPPED_BECAUSE[reason]}` };
+    logger?.error({ reason }, stopInfo.message);
+    stopping.abort();
+    limiter.close();
+  }
+
+  function notSent(step: Step): ApiError {
+    const reason = stopInfo?.reason;
+    return new ApiError({ step, kind: 'stopped', retryable: false, stoppedBecause: reason === undefined ? undefined : STOPPED_BECAUSE[reason] });
+  }
+
+  function wakeBelowWaiters(): void {
+    for (let i = belowWaiters.length - 1; i >= 0; i -= 1) {
+      const waiter = belowWaiters[i];
+      if (waiter !== undefined && pendingCount < waiter.n) {
+        belowWaiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  async function call<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
+    if (stopInfo !== undefined) return { ok: false, error: notSent(spec.step) };
+    pendingCount += 1;
+    try {
+      return await attemptUntilDone(spec);
+    } finally {
+      pendingCount -= 1;
+      wakeBelowWaiters();
+    }
+  }
+
+  async function attemptUntilDone<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
+    let lastError: ApiError | undefined;
+    for (let attempt = 0; ; attempt += 1) {
+      const end = await limit(sendOnce, spec, attempt);
+      // Stopped before this attempt went out: a call that was tried before keeps its real error.
+      if (end.kind === 'not-sent') return { ok: false, error: lastError ?? notSent(spec.step) };
+      if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
+        const read = spec.read(end.body);
+        if (read.problems.length > 0) {
+          logger?.warn({ step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems }, 'answer does not match the response schema; kept what was usable');
+        }
+        return { ok: true, status: end.status, body: read.value };
+      }
+      const error = toApiError(spec, end);
+      if (error.retryable && attempt < retries && stopInfo === undefined) {
+        const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt);
+        logger?.debug({ step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message }, 'retrying');
+        lastError = error;
+        await clock.sleep(delayMs, stopping.signal);
+        continue;
+      }
+      failedForGood(error);
+      return { ok: false, error };
+    }
+  }
+
+  async function sendOnce<T>(spec: CallSpec<T>, attempt: number): Promise<AttemptEnd> {
+    if (stopInfo !== undefined) return NOT_SENT;
+    const slot = await limiter.acquire();
+    if (stopInfo !== undefined) return NOT_SENT;
+    counts.requests += 1;
+    if (attempt > 0) counts.retries += 1;
+    const started = performance.now();
+    let end: AttemptEnd;
+    try {
+      const request = http(spec.path, { method: spec.method, json: spec.body, headers: spec.headers });
+      // The body is on the socket: from here the server can see it (a cold connection may take a while).
+      request.on('uploadProgress', (progress) => {
+        if (progress.percent === 1) slot.sentAt(clock.now());
+      });
+      const response = await request;
+      end = { kind: 'response', status: response.statusCode, body: response.body as unknown, headers: response.headers };
+    } catch (error) {
+      end = fromGotError(error);
+    }
+    const ms = Math.round(performance.now() - started);
+    const status = end.kind === 'response' ? end.status : end.kind === 'failure' ? end.failure.kind : 'network';
+    counts.byStatus[String(status)] = (counts.byStatus[String(status)] ?? 0) + 1;
+    // An HTTP answer that is not a 5xx means the API is up.
+    if (end.kind === 'response' && end.status < 500) consecutiveFailures = 0;
+    // A 429 pauses every call. Set here, before this attempt gives its concurrency slot back, so that the
+    // next queued attempt already waits; the retry of this call then waits the same delay.
+    if (end.kind === 'response' && end.status === 429) {
+      end.pauseMs = retryDelay(end, attempt);
+      limiter.pauseUntil(clock.now() + end.pauseMs);
+    }
+    logger?.debug(
+      { step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms, ...(end.kind === 'failure' ? { code: end.failure.code } : {}) },
+      'request',
+    );
+    if (options.onAttempt !== undefined) {
+      try {
+        options.onAttempt({ step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms });
+      } catch (error) {
+        logger?.warn({ err: error }, 'onAttempt listener threw');
+      }
+    }
+    return end;
+  }
+
+  function toApiError<T>(spec: CallSpec<T>, end: Exclude<AttemptEnd, { kind: 'not-sent' }>): ApiError {
+    if (end.kind === 'response') {
+      return new ApiError({
+        step: spec.step,
+        kind: 'http',
+        status: end.status,
+        serverMessage: cleanServerMessage(serverMessage(end.body), spec.body, apiKey),
+        retryable: RETRYABLE_STATUSES.has(end.status),
+      });
+    }
+    return new ApiError({
+      step: spec.step,
+      kind: end.failure.kind,
+      networkCode: end.failure.code,
+      timeoutMs,
+      retryable: end.failure.retryable,
+      cause: end.error,
+    });
+  }
+
+  function retryDelay(end: AttemptEnd, attempt: number): number {
+    const retryAfter = end.kind === 'response' ? parseRetryAfter(end.headers['retry-after'], Date.now()) : undefined;
+    if (retryAfter !== undefined) return Math.min(retryAfter, maxRetryAfterMs);
+    const jittered = backoffDelay(attempt, backoff, random);
+    // A 429 without Retry-After pauses everyone; full jitter alone could make that pause nothing.
+    return end.kind === 'response' && end.status === 429 ? Math.max(backoff.baseMs, jittered) : jittered;
+  }
+
+  function failedForGood(error: ApiError): void {
+    if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
+      stop('key-rejected', `stopped: API key rejected (${error.message})`);
+      return;
+    }
+    const apiTrouble = error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
+    if (!apiTrouble) return;
+    consecutiveFailures += 1;
+    if (consecutiveFailures >= maxConsecutiveFailures) {
+      stop('api-down', `stopped: API down, ${consecutiveFailures} calls in a row failed after retries (last: ${error.message})`);
+    }
+  }
+
+  return {
+    createCompliance: (body, meta) =>
+      call({
+        step: 'compliance',
+        clientUserId: meta.clientUserId,
+        method: 'POST',
+        path: paths.compliance(),
+        body,
+        headers: { 'idempotency-key': meta.idempotencyKey },
+        read: readCompliance,
+      }),
+    createPaymentDetail: (clientUserId, body, meta) =>
+      call({
+        step: 'payment-details',
+        clientUserId,
+        method: 'POST',
+        path: paths.paymentDetails(clientUserId),
+        body,
+        headers: { 'idempotency-key': meta.idempotencyKey },
+        read: readPaymentDetail,
+      }),
+    completeAgreement: (clientUserId, body) =>
+      call({ step: 'agreement', clientUserId, method: 'PATCH', path: paths.agreement(clientUserId), body, headers: {}, read: readAgreement }),
+    stopped: () => stopInfo,
+    stop,
+    get pending() {
+      return pendingCount;
+    },
+    whenBelow(n) {
+      if (pendingCount < n) return Promise.resolve();
+      return new Promise<void>((resolve) => belowWaiters.push({ n, resolve }));
+    },
+    stats: () => ({ requests: counts.requests, byStatus: { ...counts.byStatus }, retries: counts.retries }),
+    concurrency,
+    limiter,
+  };
+}
+
+/** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */
+function fromGotError(error: unknown): AttemptEnd {
+  const response = (error as { response?: { statusCode?: unknown; body?: unknown; headers?: IncomingHttpHeaders } } | null)?.response;
+  if (response !== undefined && typeof response.statusCode === 'number') {
+    const isParseError = error instanceof Error && error.name === 'ParseError';
+    return { kind: 'response', status: response.statusCode, body: isParseError ? undefined : response.body, headers: response.headers ?? {} };
+  }
+  return { kind: 'failure', failure: classifyRequestError(error), error };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name}: must be a number above 0, got ${value}`, 'E_USAGE');
+  return value;
+}
+
+function wholeNumber(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name}: must be a whole number >= ${min}, got ${value}`, 'E_USAGE');
+  return value;
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError, InputError, PayerOnboardError } from './errors.js';
+import { createApiClient, type ApiClient } from './execute/createApiClient.js';
+import { processBankRow, processPayer } from './execute/processPayer.js';
+import type { OpenedInput } from './input/InputFile.js';
+import { openInput } from './input/openInput.js';
+import { createLogger } from './log/createLogger.js';
+import { resolveRunOptions, type RunOptions, type RunOptionsInput } from './options.js';
+import { CsvFileWriter } from './output/CsvFileWriter.js';
+import { FailedRowsWriter } from './output/FailedRowsWriter.js';
+import { OrderedSink } from './output/OrderedSink.js';
+import { Progress } from './output/Progress.js';
+import { RESULT_COLUMNS, completedSteps, formatErrors, resultRecord, type FinishedRow } from './output/resultRecord.js';
+import { exitCodeFor, formatSummary, type Summary } from './output/Summary.js';
+import { checkHeader, classifyRows, formatIssues, type ClassifiedRow, type RowKind } from './pipeline/classifyRows.js';
+import { checkBaseUrl } from './pipeline/checkBaseUrl.js';
+import { startSandbox } from './sandbox/index.js';
+import type { Outcome, PayerResult, Step } from './types.js';
+
+/** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
+export interface RunContext {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Human summary, warnings and the progress bar. */
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Aborting it stops reading, lets calls in flight finish and writes everything (exit 3). */
+  signal?: AbortSignal;
+}
+
+export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
+
+interface Job {
+  kind: RowKind;
+  input: OpenedInput;
+  rows: number;
+}
+
+/**
+ * The whole job (design.md §1): check every row of every input, then send the valid ones and write results,
+ * failed rows and a summary. Needs no process globals; returns the summary. Throws only what stops a run
+ * before it starts (ConfigError, InputError: exit 2); everything that happens to a row is data on that row.
+ */
+export async function run(input: RunInput, context: RunContext = {}): Promise<Summary> {
+  const env = context.env ?? {};
+  const cwd = context.cwd ?? process.cwd();
+  const stderr = context.stderr;
+  const options = resolveRunOptions(input, env);
+  const command = options.dryRun || input.command === 'validate' ? 'validate' : 'run';
+  const startedAt = new Date();
+  const runId = makeRunId(startedAt);
+  const paths = {
+    inputs: options.inputs.map((p) => resolve(cwd, p)),
+    bankDetails: options.bankDetails === undefined ? undefined : resolve(cwd, options.bankDetails),
+  };
+
+  const connection = command === 'run' ? resolveConnection(options, env, cwd) : undefined;
+
+  // Pass 1: read and check everything before the first call, so a file that cannot be used stops the run
+  // with nothing sent, and the progress bar knows its total.
+  const warnings: string[] = [];
+  const scanned = await scan(paths, options, warnings, startedAt);
+  for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
+
+  const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
+  const baseUrl = sandbox?.url ?? connection?.baseUrl;
+
+  const outDir = resolve(cwd, options.out ?? join('payer-onboard-results', runId));
+  mkdirSync(outDir, { recursive: true, mode: 0o700 });
+  const outputs = {
+    dir: outDir,
+    results: join(outDir, 'results.csv'),
+    failed: [] as string[],
+    summary: join(outDir, 'summary.json'),
+    log: resolve(cwd, options.logFile ?? join(outDir, 'run.log')),
+  };
+  const { logger, close: closeLog } = createLogger(outputs.log, options.logLevel);
+  logger.info({ runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) }, 'run started');
+  for (const warning of warnings) logger.warn(warning);
+
+  const client =
+    command === 'run'
+      ? createApiClient({
+          baseUrl: baseUrl!,
+          apiKey: connection!.apiKey,
+          timeoutMs: options.timeout * 1000,
+          retries: options.retries,
+          concurrency: options.concurrency,
+          rate: options.rate,
+          maxConsecutiveFailures: options.maxConsecutiveFailures,
+          logger,
+        })
+      : undefined;
+
+  const counts: Record<Outcome, number> = { ok: 0, invalid: 0, failed: 0, skipped: 0 };
+  const total = scanned.reduce((n, job) => n + job.rows, 0);
+  const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
+  const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
+  const onAbort = () => client?.stop('interrupted');
+  context.signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    const payerResults = paths.bankDetails ? new Map<string, Promise<PayerResult>>() : undefined;
+    // The duplicate-id map is rebuilt in pass 2 so both passes judge each row the same way.
+    const seen = new Map<string, string>();
+    // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
+    for (const job of scanned) {
+      const reopened = await openInput(job.input.file.path);
+      const failed = new FailedRowsWriter(outDir, reopened.file, reopened.header, reopened.dialect);
+      await sendRows({ ...job, input: reopened }, { options, client, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen });
+      await failed.close();
+      if (failed.written) outputs.failed.push(failed.path);
+    }
+  } finally {
+    context.signal?.removeEventListener('abort', onAbort);
+    progress.stop();
+    await results.close();
+    await sandbox?.close();
+  }
+
+  const stopped = client?.stopped();
+  const aborted = stopped ? { reason: stopped.reason, message: stopped.message } : undefined;
+  const endedAt = new Date();
+  const summary: Summary = {
+    runId,
+    command,
+    startedAt: startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    durationMs: endedAt.getTime() - startedAt.getTime(),
+    ...(baseUrl && !sandbox ? { baseUrl } : {}),
+    sandbox: Boolean(sandbox),
+    inputs: scanned.map((j) => ({ source: j.input.file.name, path: j.input.file.path, format: j.input.file.format, rows: j.rows })),
+    rows: { total: counts.ok + counts.invalid + counts.failed + counts.skipped, ...counts },
+    requests: requestCounts(client),
+    ...(aborted ? { aborted } : {}),
+    warnings,
+    exitCode: exitCodeFor(counts, aborted !== undefined),
+    outputs,
+  };
+  logger.info({ rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted }, 'run finished');
+  await closeLog();
+  writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(outputs.summary, 0o600);
+  stderr?.write(formatSummary(summary));
+  return summary;
+}
+
+const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;
+
+interface SendContext {
+  options: RunOptions;
+  client: ApiClient | undefined;
+  logger: Logger;
+  results: CsvFileWriter;
+  failed: FailedRowsWriter;
+  progress: Progress;
+  counts: Record<Outcome, number>;
+  payerResults: Map<string, Promise<PayerResult>> | undefined;
+  signal: AbortSignal | undefined;
+  today: Date;
+  seen: Map<string, string>;
+}
+
+/**
+ * Pass 2 for one input: rows start as the reader reaches them, at most `window` at once, and finish into an
+ * ordered sink that writes results and failed rows in input order. The window is the backpressure: while it
+ * is full the reader waits, so neither the queue nor the reorder buffer grows with the file.
+ */
+async function sendRows(job: Job, ctx: SendContext): Promise<void> {
+  const { input } = job;
+  const source = input.file.name;
+  const window = Math.max(16, ctx.options.concurrency * 4);
+  const sink = new OrderedSink<{ row: ClassifiedRow; finished: FinishedRow }>(async ({ row, finished }) => {
+    ctx.counts[finished.result.outcome]++;
+    ctx.progress.add(finished.result.outcome);
+    await ctx.results.write(resultRecord(finished));
+    if (finished.result.outcome !== 'ok') {
+      await ctx.failed.write({ original: row.record.original, error: formatErrors(finished.result), completedSteps: completedSteps(finished.result) });
+    }
+    logRow(ctx.logger, finished);
+  });
+  let slotFreed: (() => void) | undefined;
+  const steps = ctx.options.steps;
+
+  for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
+    const seq = sink.reserve();
+    const base = { source, line: row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
+    if (!row.result.ok) {
+      sink.complete(seq, { row, finished: { ...base, result: invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']) } });
+      continue;
+    }
+    if (!ctx.client) {
+      // validate / --dry-run: a valid row is "ok" and nothing is sent.
+      sink.complete(seq, { row, finished: { ...base, result: { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] } } });
+      continue;
+    }
+    if (ctx.client.stopped() || ctx.signal?.aborted) {
+      sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
+      continue;
+    }
+    while (sink.open > window) await new Promise<void>((r) => (slotFreed = r));
+    const client = ctx.client;
+    const valid = row.result;
+    let work: Promise<PayerResult>;
+    if ('paymentDetail' in valid) {
+      work = processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId));
+    } else {
+      work = processPayer(client, valid, { steps });
+      ctx.payerResults?.set(valid.clientUserId, work);
+    }
+    work
+      .catch((error: unknown): PayerResult => {
+        // processPayer turns every call failure into data; anything here is a bug, and still only this row's.
+        ctx.logger.error({ row: `${source}:${row.record.line}`, err: { message: (error as Error).message } }, 'row failed unexpectedly');
+        return { outcome: 'failed', paymentDetailIds: [], steps: {}, errors: [`internal error: ${(error as Error).message}`] };
+      })
+      .then((result) => {
+        sink.complete(seq, { row, finished: { ...base, result } });
+        slotFreed?.();
+        slotFreed = undefined;
+      });
+  }
+  while (sink.open > 0) await new Promise<void>((r) => (slotFreed = r));
+  await sink.flush();
+}
+
+function requestCounts(client: ApiClient | undefined): Summary['requests'] {
+  if (!client) return { total: 0, byStatus: {}, retries: 0 };
+  const { requests, byStatus, retries } = client.stats();
+  return { total: requests, byStatus, retries };
+}
+
+function invalidResult(errors: string[]): PayerResult {
+  return { outcome: 'invalid', paymentDetailIds: [], steps: {}, errors };
+}
+
+function skippedResult(steps: Step[]): PayerResult {
+  return { outcome: 'skipped', paymentDetailIds: [], steps: Object.fromEntries(steps.map((s) => [s, 'skipped'])), errors: ['not attempted: the run was stopped'] };
+}
+
+function logRow(logger: Logger, row: FinishedRow): void {
+  const fields = { row: `${row.source}:${row.line}`, clientUserId: row.clientUserId, outcome: row.result.outcome, steps: row.result.steps };
+  if (row.result.outcome === 'ok') logger.debug(fields, 'row done');
+  else logger.info({ ...fields, error: formatErrors(row.result) }, 'row not ok');
+}
+
+/** Pass 1: opens and reads every input once, checking headers and every row; throws InputError for an unusable file. */
+async function scan(paths: { inputs: string[]; bankDetails: string | undefined }, options: RunOptions, warnings: string[], today: Date): Promise<Job[]> {
+  const jobs: Job[] = [];
+  const seen = new Map<string, string>();
+  const all: Array<[string, RowKind]> = [...paths.inputs.map((p): [string, RowKind] => [p, 'payers'])];
+  if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);
+  const names = new Set<string>();
+  for (const [path, kind] of all) {
+    const input = await openInput(path);
+    if (names.has(input.file.name)) {
+      throw new InputError(input.file.name, 'is given twice (or two inputs share this file name): their results and failed files would collide');
+    }
+    names.add(input.file.name);
+    warnings.push(...checkHeader(input, kind));
+    let rows = 0;
+    for await (const _ of classifyRows(input, kind, { defaultAgreementCompleted: options.completeAgreement, seen, today })) rows++;
+    if (rows === 0) throw new InputError(input.file.name, 'has a header but no rows');
+    jobs.push({ kind, input, rows });
+  }
+  return jobs;
+}
+
+function resolveConnection(options: RunOptions, env: NodeJS.ProcessEnv, cwd: string): { baseUrl: string; apiKey: string } {
+  if (options.sandbox) {
+    // A rehearsal: the in-process sandbox gets a fresh key, so no real key is ever needed or sent.
+    return { baseUrl: '', apiKey: `sandbox-${randomBytes(12).toString('hex')}` };
+  }
+  const problems: string[] = [];
+  if (!options.baseUrl) problems.push('--base-url: required (or PAYER_API_BASE_URL), unless --sandbox');
+  let apiKey = options.apiKey;
+  if (apiKey === undefined && options.apiKeyFile !== undefined) {
+    try {
+      apiKey = readFileSync(resolve(cwd, options.apiKeyFile), 'utf8').trim();
+    } catch (error) {
+      problems.push(`--api-key-file: cannot read ${options.apiKeyFile} (${(error as NodeJS.ErrnoException).code})`);
+    }
+    if (apiKey === '') problems.push(`--api-key-file: ${options.apiKeyFile} is empty`);
+  }
+  apiKey ??= env.PAYER_API_KEY || undefined;
+  if (apiKey === undefined && !problems.some((p) => p.startsWith('--api-key-file'))) {
+    problems.push('API key: set PAYER_API_KEY or give --api-key-file FILE (or use --sandbox / --dry-run)');
+  }
+  if (options.baseUrl) {
+    const problem = checkBaseUrl(options.baseUrl, options.allowHttp);
+    if (problem) problems.push(`--base-url: ${problem}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return { baseUrl: options.baseUrl!, apiKey: apiKey! };
+}
+
+function makeRunId(at: Date): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export { PayerOnboardError };

@@ -1,0 +1,275 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import { agreementRequest, complianceRequest, paymentDetailRequest } from '../schema/index.js';
+import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
+import { drawFault, type FaultKind } from './faults.js';
+import { IdempotencyStore } from './idempotencyStore.js';
+import { nestError, throttled } from './nestError.js';
+import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
+import { PayerStore, type Answer, type StoredPayer } from './payerStore.js';
+import { SlidingWindowLimiter } from './rateLimiter.js';
+import { readBody } from './readBody.js';
+import { createRng, type Rng } from './rng.js';
+import { matchRoute, type RouteName } from './routes.js';
+import { ScriptQueue, type ScriptedAnswer, type ScriptStep } from './script.js';
+import { send } from './send.js';
+import { StatsRecorder, type SandboxStats } from './stats.js';
+import { validationMessages } from './validationMessages.js';
+
+export interface SandboxHandle {
+  /** `http://HOST:PORT`, no trailing slash; API paths go after it. */
+  url: string;
+  host: string;
+  port: number;
+  /** The resolved options (defaults applied). */
+  options: ResolvedSandboxOptions;
+  stats(): SandboxStats;
+  /** The most API requests that arrived within any `windowMs` window (over the retained arrivals). */
+  maxInWindow(windowMs: number): number;
+  /** Arrival times of API requests in epoch ms, oldest first (the latest 200,000). */
+  arrivals(): number[];
+  /** What was stored for a payer: the bodies as received and the answers given. */
+  payer(clientUserId: string): StoredPayer | undefined;
+  /** Forces the answers of the next requests of a route; see ScriptStep. Throws on a malformed step. */
+  script(steps: readonly ScriptStep[]): void;
+  /** Scripted requests not yet used. */
+  pendingScript(): number;
+  /** Forgets payers, keys, stats, script and rate-limit window, and reseeds: as good as a restart. */
+  reset(): void;
+  /** Stops listening and drops every connection, including slow answers still waiting. */
+  close(): Promise<void>;
+}
+
+/** Ids and faults use two streams derived from the one seed, so how many ids a run hands out does not shift its faults. */
+const ID_STREAM = 0x9e3779b9;
+
+/** Starts the Payer API sandbox on loopback (by default on any free port). */
+export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxHandle> {
+  const options = resolveSandboxOptions(input);
+  const stats = new StatsRecorder();
+  const script = new ScriptQueue();
+  const idempotency = new IdempotencyStore();
+  const limiter = new SlidingWindowLimiter(options.rateLimit);
+  let faultRng: Rng = createRng(options.seed);
+  let idRng: Rng = createRng(options.seed ^ ID_STREAM);
+  let url = '';
+  const store = new PayerStore(
+    { duplicates: options.duplicates, keepRequests: options.keepRequests, linkBase: () => url },
+    () => idRng,
+    {
+      payerCreated: () => stats.count('payersCreated'),
+      duplicatePayer: () => stats.count('duplicatePayers'),
+      paymentDetailCreated: () => stats.count('paymentDetailsCreated'),
+      agreementUpdated: (completedNow) => {
+        stats.count('agreementUpdates');
+        if (completedNow) stats.count('agreementsCompleted');
+      },
+    },
+  );
+  // Aborted by close(): ends latency and slow-answer waits so closing never hangs on them.
+  const closing = new AbortController();
+  const sockets = new Set<Socket>();
+  const expectedKey = digest(options.apiKey);
+
+  const reply = (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void => {
+    if (send(res, status, body, headers)) stats.answered(status);
+  };
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    stats.arrived(performance.timeOrigin + performance.now());
+    res.once('close', () => stats.left());
+    const method = req.method ?? 'GET';
+
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body.kind === 'aborted') return;
+    if (body.kind === 'too-large') {
+      // Past the drain ceiling the rest of the upload is never read: close the connection after answering.
+      reply(res, 413, nestError(413, `Request body is larger than ${options.maxBodyBytes} bytes`), body.drained ? {} : { connection: 'close' });
+      return;
+    }
+    if (options.latencyMs > 0 && !(await wait(options.latencyMs))) return;
+
+    const match = matchRoute(method, pathname);
+    if (match.kind === 'not-found') return reply(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
+    if (match.kind === 'bad-param') return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
+    const key = req.headers['x-api-key'];
+    if (typeof key !== 'string' || !timingSafeEqual(digest(key), expectedKey)) {
+      return reply(res, 401, nestError(401, 'Unauthorized'));
+    }
+
+    // A scripted step wins over the rate limit and random faults: tests ask for exactly this answer.
+    let fault: FaultKind | undefined;
+    const scripted = script.take(match.route);
+    if (scripted !== undefined) {
+      stats.count('scripted');
+      if (scripted.fault === 'reset') return void req.socket.destroy();
+      if (scripted.fault === undefined) return replyScripted(res, scripted);
+      fault = scripted.fault;
+    } else {
+      const limit = limiter.check(performance.now());
+      if (!limit.allowed) {
+        stats.count('rateLimited');
+        return reply(res, 429, throttled(), retryAfterHeader(limit.retryAfterSeconds));
+      }
+      fault = drawFault(faultRng, options);
+      if (fault !== undefined) stats.fault(fault);
+      if (fault === '429') return reply(res, 429, throttled(), retryAfterHeader(1));
+      if (fault === '500') return reply(res, 500, nestError(500));
+      if (fault === '503') return reply(res, 503, nestError(503));
+      if (fault === 'reset') return void req.socket.destroy();
+    }
+
+    // From here to `remember` nothing awaits: the lookup, the change and the remembered answer are one step.
+    const answer = operate(req, method, pathname, match.route, match.clientUserId, body.text);
+    if (fault === 'commit500') return reply(res, scripted?.status ?? 500, nestError(scripted?.status ?? 500));
+    if (fault === 'slow' && !(await wait(scripted?.delayMs ?? options.slowMs))) return;
+    reply(res, answer.status, answer.body, answer.headers);
+  }
+
+  function operate(req: IncomingMessage, method: string, pathname: string, route: RouteName, clientUserId: string, text: string): Answer & { headers?: Record<string, string> } {
+    const idempotencyKey = req.headers['idempotency-key'];
+    const scope = `${method} ${pathname}`;
+    if (typeof idempotencyKey === 'string' && idempotencyKey !== '') {
+      const found = idempotency.lookup(scope, idempotencyKey, text);
+      if (found.kind === 'replay') {
+        stats.count('idempotentReplays');
+        return { ...found.answer, headers: { 'idempotent-replayed': 'true' } };
+      }
+      if (found.kind === 'mismatch') {
+        stats.count('idempotencyMismatches');
+        return { status: 422, body: nestError(422, 'Idempotency-Key was already used with a different request body') };
+      }
+    }
+    const parsed = parseJson(req, text);
+    if ('status' in parsed) return parsed;
+    const value = parsed.value;
+    let answer: Answer;
+    if (route === 'compliance') {
+      const checked = complianceRequest.safeParse(value);
+      if (!checked.success) return invalid(checked.error.issues, value);
+      answer = store.createCompliance(checked.data, text);
+    } else if (route === 'payment-details') {
+      const checked = paymentDetailRequest.safeParse(value);
+      if (!checked.success) return invalid(checked.error.issues, value);
+      answer = store.createPaymentDetail(clientUserId, checked.data, text);
+    } else {
+      const checked = agreementRequest.safeParse(value);
+      if (!checked.success) return invalid(checked.error.issues, value);
+      answer = store.updateAgreement(clientUserId, checked.data);
+    }
+    if (typeof idempotencyKey === 'string' && idempotencyKey !== '') idempotency.remember(scope, idempotencyKey, text, answer);
+    return answer;
+  }
+
+  function replyScripted(res: ServerResponse, step: ScriptedAnswer): void {
+    const status = step.status ?? 500;
+    const body = step.body !== undefined ? step.body : status >= 400 ? nestError(status) : {};
+    const headers: Record<string, string> = step.retryAfter === undefined ? {} : { 'retry-after': String(step.retryAfter) };
+    reply(res, status, body, headers);
+  }
+
+  function retryAfterHeader(seconds: number): Record<string, string> {
+    return options.retryAfter ? { 'retry-after': String(seconds) } : {};
+  }
+
+  /** Resolves false when the sandbox closed during the wait (the socket is gone by then). */
+  async function wait(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: closing.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  const server = createServer((req, res) => {
+    // No URL parsing beyond splitting off the query: `new URL` would read `//x` as a host.
+    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+    const work = pathname === ADMIN_PREFIX || pathname.startsWith(`${ADMIN_PREFIX}/`)
+      ? handleAdmin(req, res, pathname, handle)
+      : handleApi(req, res, pathname);
+    work.catch(() => {
+      // A bug here must not take the sandbox down: answer as NestJS does to an unhandled exception.
+      if (!res.headersSent) reply(res, 500, nestError(500));
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // A malformed request line or header: answer 400 and drop the connection rather than crash.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  url = `http://${hostInUrl}:${port}`;
+
+  let closed: Promise<void> | undefined;
+  const handle: SandboxHandle = {
+    url,
+    host: options.host,
+    port,
+    options,
+    stats: () => stats.snapshot(),
+    maxInWindow: (windowMs) => stats.arrivals.maxInWindow(windowMs),
+    arrivals: () => stats.arrivals.toArray(),
+    payer: (clientUserId) => store.get(clientUserId),
+    script: (steps) => script.add(steps),
+    pendingScript: () => script.pending,
+    reset: () => {
+      store.clear();
+      idempotency.clear();
+      stats.reset();
+      script.clear();
+      limiter.reset();
+      faultRng = createRng(options.seed);
+      idRng = createRng(options.seed ^ ID_STREAM);
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closed;
+    },
+  };
+  return handle;
+}
+
+function parseJson(req: IncomingMessage, text: string): { value: unknown } | Answer {
+  // No body at all reads as `{}`, as Express does: the answer then names every missing field.
+  if (text.trim() === '') return { value: {} };
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
+    return { status: 415, body: nestError(415, 'Content-Type must be application/json') };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    // JSON.parse's own message quotes the input, which may hold an ssn or an account number.
+    return { status: 400, body: nestError(400, 'Malformed JSON in request body') };
+  }
+}
+
+function invalid(issues: readonly z.core.$ZodIssue[], value: unknown): Answer {
+  return { status: 400, body: nestError(400, validationMessages(issues, value)) };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,108 @@
+import { ArrivalLog } from './arrivalLog.js';
+import type { FaultKind } from './faults.js';
+
+// Counters the tests and benchmarks read through GET /__sandbox/stats or handle.stats().
+// Only API requests count; the sandbox's own /__sandbox/* endpoints do not.
+
+export interface SandboxStats {
+  /** API requests received (every method and path outside /__sandbox). */
+  requests: number;
+  inFlight: number;
+  /** Most API requests being handled at the same moment. */
+  maxInFlight: number;
+  /** Answers sent, by HTTP status (`{"200": 3, "429": 1}`). Resets and unanswered slow requests are not in it. */
+  byStatus: Record<string, number>;
+  payersCreated: number;
+  /** Create-compliance attempts for a clientUserId that already exists (either duplicates mode). */
+  duplicatePayers: number;
+  paymentDetailsCreated: number;
+  /** Payers whose agreement went from not completed to completed. */
+  agreementsCompleted: number;
+  /** Successful agreement updates, repeats included. */
+  agreementUpdates: number;
+  /** Answers replayed for a repeated Idempotency-Key (the handler did not run again). */
+  idempotentReplays: number;
+  /** Repeated Idempotency-Key with a different body (answered 422). */
+  idempotencyMismatches: number;
+  /** 429s from the rate limit (not from faults or scripts). */
+  rateLimited: number;
+  /** Random faults injected, by kind. */
+  faults: Record<FaultKind, number>;
+  /** Scripted steps used. */
+  scripted: number;
+  /** Most arrivals in any one-second window (over the retained arrivals). */
+  maxArrivalsPerSecond: number;
+  /** Epoch ms of the first and last retained arrival, null before any. */
+  firstArrivalAt: number | null;
+  lastArrivalAt: number | null;
+  /** How many arrival times are retained (the log keeps the latest 200,000). */
+  arrivalsRetained: number;
+}
+
+type Counter = Exclude<keyof SandboxStats, 'inFlight' | 'maxInFlight' | 'byStatus' | 'faults' | 'maxArrivalsPerSecond' | 'firstArrivalAt' | 'lastArrivalAt' | 'arrivalsRetained'>;
+
+const emptyFaults = (): Record<FaultKind, number> => ({ '429': 0, '500': 0, '503': 0, reset: 0, commit500: 0, slow: 0 });
+
+export class StatsRecorder {
+  readonly arrivals = new ArrivalLog();
+  private counters: Record<Counter, number> = StatsRecorder.zero();
+  private byStatus = new Map<number, number>();
+  private faults = emptyFaults();
+  private inFlight = 0;
+  private maxInFlight = 0;
+
+  private static zero(): Record<Counter, number> {
+    return {
+      requests: 0, payersCreated: 0, duplicatePayers: 0, paymentDetailsCreated: 0, agreementsCompleted: 0,
+      agreementUpdates: 0, idempotentReplays: 0, idempotencyMismatches: 0, rateLimited: 0, scripted: 0,
+    };
+  }
+
+  arrived(at: number): void {
+    this.counters.requests += 1;
+    this.arrivals.record(at);
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+  }
+
+  /** Called once per arrived request, whether it was answered, reset or abandoned. */
+  left(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+  }
+
+  answered(status: number): void {
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+  }
+
+  count(counter: Counter): void {
+    this.counters[counter] += 1;
+  }
+
+  fault(kind: FaultKind): void {
+    this.faults[kind] += 1;
+  }
+
+  snapshot(): SandboxStats {
+    const arrivals = this.arrivals.toArray();
+    return {
+      ...this.counters,
+      inFlight: this.inFlight,
+      maxInFlight: this.maxInFlight,
+      byStatus: Object.fromEntries([...this.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => [String(s), n])),
+      faults: { ...this.faults },
+      maxArrivalsPerSecond: this.arrivals.maxInWindow(1000),
+      firstArrivalAt: arrivals[0] ?? null,
+      lastArrivalAt: arrivals[arrivals.length - 1] ?? null,
+      arrivalsRetained: arrivals.length,
+    };
+  }
+
+  /** Clears everything except requests in flight (they are still being handled). */
+  reset(): void {
+    this.counters = StatsRecorder.zero();
+    this.byStatus.clear();
+    this.faults = emptyFaults();
+    this.maxInFlight = this.inFlight;
+    this.arrivals.clear();
+  }
+}

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { API_KEY, harness, payersCsv } from './helpers/runHarness.js';
+
+// These spawn the real bin as a user would (after `npm run build`, which `npm test` does first).
+const BIN = join(import.meta.dirname, '..', 'bin', 'payer-onboard.js');
+
+function bin(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let h: Awaited<ReturnType<typeof harness>>;
+beforeEach(async () => {
+  h = await harness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe('the payer-onboard bin', () => {
+  it('runs a file against a base URL with the key from the environment, --json on stdout only', async () => {
+    h.tmp.write('payers.csv', payersCsv(['b-1', 'b-2']));
+    const r = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--out', 'out', '--json', '--rate', '0'], { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } });
+    expect(r.stderr).toContain('2 ok, 0 invalid, 0 failed');
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.rows).toMatchObject({ total: 2, ok: 2 });
+    expect(summary.exitCode).toBe(0);
+    const results = parse(readFileSync(join(h.tmp.dir, 'out', 'results.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(results.map((x) => x.outcome)).toEqual(['ok', 'ok']);
+    expect(statSync(join(h.tmp.dir, 'out', 'results.csv')).mode & 0o777).toBe(0o600);
+  });
+
+  it('reads the key from --api-key-file and refuses a plain --api-key flag', async () => {
+    h.tmp.write('payers.csv', payersCsv(['b-1']));
+    h.tmp.write('key.txt', `${API_KEY}\n`);
+    const ok = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--api-key-file', 'key.txt', '--out', 'out', '--rate', '0'], { cwd: h.tmp.dir });
+    expect(ok.code).toBe(0);
+    const flag = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--api-key', API_KEY], { cwd: h.tmp.dir });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('Unknown arguments: api-key');
+  });
+
+  it('exits 2 with a clear message and sends nothing without a key or base URL', async () => {
+    h.tmp.write('payers.csv', payersCsv(['b-1']));
+    const r = await bin(['run', 'payers.csv'], { cwd: h.tmp.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--base-url: required (or PAYER_API_BASE_URL), unless --sandbox');
+    expect(r.stderr).toContain('API key: set PAYER_API_KEY or give --api-key-file FILE');
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('refuses plain http to a host that is not loopback', async () => {
+    h.tmp.write('payers.csv', payersCsv(['b-1']));
+    const r = await bin(['run', 'payers.csv', '--base-url', 'http://api.example.com'], { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--base-url: plain http:// to api.example.com would send the key and personal data unencrypted');
+  });
+
+  it('exits 2 naming file and line for an unparseable file', async () => {
+    h.tmp.write('bad.csv', `${payersCsv(['p-1'])}"p-2,a@example.com\n`);
+    const r = await bin(['validate', 'bad.csv'], { cwd: h.tmp.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('bad.csv:3: a quoted field opened here is never closed');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('rehearses with --sandbox and writes a template', async () => {
+    const t = await bin(['template', '--out', 'template.csv'], { cwd: h.tmp.dir });
+    expect(t.code).toBe(0);
+    const r = await bin(['run', 'template.csv', '--sandbox', '--out', 'out'], { cwd: h.tmp.dir });
+    expect(r.stderr).toContain('1 ok, 0 invalid');
+    expect(r.code).toBe(0);
+  });
+
+  it('prints usage for an unknown option with exit 2', async () => {
+    const r = await bin(['run', 'x.csv', '--concurency', '3'], { cwd: h.tmp.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Unknown argument: concurency');
+  });
+});

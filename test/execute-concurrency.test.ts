@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { idempotencyKey } from '../src/execute/idempotencyKey.js';
+import { complianceBody, testClient } from './helpers/executeFixtures.js';
+import { maxInWindow } from './helpers/fakeClock.js';
+import { complianceAnswer, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function comply(client: ReturnType<typeof testClient>, i: number) {
+  const body = complianceBody(`payer-${i}`);
+  return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
+}
+
+describe('api client: concurrency, rate and backpressure', () => {
+  it('never has more than `concurrency` requests in flight, retries included', async () => {
+    let n = 0;
+    server = await startScriptedServer(() => {
+      n += 1;
+      return n % 4 === 0 ? { status: 503, delayMs: 15 } : { status: 200, body: complianceAnswer(), delayMs: 15 };
+    });
+    const client = testClient(server.url, { concurrency: 4 });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => comply(client, i)));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(server.maxInFlight).toBe(4);
+    expect(client.stats().retries).toBeGreaterThan(0);
+  });
+
+  it('counts pending calls and whenBelow resolves once there is room', async () => {
+    server = await startScriptedServer(sequence({ status: 200, body: complianceAnswer(), delayMs: 40 }));
+    const client = testClient(server.url, { concurrency: 2 });
+    expect(client.pending).toBe(0);
+    await client.whenBelow(1); // nothing pending: resolves at once
+    const calls = Array.from({ length: 5 }, (_, i) => comply(client, i));
+    expect(client.pending).toBe(5);
+    await client.whenBelow(3);
+    expect(client.pending).toBeLessThan(3);
+    await Promise.all(calls);
+    expect(client.pending).toBe(0);
+  });
+
+  it('keeps to the rate cap as the server sees it: never more than R arrivals in any second', async () => {
+    server = await startScriptedServer(sequence({ status: 200, body: complianceAnswer() }));
+    const client = testClient(server.url, { concurrency: 8, rate: 20 });
+    await Promise.all(Array.from({ length: 30 }, (_, i) => comply(client, i)));
+    expect(server.hits).toHaveLength(30);
+    expect(maxInWindow(server.hits.map((h) => h.at))).toBeLessThanOrEqual(20);
+  });
+
+  it('uses a limiter given to it, so its rate can be driven from outside', async () => {
+    const { RateLimiter } = await import('../src/execute/RateLimiter.js');
+    const limiter = new RateLimiter(0);
+    server = await startScriptedServer(sequence({ status: 200, body: complianceAnswer() }));
+    const seen: unknown[] = [];
+    const client = testClient(server.url, { limiter, onAttempt: (a) => seen.push(a.status) });
+    expect(client.limiter).toBe(limiter);
+    await comply(client, 1);
+    expect(seen).toEqual([200]);
+  });
+
+  it('rejects impossible options with the option named', () => {
+    expect(() => testClient('http://127.0.0.1:1', { concurrency: 0 })).toThrow('concurrency: must be a whole number >= 1, got 0');
+    expect(() => testClient('http://127.0.0.1:1', { retries: -1 })).toThrow('retries: must be a whole number >= 0, got -1');
+    expect(() => testClient('http://127.0.0.1:1', { timeoutMs: 0 })).toThrow('timeoutMs: must be a number above 0, got 0');
+    expect(() => testClient('http://127.0.0.1:1', { rate: -2 })).toThrow(RangeError);
+  });
+});

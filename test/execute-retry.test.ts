@@ -1,0 +1,219 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../src/execute/ApiError.js';
+import { idempotencyKey } from '../src/execute/idempotencyKey.js';
+import { API_KEY, complianceBody, paymentDetailBody, testClient } from './helpers/executeFixtures.js';
+import { complianceAnswer, nestError, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const meta = (body = complianceBody()) => ({ clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
+
+describe('api client: what is retried', () => {
+  it.each([408, 429, 500, 502, 503, 504])('retries %i and then succeeds', async (status) => {
+    server = await startScriptedServer(sequence({ status, body: nestError(status, 'try again') }, { status: 200, body: complianceAnswer() }));
+    const client = testClient(server.url);
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result).toEqual({ ok: true, status: 200, body: { userId: complianceAnswer().userId, agreementUrl: complianceAnswer().agreementUrl, kycUrl: complianceAnswer().kycUrl, agreementStatus: 'not_started', kycStatus: 'not_started' } });
+    expect(server.hits).toHaveLength(2);
+    expect(client.stats()).toEqual({ requests: 2, byStatus: { [String(status)]: 1, '200': 1 }, retries: 1 });
+  });
+
+  it.each([
+    [400, nestError(400, 'Invalid bank account details', 'Bad Request'), 'compliance: HTTP 400 Invalid bank account details'],
+    [400, nestError(400, ['email must be an email', 'phone must be a valid phone number'], 'Bad Request'), 'compliance: HTTP 400 email must be an email; phone must be a valid phone number'],
+    [400, { message: 'Validation failed', errors: [{ field: 'postcode', message: 'postcode is required' }] }, 'compliance: HTTP 400 postcode: postcode is required'],
+    [404, nestError(404, 'Payer with client user ID payer-001 not found', 'Not Found'), 'compliance: HTTP 404 Payer with client user ID payer-001 not found'],
+    [422, {}, 'compliance: HTTP 422 Unprocessable Entity'],
+    [409, 'already there', 'compliance: HTTP 409 already there'],
+  ])('does not retry %i, and reports the server message', async (status, body, message) => {
+    server = await startScriptedServer(sequence({ status, body }));
+    const client = testClient(server.url);
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(server.hits).toHaveLength(1);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toBeInstanceOf(ApiError);
+    expect(result.error).toMatchObject({ code: 'E_API', step: 'compliance', kind: 'http', status, retryable: false, message });
+    expect(client.stopped()).toBeUndefined();
+  });
+
+  it('gives up after `retries` retries with the last error', async () => {
+    server = await startScriptedServer(sequence({ status: 503, body: nestError(503, 'Service Unavailable') }));
+    const client = testClient(server.url, { retries: 3 });
+    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+    expect(server.hits).toHaveLength(4);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'http', status: 503, retryable: true, message: 'payment-details: HTTP 503 Service Unavailable' } });
+    expect(client.stats().retries).toBe(3);
+  });
+
+  it('retries the PATCH of the agreement too', async () => {
+    server = await startScriptedServer(sequence({ status: 502 }, { status: 200, body: { success: true } }));
+    const client = testClient(server.url);
+    const result = await client.completeAgreement('payer 001/x', { agreementCompleted: true });
+    expect(result).toEqual({ ok: true, status: 200, body: { success: true } });
+    expect(server.hits.map((h) => `${h.method} ${h.path}`)).toEqual(['PATCH /v2/payer/payer%20001%2Fx', 'PATCH /v2/payer/payer%20001%2Fx']);
+    expect(server.hits[1]?.body).toEqual({ agreementCompleted: true });
+  });
+
+  it('retries a reset connection', async () => {
+    server = await startScriptedServer(sequence({ reset: true }, { status: 201, body: { payment_detail: { id: 'pd_1', clientUserId: 'payer-001', bankName: 'B', accountName: 'A', currency: 'USD', beneficiaryType: 'individual' } } }));
+    const client = testClient(server.url);
+    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+    expect(result).toEqual({ ok: true, status: 201, body: { id: 'pd_1' } });
+    expect(server.hits).toHaveLength(2);
+    expect(client.stats().byStatus).toEqual({ network: 1, '201': 1 });
+  });
+
+  it('reports a connection that keeps being reset as a network error', async () => {
+    server = await startScriptedServer(sequence({ reset: true }));
+    const client = testClient(server.url, { retries: 2 });
+    const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
+    expect(server.hits).toHaveLength(3);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.kind).toBe('network');
+    expect(result.error.message).toMatch(/^agreement: network error (ECONNRESET|EPIPE)$/);
+    expect(result.error.retryable).toBe(true);
+    expect(result.error.cause).toBeInstanceOf(Error);
+  });
+
+  it('reports a refused connection after retrying it', async () => {
+    server = await startScriptedServer(sequence({ status: 200 }));
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    const client = testClient(url, { retries: 1 });
+    const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'network', networkCode: 'ECONNREFUSED', message: 'agreement: network error ECONNREFUSED' } });
+    expect(client.stats()).toEqual({ requests: 2, byStatus: { network: 2 }, retries: 1 });
+  });
+
+  it('times out an attempt after timeoutMs and retries it', async () => {
+    server = await startScriptedServer(sequence({ hang: 400, body: complianceAnswer() }, { status: 200, body: complianceAnswer() }));
+    const client = testClient(server.url, { timeoutMs: 50 });
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result.ok).toBe(true);
+    expect(server.hits).toHaveLength(2);
+    expect(client.stats().byStatus).toEqual({ timeout: 1, '200': 1 });
+  });
+
+  it('reports a call that always times out', async () => {
+    server = await startScriptedServer(sequence({ hang: 400 }));
+    const client = testClient(server.url, { timeoutMs: 50, retries: 1 });
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout', retryable: true, message: 'compliance: timed out after 0.05 s' } });
+    expect(server.hits).toHaveLength(2);
+  });
+
+  it('sends the same Idempotency-Key on every retry, and the x-api-key on every request', async () => {
+    server = await startScriptedServer(sequence({ status: 500 }, { reset: true }, { status: 503 }, { status: 200, body: complianceAnswer() }));
+    const client = testClient(server.url);
+    const body = complianceBody();
+    const result = await client.createCompliance(body, meta(body));
+    expect(result.ok).toBe(true);
+    expect(server.hits).toHaveLength(4);
+    const keys = new Set(server.hits.map((h) => h.headers['idempotency-key']));
+    expect([...keys]).toEqual([idempotencyKey('compliance', 'payer-001', body)]);
+    expect(server.hits.every((h) => h.headers['x-api-key'] === API_KEY)).toBe(true);
+    expect(server.hits.every((h) => h.method === 'POST' && h.path === '/v1/payer')).toBe(true);
+    expect(server.hits.every((h) => JSON.stringify(h.body) === JSON.stringify(body))).toBe(true);
+  });
+
+  it('sends values exactly as given (no number coercion)', async () => {
+    server = await startScriptedServer(sequence({ status: 201, body: { payment_detail: { id: 'pd_9' } } }));
+    const client = testClient(server.url);
+    await client.createPaymentDetail('payer-001', paymentDetailBody('007'), { idempotencyKey: 'po-x' });
+    expect(server.hits[0]?.body).toMatchObject({ routingNumber: '021000021', accountNumber: '007' });
+    expect(server.hits[0]?.headers['content-type']).toMatch(/^application\/json/);
+  });
+});
+
+describe('api client: Retry-After and 429', () => {
+  it('honours Retry-After in seconds and pauses every call, not only the one that got the 429', async () => {
+    let first = true;
+    server = await startScriptedServer((hit) => {
+      if (hit.path === '/v1/payer' && first) {
+        first = false;
+        return { status: 429, body: nestError(429, 'Too Many Requests'), headers: { 'retry-after': '1' } };
+      }
+      return { status: 200, body: complianceAnswer(), delayMs: 0 };
+    });
+    const client = testClient(server.url, { concurrency: 1 });
+    const a = client.createCompliance(complianceBody(), meta());
+    const b = client.completeAgreement('payer-001', { agreementCompleted: true });
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(ra.ok && rb.ok).toBe(true);
+    const [h429, ...rest] = server.hits;
+    expect(h429?.path).toBe('/v1/payer');
+    expect(rest).toHaveLength(2);
+    // Lower bounds only: the pause can make calls later, never earlier.
+    for (const hit of rest) expect(hit.at - (h429?.at ?? 0)).toBeGreaterThanOrEqual(990);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    const when = () => new Date(Date.now() + 1500).toUTCString(); // second precision: between 0.5 and 1.5 s from now
+    server = await startScriptedServer(sequence({ status: 503, headers: { 'retry-after': when() } }, { status: 200, body: { success: true } }));
+    const client = testClient(server.url);
+    const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
+    expect(result.ok).toBe(true);
+    const [h1, h2] = server.hits;
+    expect((h2?.at ?? 0) - (h1?.at ?? 0)).toBeGreaterThanOrEqual(400);
+  });
+
+  it('without Retry-After, a 429 pauses every call by the backoff delay (at least baseMs)', async () => {
+    let first = true;
+    server = await startScriptedServer((hit) => {
+      if (first) {
+        first = false;
+        return { status: 429, body: nestError(429, 'ThrottlerException: Too Many Requests') };
+      }
+      return hit.method === 'PATCH' ? { status: 200, body: { success: true } } : { status: 200, body: complianceAnswer() };
+    });
+    const client = testClient(server.url, { backoff: { baseMs: 300, maxMs: 300 }, random: () => 0 });
+    const first429 = client.createCompliance(complianceBody(), meta());
+    await new Promise((r) => setTimeout(r, 50)); // the 429 is in; now another call starts
+    const other = client.completeAgreement('payer-001', { agreementCompleted: true });
+    expect((await first429).ok && (await other).ok).toBe(true);
+    const h429 = server.hits[0];
+    const patch = server.hits.find((h) => h.method === 'PATCH');
+    expect(server.hits).toHaveLength(3);
+    expect(client.limiter.pausedUntil).toBeGreaterThan(0);
+    expect((patch?.at ?? 0) - (h429?.at ?? 0)).toBeGreaterThanOrEqual(290);
+  });
+
+  it('cuts a huge Retry-After to maxRetryAfterMs', async () => {
+    server = await startScriptedServer(sequence({ status: 429, headers: { 'retry-after': '86400' } }, { status: 200, body: { success: true } }));
+    const client = testClient(server.url, { maxRetryAfterMs: 20 });
+    const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
+    expect(result.ok).toBe(true);
+  });
+});
+
+describe('api client: success bodies', () => {
+  it('accepts any 2xx and keeps what is usable of a body that does not match the schema', async () => {
+    server = await startScriptedServer(sequence({ status: 201, body: { userId: 'not-a-uuid', kycUrl: 'https://k.example/1', status: 'weird' } }));
+    const client = testClient(server.url);
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result).toEqual({ ok: true, status: 201, body: { userId: 'not-a-uuid', kycUrl: 'https://k.example/1' } });
+  });
+
+  it('treats a 2xx whose body is not JSON as done', async () => {
+    server = await startScriptedServer(sequence({ status: 200, body: '<html>ok</html>' }));
+    const client = testClient(server.url);
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result).toEqual({ ok: true, status: 200, body: {} });
+    expect(server.hits).toHaveLength(1);
+  });
+
+  it('treats a 3xx as a failure and does not follow it (the key would go along)', async () => {
+    server = await startScriptedServer((hit) => (hit.path === '/v1/payer' ? { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } } : { status: 200 }));
+    const client = testClient(server.url);
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result).toMatchObject({ ok: false, error: { kind: 'http', status: 302 } });
+    expect(server.hits).toHaveLength(1);
+  });
+});

@@ -1,0 +1,99 @@
+import { inspect } from 'node:util';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../src/execute/ApiError.js';
+import { cleanServerMessage } from '../src/execute/cleanServerMessage.js';
+import { processPayer } from '../src/execute/processPayer.js';
+import { STEPS } from '../src/types.js';
+import { API_KEY, captureLogger, complianceBody, paymentDetailBody, payerRow, testClient } from './helpers/executeFixtures.js';
+import { complianceAnswer, nestError, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Every personal value of the fixtures, and the key. */
+const SECRETS = [
+  API_KEY,
+  ...Object.entries(complianceBody()).filter(([k]) => !['clientUserId', 'beneficiaryType', 'country', 'nationality'].includes(k)).map(([, v]) => v),
+  '000123456789',
+  '021000021',
+  'First Springfield Bank',
+];
+
+function expectNoSecret(text: string): void {
+  for (const secret of SECRETS) expect(text, `leaked ${secret}`).not.toContain(secret);
+}
+
+describe('no key and no personal value leaves the client', () => {
+  it('in the log at trace level, across successes, retries, server errors that echo the request, resets and timeouts', async () => {
+    let n = 0;
+    server = await startScriptedServer((hit) => {
+      n += 1;
+      if (hit.path === '/v1/payer') return n === 1 ? { status: 500 } : { status: 200, body: complianceAnswer() };
+      if (hit.method === 'PATCH') return n < 5 ? { reset: true } : { hang: 200 };
+      // The server echoes personal values back in its message.
+      return { status: 400, body: nestError(400, [`accountNumber 000123456789 is invalid for routing 021000021`, `email ada.lovelace@example.com taken`, `key ${API_KEY}`]) };
+    });
+    const { logger, text } = captureLogger('trace');
+    const client = testClient(server.url, { logger, retries: 2, timeoutMs: 50 });
+    const result = await processPayer(client, payerRow(), { steps: [...STEPS] });
+    expect(result.outcome).toBe('failed');
+    const log = text();
+    expect(log).toContain('"step":"compliance"');
+    expect(log).toContain('"clientUserId":"payer-001"');
+    expect(log).toContain('"status":500');
+    expectNoSecret(log);
+    expectNoSecret(result.errors.join('\n'));
+    expect(result.errors).toContain('payment-details: HTTP 400 accountNumber [redacted] is invalid for routing [redacted]; email [redacted] taken; key [redacted]');
+  });
+
+  it('in a network error, however it is printed or logged (got keeps the key and body in its options)', async () => {
+    server = await startScriptedServer(() => ({ reset: true }));
+    const client = testClient(server.url, { retries: 0 });
+    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const error = result.error;
+    expect(error.cause).toBeDefined();
+    expectNoSecret(inspect(error, { depth: 8 }));
+    expectNoSecret(String(error.stack));
+    expectNoSecret(JSON.stringify(error));
+    const { logger, text } = captureLogger('trace');
+    logger.error({ err: error }, 'call failed');
+    expectNoSecret(text());
+    expect(text()).toContain('network error');
+  });
+
+  it('in a timeout error', async () => {
+    server = await startScriptedServer(() => ({ hang: 300 }));
+    const client = testClient(server.url, { retries: 0, timeoutMs: 30 });
+    const result = await client.createCompliance(complianceBody(), { clientUserId: 'payer-001', idempotencyKey: 'po-x' });
+    if (result.ok) throw new Error('expected a timeout');
+    expect(result.error.message).toBe('compliance: timed out after 0.03 s');
+    const chunks: string[] = [];
+    pino({ level: 'trace' }, { write: (s: string) => chunks.push(s) }).error({ err: result.error }, 'x');
+    expectNoSecret(chunks.join('') + inspect(result.error, { depth: 8 }));
+  });
+});
+
+describe('ApiError and cleanServerMessage', () => {
+  it('builds the messages that go into results.csv', () => {
+    expect(new ApiError({ step: 'compliance', kind: 'http', status: 400, serverMessage: 'Invalid bank account details', retryable: false }).message).toBe('compliance: HTTP 400 Invalid bank account details');
+    expect(new ApiError({ step: 'agreement', kind: 'http', status: 500, retryable: true }).message).toBe('agreement: HTTP 500 Internal Server Error');
+    expect(new ApiError({ step: 'payment-details', kind: 'network', networkCode: 'ECONNRESET', retryable: true }).message).toBe('payment-details: network error ECONNRESET');
+    expect(new ApiError({ step: 'compliance', kind: 'timeout', timeoutMs: 30_000, retryable: true }).message).toBe('compliance: timed out after 30 s');
+    const error = new ApiError({ step: 'compliance', kind: 'stopped', stoppedBecause: 'API key rejected', retryable: false });
+    expect(error).toMatchObject({ name: 'ApiError', code: 'E_API', exitCode: 1, message: 'compliance: not sent, API key rejected' });
+  });
+
+  it('cuts request values and the key out of a server message, keeps codes, and bounds it to one line', () => {
+    const body = { clientUserId: 'payer-9', ssn: '987-65-4321', country: 'US', beneficiaryType: 'business', nested: { iban: 'DE89370400440532013000' } };
+    expect(cleanServerMessage('ssn 987-65-4321 bad for payer-9 (US, business)\nDE89370400440532013000 KEY', body, 'KEY-123')).toBe('ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
+    expect(cleanServerMessage('uses KEY-123', body, 'KEY-123')).toBe('uses [redacted]');
+    expect(cleanServerMessage(undefined, body, 'k')).toBeUndefined();
+    expect(cleanServerMessage('x'.repeat(1000), body, 'KEY-123')).toHaveLength(300);
+  });
+});

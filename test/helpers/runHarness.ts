@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
+import { run, type RunInput } from '../../src/run.js';
+import type { Summary } from '../../src/output/Summary.js';
+import { tempDir } from './tempDir.js';
+
+export const API_KEY = 'test-key-5f1d2c3b4a';
+
+/** Collects what a run writes to stderr. */
+export function memoryStream() {
+  const chunks: string[] = [];
+  return {
+    stream: { write: (s: string) => (chunks.push(String(s)), true), isTTY: false } as unknown as NodeJS.WritableStream & { isTTY?: boolean },
+    text: () => chunks.join(''),
+  };
+}
+
+/** A sandbox on port 0 and a scratch folder, both gone after the test. */
+export async function harness(sandboxOptions: SandboxOptions = {}) {
+  const sandbox: SandboxHandle = await startSandbox({ port: 0, apiKey: API_KEY, ...sandboxOptions });
+  const tmp = tempDir();
+  return {
+    sandbox,
+    tmp,
+    async run(input: Omit<RunInput, 'inputs'> & { inputs: string[] }, env: NodeJS.ProcessEnv = { PAYER_API_KEY: API_KEY }, signal?: AbortSignal) {
+      const err = memoryStream();
+      const summary: Summary = await run(
+        { baseUrl: sandbox.url, out: tmp.path(`out-${Math.random().toString(36).slice(2, 8)}`), stateDir: tmp.path('state'), rate: 0, ...input },
+        { cwd: tmp.dir, env, stderr: err.stream, ...(signal ? { signal } : {}) },
+      );
+      return { summary, stderr: err.text(), results: readResults(summary.outputs.results) };
+    },
+    async close() {
+      await sandbox.close();
+      tmp.remove();
+    },
+  };
+}
+
+export type ResultRow = Record<string, string>;
+
+export function readResults(path: string): ResultRow[] {
+  return parse(readFileSync(path, 'utf8'), { columns: true }) as ResultRow[];
+}
+
+export const PAYER_HEADER =
+  'clientUserId,email,firstName,lastName,beneficiaryType,dateOfBirth,addressLine1,city,state,postcode,country,nationality,phone,ssn,bankName,accountName,currency,accountNumber,routingNumber,accountType';
+
+/** A valid CSV payer row with a US bank account; `over` replaces cells by column name. */
+export function payerRow(id: string, over: Record<string, string> = {}): string {
+  const cells: Record<string, string> = {
+    clientUserId: id,
+    email: `${id}@example.com`,
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    beneficiaryType: 'individual',
+    dateOfBirth: '1985-12-10',
+    addressLine1: '12 Analytical Way',
+    city: 'Springfield',
+    state: 'IL',
+    postcode: '62701',
+    country: 'US',
+    nationality: 'US',
+    phone: '+12175550100',
+    ssn: '123-45-6789',
+    bankName: 'First Midwest Bank',
+    accountName: 'Ada Lovelace',
+    currency: 'USD',
+    accountNumber: '000123456789',
+    routingNumber: '021000021',
+    accountType: 'checking',
+    ...over,
+  };
+  return PAYER_HEADER.split(',').map((c) => csvCell(cells[c] ?? '')).join(',');
+}
+
+function csvCell(value: string): string {
+  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+export function payersCsv(ids: string[], over: Record<string, Record<string, string>> = {}): string {
+  return `${PAYER_HEADER}\n${ids.map((id) => payerRow(id, over[id])).join('\n')}\n`;
+}

@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, closeSandboxes, createPayer, paymentDetail, start } from './sandbox-helpers.js';
+
+afterEach(closeSandboxes);
+
+describe('sandbox stats', () => {
+  it('GET /__sandbox/stats and stats() count what happened', async () => {
+    const sandbox = await start();
+    await createPayer(sandbox, { clientUserId: 'a' }, { 'idempotency-key': 'a' });
+    await createPayer(sandbox, { clientUserId: 'a' }, { 'idempotency-key': 'a' });
+    await createPayer(sandbox, { clientUserId: 'a' });
+    await call(sandbox, 'POST', '/v2/payer/a/payment-details', { body: paymentDetail() });
+    await call(sandbox, 'PATCH', '/v2/payer/a', { body: { agreementCompleted: true } });
+    await call(sandbox, 'PATCH', '/v2/payer/a', { body: { agreementCompleted: true } });
+    await call(sandbox, 'PATCH', '/v2/payer/zz', { body: { agreementCompleted: true } });
+    const overHttp = await call(sandbox, 'GET', '/__sandbox/stats', { headers: {} });
+    expect(overHttp.status).toBe(200);
+    expect(overHttp.body).toEqual(sandbox.stats());
+    expect(overHttp.body).toMatchObject({
+      requests: 7,
+      payersCreated: 1,
+      duplicatePayers: 1,
+      paymentDetailsCreated: 1,
+      agreementsCompleted: 1,
+      agreementUpdates: 2,
+      idempotentReplays: 1,
+      byStatus: { '200': 4, '201': 1, '404': 1, '409': 1 },
+      inFlight: 0,
+      maxInFlight: 1,
+      arrivalsRetained: 7,
+      maxArrivalsPerSecond: 7,
+    });
+  });
+
+  it('maxInFlight counts requests handled at the same moment', async () => {
+    const sandbox = await start({ latencyMs: 300 });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => createPayer(sandbox, { clientUserId: `p${i}` })));
+    expect(sandbox.stats().maxInFlight).toBe(5);
+    expect(sandbox.stats().inFlight).toBe(0);
+  });
+
+  it('arrivals: epoch-ms times of API requests, and the most in any window', async () => {
+    const sandbox = await start();
+    const before = Date.now();
+    for (let i = 0; i < 4; i += 1) await createPayer(sandbox, { clientUserId: `p${i}` });
+    const arrivals = sandbox.arrivals();
+    expect(arrivals).toHaveLength(4);
+    expect(arrivals[0]).toBeGreaterThanOrEqual(before - 5);
+    expect([...arrivals].sort((a, b) => a - b)).toEqual(arrivals);
+    expect(sandbox.maxInWindow(60_000)).toBe(4);
+    expect(sandbox.maxInWindow(0)).toBe(0);
+    const overHttp = await call(sandbox, 'GET', '/__sandbox/arrivals', { headers: {} });
+    expect(overHttp.body).toEqual({ arrivals });
+  });
+
+  it('the sandbox endpoints are not counted', async () => {
+    const sandbox = await start();
+    await call(sandbox, 'GET', '/__sandbox/stats', { headers: {} });
+    await call(sandbox, 'GET', '/__sandbox/payers/x', { headers: {} });
+    expect(sandbox.stats()).toMatchObject({ requests: 0, byStatus: {}, arrivalsRetained: 0, firstArrivalAt: null });
+  });
+
+  it('reset() (and POST /__sandbox/reset) forget payers, keys and counters', async () => {
+    const sandbox = await start();
+    const first = await createPayer(sandbox, {}, { 'idempotency-key': 'k' });
+    sandbox.reset();
+    expect(sandbox.stats()).toMatchObject({ requests: 0, payersCreated: 0, byStatus: {} });
+    expect(sandbox.payer('payer-1')).toBeUndefined();
+    const again = await createPayer(sandbox, {}, { 'idempotency-key': 'k' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    // Reseeded too: the same first id as after a restart.
+    expect(again.body.userId).toBe(first.body.userId);
+    const viaHttp = await call(sandbox, 'POST', '/__sandbox/reset', { headers: {} });
+    expect(viaHttp.body).toEqual({ reset: true });
+    expect(sandbox.payer('payer-1')).toBeUndefined();
+  });
+
+  it('an unknown sandbox endpoint is 404', async () => {
+    const sandbox = await start();
+    expect((await call(sandbox, 'GET', '/__sandbox/nope', { headers: {} })).status).toBe(404);
+  });
+});
