@@ -6,7 +6,8 @@ import type { CliCommand } from './CliCommand.js';
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
 
 /**
- * What `npm start` runs: the bundled example files through `run --sandbox` into ./payer-onboard-results/.
+ * What `npm start` runs: the bundled example files through `run --sandbox --rate 20` into ./payer-onboard-results/
+ * (a rate cap so the rehearsal looks like a real run: the bar moves, the ETA means something).
  * Some of the example rows are invalid on purpose; a completed demo exits 0 so npm prints no error noise.
  */
 export const demoCommand: CliCommand = {
@@ -17,7 +18,7 @@ export const demoCommand: CliCommand = {
     const inputs = [join(FIXTURES, 'payers.csv'), join(FIXTURES, 'payers.jsonl')];
     io.stderr.write(`demo: onboarding ${inputs.map((p) => relative(io.cwd, p)).join(' and ')} against the built-in sandbox\n`);
     const summary = await run(
-      { inputs, sandbox: true, rate: 0, concurrency: 8, progress: true, stateDir: join(io.cwd, '.payer-onboard') },
+      { inputs, sandbox: true, rate: 20, concurrency: 8, stateDir: join(io.cwd, '.payer-onboard') },
       { cwd: io.cwd, env: {}, stderr: io.stderr, signal: io.signal },
     );
     io.stderr.write(
