@@ -5,8 +5,9 @@ import { demoCommand } from './commands/demo.js';
 import { runCommand, validateCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { templateCommand } from './commands/template.js';
+import { inboxCommand } from './commands/inbox.js';
 
-const commands: CliCommand[] = [runCommand, validateCommand, sandboxCommand, templateCommand, demoCommand];
+const commands: CliCommand[] = [runCommand, validateCommand, inboxCommand, sandboxCommand, templateCommand, demoCommand];
 
 /** Parses argv, runs one command, returns its exit code. Never exits the process. */
 export async function cli(argv: string[], io: CliIo): Promise<number> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { LOG_LEVELS } from './log/createLogger.js';
+import { DATE_FORMAT } from './validate/excelDamage.js';
 import { STEPS, type Step } from './types.js';
 
 /**
@@ -10,7 +11,10 @@ import { STEPS, type Step } from './types.js';
 export const RUN_OPTIONS = {
   baseUrl: { flag: 'base-url', type: 'string', env: 'PAYER_API_BASE_URL', describe: 'API root; the API paths are appended (required unless --sandbox)' },
   apiKeyFile: { flag: 'api-key-file', type: 'string', describe: 'file holding the API key (else PAYER_API_KEY); never a plain flag value' },
-  bankDetails: { flag: 'bank-details', type: 'string', describe: 'second file of bank rows joined to payers by clientUserId' },
+  bankDetails: { flag: 'bank-details', type: 'string', describe: 'second file of bank rows (CSV, JSONL or xlsx) joined to payers by clientUserId' },
+  sheet: { flag: 'sheet', type: 'string', describe: 'xlsx: the sheet of payers to read [default: the first sheet]' },
+  map: { flag: 'map', type: 'string', describe: 'JSON file naming your columns\' fields: {"Their column": "fieldName"}' },
+  dateFormat: { flag: 'date-format', type: 'string', describe: 'how to read dates not written YYYY-MM-DD, e.g. MM/DD/YYYY or DD/MM/YYYY; they are converted' },
   out: { flag: 'out', type: 'string', describe: 'output folder [default: ./payer-onboard-results/<run id>/]' },
   concurrency: { flag: 'concurrency', type: 'number', default: 8, env: 'PAYER_ONBOARD_CONCURRENCY', describe: 'requests in flight at once' },
   rate: { flag: 'rate', type: 'number', default: 5, env: 'PAYER_ONBOARD_RATE', describe: 'requests per second at most, all calls together; 0 = no cap' },
@@ -47,6 +51,13 @@ export const runOptionsSchema = z.object({
   apiKey: z.string().optional(),
   apiKeyFile: z.string().optional(),
   bankDetails: z.string().optional(),
+  sheet: z.string().min(1, 'give a sheet name').optional(),
+  map: z.string().min(1, 'give a JSON file').optional(),
+  dateFormat: z
+    .string()
+    .transform((text) => text.toUpperCase())
+    .pipe(z.string().regex(DATE_FORMAT, 'must be YYYY, MM and DD in some order with / . or - between, e.g. MM/DD/YYYY or DD.MM.YYYY'))
+    .optional(),
   out: z.string().optional(),
   concurrency: count(1).max(256, 'must be at most 256'),
   rate: z.number({ error: 'must be a number' }).min(0, 'must be 0 (no cap) or more'),

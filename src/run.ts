@@ -1,22 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, InputError, PayerOnboardError } from './errors.js';
 import { createApiClient, type ApiClient } from './execute/createApiClient.js';
-import { processBankRow, processPayer } from './execute/processPayer.js';
-import type { OpenedInput } from './input/InputFile.js';
+import { processBankRow, processPayer, type PayerCalls } from './execute/processPayer.js';
+import { Journal } from './journal/Journal.js';
+import { StateLock } from './journal/StateLock.js';
+import { journalDir } from './journal/stateDir.js';
+import { withJournal } from './journal/withJournal.js';
+import type { OpenedInput, ReadingOptions } from './input/InputFile.js';
 import { openInput } from './input/openInput.js';
+import { bankSheetOf, readingOptions } from './input/spreadsheetInputs.js';
 import { createLogger } from './log/createLogger.js';
 import { resolveRunOptions, type RunOptions, type RunOptionsInput } from './options.js';
 import { CsvFileWriter } from './output/CsvFileWriter.js';
 import { FailedRowsWriter } from './output/FailedRowsWriter.js';
+import { FailedWorkbooks } from './output/XlsxFailedWriter.js';
 import { OrderedSink } from './output/OrderedSink.js';
 import { Progress } from './output/Progress.js';
 import { RESULT_COLUMNS, completedSteps, formatErrors, resultRecord, type FinishedRow } from './output/resultRecord.js';
 import { exitCodeFor, formatSummary, type Summary } from './output/Summary.js';
-import { checkHeader, classifyRows, formatIssues, type ClassifiedRow, type RowKind } from './pipeline/classifyRows.js';
+import { checkHeader, classifyRows, describeMapping, formatIssues, type ClassifiedRow, type RowKind } from './pipeline/classifyRows.js';
 import { checkBaseUrl } from './pipeline/checkBaseUrl.js';
+import { RequestTimeline } from './report/RequestTimeline.js';
+import { writeReport } from './report/writeReport.js';
 import { startSandbox } from './sandbox/index.js';
 import type { Outcome, PayerResult, Step } from './types.js';
 
@@ -28,6 +36,8 @@ export interface RunContext {
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Aborting it stops reading, lets calls in flight finish and writes everything (exit 3). */
   signal?: AbortSignal;
+  /** Use this run id instead of a new one (the inbox names the output folder after it before the run starts). */
+  runId?: string;
 }
 
 export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
@@ -50,7 +60,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   const options = resolveRunOptions(input, env);
   const command = options.dryRun || input.command === 'validate' ? 'validate' : 'run';
   const startedAt = new Date();
-  const runId = makeRunId(startedAt);
+  const runId = context.runId ?? makeRunId(startedAt);
   const paths = {
     inputs: options.inputs.map((p) => resolve(cwd, p)),
     bankDetails: options.bankDetails === undefined ? undefined : resolve(cwd, options.bankDetails),
@@ -58,93 +68,139 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
   const connection = command === 'run' ? resolveConnection(options, env, cwd) : undefined;
 
-  // Pass 1: read and check everything before the first call, so a file that cannot be used stops the run
-  // with nothing sent, and the progress bar knows its total.
-  const warnings: string[] = [];
-  const scanned = await scan(paths, options, warnings, startedAt);
-  for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
-
-  const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
-  const baseUrl = sandbox?.url ?? connection?.baseUrl;
-
-  const outDir = resolve(cwd, options.out ?? join('payer-onboard-results', runId));
-  mkdirSync(outDir, { recursive: true, mode: 0o700 });
-  const outputs = {
-    dir: outDir,
-    results: join(outDir, 'results.csv'),
-    failed: [] as string[],
-    summary: join(outDir, 'summary.json'),
-    log: resolve(cwd, options.logFile ?? join(outDir, 'run.log')),
-  };
-  const { logger, close: closeLog } = createLogger(outputs.log, options.logLevel);
-  logger.info({ runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) }, 'run started');
-  for (const warning of warnings) logger.warn(warning);
-
-  const client =
-    command === 'run'
-      ? createApiClient({
-          baseUrl: baseUrl!,
-          apiKey: connection!.apiKey,
-          timeoutMs: options.timeout * 1000,
-          retries: options.retries,
-          concurrency: options.concurrency,
-          rate: options.rate,
-          maxConsecutiveFailures: options.maxConsecutiveFailures,
-          logger,
-        })
-      : undefined;
-
-  const counts: Record<Outcome, number> = { ok: 0, invalid: 0, failed: 0, skipped: 0 };
-  const total = scanned.reduce((n, job) => n + job.rows, 0);
-  const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
-  const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
-  const onAbort = () => client?.stop('interrupted');
-  context.signal?.addEventListener('abort', onAbort, { once: true });
-
+  // One run at a time per state dir, taken before anything else so a second run is turned away at once. Not for
+  // validate (it sends nothing) nor a sandbox rehearsal (its API lives only as long as the run: no journal).
+  const stateDir = resolve(cwd, options.stateDir);
+  const persistent = command === 'run' && !options.sandbox;
+  if (persistent) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const lock = persistent ? StateLock.acquire(stateDir, runId) : undefined;
+  const cleanup: Array<() => void | Promise<void>> = [() => lock?.release()];
   try {
-    const payerResults = paths.bankDetails ? new Map<string, Promise<PayerResult>>() : undefined;
-    // The duplicate-id map is rebuilt in pass 2 so both passes judge each row the same way.
-    const seen = new Map<string, string>();
-    // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
-    for (const job of scanned) {
-      const reopened = await openInput(job.input.file.path);
-      const failed = new FailedRowsWriter(outDir, reopened.file, reopened.header, reopened.dialect);
-      await sendRows({ ...job, input: reopened }, { options, client, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen });
-      await failed.close();
-      if (failed.written) outputs.failed.push(failed.path);
-    }
+    return await runHoldingLock();
   } finally {
-    context.signal?.removeEventListener('abort', onAbort);
-    progress.stop();
-    await results.close();
-    await sandbox?.close();
+    for (const step of cleanup.reverse()) await step();
   }
 
-  const stopped = client?.stopped();
-  const aborted = stopped ? { reason: stopped.reason, message: stopped.message } : undefined;
-  const endedAt = new Date();
-  const summary: Summary = {
-    runId,
-    command,
-    startedAt: startedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
-    durationMs: endedAt.getTime() - startedAt.getTime(),
-    ...(baseUrl && !sandbox ? { baseUrl } : {}),
-    sandbox: Boolean(sandbox),
-    inputs: scanned.map((j) => ({ source: j.input.file.name, path: j.input.file.path, format: j.input.file.format, rows: j.rows })),
-    rows: { total: counts.ok + counts.invalid + counts.failed + counts.skipped, ...counts },
-    requests: requestCounts(client),
-    ...(aborted ? { aborted } : {}),
-    warnings,
-    exitCode: exitCodeFor(counts, aborted !== undefined),
-    outputs,
-  };
-  logger.info({ rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted }, 'run finished');
-  await closeLog();
-  writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(outputs.summary, 0o600);
-  stderr?.write(formatSummary(summary));
-  return summary;
+  async function runHoldingLock(): Promise<Summary> {
+    // Pass 1: read and check everything before the first call, so a file that cannot be used stops the run
+    // with nothing sent, and the progress bar knows its total.
+    const warnings: string[] = [];
+    // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
+    const reading = readingOptions(options, cwd);
+    const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
+    const scanned = await scan(paths, options, warnings, startedAt, { reading, announce });
+    for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
+
+    const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
+    if (sandbox) cleanup.push(() => sandbox.close());
+    const baseUrl = sandbox?.url ?? connection?.baseUrl;
+
+    const outDir = resolve(cwd, options.out ?? join('payer-onboard-results', runId));
+    mkdirSync(outDir, { recursive: true, mode: 0o700 });
+    const outputs = {
+      dir: outDir,
+      results: join(outDir, 'results.csv'),
+      failed: [] as string[],
+      summary: join(outDir, 'summary.json'),
+      report: join(outDir, 'report.html'),
+      log: resolve(cwd, options.logFile ?? join(outDir, 'run.log')),
+    };
+    const { logger, close: closeLog } = createLogger(outputs.log, options.logLevel);
+    logger.info({ runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) }, 'run started');
+
+    const journal = persistent ? await openJournal(join(journalDir(stateDir, baseUrl!), 'journal.jsonl'), warnings, logger, stderr) : undefined;
+    if (journal) cleanup.push(() => journal.close());
+    for (const warning of warnings) logger.warn(warning);
+
+    // Attempts per second for report.html's chart: one counter per second, fed by the client's onAttempt.
+    const timeline = new RequestTimeline();
+    const client =
+      command === 'run'
+        ? createApiClient({
+            baseUrl: baseUrl!,
+            apiKey: connection!.apiKey,
+            timeoutMs: options.timeout * 1000,
+            retries: options.retries,
+            concurrency: options.concurrency,
+            rate: options.rate,
+            maxConsecutiveFailures: options.maxConsecutiveFailures,
+            logger,
+            onAttempt: (info) => timeline.record(info),
+          })
+        : undefined;
+
+    const counts: Record<Outcome, number> = { ok: 0, invalid: 0, failed: 0, skipped: 0 };
+    const total = scanned.reduce((n, job) => n + job.rows, 0);
+    const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
+    const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
+    const calls = client && journal ? withJournal(client, journal) : client;
+    const onAbort = () => client?.stop('interrupted');
+    context.signal?.addEventListener('abort', onAbort, { once: true });
+
+    try {
+      const payerResults = scanned.some((job) => job.kind === 'bank-details') ? new Map<string, Promise<PayerResult>>() : undefined;
+      // One failed workbook per .xlsx input, holding a sheet for each of its sheets read (payers, Bank details).
+      const failedBooks = new FailedWorkbooks();
+      // The duplicate-id map is rebuilt in pass 2 so both passes judge each row the same way.
+      const seen = new Map<string, string>();
+      // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
+      for (const job of scanned) {
+        const reopened = await openInput(job.input.file, reading);
+        const failed = new FailedRowsWriter(outDir, reopened.file, reopened.header, reopened.dialect, failedBooks);
+        await sendRows({ ...job, input: reopened }, { options, client, calls, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen });
+        await failed.close();
+        if (failed.written && !outputs.failed.includes(failed.path)) outputs.failed.push(failed.path);
+      }
+      await failedBooks.close();
+    } finally {
+      context.signal?.removeEventListener('abort', onAbort);
+      progress.stop();
+      await results.close();
+    }
+
+    const stopped = client?.stopped();
+    const aborted = stopped ? { reason: stopped.reason, message: stopped.message } : undefined;
+    const endedAt = new Date();
+    const summary: Summary = {
+      runId,
+      command,
+      startedAt: startedAt.toISOString(),
+      endedAt: endedAt.toISOString(),
+      durationMs: endedAt.getTime() - startedAt.getTime(),
+      ...(baseUrl && !sandbox ? { baseUrl } : {}),
+      sandbox: Boolean(sandbox),
+      inputs: scanned.map((j) => ({ source: j.input.file.name, path: j.input.file.path, format: j.input.file.format, rows: j.rows })),
+      rows: { total: counts.ok + counts.invalid + counts.failed + counts.skipped, ...counts },
+      requests: requestCounts(client),
+      ...(aborted ? { aborted } : {}),
+      warnings,
+      exitCode: exitCodeFor(counts, aborted !== undefined),
+      outputs,
+    };
+    logger.info({ rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted }, 'run finished');
+    await closeLog();
+    writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(outputs.summary, 0o600);
+    // The results are on disk already: a report that cannot be written is a warning, not a failed run.
+    await writeReport(summary, client ? timeline.series() : undefined).catch((error: unknown) => {
+      stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
+    });
+    stderr?.write(formatSummary(summary));
+    return summary;
+  }
+}
+
+/** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */
+async function openJournal(path: string, warnings: string[], logger: Logger, stderr: RunContext['stderr']): Promise<Journal> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const { journal, load } = await Journal.open(path);
+  logger.info({ journal: path, ...load }, 'journal loaded');
+  if (load.corrupt > 0) {
+    const warning = `journal ${path}: skipped ${load.corrupt} unreadable line${load.corrupt === 1 ? '' : 's'} (a crash mid-write); those calls are treated as in doubt and sent again with the same Idempotency-Key`;
+    warnings.push(warning);
+    stderr?.write(`warning: ${warning}\n`);
+  }
+  return journal;
 }
 
 const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;
@@ -152,6 +208,8 @@ const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;
 interface SendContext {
   options: RunOptions;
   client: ApiClient | undefined;
+  /** The client seen through the journal (or the client itself when there is none). */
+  calls: PayerCalls | undefined;
   logger: Logger;
   results: CsvFileWriter;
   failed: FailedRowsWriter;
@@ -188,7 +246,11 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const seq = sink.reserve();
     const base = { source, line: row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
     if (!row.result.ok) {
-      sink.complete(seq, { row, finished: { ...base, result: invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']) } });
+      const invalid = invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']);
+      // Its bank rows must fail with it, not go out alone and meet a 404 (processBankRow). A repeated id keeps the first.
+      const id = row.result.clientUserId;
+      if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id)) ctx.payerResults?.set(id, Promise.resolve(invalid));
+      sink.complete(seq, { row, finished: { ...base, result: invalid } });
       continue;
     }
     if (!ctx.client) {
@@ -201,7 +263,7 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       continue;
     }
     while (sink.open > window) await new Promise<void>((r) => (slotFreed = r));
-    const client = ctx.client;
+    const client = ctx.calls!;
     const valid = row.result;
     let work: Promise<PayerResult>;
     if ('paymentDetail' in valid) {
@@ -247,22 +309,35 @@ function logRow(logger: Logger, row: FinishedRow): void {
 }
 
 /** Pass 1: opens and reads every input once, checking headers and every row; throws InputError for an unusable file. */
-async function scan(paths: { inputs: string[]; bankDetails: string | undefined }, options: RunOptions, warnings: string[], today: Date): Promise<Job[]> {
+async function scan(
+  paths: { inputs: string[]; bankDetails: string | undefined },
+  options: RunOptions,
+  warnings: string[],
+  today: Date,
+  read: { reading: ReadingOptions; announce: ((text: string) => void) | undefined },
+): Promise<Job[]> {
   const jobs: Job[] = [];
   const seen = new Map<string, string>();
-  const all: Array<[string, RowKind]> = [...paths.inputs.map((p): [string, RowKind] => [p, 'payers'])];
+  // The third item is an xlsx sheet found beside the payers (`Bank details`), read after every payer input.
+  const all: Array<[string, RowKind, string?]> = [...paths.inputs.map((p): [string, RowKind] => [p, 'payers'])];
   if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);
   const names = new Set<string>();
-  for (const [path, kind] of all) {
-    const input = await openInput(path);
+  for (const [path, kind, bankSheet] of all) {
+    const input = await openInput(path, { ...read.reading, sheet: bankSheet ?? (kind === 'payers' ? options.sheet : undefined) });
     if (names.has(input.file.name)) {
       throw new InputError(input.file.name, 'is given twice (or two inputs share this file name): their results and failed files would collide');
     }
     names.add(input.file.name);
+    read.announce?.(describeMapping(input, kind));
     warnings.push(...checkHeader(input, kind));
+    const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
+    if (besides !== undefined) all.push([path, 'bank-details', besides]);
     let rows = 0;
     for await (const _ of classifyRows(input, kind, { defaultAgreementCompleted: options.completeAgreement, seen, today })) rows++;
-    if (rows === 0) throw new InputError(input.file.name, 'has a header but no rows');
+    warnings.push(...(input.warnings ?? []));
+    // A workbook's bank sheet may be empty, and so may its payer sheet when only bank rows are left to fix.
+    if (rows === 0 && bankSheet !== undefined) continue;
+    if (rows === 0 && besides === undefined) throw new InputError(input.file.name, 'has a header but no rows');
     jobs.push({ kind, input, rows });
   }
   return jobs;
@@ -296,7 +371,7 @@ function resolveConnection(options: RunOptions, env: NodeJS.ProcessEnv, cwd: str
   return { baseUrl: options.baseUrl!, apiKey: apiKey! };
 }
 
-function makeRunId(at: Date): string {
+export function makeRunId(at: Date): string {
   const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }

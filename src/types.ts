@@ -11,7 +11,7 @@ export type StepStatus = 'ok' | 'failed' | 'skipped' | 'done-before';
 
 export type Outcome = 'ok' | 'invalid' | 'failed' | 'skipped';
 
-export type InputFormat = 'csv' | 'tsv' | 'jsonl';
+export type InputFormat = 'csv' | 'tsv' | 'jsonl' | 'xlsx';
 
 /** One problem of one row, named by the column as the user wrote it. Never carries a sensitive value. */
 export interface RowIssue {

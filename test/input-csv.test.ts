@@ -71,8 +71,10 @@ describe('CSV input', () => {
     ['empty.csv', '', 'empty.csv: is empty: expected a header line and at least one row'],
     ['blank.csv', '\n\n', 'blank.csv: is empty: expected a header line and at least one row'],
     ['quote.csv', 'a,b\n1,2\n3,"4\n5,6\n', 'quote.csv:3: a quoted field opened here is never closed: check for a stray `"`'],
-    ['latin1.csv', Buffer.concat([Buffer.from('a,b\n1,M'), Buffer.from([0xfc]), Buffer.from('ller\n')]), 'latin1.csv:2:4: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"'],
-    ['payers.xlsx', 'x', 'payers.xlsx: unsupported file type ".xlsx": use .csv, .txt, .tsv, .jsonl or .ndjson'],
+    // Real UTF-8 (ü) before an invalid byte is a damaged file, not Windows-1252 (test/encoding-csv.test.ts has that).
+    ['mixed.csv', Buffer.concat([Buffer.from('a,b\n1,Mü\n2,M'), Buffer.from([0xfc]), Buffer.from('ller\n')]), 'mixed.csv:3:4: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"'],
+    ['payers.xls', 'x', 'payers.xls: the old Excel format ".xls" cannot be read: save it as .xlsx or "CSV UTF-8"'],
+    ['payers.pdf', 'x', 'payers.pdf: unsupported file type ".pdf": use .csv, .txt, .tsv, .xlsx, .jsonl or .ndjson'],
   ])('rejects %s with file, line and reason', async (name, content, message) => {
     const error = await rejection(tmp.write(name, content));
     expect(error.message).toBe(message);

@@ -22,7 +22,7 @@ async function rejected(inputs: string[]): Promise<PayerOnboardError> {
 
 describe('run: a file that cannot be used is rejected before anything is sent (exit 2)', () => {
   it.each([
-    ['payers.xlsx', 'x', 'payers.xlsx: unsupported file type ".xlsx": use .csv, .txt, .tsv, .jsonl or .ndjson'],
+    ['payers.xlsx', 'x', 'payers.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx'],
     ['empty.csv', '', 'empty.csv: is empty: expected a header line and at least one row'],
     ['header.csv', `${PAYER_HEADER}\n`, 'header.csv: has a header but no rows'],
     ['quote.csv', `${PAYER_HEADER}\n${payerRow('p-1')}\np-2,"p-2@example.com,Ada\n${payerRow('p-3')}\n`, 'quote.csv:3: a quoted field opened here is never closed: check for a stray `"`'],
@@ -40,8 +40,9 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     expect(error.message).toBe('nope.csv: cannot be read: no such file');
   });
 
-  it('a non-UTF-8 byte, naming line and column', async () => {
-    const content = Buffer.concat([Buffer.from(`${PAYER_HEADER}\n${payerRow('p-1')}\n`), Buffer.from('p-2,x@example.com,J'), Buffer.from([0xfc]), Buffer.from('rgen\n')]);
+  it('a non-UTF-8 byte after UTF-8 text, naming line and column', async () => {
+    // Windows-1252 is assumed only when no UTF-8 came first (test/encoding-csv.test.ts): here `Zoë` is UTF-8.
+    const content = Buffer.concat([Buffer.from(`${PAYER_HEADER}\n${payerRow('p-1', { firstName: 'Zoë' })}\n`), Buffer.from('p-2,x@example.com,J'), Buffer.from([0xfc]), Buffer.from('rgen\n')]);
     const error = await rejected([h.tmp.write('latin.csv', content)]);
     expect(error.message).toBe('latin.csv:3:20: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"');
     expect(h.sandbox.stats().requests).toBe(0);

@@ -28,7 +28,7 @@ describe('routingNumber', () => {
     expect(issuesOf(payer({ 'Routing Number': '21000021', routingNumber: undefined }))).toEqual([
       {
         column: 'Routing Number',
-        message: 'must be 9 digits with a valid ABA checksum; it has 8 digits (a spreadsheet may have dropped a leading zero)',
+        message: 'must be 9 digits with a valid ABA checksum; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again',
       },
     ]);
   });

@@ -45,7 +45,7 @@ export const runCommand: CliCommand = {
   describe: 'check every row, then register payers, store bank details and complete agreements',
   builder: (yargs) =>
     withRunOptions(yargs)
-      .positional('input', { type: 'string', array: true, describe: 'payer files: .csv .txt .tsv .jsonl .ndjson' })
+      .positional('input', { type: 'string', array: true, describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson' })
       .example('PAYER_API_KEY=... $0 run payers.csv --base-url https://api.example.com', 'onboard the payers in payers.csv')
       .example('$0 run payers.csv --sandbox', 'rehearse against the built-in sandbox, no key needed')
       .example('$0 run payer-onboard-results/<run id>/failed-payers.csv --base-url ...', 're-run the fixed failed rows'),
@@ -56,7 +56,7 @@ export const validateCommand: CliCommand = {
   command: 'validate <input...>',
   describe: 'read and check every row, write results and failed files; sends nothing, needs no key',
   builder: (yargs) =>
-    withRunOptions(yargs, ['bankDetails', 'out', 'steps', 'completeAgreement', 'logFile', 'logLevel', 'progress', 'json'])
-      .positional('input', { type: 'string', array: true, describe: 'payer files: .csv .txt .tsv .jsonl .ndjson' }),
+    withRunOptions(yargs, ['bankDetails', 'sheet', 'map', 'dateFormat', 'out', 'steps', 'completeAgreement', 'logFile', 'logLevel', 'progress', 'json'])
+      .positional('input', { type: 'string', array: true, describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson' }),
   handler: (argv, io) => runAndReport({ ...runInputFromArgv(argv), command: 'validate' }, io),
 };

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AgreementRequest, ComplianceRequest, PaymentDetailRequest } from '../schema/index.js';
 import type { Step } from '../types.js';
+import type { AdaptiveRateOptions } from './AdaptiveRate.js';
 import type { ApiError } from './ApiError.js';
 import type { Backoff } from './backoffDelay.js';
 import type { Clock } from './clock.js';
@@ -8,7 +9,10 @@ import type { RateLimiter } from './RateLimiter.js';
 import type { AgreementAnswer, ComplianceAnswer, PaymentDetailAnswer } from './readAnswer.js';
 
 /** A call's end: never thrown, so one row's failure stays that row's data. */
-export type CallResult<T> = { ok: true; status: number; body: T } | { ok: false; error: ApiError };
+export type CallResult<T> =
+  /** `replayed`: not sent, the journal had this call's answer from an earlier run. */
+  | { ok: true; status: number; body: T; replayed?: boolean }
+  | { ok: false; error: ApiError };
 
 export type StopReason = 'key-rejected' | 'api-down' | 'interrupted';
 
@@ -62,6 +66,11 @@ export interface ApiClientOptions {
   maxRetryAfterMs?: number;
   /** A limiter to use instead of a new one from `rate` (to share it, or to drive its rate from outside). */
   limiter?: RateLimiter;
+  /**
+   * Lower the rate on 429 and raise it again after quiet periods (AIMD, see AdaptiveRate), never above `rate`
+   * (or the given limiter's rate). With no cap (rate 0) a 429 engages one. `false` keeps the rate fixed. Default on.
+   */
+  adaptiveRate?: AdaptiveRateOptions | false;
   /** Called after every attempt. */
   onAttempt?: (info: AttemptInfo) => void;
 }

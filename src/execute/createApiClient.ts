@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { paths, serverMessage } from '../schema/index.js';
 import type { Step } from '../types.js';
 import { ApiError } from './ApiError.js';
+import { AdaptiveRate } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { backoffDelay, DEFAULT_BACKOFF } from './backoffDelay.js';
 import { classifyRequestError, RETRYABLE_STATUSES, type RequestFailure } from './classifyRequestError.js';
@@ -59,6 +60,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const logger = options.logger;
   const apiKey = options.apiKey;
   const limiter = options.limiter ?? new RateLimiter(options.rate ?? 5, clock);
+  // AIMD on 429s, never above the rate the client was given (a limiter passed in: its rate now).
+  const adaptive = options.adaptiveRate === false ? undefined : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate ?? 5, clock, options.adaptiveRate);
   const limit = pLimit(concurrency);
 
   const http = got.extend({
@@ -144,6 +147,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (stopInfo !== undefined) return NOT_SENT;
     const slot = await limiter.acquire();
     if (stopInfo !== undefined) return NOT_SENT;
+    const sentAt = clock.now();
+    adaptive?.sent(sentAt);
     counts.requests += 1;
     if (attempt > 0) counts.retries += 1;
     const started = performance.now();
@@ -168,7 +173,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // next queued attempt already waits; the retry of this call then waits the same delay.
     if (end.kind === 'response' && end.status === 429) {
       end.pauseMs = retryDelay(end, attempt);
+      const lowered = adaptive?.throttled(sentAt);
       limiter.pauseUntil(clock.now() + end.pauseMs);
+      if (lowered !== undefined) logger?.info({ rate: round2(lowered), pauseMs: end.pauseMs }, 'rate lowered after a 429');
+    } else if (end.kind === 'response' && end.status < 500) {
+      const raised = adaptive?.succeeded();
+      if (raised !== undefined) logger?.debug({ rate: round2(raised) }, 'rate raised after a quiet period');
     }
     logger?.debug(
       { step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms, ...(end.kind === 'failure' ? { code: end.failure.code } : {}) },
@@ -271,6 +281,10 @@ function fromGotError(error: unknown): AttemptEnd {
     return { kind: 'response', status: response.statusCode, body: isParseError ? undefined : response.body, headers: response.headers ?? {} };
   }
   return { kind: 'failure', failure: classifyRequestError(error), error };
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
 }
 
 function positive(name: string, value: number): number {

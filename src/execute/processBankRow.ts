@@ -37,7 +37,7 @@ export async function processBankRow(
     idempotencyKey: idempotencyKey('payment-details', row.clientUserId, row.paymentDetail),
   });
   const report = stepFromCalls([answer]);
-  result.steps['payment-details'] = report.status;
+  result.steps['payment-details'] = answer.ok && answer.replayed ? 'done-before' : report.status;
   result.errors.push(...report.errors);
   if (answer.ok && answer.body.id !== undefined) result.paymentDetailIds.push(answer.body.id);
   result.outcome = report.status === 'ok' ? 'ok' : report.status === 'skipped' ? 'skipped' : 'failed';

@@ -1,5 +1,5 @@
 import type { PayerResult, Step, StepStatus, ValidPayerRow } from '../types.js';
-import type { ApiClient } from './ApiClient.js';
+import type { ApiClient, CallResult } from './ApiClient.js';
 import { idempotencyKey } from './idempotencyKey.js';
 import type { ComplianceAnswer } from './readAnswer.js';
 import { stepFromCalls } from './stepFromCalls.js';
@@ -43,8 +43,9 @@ export async function processPayer(client: PayerCalls, row: ValidPayerRow, optio
     } else {
       const answer = await client.createCompliance(row.compliance, { clientUserId: id, idempotencyKey: idempotencyKey('compliance', id, row.compliance) });
       if (answer.ok) {
-        steps.compliance = 'ok';
-        attempted = true;
+        // Replayed from the journal: done by an earlier run, whose answer still fills the result.
+        steps.compliance = answer.replayed ? 'done-before' : 'ok';
+        attempted ||= !answer.replayed;
         copyCompliance(result, answer.body);
       } else if (answer.error.kind === 'http' && answer.error.status === 409) {
         steps.compliance = 'done-before';
@@ -79,7 +80,7 @@ export async function processPayer(client: PayerCalls, row: ValidPayerRow, optio
         steps['payment-details'] = 'done-before';
       } else {
         const report = stepFromCalls(detailResults);
-        steps['payment-details'] = report.status;
+        steps['payment-details'] = allReplayed(detailResults) ? 'done-before' : report.status;
         errors.push(...report.errors);
         attempted ||= report.attempted;
         leftUndone ||= report.status === 'skipped';
@@ -91,7 +92,7 @@ export async function processPayer(client: PayerCalls, row: ValidPayerRow, optio
       else if (agreementResult === undefined) steps.agreement = 'skipped'; // the row says the agreement is not completed
       else {
         const report = stepFromCalls([agreementResult]);
-        steps.agreement = report.status;
+        steps.agreement = allReplayed([agreementResult]) ? 'done-before' : report.status;
         errors.push(...report.errors);
         attempted ||= report.attempted;
         leftUndone ||= report.status === 'skipped';
@@ -102,6 +103,11 @@ export async function processPayer(client: PayerCalls, row: ValidPayerRow, optio
   if (wanted('agreement')) result.agreementCompleted = steps.agreement === 'ok' || steps.agreement === 'done-before';
   result.outcome = Object.values(steps).includes('failed') ? 'failed' : leftUndone ? (attempted ? 'failed' : 'skipped') : 'ok';
   return result;
+}
+
+/** Every call of a step answered from the journal: the step was done by an earlier run. */
+export function allReplayed(results: ReadonlyArray<CallResult<unknown>>): boolean {
+  return results.length > 0 && results.every((r) => r.ok && r.replayed === true);
 }
 
 function copyCompliance(result: PayerResult, answer: ComplianceAnswer): void {

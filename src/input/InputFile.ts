@@ -1,6 +1,9 @@
 import { basename, extname } from 'node:path';
 import { InputError } from '../errors.js';
 import type { Cell, InputFormat, RowIssue } from '../types.js';
+import type { ColumnMap } from '../rows/columnMap.js';
+import type { DateFormat } from '../validate/excelDamage.js';
+import type { TextEncoding } from './decodeText.js';
 
 /** An input file and the format its extension says it is (design.md §3). */
 export interface InputFile {
@@ -8,6 +11,10 @@ export interface InputFile {
   /** The file's base name, as `source` in results.csv and in `failed-<name>`. */
   name: string;
   format: InputFormat;
+  /** xlsx: the sheet read (set once opened); its name is in `name` too unless it is the workbook's first sheet. */
+  sheet?: string;
+  /** CSV: the encoding found by reading it once, so a second pass (and its failed file) knows it from the start. */
+  encoding?: TextEncoding;
 }
 
 /** How a CSV file was written, so its failed rows can be written back the same way. */
@@ -34,6 +41,17 @@ export interface OpenedInput {
   header?: string[];
   dialect?: CsvDialect;
   records: AsyncIterable<RawRecord>;
+  /** Things the user should know about the file as a whole (an assumed encoding); complete once `records` has ended. */
+  warnings?: string[];
+  /** xlsx: every sheet of the workbook, in tab order, so a `Bank details` sheet beside the payers can be found. */
+  sheets?: string[];
+  /** How the run reads this file's cells: `--map` column names and `--date-format`. */
+  reading?: ReadingOptions;
+}
+
+export interface ReadingOptions {
+  columns?: ColumnMap | undefined;
+  dateFormat?: DateFormat | undefined;
 }
 
 const FORMATS: Record<string, InputFormat> = {
@@ -42,13 +60,22 @@ const FORMATS: Record<string, InputFormat> = {
   '.tsv': 'tsv',
   '.jsonl': 'jsonl',
   '.ndjson': 'jsonl',
+  '.xlsx': 'xlsx',
+};
+
+const HINTS: Record<string, string> = {
+  '.xls': 'the old Excel format ".xls" cannot be read: save it as .xlsx or "CSV UTF-8"',
+  '.xlsm': 'save the workbook as .xlsx (without macros) or as "CSV UTF-8"',
+  '.ods': 'save it as .xlsx or as CSV',
+  '.numbers': 'export it as .xlsx or as CSV',
 };
 
 export function inputFile(path: string): InputFile {
   const name = basename(path);
   const format = FORMATS[extname(path).toLowerCase()];
   if (format === undefined) {
-    throw new InputError(name, `unsupported file type "${extname(path) || '(none)'}": use .csv, .txt, .tsv, .jsonl or .ndjson`);
+    const hint = HINTS[extname(path).toLowerCase()];
+    throw new InputError(name, hint ?? `unsupported file type "${extname(path) || '(none)'}": use .csv, .txt, .tsv, .xlsx, .jsonl or .ndjson`);
   }
   return { path, name, format };
 }

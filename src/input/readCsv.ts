@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { parse, CsvError } from 'csv-parse';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
-import { DecodeUtf8 } from './decodeUtf8.js';
+import { DecodeText, encodingFromBom } from './decodeText.js';
 import { detectDialect } from './detectDialect.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
 
@@ -15,16 +15,19 @@ interface ParsedRecord {
 }
 
 /**
- * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, `,` `;` or tab, CRLF or LF,
- * quoted fields with delimiters, quotes and newlines inside. Every value stays the string as written.
- * Streams: only the current record is in memory.
+ * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or Windows-1252
+ * (DecodeText), `,` `;` or tab, CRLF or LF, quoted fields with delimiters, quotes and newlines inside. Every value
+ * stays the string as written. Streams: only the current record is in memory.
+ * A file that is not UTF-8 adds one warning to `warnings` once read to the end, and its failed file gets a BOM
+ * (it is written in UTF-8, which only a BOM tells Excel).
  */
 export async function readCsv(file: InputFile): Promise<OpenedInput> {
   const head = await readHead(file);
   if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
     throw new InputError(file.name, 'is empty: expected a header line and at least one row');
   }
-  const decoder = new DecodeUtf8(file.name);
+  const decoder = new DecodeText(file.name);
+  const warnings: string[] = [];
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
   const parser = createReadStream(file.path)
     .on('error', (cause) => parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })))
@@ -48,6 +51,13 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
   const header = first.record.map((h) => h.trim());
   if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
   dialect.bom = decoder.hadBom;
+  decoder.on('end', () => {
+    file.encoding = decoder.encoding;
+    const warning = decoder.warning();
+    if (warning) warnings.push(warning);
+  });
+  // Pass 2 knows the encoding from pass 1: a Windows-1252 file's failed rows need their BOM before the first non-ASCII byte.
+  if (decoder.hadBom || decoder.encoding !== 'utf-8' || (file.encoding ?? 'utf-8') !== 'utf-8') dialect.bom = true;
 
   async function* records(): AsyncGenerator<RawRecord> {
     try {
@@ -60,7 +70,7 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
       parser.destroy();
     }
   }
-  return { file, header, dialect, records: records() };
+  return { file, header, dialect, records: records(), warnings };
 }
 
 function toRawRecord(record: string[], line: number, header: string[]): RawRecord {
@@ -145,5 +155,7 @@ async function readHead(file: InputFile): Promise<string> {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
     throw new InputError(file.name, `cannot be read: ${why}`, { cause });
   }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+  const head = Buffer.concat(chunks);
+  // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.
+  return new TextDecoder(encodingFromBom(head) ?? 'utf-8').decode(head);
 }

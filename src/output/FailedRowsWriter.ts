@@ -3,6 +3,7 @@ import type { CsvDialect, InputFile } from '../input/InputFile.js';
 import { CsvFileWriter } from './CsvFileWriter.js';
 import { csvSafe } from './csvSafe.js';
 import { finish, openPrivateFile } from './openPrivateFile.js';
+import { FailedWorkbooks, type XlsxFailedSheet } from './XlsxFailedWriter.js';
 
 /** The two columns the failed file adds; given back as input, `error` is ignored and `completedSteps` is honoured. */
 const TRAILING = ['error', 'completedSteps'] as const;
@@ -28,17 +29,26 @@ export class FailedRowsWriter {
   readonly path: string;
   private csv: CsvFileWriter | undefined;
   private jsonl: NodeJS.WritableStream | undefined;
+  private readonly xlsx: XlsxFailedSheet | undefined;
+  /** Set when this writer made its own FailedWorkbooks (no run-wide one given) and so must close it. */
+  private readonly ownBooks: FailedWorkbooks | undefined;
   /** Indices of the input's own columns, without an `error`/`completedSteps` pair from an earlier failed file. */
   private readonly keep: number[];
   count = 0;
 
-  constructor(outDir: string, private readonly file: InputFile, private readonly header: string[] = [], private readonly dialect?: CsvDialect) {
-    this.path = join(outDir, `failed-${file.name}`);
+  /** `books`: the run's failed workbooks, so the sheets of one .xlsx input (payers, Bank details) share one file. */
+  constructor(outDir: string, private readonly file: InputFile, private readonly header: string[] = [], private readonly dialect?: CsvDialect, books?: FailedWorkbooks) {
     this.keep = header.map((_, i) => i).filter((i) => !isTrailing(header[i]!));
+    if (file.format === 'xlsx') {
+      if (books === undefined) this.ownBooks = books = new FailedWorkbooks();
+      this.xlsx = books.sheet(outDir, file.path, file.sheet ?? 'Sheet1', this.keep.map((i) => header[i]!));
+    }
+    this.path = this.xlsx?.path ?? join(outDir, `failed-${file.name}`);
   }
 
   async write(row: FailedRow): Promise<void> {
     this.count++;
+    if (this.xlsx) return this.xlsx.write(row, this.keep);
     if (this.file.format === 'jsonl') {
       this.jsonl ??= openPrivateFile(this.path);
       this.jsonl.write(`${jsonlLine(row)}\n`);
@@ -50,6 +60,8 @@ export class FailedRowsWriter {
   }
 
   async close(): Promise<void> {
+    await this.xlsx?.close();
+    await this.ownBooks?.close();
     if (this.csv) await this.csv.close();
     if (this.jsonl) await finish(this.jsonl);
   }

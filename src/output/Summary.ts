@@ -15,7 +15,7 @@ export interface Summary {
   aborted?: { reason: string; message: string };
   warnings: string[];
   exitCode: number;
-  outputs: { dir: string; results: string; failed: string[]; summary: string; log: string };
+  outputs: { dir: string; results: string; failed: string[]; summary: string; log: string; report: string };
 }
 
 export function exitCodeFor(rows: Record<Outcome, number>, aborted: boolean): number {
@@ -35,6 +35,7 @@ export function formatSummary(s: Summary): string {
   }
   if (s.aborted) lines.push(`  ABORTED: ${s.aborted.message}`);
   lines.push(`  results: ${s.outputs.results}`);
+  lines.push(`  report: ${s.outputs.report}`);
   for (const failed of s.outputs.failed) lines.push(`  failed rows (fix and run again): ${failed}`);
   lines.push(`  exit code ${s.exitCode}`);
   return `${lines.join('\n')}\n`;

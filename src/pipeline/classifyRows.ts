@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
+import { fieldForColumn } from '../rows/fieldForColumn.js';
 import { mapHeader } from '../rows/mapHeader.js';
 import type { BankRowResult, PayerRowResult, RowIssue } from '../types.js';
 import { validateBankRow } from '../validate/validateBankRow.js';
@@ -22,7 +23,7 @@ export type SeenIds = Map<string, string>;
  */
 export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
   if (input.header === undefined) return [];
-  const mapping = mapHeader(input.header, kind);
+  const mapping = mapHeader(input.header, kind, input.reading?.columns);
   if (mapping.missing.length > 0) {
     const s = mapping.missing.length === 1 ? '' : 's';
     throw new InputError(input.file.name, `missing required column${s} ${mapping.missing.join(', ')} (header: ${input.header.join(', ')})`, { line: 1 });
@@ -49,19 +50,21 @@ export async function* classifyRows(
   options: { defaultAgreementCompleted: boolean; seen: SeenIds; today: Date },
 ): AsyncGenerator<ClassifiedRow> {
   for await (const record of input.records) {
-    yield { record, kind, result: classify(record, kind, input.file.name, options) };
+    yield { record, kind, result: classify(record, kind, input, options) };
   }
 }
 
 function classify(
   record: RawRecord,
   kind: RowKind,
-  source: string,
+  input: OpenedInput,
   options: { defaultAgreementCompleted: boolean; seen: SeenIds; today: Date },
 ): PayerRowResult | BankRowResult {
+  const source = input.file.name;
+  const { columns, dateFormat } = input.reading ?? {};
   if (record.problem) return { ok: false, issues: [record.problem] };
-  if (kind === 'bank-details') return validateBankRow(record.cells);
-  const result = validatePayerRow(record.cells, { defaultAgreementCompleted: options.defaultAgreementCompleted, today: options.today });
+  if (kind === 'bank-details') return validateBankRow(record.cells, { today: options.today, columns, dateFormat });
+  const result = validatePayerRow(record.cells, { defaultAgreementCompleted: options.defaultAgreementCompleted, today: options.today, columns, dateFormat });
   const id = result.clientUserId;
   if (id === undefined) return result;
   const earlier = options.seen.get(id);
@@ -69,7 +72,7 @@ function classify(
     options.seen.set(id, `${source}:${record.line}`);
     return result;
   }
-  const column = record.cells.find((c) => c.column.toLowerCase().replace(/[\s_.-]/g, '') === 'clientuserid')?.column ?? 'clientUserId';
+  const column = record.cells.find((c) => fieldForColumn(c.column, 'payers', columns) === 'clientUserId')?.column ?? 'clientUserId';
   const where = earlier.startsWith(`${source}:`) ? `line ${earlier.slice(source.length + 1)}` : earlier;
   const issue: RowIssue = { column, message: `"${id}" appears again: the same payer is already on ${where}` };
   return result.ok
@@ -79,4 +82,19 @@ function classify(
 
 export function formatIssues(issues: RowIssue[]): string[] {
   return issues.map((issue) => `${issue.column}: ${issue.message}`);
+}
+
+/**
+ * What `validate` prints first (issue 5): which column was read as which field, and which were ignored, so a team
+ * with its own column names sees at once whether `DOB` and `Zip` were understood.
+ */
+export function describeMapping(input: OpenedInput, kind: RowKind): string {
+  if (input.header === undefined) return `${input.file.name}: JSON keys are read by their names\n`;
+  const mapping = mapHeader(input.header, kind, input.reading?.columns);
+  const used = input.header.flatMap((column, i) => {
+    const field = mapping.fields[i];
+    return field === undefined || field === 'error' || field === 'completedSteps' ? [] : [`  ${column} -> ${field}`];
+  });
+  const ignored = mapping.unknown.length > 0 ? mapping.unknown.map((c) => `"${c}"`).join(', ') : '(none)';
+  return `${input.file.name}: columns read as\n${used.join('\n')}\n${input.file.name}: columns ignored: ${ignored}\n`;
 }

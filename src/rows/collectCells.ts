@@ -1,4 +1,5 @@
 import type { Cell, RowIssue } from '../types.js';
+import type { ColumnMap } from './columnMap.js';
 import { fieldForColumn, type Vocabulary } from './fieldForColumn.js';
 
 /** One cell filed under the catalog name it means. `order` is its position in the row, for ordering issues. */
@@ -23,13 +24,13 @@ const isBlank = (value: unknown): boolean =>
  * Files a row's cells by field. `columnPrefix` names nested cells (`paymentDetails[0].`) so that an issue
  * points at the exact key. A blank repeat is no conflict, so the filled one wins.
  */
-export function collectCells(cells: readonly Cell[], vocabulary: Vocabulary, columnPrefix = '', orderBase = 0): CollectedCells {
+export function collectCells(cells: readonly Cell[], vocabulary: Vocabulary, columnPrefix = '', orderBase = 0, map?: ColumnMap): CollectedCells {
   const byField = new Map<string, FieldCell>();
   const unknown: FieldCell[] = [];
   const repeated: CollectedCells['repeated'] = [];
   cells.forEach(({ column, value }, i) => {
     const cell = { column: columnPrefix + column, value, order: orderBase + i };
-    const field = fieldForColumn(column, vocabulary);
+    const field = fieldForColumn(column, vocabulary, map);
     if (field === undefined) {
       unknown.push(cell);
       return;

@@ -6,6 +6,8 @@ import {
   PAYMENT_DETAIL_FIELDS,
   PAYMENT_DETAILS_KEY,
 } from './fields.js';
+import { ALIAS_LOOKUP, SAME_FIELD } from './aliases.js';
+import type { ColumnMap } from './columnMap.js';
 
 /** What a file holds: payer rows (optionally with a bank account each), or the rows of a `--bank-details` file. */
 export type FileKind = 'payers' | 'bank-details';
@@ -44,11 +46,27 @@ const LOOKUPS = Object.fromEntries(
 const SEEN = Object.fromEntries(Object.keys(VOCABULARIES).map((v) => [v, new Map()])) as Record<Vocabulary, Map<string, string | undefined>>;
 const MAX_SEEN = 1000;
 
-/** The catalog name (`firstName`, `bankCity`, `completedSteps`, ...) a column means, or undefined when it means nothing. */
-export function fieldForColumn(column: string, vocabulary: Vocabulary): string | undefined {
+/**
+ * The catalog name (`firstName`, `bankCity`, `completedSteps`, ...) a column means, or undefined when it means nothing.
+ * A `--map` entry wins; then a field's own name; then a built-in alias (`DOB`, `Zip`, `ABA`: aliases.ts).
+ */
+export function fieldForColumn(column: string, vocabulary: Vocabulary, map?: ColumnMap): string | undefined {
+  const mapped = map?.get(normalizeHeader(column));
+  if (mapped !== undefined) return inVocabulary(mapped, vocabulary);
   const seen = SEEN[vocabulary];
   if (seen.has(column)) return seen.get(column);
-  const field = LOOKUPS[vocabulary].get(normalizeHeader(column));
+  const key = normalizeHeader(column);
+  const alias = ALIAS_LOOKUP.get(key);
+  const field = LOOKUPS[vocabulary].get(key) ?? (alias === undefined ? undefined : inVocabulary(alias, vocabulary));
   if (seen.size < MAX_SEEN) seen.set(column, field);
   return field;
+}
+
+/** A field name as this vocabulary spells it (`postcode` is `postalCode` in a bank row), or undefined if it has none. */
+function inVocabulary(field: string, vocabulary: Vocabulary): string | undefined {
+  const lookup = LOOKUPS[vocabulary];
+  const own = lookup.get(normalizeHeader(field));
+  if (own !== undefined) return own;
+  const same = SAME_FIELD.get(field);
+  return same === undefined ? undefined : lookup.get(normalizeHeader(same));
 }

@@ -1,4 +1,5 @@
 import { REQUIRED_PAYER_FIELDS, REQUIRED_PAYMENT_DETAIL_FIELDS } from './fields.js';
+import type { ColumnMap } from './columnMap.js';
 import { fieldForColumn, type FileKind } from './fieldForColumn.js';
 
 export { normalizeHeader } from './fieldForColumn.js';
@@ -23,8 +24,8 @@ const REQUIRED_COLUMNS: Record<FileKind, readonly string[]> = {
 // `error` is ignored on input; a failed file fed back twice may carry it twice, and that hurts nobody.
 const MAY_REPEAT = new Set(['error']);
 
-export function mapHeader(header: string[], kind: FileKind): HeaderMapping {
-  const fields = header.map((column) => fieldForColumn(column, kind));
+export function mapHeader(header: string[], kind: FileKind, map?: ColumnMap): HeaderMapping {
+  const fields = header.map((column) => fieldForColumn(column, kind, map));
   const unknown = header.filter((column, i) => fields[i] === undefined && column.trim() !== '');
 
   const columnsByField = new Map<string, string[]>();

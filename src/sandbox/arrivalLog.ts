@@ -35,11 +35,12 @@ export class ArrivalLog {
 
   /** The most arrivals in any half-open window [t, t + windowMs). */
   maxInWindow(windowMs: number): number {
+    if (!(windowMs > 0)) return 0;
     let best = 0;
     let head = 0;
     for (let tail = 0; tail < this.count; tail += 1) {
       const end = this.at(tail);
-      while (end - this.at(head) >= windowMs) head += 1;
+      while (head < tail && end - this.at(head) >= windowMs) head += 1;
       best = Math.max(best, tail - head + 1);
     }
     return best;

@@ -64,7 +64,7 @@ export function resolveSandboxOptions(
   const problems = parsed.error.issues.map((issue) => {
     const key = issue.path.map(String).join('.') || 'options';
     // zod's own type messages ("expected number, received NaN") are clear enough, but never quote the value.
-    const message = issue.code === 'invalid_type' ? `must be a ${issue.expected}` : issue.message;
+    const message = issue.code !== 'invalid_type' ? issue.message : issue.expected === 'int' ? 'must be a whole number' : `must be a ${issue.expected}`;
     return `${nameOf(key)}: ${message}`;
   });
   throw new ConfigError(problems.join('\n'), 'E_USAGE');

@@ -58,7 +58,7 @@ const ABA_WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;
 export function checkRoutingNumber(text: string): Checked {
   const message = 'must be 9 digits with a valid ABA checksum';
   // A spreadsheet that read the column as a number drops the leading zero; say so, since the value is not shown.
-  if (/^\d{8}$/.test(text)) return fail(`${message}; it has 8 digits (a spreadsheet may have dropped a leading zero)`);
+  if (/^\d{8}$/.test(text)) return fail(`${message}; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again`);
   if (!/^\d{9}$/.test(text)) return fail(message);
   const sum = ABA_WEIGHTS.reduce((total, weight, i) => total + weight * Number(text[i]), 0);
   return sum % 10 === 0 ? ok(text) : fail(message);

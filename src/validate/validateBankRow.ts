@@ -5,6 +5,8 @@ import type { BankRowResult, Cell } from '../types.js';
 import { cellTexts, type OrderedIssue } from './cellTexts.js';
 import { checkFields, inColumnOrder } from './checkFields.js';
 import { clientSchemas, localDay } from './clientSchemas.js';
+import type { ColumnMap } from '../rows/columnMap.js';
+import { repairSpreadsheetDamage, type DateFormat } from './excelDamage.js';
 import { readControls } from './readControls.js';
 import { validatePaymentDetail } from './validatePaymentDetail.js';
 
@@ -15,10 +17,14 @@ const CLIENT_USER_ID = ['clientUserId'] as const;
  * One row of a `--bank-details` file: `clientUserId` and a payment detail by the fields' own names
  * (design.md §3). There is no payer row to lend shared fields, so every required one is the row's own.
  */
-export function validateBankRow(cells: readonly Cell[], options: { today?: Date } = {}): BankRowResult {
+export function validateBankRow(
+  cells: readonly Cell[],
+  options: { today?: Date; columns?: ColumnMap | undefined; dateFormat?: DateFormat | undefined } = {},
+): BankRowResult {
   const schemas = clientSchemas(localDay(options.today ?? new Date()));
-  const collected = collectCells(cells, 'bank-details');
+  const collected = collectCells(cells, 'bank-details', '', 0, options.columns);
   const { texts, blanks, unusable, issues: cellIssues } = cellTexts(collected.byField, NO_BOOLEANS);
+  const damage = repairSpreadsheetDamage(texts, unusable, options);
 
   const id = checkFields(schemas.compliance.shape, CLIENT_USER_ID, texts, {
     required: new Set(CLIENT_USER_ID),
@@ -36,7 +42,7 @@ export function validateBankRow(cells: readonly Cell[], options: { today?: Date 
     },
     schemas,
   );
-  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...id.issues, ...controls.issues, ...detail.issues];
+  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...damage, ...id.issues, ...controls.issues, ...detail.issues];
 
   const clientUserId = id.values.clientUserId;
   if (issues.length === 0 && clientUserId !== undefined && detail.detail) {

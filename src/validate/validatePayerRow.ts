@@ -14,6 +14,8 @@ import { cellTexts, type OrderedIssue, type TextCell } from './cellTexts.js';
 import { checkFields, inColumnOrder } from './checkFields.js';
 import { clientSchemas, localDay } from './clientSchemas.js';
 import { guardIssues } from './guardIssues.js';
+import type { ColumnMap } from '../rows/columnMap.js';
+import { repairSpreadsheetDamage, type DateFormat } from './excelDamage.js';
 import { readControls } from './readControls.js';
 import { validatePaymentDetail, type PayerDefaults } from './validatePaymentDetail.js';
 import { validatePaymentDetailEntries } from './validatePaymentDetailEntries.js';
@@ -23,6 +25,10 @@ export interface ValidatePayerRowOptions {
   defaultAgreementCompleted: boolean;
   /** The day a date of birth may not be after; the current day when absent. */
   today?: Date;
+  /** `--map`: the user's own column names for fields. */
+  columns?: ColumnMap | undefined;
+  /** `--date-format`: how to read dates not written YYYY-MM-DD (`MM/DD/YYYY`). */
+  dateFormat?: DateFormat | undefined;
 }
 
 const REQUIRED_PAYER: ReadonlySet<string> = new Set(REQUIRED_PAYER_FIELDS);
@@ -35,10 +41,11 @@ const BOOLEAN_CELLS: ReadonlySet<string> = new Set(['agreementCompleted']);
  */
 export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerRowOptions): PayerRowResult {
   const schemas = clientSchemas(localDay(options.today ?? new Date()));
-  const collected = collectCells(cells, 'payers');
+  const collected = collectCells(cells, 'payers', '', 0, options.columns);
   const nested = collected.byField.get(PAYMENT_DETAILS_KEY);
   collected.byField.delete(PAYMENT_DETAILS_KEY);
   const { texts, blanks, unusable, issues: cellIssues } = cellTexts(collected.byField, BOOLEAN_CELLS);
+  const damage = repairSpreadsheetDamage(texts, unusable, options);
 
   const payer = checkFields(schemas.compliance.shape, PAYER_FIELDS, texts, {
     required: REQUIRED_PAYER,
@@ -50,7 +57,7 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
   const defaults = payerDefaults(payer.values, texts, unusable);
 
   const paymentDetails: PaymentDetailRequest[] = [];
-  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...payer.issues, ...controls.issues];
+  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...damage, ...payer.issues, ...controls.issues];
 
   // Design.md §3: a row with any bank-only cell filled has a bank account; one with none has not.
   if (BANK_ONLY_FIELDS.some((field) => texts.has(field) || unusable.has(field))) {

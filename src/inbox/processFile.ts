@@ -1,0 +1,76 @@
+import { writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { InputError } from '../errors.js';
+import type { Summary } from '../output/Summary.js';
+import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
+import { moveInto, type InboxPaths } from './folders.js';
+
+/** What became of one file of the inbox. */
+export interface FileOutcome {
+  /** The file's name as it was dropped. */
+  file: string;
+  /** Where it is now: `done`, `failed`, or still `processing` (to be resumed by the next inbox run). */
+  folder: 'done' | 'failed' | 'processing';
+  /** Its path now, relative to the inbox. */
+  path: string;
+  exitCode: number;
+  /** The run's output folder, relative to the inbox (absent when the file was rejected before any output). */
+  results?: string;
+  /** Why the file did not finish, in words; absent when every row is ok. */
+  reason?: string;
+  summary?: Summary;
+  /** The inbox should take no further file: the API is down, the key refused, interrupted, or not configured. */
+  stop: boolean;
+}
+
+/**
+ * Runs one file that is already in processing/ and moves it to done/ or failed/. A run that did not get to
+ * the end (aborted, interrupted, not configured, state dir busy) leaves it in processing/: the next inbox run
+ * resumes it first, and the journal makes sending its rows again safe.
+ */
+export async function processFile(paths: InboxPaths, name: string, input: Omit<RunInput, 'inputs' | 'out'>, context: RunContext): Promise<FileOutcome> {
+  const runId = makeRunId(new Date());
+  const at = join(paths.processing, name);
+  const outDir = join(paths.results, `${name}-${runId}`);
+  const rel = (p: string) => relative(paths.root, p);
+  let summary: Summary;
+  try {
+    summary = await run({ ...input, inputs: [at], out: outDir }, { ...context, runId });
+  } catch (error) {
+    if (error instanceof InputError) {
+      // The file itself cannot be used (unsupported, unreadable, no usable header): no point retrying it.
+      const moved = moveInto(at, paths.failed, name, runId);
+      writeNote(moved, [`${basename(moved)} was not processed: ${error.message}`, '', 'Nothing was sent. Fix the file and drop it into incoming/ again.']);
+      return { file: name, folder: 'failed', path: rel(moved), exitCode: 2, reason: error.message, stop: false };
+    }
+    if (error instanceof Error && 'exitCode' in error && typeof error.exitCode === 'number') {
+      // Configuration or a busy state dir: not this file's fault. It waits in processing/ for the next run.
+      return { file: name, folder: 'processing', path: rel(at), exitCode: error.exitCode, reason: error.message, stop: true };
+    }
+    throw error;
+  }
+
+  const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
+  if (summary.aborted) {
+    return { ...base, folder: 'processing', path: rel(at), reason: `${summary.aborted.message}; left in processing/ to resume`, stop: true };
+  }
+  if (summary.exitCode === 0) {
+    return { ...base, folder: 'done', path: rel(moveInto(at, paths.done, name, runId)), stop: false };
+  }
+  const moved = moveInto(at, paths.failed, name, runId);
+  const r = summary.rows;
+  const failedFile = summary.outputs.failed[0];
+  const reason = `${r.total - r.ok} of ${r.total} rows not ok (${r.invalid} invalid, ${r.failed} failed, ${r.skipped} skipped)`;
+  writeNote(moved, [
+    `${basename(moved)}: ${reason}.`,
+    '',
+    `Rows ok are done and are not sent again. See ${rel(summary.outputs.report)} for what went wrong.`,
+    failedFile ? `Fix the rows in ${rel(failedFile)} and drop that file into incoming/.` : '',
+  ]);
+  return { ...base, folder: 'failed', path: rel(moved), reason, stop: false };
+}
+
+/** `failed/<file>.error.txt` beside the file: the person who dropped it reads why without opening a terminal. */
+function writeNote(movedTo: string, lines: string[]): void {
+  writeFileSync(`${movedTo}.error.txt`, `${lines.filter((l, i) => l !== '' || i === 1).join('\n')}\n`);
+}

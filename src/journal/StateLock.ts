@@ -1,0 +1,80 @@
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { LockedError } from '../errors.js';
+
+interface Holder {
+  pid: number;
+  host: string;
+  startedAt: string;
+  runId?: string;
+}
+
+/**
+ * One run at a time per state dir: two runs over the same journal could both send a call the other has not
+ * recorded yet. The lock is a file created exclusively; a lock whose process is gone (same host, pid not alive)
+ * is taken over, so a crash never blocks the next cron run.
+ */
+export class StateLock {
+  private constructor(readonly path: string) {}
+
+  static acquire(stateDir: string, runId: string, what = 'run'): StateLock {
+    const path = join(stateDir, 'lock');
+    const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), runId };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const fd = openSync(path, 'wx', 0o600);
+        writeSync(fd, `${JSON.stringify(me)}\n`);
+        closeSync(fd);
+        return new StateLock(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = readHolder(path);
+      if (holder !== undefined && !isStale(holder)) {
+        throw new LockedError(
+          `another ${what} is using ${stateDir}: pid ${holder.pid} on ${holder.host}, started ${holder.startedAt}` +
+            `${holder.runId ? ` (run ${holder.runId})` : ''}. Wait for it to finish; if that process is gone, delete ${path}.`,
+        );
+      }
+      // Stale or unreadable (a crash while writing it): take it over.
+      try {
+        unlinkSync(path);
+      } catch {
+        // another process took it over first; the next attempt sees its lock
+      }
+    }
+    throw new LockedError(`could not take the lock ${path}: another run keeps taking it`);
+  }
+
+  release(): void {
+    try {
+      const holder = readHolder(this.path);
+      if (holder?.pid === process.pid && holder.host === hostname()) unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function readHolder(path: string): Holder | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string') return undefined;
+    return { pid: value.pid, host: value.host, startedAt: String(value.startedAt ?? 'at an unknown time'), ...(value.runId ? { runId: String(value.runId) } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A lock is stale when its process is gone; on another host we cannot tell, so it is respected. */
+function isStale(holder: Holder): boolean {
+  if (holder.host !== hostname()) return false;
+  if (holder.pid === process.pid) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

@@ -1,0 +1,40 @@
+import type { AgreementRequest, ComplianceRequest, PaymentDetailRequest } from '../schema/index.js';
+import type { PayerCalls } from '../execute/processPayer.js';
+import type { CallResult } from '../execute/ApiClient.js';
+import { idempotencyKey } from '../execute/idempotencyKey.js';
+import type { AgreementAnswer, ComplianceAnswer, PaymentDetailAnswer } from '../execute/readAnswer.js';
+import type { Journal } from './Journal.js';
+
+/**
+ * The API calls seen through the journal: a call that already succeeded with the same body (same key) is not
+ * sent again and answers `replayed` with what it answered then; any other call is recorded as sent before it
+ * goes out and as done after a success. An in-doubt call (sent, no answer: the run died) is simply sent again,
+ * with the same Idempotency-Key, since the key is derived from the same content.
+ */
+export function withJournal(calls: PayerCalls, journal: Journal): PayerCalls {
+  async function through<T extends object>(key: string, send: () => Promise<CallResult<T>>, keep: (body: T) => Record<string, string>, alreadyDone?: (r: CallResult<T>) => boolean): Promise<CallResult<T>> {
+    const prior = journal.get(key);
+    if (prior?.state === 'done') return { ok: true, status: prior.status, body: prior.answer as T, replayed: true };
+    journal.sent(key);
+    const result = await send();
+    if (result.ok) journal.done(key, result.status, keep(result.body));
+    else if (alreadyDone?.(result)) journal.done(key, result.error.status ?? 0, {});
+    return result;
+  }
+
+  return {
+    createCompliance: (body: ComplianceRequest, meta) =>
+      through<ComplianceAnswer>(meta.idempotencyKey, () => calls.createCompliance(body, meta), strings,
+        // 409: the payer exists; remembering it saves the next run a call that can only say the same.
+        (r) => !r.ok && r.error.kind === 'http' && r.error.status === 409),
+    createPaymentDetail: (clientUserId: string, body: PaymentDetailRequest, meta) =>
+      through<PaymentDetailAnswer>(meta.idempotencyKey, () => calls.createPaymentDetail(clientUserId, body, meta), strings),
+    completeAgreement: (clientUserId: string, body: AgreementRequest) =>
+      through<AgreementAnswer>(idempotencyKey('agreement', clientUserId, body), () => calls.completeAgreement(clientUserId, body), () => ({})),
+  };
+}
+
+/** The answer's string fields: ids, links and statuses, never a request value. */
+function strings(body: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}

@@ -1,0 +1,113 @@
+import { basename, join } from 'node:path';
+import ExcelJS from 'exceljs';
+import type { FailedRow } from './FailedRowsWriter.js';
+import { openPrivateFile } from './openPrivateFile.js';
+
+type Workbook = InstanceType<typeof ExcelJS.stream.xlsx.WorkbookWriter>;
+type Worksheet = ReturnType<Workbook['addWorksheet']>;
+
+// Light red fill, the "bad" cell colour people know from Excel's own conditional formatting.
+const ERROR_FILL = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFFFC7CE' } } as const;
+
+interface SheetSlot {
+  name: string;
+  header: string[];
+  worksheet?: Worksheet;
+}
+
+interface Book {
+  path: string;
+  workbook?: Workbook;
+  sheets: SheetSlot[];
+}
+
+/**
+ * The failed-rows workbooks of one run, one per input .xlsx: `failed-<name>.xlsx`, with a sheet per sheet that was
+ * read (payers and a `Bank details` sheet land in one workbook, as they came, so the fixed file runs again as is).
+ * Written with exceljs's streaming writer, mode 0600, created on the first failed row. `close()` after the last input.
+ */
+export class FailedWorkbooks {
+  private readonly books = new Map<string, Book>();
+
+  /** Registers a sheet (in the order the inputs are read) with the input's own columns; nothing is written until it gets a row. */
+  sheet(outDir: string, inputPath: string, name: string, header: string[]): XlsxFailedSheet {
+    const path = join(outDir, `failed-${basename(inputPath)}`);
+    let book = this.books.get(path);
+    if (book === undefined) this.books.set(path, (book = { path, sheets: [] }));
+    const slot: SheetSlot = { name, header };
+    book.sheets.push(slot);
+    return new XlsxFailedSheet(book, slot);
+  }
+
+  async close(): Promise<void> {
+    for (const book of this.books.values()) {
+      if (book.workbook) await book.workbook.commit();
+    }
+    this.books.clear();
+  }
+}
+
+/** One sheet of a failed workbook: the input's columns as read, then `error` and `completedSteps`; cells in error in red. */
+export class XlsxFailedSheet {
+  constructor(private readonly book: Book, private readonly slot: SheetSlot) {}
+
+  get path(): string {
+    return this.book.path;
+  }
+
+  /** `keep`: which of the row's cells are the input's own columns (an earlier failed file's error/completedSteps are not). */
+  async write(row: FailedRow, keep: number[]): Promise<void> {
+    const worksheet = this.open();
+    const cells = row.original as string[];
+    const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), row.error, row.completedSteps]);
+    for (const [index, message] of cellsInError(row.error, this.slot.header)) {
+      const cell = added.getCell(index + 1);
+      cell.fill = ERROR_FILL;
+      cell.note = message;
+    }
+    added.commit();
+  }
+
+  async close(): Promise<void> {
+    this.slot.worksheet?.commit();
+  }
+
+  /** Creates the workbook on its first row, with any sheet registered before this one (header only) kept in order. */
+  private open(): Worksheet {
+    if (this.slot.worksheet) return this.slot.worksheet;
+    this.book.workbook ??= new ExcelJS.stream.xlsx.WorkbookWriter({ stream: openPrivateFile(this.book.path), useStyles: true, useSharedStrings: false });
+    for (const slot of this.book.sheets) {
+      if (slot.worksheet) continue;
+      slot.worksheet = addSheet(this.book.workbook, slot);
+      if (slot === this.slot) break;
+      slot.worksheet.commit();
+    }
+    return this.slot.worksheet!;
+  }
+}
+
+function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
+  const worksheet = workbook.addWorksheet(slot.name);
+  // Text format keeps what the team types next (a routing number's leading zero) as typed.
+  worksheet.columns = [
+    ...slot.header.map((header) => ({ header, width: Math.max(12, Math.min(40, header.length + 4)), style: { numFmt: '@' } })),
+    { header: 'error', width: 60 },
+    { header: 'completedSteps', width: 24 },
+  ];
+  worksheet.getRow(1).font = { bold: true };
+  return worksheet;
+}
+
+/**
+ * The cells an error names: results' `error` is `column: message | column: message`, each column as the user wrote
+ * it; the longest header that starts an item is its cell. Step failures (`compliance: HTTP 400 ...`) name no column.
+ */
+export function cellsInError(error: string, header: string[]): Map<number, string> {
+  const byLength = header.map((column, index) => ({ column, index })).filter((h) => h.column !== '').sort((a, b) => b.column.length - a.column.length);
+  const found = new Map<number, string>();
+  for (const item of error.split(' | ')) {
+    const hit = byLength.find((h) => item.startsWith(`${h.column}: `));
+    if (hit) found.set(hit.index, [found.get(hit.index), item.slice(hit.column.length + 2)].filter(Boolean).join('\n'));
+  }
+  return found;
+}

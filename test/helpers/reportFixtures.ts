@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { payersCsv } from './runHarness.js';
+
+/** Attribute values of `data-<name>="..."` in a report, in page order. */
+export function dataValues(html: string, name: string): Array<{ key: string; value: string }> {
+  const re = new RegExp(`data-${name}="([^"]*)">([^<]*)<`, 'g');
+  return [...html.matchAll(re)].map((m) => ({ key: m[1]!, value: m[2]! }));
+}
+
+export function readReport(path: string): string {
+  return readFileSync(path, 'utf8');
+}
+
+/** Three ok rows, two invalid ones (one with markup in its clientUserId), for a report with every part drawn. */
+export function mixedPayers(): string {
+  return payersCsv(['r-1', 'r-2', 'r-3', 'r-bad-email', '<img src=x onerror=alert(1)>'], {
+    'r-bad-email': { email: 'not-an-email' },
+    '<img src=x onerror=alert(1)>': { dateOfBirth: '31/12/1980' },
+  });
+}
+
+/** A bank row for a payer not in the run and unknown to the API: sent on its own, answered 404, so `failed`. */
+export const ORPHAN_BANK_ROWS =
+  'clientUserId,bankName,accountName,currency,accountNumber,routingNumber,beneficiaryType,addressLine1,city,country,dateOfBirth,postalCode\n' +
+  'nobody-1,First Midwest Bank,No Body,USD,000123456789,021000021,individual,1 Main St,Springfield,US,1980-01-01,62701\n';

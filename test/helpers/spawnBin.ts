@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The real bin, as a user runs it (`npm test` builds it first). */
+export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'payer-onboard.js');
+
+export interface Spawned {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+export function spawnBin(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Spawned {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** Polls until `condition` holds (bounded: a test that waits forever is a broken test). */
+export async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
+import type { RawRecord } from '../src/input/InputFile.js';
+import { openInput } from '../src/input/openInput.js';
+import { xlsxCellText } from '../src/input/xlsxCellText.js';
+import { tempDir } from './helpers/tempDir.js';
+import { day, writeWorkbook } from './helpers/xlsxFixtures.js';
+
+let tmp = tempDir();
+afterEach(() => {
+  tmp.remove();
+  tmp = tempDir();
+});
+
+async function readAll(path: string, sheet?: string) {
+  const input = await openInput(path, { sheet });
+  const records: RawRecord[] = [];
+  for await (const r of input.records) records.push(r);
+  return { input, records };
+}
+
+describe('xlsx input', () => {
+  it('reads date cells as YYYY-MM-DD, text cells as typed, numbers as the digits shown; line = sheet row', async () => {
+    const path = await writeWorkbook(tmp.path('p.xlsx'), [
+      {
+        name: 'Payers',
+        textColumns: ['routingNumber'],
+        rows: [
+          ['clientUserId', 'dateOfBirth', 'routingNumber', 'phone', 'agreementCompleted'],
+          ['u1', day('1980-12-31'), '021000021', 12175550100, true],
+          [],
+          ['u2', day('2000-02-29'), '011000015', '+44 20 7946 0958', false],
+        ],
+      },
+    ]);
+    const { input, records } = await readAll(path);
+    expect(input.file).toMatchObject({ name: 'p.xlsx', format: 'xlsx', sheet: 'Payers' });
+    expect(input.header).toEqual(['clientUserId', 'dateOfBirth', 'routingNumber', 'phone', 'agreementCompleted']);
+    expect(records.map((r) => r.line)).toEqual([2, 4]); // the empty row 3 is skipped, row numbers kept
+    expect(records[0]!.original).toEqual(['u1', '1980-12-31', '021000021', '12175550100', 'true']);
+    expect(records[1]!.cells).toEqual([
+      { column: 'clientUserId', value: 'u2' },
+      { column: 'dateOfBirth', value: '2000-02-29' },
+      { column: 'routingNumber', value: '011000015' },
+      { column: 'phone', value: '+44 20 7946 0958' },
+      { column: 'agreementCompleted', value: 'false' },
+    ]);
+  });
+
+  it('never writes a number in scientific notation; zero-padded formats keep their zeros', () => {
+    expect(xlsxCellText({ value: 12175550100 })).toEqual({ text: '12175550100' });
+    expect(xlsxCellText({ value: 1.5e21 })).toEqual({ text: '1500000000000000000000' });
+    expect(xlsxCellText({ value: 0.1 + 0.2 })).toEqual({ text: '0.3' });
+    expect(xlsxCellText({ value: 21000021, numFmt: '000000000' })).toEqual({ text: '021000021' });
+    expect(xlsxCellText({ value: 2101, numFmt: '00000' })).toEqual({ text: '02101' });
+    expect(xlsxCellText({ value: 29586, numFmt: 'mm/dd/yyyy' })).toEqual({ text: '1980-12-31' });
+    expect(xlsxCellText({ value: { formula: 'A1&B1', result: 'ab' } })).toEqual({ text: 'ab' });
+    expect(xlsxCellText({ value: { richText: [{ text: 'Mül' }, { text: 'ler' }] } })).toEqual({ text: 'Müller' });
+    expect(xlsxCellText({ value: { error: '#N/A' } })).toEqual({ error: '#N/A' });
+  });
+
+  it('reads the first sheet in tab order, or --sheet by name (case and spaces aside), and lists the sheets', async () => {
+    const path = await writeWorkbook(tmp.path('book.xlsx'), [
+      { name: 'Payers', rows: [['clientUserId'], ['p1']] },
+      { name: 'Bank details', rows: [['clientUserId', 'iban'], ['p1', 'x']] },
+    ]);
+    const first = await readAll(path);
+    expect(first.input.sheets).toEqual(['Payers', 'Bank details']);
+    expect(first.records[0]!.original).toEqual(['p1']);
+    const bank = await readAll(path, 'bank_details');
+    expect(bank.input.file).toMatchObject({ name: 'book.xlsx[Bank details]', sheet: 'Bank details' });
+    expect(bank.input.header).toEqual(['clientUserId', 'iban']);
+  });
+
+  it('makes a spreadsheet error or a value right of the header that row\'s problem', async () => {
+    const path = await writeWorkbook(tmp.path('p.xlsx'), [
+      { name: 'S', rows: [['a', 'b'], ['1', { error: '#REF!' }], ['2', '3', 'stray'], ['4', '5']] },
+    ]);
+    const { records } = await readAll(path);
+    expect(records.map((r) => r.problem)).toEqual([
+      { column: 'b', message: 'holds the spreadsheet error #REF!: fix the formula or type the value' },
+      { column: '(row)', message: 'has a value in column C, right of the last header: give that column a header or clear it' },
+      undefined,
+    ]);
+  });
+
+  it.each([
+    ['no such sheet', async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [['x'], ['1']] }]), 'Payers'), 'p.xlsx: has no sheet named "Payers" (its sheets: "A")'],
+    ['an empty sheet', async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [] }])), 'p.xlsx: sheet "A" is empty: expected a header row and at least one row'],
+    ['not a workbook', async () => readAll(tmp.write('p.xlsx', 'a,b\n1,2\n')), 'p.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx'],
+    ['a missing file', async () => readAll(tmp.path('nope.xlsx')), 'nope.xlsx: cannot be read: no such file'],
+  ])('rejects %s with an InputError', async (_, read, message) => {
+    const error = await read().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toBe(message);
+  });
+});
