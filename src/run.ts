@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { ConfigError, InputError, PayerOnboardError } from './errors.js';
+import { AbortedError, ConfigError, InputError, PayerOnboardError } from './errors.js';
 import { createApiClient, type ApiClient } from './execute/createApiClient.js';
 import { processBankRow, processPayer, type PayerCalls } from './execute/processPayer.js';
 import { Journal } from './journal/Journal.js';
@@ -26,7 +26,7 @@ import { checkBaseUrl } from './pipeline/checkBaseUrl.js';
 import { RequestTimeline } from './report/RequestTimeline.js';
 import { writeReport } from './report/writeReport.js';
 import { startSandbox } from './sandbox/index.js';
-import type { Outcome, PayerResult, Step } from './types.js';
+import { STEPS, type Outcome, type PayerResult, type Step } from './types.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
 export interface RunContext {
@@ -88,7 +88,8 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
-    const scanned = await scan(paths, options, warnings, startedAt, { reading, announce });
+    const scanned = await scan(paths, options, warnings, startedAt, { reading, announce, signal: context.signal });
+    if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
     const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
@@ -136,6 +137,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const calls = client && journal ? withJournal(client, journal) : client;
     const onAbort = () => client?.stop('interrupted');
     context.signal?.addEventListener('abort', onAbort, { once: true });
+    if (context.signal?.aborted) onAbort(); // a signal during pass 1 fires no event now
 
     try {
       const payerResults = scanned.some((job) => job.kind === 'bank-details') ? new Map<string, Promise<PayerResult>>() : undefined;
@@ -159,7 +161,11 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     }
 
     const stopped = client?.stopped();
-    const aborted = stopped ? { reason: stopped.reason, message: stopped.message } : undefined;
+    const aborted = stopped
+      ? { reason: stopped.reason, message: stopped.message }
+      : context.signal?.aborted
+        ? { reason: 'interrupted', message: 'interrupted: the rest of the rows were not checked' }
+        : undefined;
     const endedAt = new Date();
     const summary: Summary = {
       runId,
@@ -235,7 +241,9 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     ctx.progress.add(finished.result.outcome);
     await ctx.results.write(resultRecord(finished));
     if (finished.result.outcome !== 'ok') {
-      await ctx.failed.write({ original: row.record.original, error: formatErrors(finished.result), completedSteps: completedSteps(finished.result) });
+      // What the row already carried stays done: dropping it would make a later run without the journal resend it.
+      const done = mergeSteps(row.result.completedSteps ?? [], completedSteps(finished.result));
+      await ctx.failed.write({ original: row.record.original, error: formatErrors(finished.result), completedSteps: done });
     }
     logRow(ctx.logger, finished);
   });
@@ -243,6 +251,11 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const steps = ctx.options.steps;
 
   for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
+    if (sink.error) {
+      // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
+      ctx.client?.stop('interrupted', `stopped: results cannot be written (${sink.error.message})`);
+      break;
+    }
     const seq = sink.reserve();
     const base = { source, line: row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
     if (!row.result.ok) {
@@ -254,8 +267,9 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       continue;
     }
     if (!ctx.client) {
-      // validate / --dry-run: a valid row is "ok" and nothing is sent.
-      sink.complete(seq, { row, finished: { ...base, result: { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] } } });
+      // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
+      const result: PayerResult = ctx.signal?.aborted ? skippedResult([]) : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
+      sink.complete(seq, { row, finished: { ...base, result } });
       continue;
     }
     if (ctx.client.stopped() || ctx.signal?.aborted) {
@@ -267,10 +281,11 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const valid = row.result;
     let work: Promise<PayerResult>;
     if ('paymentDetail' in valid) {
-      work = processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId));
+      work = processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId), { steps });
     } else {
       work = processPayer(client, valid, { steps });
-      ctx.payerResults?.set(valid.clientUserId, work);
+      // Bank rows need only the payer's outcome and compliance error: keep that, not links, for every payer.
+      ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
     }
     work
       .catch((error: unknown): PayerResult => {
@@ -284,8 +299,28 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
         slotFreed = undefined;
       });
   }
-  while (sink.open > 0) await new Promise<void>((r) => (slotFreed = r));
-  await sink.flush();
+  while (sink.open > 0 && !sink.error) await new Promise<void>((r) => (slotFreed = r));
+  await sink.flush().catch((error: unknown) => {
+    throw new AbortedError(`results cannot be written: ${(error as Error).message}`, { cause: error });
+  });
+}
+
+/** What a bank row needs to know of its payer (processBankRow): the outcome and the compliance step. */
+function slim(result: PayerResult | undefined): PayerResult {
+  if (result === undefined) return { outcome: 'failed', paymentDetailIds: [], steps: { compliance: 'failed' }, errors: ['compliance: internal error'] };
+  const compliance = result.steps.compliance;
+  return {
+    outcome: result.outcome,
+    paymentDetailIds: [],
+    steps: compliance === undefined ? {} : { compliance },
+    errors: result.errors.filter((e) => e.startsWith('compliance:')),
+  };
+}
+
+/** `compliance;payment-details` from two lists of steps, in call order. */
+function mergeSteps(carried: readonly Step[], done: string): string {
+  const all = new Set<string>([...carried, ...done.split(';').filter(Boolean)]);
+  return STEPS.filter((step) => all.has(step)).join(';');
 }
 
 function requestCounts(client: ApiClient | undefined): Summary['requests'] {
@@ -314,7 +349,7 @@ async function scan(
   options: RunOptions,
   warnings: string[],
   today: Date,
-  read: { reading: ReadingOptions; announce: ((text: string) => void) | undefined },
+  read: { reading: ReadingOptions; announce: ((text: string) => void) | undefined; signal?: AbortSignal | undefined },
 ): Promise<Job[]> {
   const jobs: Job[] = [];
   const seen = new Map<string, string>();
@@ -333,7 +368,11 @@ async function scan(
     const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
     if (besides !== undefined) all.push([path, 'bank-details', besides]);
     let rows = 0;
-    for await (const _ of classifyRows(input, kind, { defaultAgreementCompleted: options.completeAgreement, seen, today })) rows++;
+    for await (const _ of classifyRows(input, kind, { defaultAgreementCompleted: options.completeAgreement, seen, today })) {
+      rows++;
+      // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
+      if ((rows & 1023) === 0 && read.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
+    }
     warnings.push(...(input.warnings ?? []));
     // A workbook's bank sheet may be empty, and so may its payer sheet when only bank rows are left to fix.
     if (rows === 0 && bankSheet !== undefined) continue;

@@ -44,7 +44,7 @@ describe('bank accounts apart from payers', () => {
       expect(results[5]!.error).toContain('payment-details: HTTP 404');
       expect(summary.exitCode).toBe(1);
     }
-    expect(h.sandbox.payer('bd-1')!.paymentDetails.map((p) => p.request.accountNumber)).toEqual(expect.arrayContaining(['111', '222']));
+    expect(h.sandbox.payer('bd-1')!.paymentDetails.map((p) => (p.request as { accountNumber: string }).accountNumber)).toEqual(expect.arrayContaining(['111', '222']));
   });
 
   it('a "Bank details" sheet beside the payers is read the same way; a payer\'s failure fails its bank rows; the failed workbook keeps both sheets and runs clean once fixed', async () => {
@@ -79,7 +79,7 @@ describe('bank accounts apart from payers', () => {
       ['failed-book.xlsx[Bank details]', 'bs-2', 'ok'],
       ['failed-book.xlsx[Bank details]', 'bs-2', 'ok'],
     ]);
-    expect(h.sandbox.payer('bs-2')!.paymentDetails.map((p) => p.request.accountNumber).sort()).toEqual(['222', '444']);
+    expect(h.sandbox.payer('bs-2')!.paymentDetails.map((p) => (p.request as { accountNumber: string }).accountNumber).sort()).toEqual(['222', '444']);
   });
 
   it('when only bank rows failed, the failed workbook has the payers header alone and still runs', async () => {

@@ -60,7 +60,7 @@ describe('CSV as Excel saves it', () => {
     const { summary, results } = await h.run({ inputs: [input] });
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'invalid']);
     expect(summary.warnings).toEqual([]);
-    expect(h.sandbox.payer('s-1')!.request.lastName).toBe('Brontë');
+    expect(h.sandbox.payer('s-1')!.request).toMatchObject({ lastName: 'Brontë' });
     const failed = failedText(summary.outputs.failed[0]!).toString('utf8');
     expect(failed.startsWith(`\uFEFF${PAYER_HEADER.replace(/,/g, ';')};error;completedSteps\r\n`)).toBe(true);
     expect(failed).toContain('s-2;nope;');

@@ -63,10 +63,10 @@ describe('inbox: a half-written file', () => {
     const path = inbox.path('incoming', 'slow.csv');
     writeFileSync(path, `${PAYER_HEADER}\n`);
     const watching = runInbox(
-      { dir: inbox.root, watch: true, settle: 0.6, pollMs: 50, run: { baseUrl: h.sandbox.url, rate: 0 } },
+      { dir: inbox.root, watch: true, settle: 1.5, pollMs: 50, run: { baseUrl: h.sandbox.url, rate: 0 } },
       { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, signal: controller.signal },
     );
-    // An upload that writes a row every 150 ms: never quiet for 0.6 s until it is done.
+    // An upload that writes a row every 150 ms: never quiet for 1.5 s until it is done.
     for (let i = 1; i <= 8; i++) {
       await new Promise((r) => setTimeout(r, 150));
       expect(inbox.list('processing')).toEqual([]);

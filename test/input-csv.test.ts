@@ -55,7 +55,7 @@ describe('CSV input', () => {
     const { records } = await readAll(tmp.write('p.csv', 'a,b,c\n1,2\n1,2,3,\n1,2,3,4\n5,6,7\n'));
     expect(records.map((r) => r.problem?.message)).toEqual([
       'has 2 cells but the header has 3: check for a missing or extra delimiter',
-      undefined, // a trailing empty cell is a stray delimiter, harmless
+      'has 4 cells but the header has 3: check for a missing or extra delimiter', // even an empty extra cell shifts columns
       'has 4 cells but the header has 3: check for a missing or extra delimiter',
       undefined,
     ]);

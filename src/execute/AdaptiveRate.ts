@@ -17,7 +17,8 @@ export interface AdaptiveRateOptions {
 export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = { decreaseFactor: 0.7, floor: 1, increaseStep: 1, increaseEveryMs: 2000, maxIncreaseEveryMs: 60_000 };
 
 const BUCKET_MS = 100;
-const BUCKETS = 10;
+/** Ten buckets make the last second, plus the current one that is still filling. */
+const BUCKETS = 11;
 
 /**
  * Drives the limiter's rate from the answers (AIMD, as TCP does): a 429 lowers the rate multiplicatively,
@@ -47,7 +48,7 @@ export class AdaptiveRate {
   /** The rate that got the last 429 (what the decrease started from); Infinity before any. */
   #ceiling = Number.POSITIVE_INFINITY;
   #probeEveryMs: number;
-  /** Requests sent per 100 ms bucket over the last second (a ring indexed by bucket number). */
+  /** Requests sent per 100 ms bucket (a ring indexed by bucket number). */
   readonly #counts = new Array<number>(BUCKETS).fill(0);
   readonly #bucketOf = new Array<number>(BUCKETS).fill(-1);
   #firstSentAt = Number.POSITIVE_INFINITY;
@@ -87,21 +88,19 @@ export class AdaptiveRate {
     this.#counts[i] = (this.#counts[i] ?? 0) + 1;
   }
 
-  /** Requests per second really sent: the last second's count, scaled up when sending began less than a second ago. */
+  /**
+   * Requests per second really sent, counted over the last whole second and the part of the current 100 ms
+   * bucket gone by (or since sending began, when that is less).
+   */
   sentRate(now = this.#clock.now()): number {
-    const spanMs = Math.min(1000, Math.max(BUCKET_MS, now - this.#firstSentAt));
-    return (this.sentLastSecond(now) * 1000) / spanMs;
-  }
-
-  /** Requests sent in the last second (the current bucket and the nine before it). */
-  sentLastSecond(now = this.#clock.now()): number {
     const current = Math.floor(now / BUCKET_MS);
-    let n = 0;
+    let count = 0;
     for (let i = 0; i < BUCKETS; i += 1) {
       const bucket = this.#bucketOf[i] ?? -1;
-      if (bucket > current - BUCKETS && bucket <= current) n += this.#counts[i] ?? 0;
+      if (bucket > current - BUCKETS && bucket <= current) count += this.#counts[i] ?? 0;
     }
-    return n;
+    const from = Math.max((current - BUCKETS + 1) * BUCKET_MS, this.#firstSentAt);
+    return (count * 1000) / Math.max(BUCKET_MS, now - from);
   }
 
   /**
@@ -117,7 +116,7 @@ export class AdaptiveRate {
     const base = measurable ? Math.min(current, Math.max(1, this.sentRate(now))) : current;
     const floor = Math.min(this.#options.floor, this.#cap);
     const next = Math.min(this.#cap, Math.max(floor, base * this.#options.decreaseFactor));
-    const sameLimit = Math.abs(base - this.#ceiling) <= Math.max(this.#options.increaseStep, 0.05 * this.#ceiling);
+    const sameLimit = Number.isFinite(this.#ceiling) && Math.abs(base - this.#ceiling) <= Math.max(this.#options.increaseStep, 0.05 * this.#ceiling);
     this.#probeEveryMs = sameLimit ? Math.min(this.#options.maxIncreaseEveryMs, this.#probeEveryMs * 2) : this.#options.increaseEveryMs;
     this.#ceiling = base;
     this.#limiter.setRate(next);

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, PayerOnboardError } from '../errors.js';
 import type { Summary } from '../output/Summary.js';
 import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
 import { moveInto, type InboxPaths } from './folders.js';
@@ -43,7 +43,7 @@ export async function processFile(paths: InboxPaths, name: string, input: Omit<R
       writeNote(moved, [`${basename(moved)} was not processed: ${error.message}`, '', 'Nothing was sent. Fix the file and drop it into incoming/ again.']);
       return { file: name, folder: 'failed', path: rel(moved), exitCode: 2, reason: error.message, stop: false };
     }
-    if (error instanceof Error && 'exitCode' in error && typeof error.exitCode === 'number') {
+    if (error instanceof PayerOnboardError) {
       // Configuration or a busy state dir: not this file's fault. It waits in processing/ for the next run.
       return { file: name, folder: 'processing', path: rel(at), exitCode: error.exitCode, reason: error.message, stop: true };
     }
@@ -72,5 +72,6 @@ export async function processFile(paths: InboxPaths, name: string, input: Omit<R
 
 /** `failed/<file>.error.txt` beside the file: the person who dropped it reads why without opening a terminal. */
 function writeNote(movedTo: string, lines: string[]): void {
+  // Line 2 is the deliberate blank after the headline; other empty entries are optional lines left out.
   writeFileSync(`${movedTo}.error.txt`, `${lines.filter((l, i) => l !== '' || i === 1).join('\n')}\n`);
 }

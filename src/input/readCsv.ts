@@ -76,9 +76,9 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
 function toRawRecord(record: string[], line: number, header: string[]): RawRecord {
   const cells: Cell[] = header.map((column, i) => ({ column, value: record[i] ?? '' }));
   const raw: RawRecord = { line, cells, original: record };
-  const extra = record.slice(header.length);
-  if (record.length < header.length || extra.some((cell) => cell.trim() !== '')) {
-    // Trailing empty cells (a stray delimiter at the end of a line) are harmless; anything else means shifted columns.
+  if (record.length !== header.length) {
+    // Even one extra empty cell is refused: a stray delimiter inside an unquoted cell (`Smith, John`) shifts every
+    // cell after it and pushes the blank last column out, and the shifted values could still look valid.
     raw.problem = { column: '(row)', message: `has ${record.length} cells but the header has ${header.length}: check for a missing or extra delimiter` };
     return raw;
   }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, chmodSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeSync, chmodSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -38,6 +38,8 @@ export class Journal {
     if (load.lines > 1000 && load.lines >= 2 * load.entries) journal.compact();
     journal.fd = openSync(path, 'a', 0o600);
     chmodSync(path, 0o600);
+    // A crash mid-write leaves a line without its newline: end it, so the next record starts a line of its own.
+    if (load.lines > 0 && !endsWithNewline(path)) writeSync(journal.fd, '\n');
     journal.timer = setInterval(() => journal.sync(), 1000);
     journal.timer.unref();
     return { journal, load };
@@ -64,10 +66,17 @@ export class Journal {
     this.append(Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status });
   }
 
+  /** The first write error, if any: the journal then stops writing, and the run warns that re-runs may resend. */
+  failure: Error | undefined;
+
   /** Flushes to disk now. */
   sync(): void {
     if (this.fd === undefined || !this.dirty) return;
-    fsyncSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      this.failure ??= error as Error;
+    }
     this.dirty = false;
   }
 
@@ -80,9 +89,14 @@ export class Journal {
   }
 
   private append(line: Line): void {
-    if (this.fd === undefined) return;
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
-    this.dirty = true;
+    if (this.fd === undefined || this.failure) return;
+    try {
+      writeSync(this.fd, `${JSON.stringify(line)}\n`);
+      this.dirty = true;
+    } catch (error) {
+      // Never throw into a call that already succeeded: its answer must still reach results.csv.
+      this.failure = error as Error;
+    }
   }
 
   private async read(): Promise<JournalLoad> {
@@ -148,6 +162,19 @@ function parse(text: string): Line | undefined {
   if (line.s !== 'done' || typeof line.c !== 'number') return undefined;
   if (line.a !== undefined && (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))) return undefined;
   return { k: line.k, s: 'done', c: line.c, ...(line.a ? { a: line.a as Record<string, string> } : {}) };
+}
+
+function endsWithNewline(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** For tests and tools: the raw lines of a journal file. */

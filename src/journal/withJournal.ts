@@ -12,14 +12,23 @@ import type { Journal } from './Journal.js';
  * with the same Idempotency-Key, since the key is derived from the same content.
  */
 export function withJournal(calls: PayerCalls, journal: Journal): PayerCalls {
-  async function through<T extends object>(key: string, send: () => Promise<CallResult<T>>, keep: (body: T) => Record<string, string>, alreadyDone?: (r: CallResult<T>) => boolean): Promise<CallResult<T>> {
+  // Two identical calls at once (the same bank account twice in a file) share one request: against an API
+  // that ignores Idempotency-Key, sending both would store the account twice.
+  const inFlight = new Map<string, Promise<CallResult<object>>>();
+
+  function through<T extends object>(key: string, send: () => Promise<CallResult<T>>, keep: (body: T) => Record<string, string>, alreadyDone?: (r: CallResult<T>) => boolean): Promise<CallResult<T>> {
     const prior = journal.get(key);
-    if (prior?.state === 'done') return { ok: true, status: prior.status, body: prior.answer as T, replayed: true };
+    if (prior?.state === 'done') return Promise.resolve({ ok: true, status: prior.status, body: prior.answer as T, replayed: true });
+    const pending = inFlight.get(key) as Promise<CallResult<T>> | undefined;
+    if (pending) return pending.then((r) => (r.ok ? { ...r, replayed: true } : r));
     journal.sent(key);
-    const result = await send();
-    if (result.ok) journal.done(key, result.status, keep(result.body));
-    else if (alreadyDone?.(result)) journal.done(key, result.error.status ?? 0, {});
-    return result;
+    const call = send().then((result) => {
+      if (result.ok) journal.done(key, result.status, keep(result.body));
+      else if (alreadyDone?.(result)) journal.done(key, result.error.status ?? 0, {});
+      return result;
+    }).finally(() => inFlight.delete(key));
+    inFlight.set(key, call as Promise<CallResult<object>>);
+    return call;
   }
 
   return {

@@ -5,23 +5,33 @@ import { finish, openPrivateFile } from './openPrivateFile.js';
 export class CsvFileWriter {
   private readonly stringifier: Stringifier;
   private readonly done: Promise<void>;
+  /** The first error of the file or the stringifier (disk full, file too large): every later write rethrows it. */
+  private error: Error | undefined;
 
   constructor(readonly path: string, header: readonly string[], dialect: { delimiter?: string; eol?: string; bom?: boolean } = {}) {
     const file = openPrivateFile(path);
     this.stringifier = stringify({ delimiter: dialect.delimiter ?? ',', record_delimiter: dialect.eol === '\r\n' ? 'windows' : 'unix', bom: dialect.bom ?? false });
     this.stringifier.pipe(file);
     this.done = new Promise((resolve, reject) => {
+      const fail = (error: Error) => {
+        this.error ??= error;
+        reject(error);
+      };
       file.once('finish', resolve);
-      file.once('error', reject);
-      this.stringifier.once('error', reject);
+      file.once('error', fail);
+      this.stringifier.once('error', fail);
     });
+    this.done.catch(() => {}); // surfaced by write() and close(), not as an unhandled rejection
     this.stringifier.write([...header]);
   }
 
   /** Writes a record; resolves when the stream can take more (so a slow disk slows the run rather than memory). */
   async write(record: readonly string[]): Promise<void> {
+    if (this.error) throw this.error;
     if (!this.stringifier.write([...record])) {
-      await new Promise<void>((resolve) => this.stringifier.once('drain', resolve));
+      // Wait for room, or for the error that means there will never be any.
+      await Promise.race([new Promise<void>((resolve) => this.stringifier.once('drain', resolve)), this.done]);
+      if (this.error) throw this.error;
     }
   }
 

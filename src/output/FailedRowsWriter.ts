@@ -29,6 +29,7 @@ export class FailedRowsWriter {
   readonly path: string;
   private csv: CsvFileWriter | undefined;
   private jsonl: NodeJS.WritableStream | undefined;
+  private jsonlError: Error | undefined;
   private readonly xlsx: XlsxFailedSheet | undefined;
   /** Set when this writer made its own FailedWorkbooks (no run-wide one given) and so must close it. */
   private readonly ownBooks: FailedWorkbooks | undefined;
@@ -50,7 +51,11 @@ export class FailedRowsWriter {
     this.count++;
     if (this.xlsx) return this.xlsx.write(row, this.keep);
     if (this.file.format === 'jsonl') {
-      this.jsonl ??= openPrivateFile(this.path);
+      if (this.jsonl === undefined) {
+        this.jsonl = openPrivateFile(this.path);
+        this.jsonl.on('error', (error: Error) => (this.jsonlError ??= error));
+      }
+      if (this.jsonlError) throw this.jsonlError;
       this.jsonl.write(`${jsonlLine(row)}\n`);
       return;
     }

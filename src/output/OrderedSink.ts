@@ -23,8 +23,16 @@ export class OrderedSink<T> {
       this.waiting.delete(this.nextToEmit);
       this.nextToEmit++;
     }
-    for (const next of ready) this.chain = this.chain.then(() => this.emit(next));
+    for (const next of ready) {
+      this.chain = this.chain.then(() => (this.error ? undefined : this.emit(next))).catch((error: unknown) => {
+        // Keep the first failure (a full disk): the run stops reading and reports it, instead of crashing.
+        this.error ??= error as Error;
+      });
+    }
   }
+
+  /** The first error an emit threw, if any; nothing more is emitted after it. */
+  error: Error | undefined;
 
   /** Items reserved but not yet handed on. */
   get open(): number {
@@ -34,5 +42,6 @@ export class OrderedSink<T> {
   /** Resolves when everything completed so far has been emitted; rejects if emitting failed. */
   async flush(): Promise<void> {
     await this.chain;
+    if (this.error) throw this.error;
   }
 }

@@ -13,7 +13,8 @@ export const ALIASES: Readonly<Record<string, readonly string[]>> = {
   addressLine2: ['Address 2', 'Street 2', 'Apartment', 'Apt/Suite'],
   city: ['Town', 'Town/City', 'City/Town'],
   state: ['Province', 'State/Province', 'Region'],
-  postcode: ['Zip', 'Zip Code', 'ZIP/Postal Code', 'Postal Code', 'Post Code', 'Postcode/ZIP'],
+  // Not `Post Code`: it reads as `postcode` itself, a payer-only name that a bank-details file deliberately does not know.
+  postcode: ['Zip', 'Zip Code', 'ZIP/Postal Code', 'Postal Code', 'Postcode/ZIP'],
   country: ['Country Code'],
   nationality: ['Citizenship'],
   phone: ['Phone Number', 'Mobile', 'Mobile Number', 'Mobile Phone', 'Telephone', 'Tel', 'Cell', 'Cell Phone'],

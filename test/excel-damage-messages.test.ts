@@ -72,8 +72,8 @@ describe('run --date-format', () => {
     const input = h.tmp.write('p.csv', payersCsv(['d-1'], { 'd-1': { dateOfBirth: '12/31/1980' } }));
     const { summary } = await h.run({ inputs: [input], dateFormat: 'mm/dd/yyyy' });
     expect(summary.exitCode).toBe(0);
-    expect(h.sandbox.payer('d-1')!.request.dateOfBirth).toBe('1980-12-31');
-    expect(h.sandbox.payer('d-1')!.paymentDetails[0]!.request.dateOfBirth).toBe('1980-12-31');
+    expect(h.sandbox.payer('d-1')!.request).toMatchObject({ dateOfBirth: '1980-12-31' });
+    expect(h.sandbox.payer('d-1')!.paymentDetails[0]!.request).toMatchObject({ dateOfBirth: '1980-12-31' });
   });
 
   it('refuses a format it cannot read (exit 2)', async () => {

@@ -1,0 +1,100 @@
+// `npm run bench [-- scenario...]`: the performance figures of design.md §9, measured against the sandbox with
+// the product's own bin, printed as a table and written to bench/RESULTS.md. Scenarios run alone keep the
+// other scenarios' last figures in RESULTS.md (each with its own date).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { SCENARIOS, type Figure } from './scenarios.js';
+import { ROOT, SCRATCH } from './spawnCli.js';
+
+interface Stored {
+  figures: Array<Figure & { at: string }>;
+}
+
+const LAST = join(SCRATCH, 'last-results.json');
+const RESULTS = join(ROOT, 'bench', 'RESULTS.md');
+
+async function main(): Promise<number> {
+  const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const unknown = asked.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    return 2;
+  }
+  const names = asked.length > 0 ? asked : Object.keys(SCENARIOS);
+  mkdirSync(SCRATCH, { recursive: true });
+  const fresh: Array<Figure & { at: string }> = [];
+  for (const name of names) {
+    const started = performance.now();
+    process.stderr.write(`bench: ${name} ...\n`);
+    const figures = await SCENARIOS[name]!();
+    const at = new Date().toISOString();
+    fresh.push(...figures.map((f) => ({ ...f, at })));
+    process.stderr.write(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+  const previous: Stored = existsSync(LAST) ? (JSON.parse(readFileSync(LAST, 'utf8')) as Stored) : { figures: [] };
+  const ran = new Set(fresh.map((f) => f.scenario));
+  const merged = [...previous.figures.filter((f) => !ran.has(f.scenario)), ...fresh];
+  const order = ['latency-bound', 'baseline', 'rate-bound', 'rate-limited', 'client-cost', 'memory'];
+  merged.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
+  writeFileSync(LAST, JSON.stringify({ figures: merged }, null, 2));
+
+  process.stdout.write(`${table(fresh)}\n`);
+  writeFileSync(RESULTS, markdown(merged));
+  process.stderr.write(`bench: wrote ${RESULTS}\n`);
+  return fresh.some((f) => f.pass === false) ? 1 : 0;
+}
+
+function format(value: number): string {
+  if (Number.isInteger(value)) return value.toLocaleString('en-US');
+  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function verdict(pass: boolean | undefined): string {
+  return pass === undefined ? 'reported' : pass ? 'pass' : 'FAIL';
+}
+
+function rowsOf(figures: Figure[]): string[][] {
+  return figures.map((f) => [f.scenario, f.name, `${format(f.value)} ${f.unit}`, f.bar, verdict(f.pass), f.note ?? '']);
+}
+
+function table(figures: Figure[]): string {
+  const rows = [['scenario', 'figure', 'value', 'bar', 'result', 'note'], ...rowsOf(figures)];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+function markdown(figures: Array<Figure & { at: string }>): string {
+  const cpu = cpus();
+  const machine = `${cpu[0]?.model.trim() ?? 'unknown cpu'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory`;
+  const lines = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (bench/index.ts); design.md §9 and issue 6 set the bars. Every figure comes from the real',
+    'bin (`node bin/payer-onboard.js run|validate`) in its own process against the sandbox in the benchmark\'s process,',
+    'so the client\'s CPU and memory are its own. rows/s is rows over the run\'s own duration (both passes: checking',
+    'every row, then sending); every payer row has a bank account, so it is 3 requests.',
+    '',
+    `- Machine: ${machine}`,
+    `- Node: ${process.version} (${process.platform} ${process.arch})`,
+    `- Date: ${new Date().toISOString()}`,
+    '',
+    '| scenario | figure | value | bar | result | note | measured |',
+    '|---|---|---|---|---|---|---|',
+    ...figures.map((f) => `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`),
+    '',
+    'Scenarios: `npm run bench -- latency-bound` (with the sequential baseline), `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

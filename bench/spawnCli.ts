@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const SCRATCH = join(ROOT, 'bench', 'scratch');
+const BIN = join(ROOT, 'bin', 'payer-onboard.js');
+const PEAK = fileURLToPath(new URL('./peak.js', import.meta.url));
+
+export interface ProcessFigures {
+  exitCode: number | null;
+  wallMs: number;
+  maxRssMb: number;
+  cpuMs: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real bin (`node bin/payer-onboard.js ...`) as a user would, measuring its own peak RSS and CPU. */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, onSpawn?: (pid: number) => void): Promise<ProcessFigures> {
+  const peakFile = join(SCRATCH, `peak-${process.pid}-${Date.now()}.json`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', PEAK, BIN, ...args], {
+    cwd: SCRATCH,
+    env: { ...process.env, ...env, BENCH_PEAK_FILE: peakFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid !== undefined) onSpawn?.(child.pid);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const wallMs = performance.now() - started;
+  if (!existsSync(peakFile)) throw new Error(`payer-onboard ${args[0]} left no figures (exit ${exitCode}): ${stderr.slice(-2000)}`);
+  const peak = JSON.parse(readFileSync(peakFile, 'utf8')) as { maxRssKb: number; cpuUserMs: number; cpuSystemMs: number };
+  rmSync(peakFile, { force: true });
+  return { exitCode, wallMs, maxRssMb: peak.maxRssKb / 1024, cpuMs: peak.cpuUserMs + peak.cpuSystemMs, stdout, stderr };
+}
+
+/** The summary `run --json` prints. */
+export interface RunSummary {
+  durationMs: number;
+  rows: { total: number; ok: number; invalid: number; failed: number; skipped: number };
+  requests: { total: number; byStatus: Record<string, number>; retries: number };
+  exitCode: number;
+}
+
+export function parseSummary(figures: ProcessFigures): RunSummary {
+  try {
+    return JSON.parse(figures.stdout) as RunSummary;
+  } catch {
+    throw new Error(`no JSON summary on stdout (exit ${figures.exitCode}): ${figures.stderr.slice(-2000)}`);
+  }
+}
