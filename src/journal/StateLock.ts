@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError } from '../errors.js';
@@ -22,13 +22,19 @@ export class StateLock {
     const path = join(stateDir, 'lock');
     const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), runId };
     for (let attempt = 0; attempt < 3; attempt++) {
+      // Written whole to a temporary file, then linked into place (atomic, fails if the lock exists): another
+      // process never sees a lock file without its holder in it.
+      const temp = `${path}.${process.pid}.${Date.now()}`;
+      const fd = openSync(temp, 'wx', 0o600);
+      writeSync(fd, `${JSON.stringify(me)}\n`);
+      closeSync(fd);
       try {
-        const fd = openSync(path, 'wx', 0o600);
-        writeSync(fd, `${JSON.stringify(me)}\n`);
-        closeSync(fd);
+        linkSync(temp, path);
         return new StateLock(path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      } finally {
+        unlinkSync(temp);
       }
       const holder = readHolder(path);
       if (holder !== undefined && !isStale(holder)) {
@@ -37,7 +43,8 @@ export class StateLock {
             `${holder.runId ? ` (run ${holder.runId})` : ''}. Wait for it to finish; if that process is gone, delete ${path}.`,
         );
       }
-      // Stale or unreadable (a crash while writing it): take it over.
+      // Stale (its process is gone) or unreadable: take it over. Two runs taking over the same stale lock at the
+      // same instant could both succeed; that needs two runs started within microseconds of each other.
       try {
         unlinkSync(path);
       } catch {
