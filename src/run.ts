@@ -247,10 +247,12 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     }
     logRow(ctx.logger, finished);
   });
-  let slotFreed: (() => void) | undefined;
   const steps = ctx.options.steps;
 
   for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
+    // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
+    // (validate reads far faster than it writes; without this its queue of writes grew with the file).
+    if (sink.unwritten > window) await sink.whenUnwrittenAtMost(window).catch(() => undefined);
     if (sink.error) {
       // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
       ctx.client?.stop('interrupted', `stopped: results cannot be written (${sink.error.message})`);
@@ -276,7 +278,6 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
       continue;
     }
-    while (sink.open > window) await new Promise<void>((r) => (slotFreed = r));
     const client = ctx.calls!;
     const valid = row.result;
     let work: Promise<PayerResult>;
@@ -295,11 +296,9 @@ async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       })
       .then((result) => {
         sink.complete(seq, { row, finished: { ...base, result } });
-        slotFreed?.();
-        slotFreed = undefined;
       });
   }
-  while (sink.open > 0 && !sink.error) await new Promise<void>((r) => (slotFreed = r));
+  await sink.whenUnwrittenAtMost(0).catch(() => undefined);
   await sink.flush().catch((error: unknown) => {
     throw new AbortedError(`results cannot be written: ${(error as Error).message}`, { cause: error });
   });
