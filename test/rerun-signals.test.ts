@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_KEY, harness, payersCsv, readResults } from './helpers/runHarness.js';
-import { spawnBin, until } from './helpers/spawnBin.js';
+import { spawnBin, until, type Spawned } from './helpers/spawnBin.js';
+
+const stderrOf = (run: Spawned) => run.stderr();
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -72,8 +74,11 @@ describe('interrupted and killed runs', () => {
     const env = { PAYER_API_KEY: API_KEY };
     const run = spawnBin(runArgs('out1'), { cwd: h.tmp.dir, env });
     await until(() => h.sandbox.stats().payersCreated >= 5, 'the run to get going');
+    // The next answers take 3 s, so the drain after the first signal is surely still going at the second.
+    h.sandbox.script([{ route: '*', fault: 'slow', delayMs: 3000, times: 4 }]);
+    await until(() => h.sandbox.stats().scripted >= 1, 'a slow call in flight');
     run.child.kill('SIGINT');
-    await until(() => run.child.exitCode !== null || h.sandbox.stats().requests > 0, 'the first signal');
+    await until(() => run.child.exitCode !== null || /SIGINT: finishing/.test(stderrOf(run)), 'the first signal to be taken');
     run.child.kill('SIGINT');
     const { code, stderr } = await run.done;
     expect(code).toBe(3);

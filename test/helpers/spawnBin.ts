@@ -6,6 +6,8 @@ export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'payer-onboard.j
 
 export interface Spawned {
   child: ChildProcess;
+  /** What it has written to stderr so far. */
+  stderr(): string;
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
@@ -23,7 +25,7 @@ export function spawnBin(args: string[], options: { cwd: string; env?: NodeJS.Pr
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, done };
+  return { child, done, stderr: () => stderr };
 }
 
 /** Polls until `condition` holds (bounded: a test that waits forever is a broken test). */
