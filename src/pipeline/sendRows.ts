@@ -1,0 +1,138 @@
+import type { Logger } from 'pino';
+import { AbortedError } from '../errors.js';
+import type { ApiClient } from '../execute/ApiClient.js';
+import { processBankRow, processPayer, type PayerCalls } from '../execute/processPayer.js';
+import type { RunOptions } from '../options.js';
+import type { CsvFileWriter } from '../output/CsvFileWriter.js';
+import type { FailedRowsWriter } from '../output/FailedRowsWriter.js';
+import { OrderedSink } from '../output/OrderedSink.js';
+import type { Progress } from '../output/Progress.js';
+import { completedSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
+import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
+import { classifyRows, formatIssues, type ClassifiedRow } from './classifyRows.js';
+import type { Job } from './scanInputs.js';
+
+export interface SendContext {
+  options: RunOptions;
+  client: ApiClient | undefined;
+  /** The client seen through the journal (or the client itself when there is none). */
+  calls: PayerCalls | undefined;
+  logger: Logger;
+  results: CsvFileWriter;
+  failed: FailedRowsWriter;
+  progress: Progress;
+  counts: Record<Outcome, number>;
+  payerResults: Map<string, Promise<PayerResult>> | undefined;
+  signal: AbortSignal | undefined;
+  today: Date;
+  seen: Map<string, string>;
+}
+
+/**
+ * Pass 2 for one input: rows start as the reader reaches them, at most `window` at once, and finish into an
+ * ordered sink that writes results and failed rows in input order. The window is the backpressure: while it
+ * is full the reader waits, so neither the queue nor the reorder buffer grows with the file.
+ */
+export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
+  const { input } = job;
+  const source = input.file.name;
+  const window = Math.max(16, ctx.options.concurrency * 4);
+  const sink = new OrderedSink<{ row: ClassifiedRow; finished: FinishedRow }>(async ({ row, finished }) => {
+    ctx.counts[finished.result.outcome]++;
+    ctx.progress.add(finished.result.outcome);
+    await ctx.results.write(resultRecord(finished));
+    if (finished.result.outcome !== 'ok') {
+      // What the row already carried stays done: dropping it would make a later run without the journal resend it.
+      const done = mergeSteps(row.result.completedSteps ?? [], completedSteps(finished.result));
+      await ctx.failed.write({ original: row.record.original, error: formatErrors(finished.result), completedSteps: done });
+    }
+    logRow(ctx.logger, finished);
+  });
+  const steps = ctx.options.steps;
+
+  for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
+    // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
+    // (validate reads far faster than it writes; without this its queue of writes grew with the file).
+    if (sink.unwritten > window) await sink.whenUnwrittenAtMost(window).catch(() => undefined);
+    if (sink.error) {
+      // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
+      ctx.client?.stop('interrupted', `stopped: results cannot be written (${sink.error.message})`);
+      break;
+    }
+    const seq = sink.reserve();
+    const base = { source, line: row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
+    if (!row.result.ok) {
+      const invalid = invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']);
+      // Its bank rows must fail with it, not go out alone and meet a 404 (processBankRow). A repeated id keeps the first.
+      const id = row.result.clientUserId;
+      if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id)) ctx.payerResults?.set(id, Promise.resolve(invalid));
+      sink.complete(seq, { row, finished: { ...base, result: invalid } });
+      continue;
+    }
+    if (!ctx.client) {
+      // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
+      const result: PayerResult = ctx.signal?.aborted ? skippedResult([]) : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
+      sink.complete(seq, { row, finished: { ...base, result } });
+      continue;
+    }
+    if (ctx.client.stopped() || ctx.signal?.aborted) {
+      sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
+      continue;
+    }
+    const client = ctx.calls!;
+    const valid = row.result;
+    let work: Promise<PayerResult>;
+    if ('paymentDetail' in valid) {
+      work = processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId), { steps });
+    } else {
+      work = processPayer(client, valid, { steps });
+      // Bank rows need only the payer's outcome and compliance error: keep that, not links, for every payer.
+      ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
+    }
+    work
+      .catch((error: unknown): PayerResult => {
+        // processPayer turns every call failure into data; anything here is a bug, and still only this row's.
+        ctx.logger.error({ row: `${source}:${row.record.line}`, err: { message: (error as Error).message } }, 'row failed unexpectedly');
+        return { outcome: 'failed', paymentDetailIds: [], steps: {}, errors: [`internal error: ${(error as Error).message}`] };
+      })
+      .then((result) => {
+        sink.complete(seq, { row, finished: { ...base, result } });
+      });
+  }
+  await sink.whenUnwrittenAtMost(0).catch(() => undefined);
+  await sink.flush().catch((error: unknown) => {
+    throw new AbortedError(`results cannot be written: ${(error as Error).message}`, { cause: error });
+  });
+}
+
+/** What a bank row needs to know of its payer (processBankRow): the outcome and the compliance step. */
+function slim(result: PayerResult | undefined): PayerResult {
+  if (result === undefined) return { outcome: 'failed', paymentDetailIds: [], steps: { compliance: 'failed' }, errors: ['compliance: internal error'] };
+  const compliance = result.steps.compliance;
+  return {
+    outcome: result.outcome,
+    paymentDetailIds: [],
+    steps: compliance === undefined ? {} : { compliance },
+    errors: result.errors.filter((e) => e.startsWith('compliance:')),
+  };
+}
+
+/** `compliance;payment-details` from two lists of steps, in call order. */
+function mergeSteps(carried: readonly Step[], done: string): string {
+  const all = new Set<string>([...carried, ...done.split(';').filter(Boolean)]);
+  return STEPS.filter((step) => all.has(step)).join(';');
+}
+
+function invalidResult(errors: string[]): PayerResult {
+  return { outcome: 'invalid', paymentDetailIds: [], steps: {}, errors };
+}
+
+function skippedResult(steps: Step[]): PayerResult {
+  return { outcome: 'skipped', paymentDetailIds: [], steps: Object.fromEntries(steps.map((s) => [s, 'skipped'])), errors: ['not attempted: the run was stopped'] };
+}
+
+function logRow(logger: Logger, row: FinishedRow): void {
+  const fields = { row: `${row.source}:${row.line}`, clientUserId: row.clientUserId, outcome: row.result.outcome, steps: row.result.steps };
+  if (row.result.outcome === 'ok') logger.debug(fields, 'row done');
+  else logger.info({ ...fields, error: formatErrors(row.result) }, 'row not ok');
+}
