@@ -18,6 +18,7 @@ import { FailedWorkbooks } from './output/XlsxFailedWriter.js';
 import { Progress } from './output/Progress.js';
 import { RESULT_COLUMNS } from './output/resultRecord.js';
 import { exitCodeFor, formatSummary, type Summary } from './output/Summary.js';
+import { DuplicateIds } from './pipeline/DuplicateIds.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
 import { scanInputs } from './pipeline/scanInputs.js';
 import { sendRows } from './pipeline/sendRows.js';
@@ -80,7 +81,9 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
-    const scanned = await scanInputs(paths, options, warnings, startedAt, { reading, announce, signal: context.signal });
+    const duplicates = new DuplicateIds();
+    const scanned = await scanInputs(paths, options, warnings, startedAt, { reading, announce, signal: context.signal }, duplicates);
+    duplicates.freeze(); // pass 2 needs only the repeats pass 1 found, not every id
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
@@ -135,13 +138,11 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       const payerResults = scanned.some((job) => job.kind === 'bank-details') ? new Map<string, Promise<PayerResult>>() : undefined;
       // One failed workbook per .xlsx input, holding a sheet for each of its sheets read (payers, Bank details).
       const failedBooks = new FailedWorkbooks();
-      // The duplicate-id map is rebuilt in pass 2 so both passes judge each row the same way.
-      const seen = new Map<string, string>();
       // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
       for (const job of scanned) {
         const reopened = await openInput(job.input.file, reading);
         const failed = new FailedRowsWriter(outDir, reopened.file, reopened.header, reopened.dialect, failedBooks);
-        await sendRows({ ...job, input: reopened }, { options, client, calls, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen });
+        await sendRows({ ...job, input: reopened }, { options, client, calls, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen: duplicates });
         await failed.close();
         if (failed.written && !outputs.failed.includes(failed.path)) outputs.failed.push(failed.path);
       }

@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import type { DuplicateIds } from './DuplicateIds.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
 import { fieldForColumn } from '../rows/fieldForColumn.js';
 import { mapHeader } from '../rows/mapHeader.js';
@@ -14,8 +15,6 @@ export interface ClassifiedRow {
   result: PayerRowResult | BankRowResult;
 }
 
-/** Where each clientUserId of the run was first seen, to name it when a later payer row repeats it. */
-export type SeenIds = Map<string, string>;
 
 /**
  * Checks a CSV header before any row: a required column missing entirely rejects the file (exit 2), naming
@@ -47,7 +46,7 @@ function describeDuplicate(d: unknown): string {
 export async function* classifyRows(
   input: OpenedInput,
   kind: RowKind,
-  options: { defaultAgreementCompleted: boolean; seen: SeenIds; today: Date },
+  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date },
 ): AsyncGenerator<ClassifiedRow> {
   for await (const record of input.records) {
     yield { record, kind, result: classify(record, kind, input, options) };
@@ -58,7 +57,7 @@ function classify(
   record: RawRecord,
   kind: RowKind,
   input: OpenedInput,
-  options: { defaultAgreementCompleted: boolean; seen: SeenIds; today: Date },
+  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date },
 ): PayerRowResult | BankRowResult {
   const source = input.file.name;
   const { columns, dateFormat } = input.reading ?? {};
@@ -67,11 +66,8 @@ function classify(
   const result = validatePayerRow(record.cells, { defaultAgreementCompleted: options.defaultAgreementCompleted, today: options.today, columns, dateFormat });
   const id = result.clientUserId;
   if (id === undefined) return result;
-  const earlier = options.seen.get(id);
-  if (earlier === undefined) {
-    options.seen.set(id, `${source}:${record.line}`);
-    return result;
-  }
+  const earlier = options.seen.check(id, source, record.line);
+  if (earlier === undefined) return result;
   const column = record.cells.find((c) => fieldForColumn(c.column, 'payers', columns) === 'clientUserId')?.column ?? 'clientUserId';
   const where = earlier.startsWith(`${source}:`) ? `line ${earlier.slice(source.length + 1)}` : earlier;
   const issue: RowIssue = { column, message: `"${id}" appears again: the same payer is already on ${where}` };

@@ -3,6 +3,7 @@ import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
 import { openInput } from '../input/openInput.js';
 import { bankSheetOf } from '../input/spreadsheetInputs.js';
 import type { RunOptions } from '../options.js';
+import type { DuplicateIds } from './DuplicateIds.js';
 import { checkHeader, classifyRows, describeMapping, type RowKind } from './classifyRows.js';
 
 /** One input to send: what it is, opened in pass 1, and how many rows it holds. */
@@ -19,9 +20,9 @@ export async function scanInputs(
   warnings: string[],
   today: Date,
   read: { reading: ReadingOptions; announce: ((text: string) => void) | undefined; signal?: AbortSignal | undefined },
+  seen: DuplicateIds,
 ): Promise<Job[]> {
   const jobs: Job[] = [];
-  const seen = new Map<string, string>();
   // The third item is an xlsx sheet found beside the payers (`Bank details`), read after every payer input.
   const all: Array<[string, RowKind, string?]> = [...paths.inputs.map((p): [string, RowKind] => [p, 'payers'])];
   if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);

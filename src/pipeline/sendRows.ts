@@ -10,6 +10,7 @@ import type { Progress } from '../output/Progress.js';
 import { completedSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
 import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
 import { classifyRows, formatIssues, type ClassifiedRow } from './classifyRows.js';
+import type { DuplicateIds } from './DuplicateIds.js';
 import type { Job } from './scanInputs.js';
 
 export interface SendContext {
@@ -25,7 +26,7 @@ export interface SendContext {
   payerResults: Map<string, Promise<PayerResult>> | undefined;
   signal: AbortSignal | undefined;
   today: Date;
-  seen: Map<string, string>;
+  seen: DuplicateIds;
 }
 
 /**
