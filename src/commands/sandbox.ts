@@ -50,7 +50,7 @@ export function sandboxOptionsFromArgv(argv: Record<string, unknown>): SandboxOp
 
 export const sandboxCommand: CliCommand = {
   command: 'sandbox',
-  describe: 'Serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
+  describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
   builder: (yargs: Argv) => {
     let y = yargs;
     for (const [flag, { option }] of Object.entries(FLAGS)) y = y.option(flag, option);
