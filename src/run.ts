@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { AbortedError, PayerOnboardError } from './errors.js';
+import { AbortedError } from './errors.js';
 import { createApiClient, type ApiClient } from './execute/createApiClient.js';
 import { Journal } from './journal/Journal.js';
 import { StateLock } from './journal/StateLock.js';
@@ -215,4 +215,3 @@ export function makeRunId(at: Date): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-export { PayerOnboardError };

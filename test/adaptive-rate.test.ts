@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdaptiveRate } from '../src/execute/AdaptiveRate.js';
-import { idempotencyKey } from '../src/execute/idempotencyKey.js';
 import { RateLimiter } from '../src/execute/RateLimiter.js';
-import { complianceBody, testClient } from './helpers/executeFixtures.js';
+import { comply, testClient } from './helpers/executeFixtures.js';
 import { FakeClock, maxInWindow } from './helpers/fakeClock.js';
 import { complianceAnswer, nestError, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
 
@@ -179,10 +178,6 @@ describe('api client: adaptive rate on 429 without Retry-After', () => {
     server = undefined;
   });
 
-  function comply(client: ReturnType<typeof testClient>, i: number) {
-    const body = complianceBody(`payer-${i}`);
-    return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
-  }
 
   it('lowers its own rate on a 429 and never sets it above --rate', async () => {
     server = await startScriptedServer(sequence({ status: 200, body: complianceAnswer() }, { status: 429, body: nestError(429, 'Too Many Requests') }, { status: 200, body: complianceAnswer() }));

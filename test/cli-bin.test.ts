@@ -1,28 +1,12 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { API_KEY, harness, payersCsv } from './helpers/runHarness.js';
+import { spawnBin } from './helpers/spawnBin.js';
 
 // These spawn the real bin as a user would (after `npm run build`, which `npm test` does first).
-const BIN = join(import.meta.dirname, '..', 'bin', 'payer-onboard.js');
-
-function bin(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const bin = (args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) => spawnBin(args, options).done;
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {

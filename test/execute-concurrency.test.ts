@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { idempotencyKey } from '../src/execute/idempotencyKey.js';
-import { complianceBody, testClient } from './helpers/executeFixtures.js';
+import { comply, testClient } from './helpers/executeFixtures.js';
 import { maxInWindow } from './helpers/fakeClock.js';
 import { complianceAnswer, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
 
@@ -10,10 +9,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-function comply(client: ReturnType<typeof testClient>, i: number) {
-  const body = complianceBody(`payer-${i}`);
-  return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
-}
 
 describe('api client: concurrency, rate and backpressure', () => {
   it('never has more than `concurrency` requests in flight, retries included', async () => {

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { idempotencyKey } from '../src/execute/idempotencyKey.js';
-import { complianceBody, testClient } from './helpers/executeFixtures.js';
+import { comply, testClient } from './helpers/executeFixtures.js';
 import { complianceAnswer, nestError, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
 
 let server: ScriptedServer | undefined;
@@ -9,10 +8,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-function comply(client: ReturnType<typeof testClient>, i: number) {
-  const body = complianceBody(`payer-${i}`);
-  return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
-}
 
 describe('api client: stopping', () => {
   it.each([401, 403])('%i stops every later and queued call without sending it', async (status) => {

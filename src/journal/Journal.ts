@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeSync, chmodSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync, chmodSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -175,9 +175,4 @@ function endsWithNewline(path: string): boolean {
   } finally {
     closeSync(fd);
   }
-}
-
-/** For tests and tools: the raw lines of a journal file. */
-export function readJournalLines(path: string): string[] {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean);
 }

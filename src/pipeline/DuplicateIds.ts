@@ -12,8 +12,7 @@ export class DuplicateIds {
 
   /** Where the same id was seen first, as "source:line", or undefined when this row is the first. */
   check(id: string, source: string, line: number): string | undefined {
-    const here = `${source}:${line}`;
-    if (this.firstSeen === undefined) return this.repeats.get(here);
+    if (this.firstSeen === undefined) return this.repeats.size === 0 ? undefined : this.repeats.get(`${source}:${line}`);
     let index = this.sources.indexOf(source);
     if (index < 0) index = this.sources.push(source) - 1;
     const first = this.firstSeen.get(id);
@@ -22,6 +21,7 @@ export class DuplicateIds {
       return undefined;
     }
     const earlier = `${this.sources[Math.floor(first / 2 ** 32)]}:${first % 2 ** 32}`;
+    const here = `${source}:${line}`;
     if (earlier === here) return undefined; // the same row read again
     this.repeats.set(here, earlier);
     return earlier;

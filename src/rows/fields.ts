@@ -1,64 +1,23 @@
 // The field catalog: every column an input file may have, by the name the docs use (design.md §3).
-// Header matching, validation and the `template` command all read from here, so a new field is added once.
+// Header matching, validation and the `template` command all read from here, so a new field is added once
+// (the request fields themselves come from the spec's schemas in src/schema/).
 
-/** Compliance request fields (POST /v1/payer), in api-spec.md's order. */
-export const PAYER_FIELDS = [
-  'clientUserId',
-  'email',
-  'firstName',
-  'lastName',
-  'beneficiaryType',
-  'dateOfBirth',
-  'addressLine1',
-  'city',
-  'state',
-  'postcode',
-  'country',
-  'nationality',
-  'phone',
-  'ssn',
-  'companyName',
-  'addressLine2',
-  'sourceOfFunds',
-  'businessActivity',
-] as const;
-export type PayerField = (typeof PAYER_FIELDS)[number];
+import { complianceRequest, paymentDetailRequest } from '../schema/index.js';
 
-/** The first fourteen are required by the spec; the rest are optional. */
-export const REQUIRED_PAYER_FIELDS: readonly PayerField[] = PAYER_FIELDS.slice(0, 14);
+/** Compliance request fields (POST /v1/payer), in api-spec.md's order: read off the spec's schema, not restated. */
+export const PAYER_FIELDS = Object.keys(complianceRequest.shape) as PayerField[];
+export type PayerField = keyof typeof complianceRequest.shape;
+
+/** The fields the spec requires (the schema's non-optional ones). */
+export const REQUIRED_PAYER_FIELDS: readonly PayerField[] = PAYER_FIELDS.filter((f) => !complianceRequest.shape[f].safeParse(undefined).success);
 
 /** Payment detail request fields (POST /v2/payer/{clientUserId}/payment-details), in api-spec.md's order. */
-export const PAYMENT_DETAIL_FIELDS = [
-  'bankName',
-  'accountName',
-  'beneficiaryType',
-  'currency',
-  'addressLine1',
-  'city',
-  'country',
-  'dateOfBirth',
-  'postalCode',
-  'accountNumber',
-  'routingNumber',
-  'addressLine2',
-  'state',
-  'rails',
-  'sortCode',
-  'iban',
-  'swiftBic',
-  'documentNumber',
-  'documentType',
-  'accountType',
-  'ribNumber',
-  'bsbNumber',
-  'ncc',
-  'branchCode',
-  'bankCode',
-  'ifsc',
-] as const;
-export type PaymentDetailField = (typeof PAYMENT_DETAIL_FIELDS)[number];
+export const PAYMENT_DETAIL_FIELDS = Object.keys(paymentDetailRequest.shape) as PaymentDetailField[];
+export type PaymentDetailField = keyof typeof paymentDetailRequest.shape;
 
-export const REQUIRED_PAYMENT_DETAIL_FIELDS: readonly PaymentDetailField[] = PAYMENT_DETAIL_FIELDS.slice(0, 9);
+export const REQUIRED_PAYMENT_DETAIL_FIELDS: readonly PaymentDetailField[] = PAYMENT_DETAIL_FIELDS.filter(
+  (f) => !paymentDetailRequest.shape[f].safeParse(undefined).success,
+);
 
 /** Fields only a bank account has (design.md §3). Any of them filled on a payer row means "this row has a bank account". */
 export const BANK_ONLY_FIELDS = [

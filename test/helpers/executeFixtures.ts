@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { createApiClient } from '../../src/execute/createApiClient.js';
+import { idempotencyKey } from '../../src/execute/idempotencyKey.js';
 import type { ApiClient, ApiClientOptions } from '../../src/execute/ApiClient.js';
 import type { ComplianceRequest, PaymentDetailRequest } from '../../src/schema/index.js';
 import type { ValidPayerRow } from '../../src/types.js';
@@ -79,4 +80,10 @@ export function captureLogger(level = 'trace'): { logger: Logger; text: () => st
     },
   });
   return { logger: pino({ level }, sink), text: () => chunks.join('') };
+}
+
+/** Sends create-compliance for `payer-<i>` with its Idempotency-Key, as processPayer would. */
+export function comply(client: ApiClient, i: number) {
+  const body = complianceBody(`payer-${i}`);
+  return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
 }
