@@ -58,7 +58,11 @@ function sendPhaseSeconds(sandbox: SandboxHandle): number {
   return ((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)) / 1000;
 }
 
-/** (1) + (6): latency-bound at concurrency 4, 16, 64, and the one-at-a-time baseline beside it. */
+/**
+ * (1) + (6): latency-bound at concurrency 4, 16, 64, and the one-at-a-time baseline beside it.
+ * `--concurrency c` is c payers in flight, each taking two round trips (compliance, then payment details and
+ * agreement together), so the ideal is c / (2 x 0.05) rows/s and the bar 85% of it.
+ */
 export async function latencyBound(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const file = await input(2000, 'latency');
@@ -68,11 +72,20 @@ export async function latencyBound(): Promise<Figure[]> {
     sandbox.reset();
     const { summary } = await runAgainst(sandbox, baselineFile, { rate: 0, concurrency: 1 });
     baseline = rowsPerSecond(summary);
-    const bar = (0.85 * 1) / (2 * 0.05);
-    figures.push({ scenario: 'baseline', name: 'concurrency 1 (sequential), 200 rows: rows/s', value: baseline, unit: 'rows/s', bar: `>= ${bar.toFixed(1)}`, pass: baseline >= bar && allOk(summary) });
+    // Reported, as the ratio the rows below are read against. One payer at a time still sends its payment
+    // details and agreement together; a runner sending one request at a time would need 3 round trips a row.
+    figures.push({
+      scenario: 'baseline',
+      name: 'concurrency 1 (one payer at a time), 200 rows: rows/s',
+      value: baseline,
+      unit: 'rows/s',
+      bar: '',
+      pass: allOk(summary) ? undefined : false,
+      note: `ideal 1 / (2 x 0.05) = 10; one request at a time would be at most 1 / (3 x 0.05) = ${(1 / 0.15).toFixed(2)}`,
+    });
     for (const c of [4, 16, 64]) {
       sandbox.reset();
-      const { summary: s } = await runAgainst(sandbox, file, { rate: 0, concurrency: c });
+      const { summary: s, figures: f } = await runAgainst(sandbox, file, { rate: 0, concurrency: c });
       const value = rowsPerSecond(s);
       const min = (0.85 * c) / (2 * 0.05);
       figures.push({
@@ -82,7 +95,7 @@ export async function latencyBound(): Promise<Figure[]> {
         unit: 'rows/s',
         bar: `>= ${min.toFixed(0)}`,
         pass: value >= min && allOk(s),
-        note: `${(value / baseline).toFixed(1)}x sequential; send phase ${(s.rows.total / sendPhaseSeconds(sandbox)).toFixed(0)} rows/s; max in flight ${sandbox.stats().maxInFlight}`,
+        note: `${(value / baseline).toFixed(1)}x the baseline; send phase ${(s.rows.total / sendPhaseSeconds(sandbox)).toFixed(0)} rows/s; most requests in flight ${sandbox.stats().maxInFlight}; client CPU ${(f.cpuMs / s.rows.total).toFixed(2)} ms/row`,
       });
     }
   });

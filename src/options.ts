@@ -16,7 +16,7 @@ export const RUN_OPTIONS = {
   map: { flag: 'map', type: 'string', describe: 'JSON file naming your columns\' fields: {"Their column": "fieldName"}' },
   dateFormat: { flag: 'date-format', type: 'string', describe: 'how to read dates not written YYYY-MM-DD, e.g. MM/DD/YYYY or DD/MM/YYYY; they are converted' },
   out: { flag: 'out', type: 'string', describe: 'output folder [default: ./payer-onboard-results/<run id>/]' },
-  concurrency: { flag: 'concurrency', type: 'number', default: 8, env: 'PAYER_ONBOARD_CONCURRENCY', describe: 'requests in flight at once' },
+  concurrency: { flag: 'concurrency', type: 'number', default: 8, env: 'PAYER_ONBOARD_CONCURRENCY', describe: 'payers in flight at once; each sends its payment details and agreement together, so up to 2 x N requests' },
   rate: { flag: 'rate', type: 'number', default: 5, env: 'PAYER_ONBOARD_RATE', describe: 'requests per second at most, all calls together; 0 = no cap' },
   retries: { flag: 'retries', type: 'number', default: 5, describe: 'retries per call for retryable failures' },
   timeout: { flag: 'timeout', type: 'number', default: 30, describe: 'seconds per attempt' },

@@ -117,7 +117,9 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
             apiKey: connection!.apiKey,
             timeoutMs: options.timeout * 1000,
             retries: options.retries,
-            concurrency: options.concurrency,
+            // --concurrency counts payers (design.md §9: two round trips per row, payment details and agreement
+            // together); sendRows holds that many rows open, so twice as many requests can be in flight.
+            concurrency: requestsInFlight(options.concurrency),
             rate: options.rate,
             maxConsecutiveFailures: options.maxConsecutiveFailures,
             logger,
@@ -215,3 +217,7 @@ export function makeRunId(at: Date): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
+/** Requests in flight for `concurrency` payers: each has at most its payment details and agreement out together. */
+export function requestsInFlight(concurrency: number): number {
+  return 2 * concurrency;
+}

@@ -123,6 +123,7 @@ export class RateLimiter {
     this.#starts = this.#starts.filter((r) => r.at > now - this.#windowMs);
     this.#starts.push(record);
     return {
+      counted: true,
       sentAt: (epochMs) => {
         if (epochMs <= record.at) return;
         record.at = epochMs;
@@ -139,11 +140,13 @@ interface StartRecord {
 
 /** What `acquire` hands out. */
 export interface LimiterSlot {
+  /** False with no cap: nothing is recorded, so the caller need not report `sentAt`. */
+  readonly counted: boolean;
   /** The request left at `epochMs` (later than the grant): count it from then. */
   sentAt(epochMs: number): void;
 }
 
-const NO_SLOT: LimiterSlot = { sentAt: () => undefined };
+const NO_SLOT: LimiterSlot = { counted: false, sentAt: () => undefined };
 
 function windowLimit(rate: number): number {
   return Math.max(1, Math.floor(rate));

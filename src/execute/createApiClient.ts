@@ -1,4 +1,5 @@
 import got, { type Method } from 'got';
+import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit from 'p-limit';
 import { ConfigError } from '../errors.js';
@@ -78,6 +79,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   let stopInfo: StopInfo | undefined;
   const stopping = new AbortController();
+  // Every call waiting out a backoff listens on it; after a 429 that is every call in flight, not a leak.
+  setMaxListeners(0, stopping.signal);
   let pendingCount = 0;
   let consecutiveFailures = 0;
   const belowWaiters: Array<{ n: number; resolve: () => void }> = [];
@@ -156,9 +159,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     try {
       const request = http(spec.path, { method: spec.method, json: spec.body, headers: spec.headers });
       // The body is on the socket: from here the server can see it (a cold connection may take a while).
-      request.on('uploadProgress', (progress) => {
-        if (progress.percent === 1) slot.sentAt(clock.now());
-      });
+      // Uncapped, nothing is counted, and at thousands of requests a second the listener is not free.
+      if (slot.counted) {
+        request.on('uploadProgress', (progress) => {
+          if (progress.percent === 1) slot.sentAt(clock.now());
+        });
+      }
       const response = await request;
       end = { kind: 'response', status: response.statusCode, body: response.body as unknown, headers: response.headers };
     } catch (error) {

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { AbortedError } from '../errors.js';
 import type { ApiClient } from '../execute/ApiClient.js';
@@ -33,6 +34,8 @@ export interface SendContext {
  * Pass 2 for one input: rows start as the reader reaches them, at most `window` at once, and finish into an
  * ordered sink that writes results and failed rows in input order. The window is the backpressure: while it
  * is full the reader waits, so neither the queue nor the reorder buffer grows with the file.
+ * `--concurrency` rows call the API at once (the client caps requests at twice that); the rest of the window
+ * waits its turn already read and checked, so a finished row is replaced without waiting on the reader.
  */
 export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const { input } = job;
@@ -50,6 +53,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     logRow(ctx.logger, finished);
   });
   const steps = ctx.options.steps;
+  const rowSlots = pLimit(ctx.options.concurrency);
 
   for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
     // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
@@ -84,9 +88,9 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const valid = row.result;
     let work: Promise<PayerResult>;
     if ('paymentDetail' in valid) {
-      work = processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId), { steps });
+      work = rowSlots(() => processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId), { steps }));
     } else {
-      work = processPayer(client, valid, { steps });
+      work = rowSlots(() => processPayer(client, valid, { steps }));
       // Bank rows need only the payer's outcome and compliance error: keep that, not links, for every payer.
       ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
     }

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,6 +72,8 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
   );
   // Aborted by close(): ends latency and slow-answer waits so closing never hangs on them.
   const closing = new AbortController();
+  // Every request waiting out its latency listens on it: a hundred at once is normal, not a leak.
+  setMaxListeners(0, closing.signal);
   const sockets = new Set<Socket>();
   const expectedKey = digest(options.apiKey);
 

@@ -1,0 +1,27 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestsInFlight } from '../src/run.js';
+import { harness, payersCsv } from './helpers/runHarness.js';
+
+let h: Awaited<ReturnType<typeof harness>>;
+beforeEach(async () => {
+  // Latency keeps calls open long enough for the sandbox to see how many overlap.
+  h = await harness({ latencyMs: 40 });
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe('run: --concurrency counts payers in flight', () => {
+  it('keeps N payers open, each with its payment details and agreement out together: more than N requests, never more than 2N', async () => {
+    const ids = Array.from({ length: 18 }, (_, i) => `c-${i + 1}`);
+    const input = h.tmp.write('payers.csv', payersCsv(ids));
+    const { summary } = await h.run({ inputs: [input], concurrency: 3, rate: 0 });
+
+    expect(summary.rows.ok).toBe(18);
+    expect(summary.requests.total).toBe(54);
+    const { maxInFlight } = h.sandbox.stats();
+    expect(maxInFlight).toBeLessThanOrEqual(requestsInFlight(3));
+    // Had --concurrency counted requests, 3 would be the most ever seen.
+    expect(maxInFlight).toBeGreaterThan(3);
+  });
+});
