@@ -85,6 +85,12 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     '',
     'Scenarios: `npm run bench -- latency-bound` (with the sequential baseline), `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
     '',
+    'Reading the latency-bound rows: `--concurrency c` is c payers in flight, each taking two round trips (compliance,',
+    'then its payment details and agreement together), so the ideal is c / (2 x 0.05) rows/s and the bar 85% of it.',
+    'That holds while the client has CPU to spare: one core allows at most 1000 / (client CPU ms per row) rows/s, and',
+    'the sandbox answering every request shares the same machine. client-cost shows how much of a row\'s CPU is the',
+    'HTTP layer (3 requests a row) and how much of that is got itself rather than Node\'s http.',
+    '',
   ];
   return lines.join('\n');
 }

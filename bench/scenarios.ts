@@ -1,9 +1,11 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../src/sandbox/index.js';
 import { writePayersCsv } from './generate.js';
-import { parseSummary, runCli, SCRATCH, type RunSummary } from './spawnCli.js';
+import { HTTP_FLOOR, parseSummary, runCli, runNode, SCRATCH, type RunSummary } from './spawnCli.js';
 
 export interface Figure {
   scenario: string;
@@ -145,17 +147,54 @@ export async function rateLimited(): Promise<Figure[]> {
   });
 }
 
-/** (4): what the client itself costs: zero latency, no cap, concurrency 32, 20,000 rows. */
+/** (4): what the client itself costs: zero latency, no cap, concurrency 32, 20,000 rows; and the HTTP layer's share. */
 export async function clientCost(): Promise<Figure[]> {
   const rows = 20_000;
   const file = await input(rows, 'cost');
-  return withSandbox({}, async (sandbox) => {
+  const run = await withSandbox({}, async (sandbox) => {
     const { summary, figures } = await runAgainst(sandbox, file, { rate: 0, concurrency: 32 });
+    const perRow = figures.cpuMs / rows;
     return [
       { scenario: 'client-cost', name: 'zero latency, concurrency 32, 20,000 rows: rows/s', value: rowsPerSecond(summary), unit: 'rows/s', bar: '', pass: allOk(summary) ? undefined : false },
-      { scenario: 'client-cost', name: 'client CPU per row (user + system, client process only)', value: figures.cpuMs / rows, unit: 'ms/row', bar: '', pass: undefined, note: `${(figures.cpuMs / 1000).toFixed(1)} s CPU in ${(figures.wallMs / 1000).toFixed(1)} s wall; peak RSS ${figures.maxRssMb.toFixed(0)} MB` },
+      {
+        scenario: 'client-cost',
+        name: 'client CPU per row (user + system, client process only)',
+        value: perRow,
+        unit: 'ms/row',
+        bar: '',
+        pass: undefined,
+        note: `${(figures.cpuMs / 1000).toFixed(1)} s CPU in ${(figures.wallMs / 1000).toFixed(1)} s wall; one core allows at most ${(1000 / perRow).toFixed(0)} rows/s; peak RSS ${figures.maxRssMb.toFixed(0)} MB`,
+      },
     ];
   });
+  return [...run, ...(await httpFloor())];
+}
+
+/** The CPU of one request in the HTTP layer alone (bench/httpFloor.ts in its own process), got beside Node's http. */
+async function httpFloor(): Promise<Figure[]> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}'));
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const measure = async (mode: 'got' | 'http') => {
+      const figures = await runNode(HTTP_FLOOR, [url, mode, '6000']);
+      return JSON.parse(figures.stdout) as { cpuUsPerRequest: number; perSecond: number };
+    };
+    const viaGot = await measure('got');
+    const viaHttp = await measure('http');
+    const note = (m: { perSecond: number }) => `6,000 PATCHes, 64 in flight, to a bare loopback server answering at once: ${m.perSecond.toFixed(0)} requests/s`;
+    return [
+      { scenario: 'client-cost', name: 'got alone: CPU per request', value: viaGot.cpuUsPerRequest / 1000, unit: 'ms/request', bar: '', pass: undefined, note: note(viaGot) },
+      { scenario: 'client-cost', name: "Node's http.request alone: CPU per request", value: viaHttp.cpuUsPerRequest / 1000, unit: 'ms/request', bar: '', pass: undefined, note: note(viaHttp) },
+    ];
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
 
 /** (5): memory: validate 1,000,000 rows; run 100,000 rows; a row held back by a slow call. */

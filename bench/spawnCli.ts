@@ -17,11 +17,18 @@ export interface ProcessFigures {
   stderr: string;
 }
 
+export const HTTP_FLOOR = fileURLToPath(new URL('./httpFloor.js', import.meta.url));
+
 /** Runs the real bin (`node bin/payer-onboard.js ...`) as a user would, measuring its own peak RSS and CPU. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, onSpawn?: (pid: number) => void): Promise<ProcessFigures> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, onSpawn?: (pid: number) => void): Promise<ProcessFigures> {
+  return runNode(BIN, args, env, onSpawn);
+}
+
+/** Runs `node script ...args` in its own process, measuring its own peak RSS and CPU. */
+export async function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}, onSpawn?: (pid: number) => void): Promise<ProcessFigures> {
   const peakFile = join(SCRATCH, `peak-${process.pid}-${Date.now()}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', PEAK, BIN, ...args], {
+  const child = spawn(process.execPath, ['--import', PEAK, script, ...args], {
     cwd: SCRATCH,
     env: { ...process.env, ...env, BENCH_PEAK_FILE: peakFile },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,7 +40,7 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, onSpaw
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const wallMs = performance.now() - started;
-  if (!existsSync(peakFile)) throw new Error(`payer-onboard ${args[0]} left no figures (exit ${exitCode}): ${stderr.slice(-2000)}`);
+  if (!existsSync(peakFile)) throw new Error(`${script} ${args[0]} left no figures (exit ${exitCode}): ${stderr.slice(-2000)}`);
   const peak = JSON.parse(readFileSync(peakFile, 'utf8')) as { maxRssKb: number; cpuUserMs: number; cpuSystemMs: number };
   rmSync(peakFile, { force: true });
   return { exitCode, wallMs, maxRssMb: peak.maxRssKb / 1024, cpuMs: peak.cpuUserMs + peak.cpuSystemMs, stdout, stderr };
