@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { readAhead } from '../src/pipeline/sendRows.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../src/sandbox/index.js';
 import { writePayersCsv } from './generate.js';
 import { HTTP_FLOOR, parseSummary, runCli, runNode, SCRATCH, type RunSummary } from './spawnCli.js';
@@ -255,8 +256,7 @@ async function slowRow(): Promise<Figure[]> {
     }, 50);
     const { summary } = await runAgainst(sandbox, file, { rate: 0, concurrency });
     clearInterval(poll);
-    const window = Math.max(16, concurrency * 4);
-    // Hard-coded here as run.ts computes it; the figure shows whether the code keeps to it.
+    const window = readAhead(concurrency);
     return [
       {
         scenario: 'memory',
@@ -265,7 +265,7 @@ async function slowRow(): Promise<Figure[]> {
         unit: 'rows',
         bar: `<= ${window + 1}`,
         pass: maxStarted <= window + 1 && allOk(summary),
-        note: `bound = reading window max(16, 4 x concurrency ${concurrency}) + the held row; 2,000-row file`,
+        note: `bound = the read-ahead (${window} rows at concurrency ${concurrency}) + the held row; 2,000-row file`,
       },
     ];
   });
