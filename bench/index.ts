@@ -83,7 +83,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     '|---|---|---|---|---|---|---|',
     ...figures.map((f) => `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the sequential baseline), `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
     '',
     'Reading the latency-bound rows: `--concurrency c` is c payers in flight, each taking two round trips (compliance,',
     'then its payment details and agreement together), so the ideal is c / (2 x 0.05) rows/s and the bar 85% of it.',

@@ -217,7 +217,7 @@ export function makeRunId(at: Date): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-/** Requests in flight for `concurrency` payers: each has at most its payment details and agreement out together. */
+/** Requests in flight for `concurrency` payers: each has its payment details and agreement out together (a JSONL row with several payment details has more, and waits for room). */
 export function requestsInFlight(concurrency: number): number {
   return 2 * concurrency;
 }

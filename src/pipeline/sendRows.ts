@@ -54,11 +54,13 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   });
   const steps = ctx.options.steps;
   const rowSlots = pLimit(ctx.options.concurrency);
+  /** A row's turn at the API. Once the client stopped there is nothing to send, nor to note in the journal. */
+  const inTurn = (send: () => Promise<PayerResult>) => rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
 
   for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
     // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
     // (validate reads far faster than it writes; without this its queue of writes grew with the file).
-    if (sink.unwritten > window) await sink.whenUnwrittenAtMost(window).catch(() => undefined);
+    if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
     if (sink.error) {
       // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
       ctx.client?.stop('interrupted', `stopped: results cannot be written (${sink.error.message})`);
@@ -88,9 +90,11 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const valid = row.result;
     let work: Promise<PayerResult>;
     if ('paymentDetail' in valid) {
-      work = rowSlots(() => processBankRow(client, valid, ctx.payerResults?.get(valid.clientUserId), { steps }));
+      // Its payer first, then a slot: a bank row never holds a slot while it waits (its payer may need one).
+      const payer = ctx.payerResults?.get(valid.clientUserId);
+      work = Promise.resolve(payer).then(() => inTurn(() => processBankRow(client, valid, payer, { steps })));
     } else {
-      work = rowSlots(() => processPayer(client, valid, { steps }));
+      work = inTurn(() => processPayer(client, valid, { steps }));
       // Bank rows need only the payer's outcome and compliance error: keep that, not links, for every payer.
       ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
     }
