@@ -37,4 +37,10 @@ describe('JSONL input', () => {
   it('rejects an empty file', async () => {
     await expect(readAll(tmp.write('e.jsonl', '\n'))).rejects.toThrow('e.jsonl: is empty: expected one JSON object per line');
   });
+
+  it('rejects a missing file, and names the line of bytes that are not UTF-8 further down the file', async () => {
+    await expect(readAll(tmp.path('nope.jsonl'))).rejects.toThrow('nope.jsonl: cannot be read: no such file');
+    const bad = Buffer.concat([Buffer.from('{"clientUserId":"u1"}\n{"clientUserId":"M'), Buffer.from([0xfc]), Buffer.from('"}\n')]);
+    await expect(readAll(tmp.write('bad.jsonl', bad))).rejects.toThrow('bad.jsonl:2:19: is not valid UTF-8 (byte 0xfc)');
+  });
 });

@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
 import { DecodeUtf8 } from './decodeUtf8.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+import { textLines } from './textLines.js';
 
 /**
  * Opens a JSONL file: one object per line, keys as CSV headers. A line that is not a JSON object is that row's
@@ -12,28 +12,28 @@ import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } fro
 export async function readJsonl(file: InputFile): Promise<OpenedInput> {
   const decoder = new DecodeUtf8(file.name);
   const stream = createReadStream(file.path);
-  const failure = new Promise<never>((_, reject) => {
-    stream.on('error', (cause) => {
-      const code = (cause as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
-      reject(new InputError(file.name, `cannot be read: ${why}`, { cause }));
-    });
-    decoder.on('error', reject);
+  // A read error ends the decoder with it, so the line iterator throws it where the rows are read.
+  stream.on('error', (cause) => {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
+    decoder.destroy(new InputError(file.name, `cannot be read: ${why}`, { cause }));
   });
-  failure.catch(() => {});
-  const lines = createInterface({ input: stream.pipe(decoder), crlfDelay: Infinity });
-  const iterator = lines[Symbol.asyncIterator]();
+  // Not readline with a Promise.race against a failure promise per line: every race left a reaction on that
+  // promise until the end of the file, a leak of one closure per line (design.md §9).
+  const lines = textLines(stream.pipe(decoder).setEncoding('utf8'));
 
   // Read up to the first non-blank line now, so an empty or unreadable file is rejected before anything starts.
-
   const pending: string[] = [];
   for (;;) {
-    const step = await Promise.race([iterator.next(), failure]);
+    const step = await lines.next();
     if (step.done) break;
     pending.push(step.value);
     if (step.value.trim() !== '') break;
   }
-  if (pending.every((l) => l.trim() === '')) throw new InputError(file.name, 'is empty: expected one JSON object per line');
+  if (pending.every((l) => l.trim() === '')) {
+    stream.destroy();
+    throw new InputError(file.name, 'is empty: expected one JSON object per line');
+  }
 
   async function* records(): AsyncGenerator<RawRecord> {
     try {
@@ -42,15 +42,14 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
         line++;
         if (text.trim() !== '') yield toRawRecord(text, line);
       }
-      for (;;) {
-        const step = await Promise.race([iterator.next(), failure]);
-        if (step.done) return;
+      pending.length = 0;
+      for await (const text of lines) {
         line++;
-        if (step.value.trim() !== '') yield toRawRecord(step.value, line);
+        if (text.trim() !== '') yield toRawRecord(text, line);
       }
     } finally {
-      lines.close();
       stream.destroy();
+      decoder.destroy();
     }
   }
   return { file, records: records() };

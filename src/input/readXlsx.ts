@@ -1,6 +1,5 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import ExcelJS from 'exceljs';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
@@ -28,6 +27,9 @@ export const sheetKey = (name: string): string => name.replace(/[\s_.-]+/g, '').
  */
 export async function readXlsx(file: InputFile, options: { sheet?: string } = {}): Promise<OpenedInput> {
   const wanted = options.sheet ?? file.sheet;
+  // Loaded only for a workbook: exceljs is the largest module here, and whatever a process has loaded stays on
+  // its heap, which V8 then lets grow several times over before it collects (design.md §9, CSV runs).
+  const { default: ExcelJS } = await import('exceljs');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(await openStream(file), {
     worksheets: 'emit',
     sharedStrings: 'cache',

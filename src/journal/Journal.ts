@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync, chmodSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { journalLines } from './journalLines.js';
+import { LineIndex } from './LineIndex.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; answer: Record<string, string> };
@@ -21,49 +21,74 @@ export interface JournalLoad {
  * (`sent`) and after its answer (`done`), as JSON lines appended with write(2): that survives the process being
  * killed at any point; an fsync at least every second and at close covers the machine going down.
  * Holds no personal data: calls are named by their key (a SHA-256), answers are ids, links and statuses.
+ *
+ * In memory it keeps only where each call's latest line starts (LineIndex); what a call answered is read back from
+ * the file when asked. Memory grows by about 20 bytes a call, not by its answer (design.md §9).
  */
 export class Journal {
-  private readonly entries = new Map<string, JournalEntry>();
+  private readonly lines = new LineIndex<Line>((offset) => this.readLine(offset));
+  /** Calls whose line could not be written (the journal failed): this run still replays them from here. */
+  private readonly unwritten = new Map<string, JournalEntry>();
   private fd: number | undefined;
+  private readFd: number | undefined;
+  /** Bytes in the file: where the next line starts. */
+  private end = 0;
   private dirty = false;
   private timer: NodeJS.Timeout | undefined;
+  private buffer = Buffer.alloc(1024);
 
   private constructor(readonly path: string) {}
 
   /** Reads the journal back (skipping corrupt lines), compacts it when mostly superseded, and opens it for appending. */
   static async open(path: string): Promise<{ journal: Journal; load: JournalLoad }> {
     const journal = new Journal(path);
-    const load = await journal.read();
-    // Each call leaves a `sent` and a `done` line: rewrite once at least half the lines are superseded.
-    if (load.lines > 1000 && load.lines >= 2 * load.entries) journal.compact();
-    journal.fd = openSync(path, 'a', 0o600);
-    chmodSync(path, 0o600);
-    // A crash mid-write leaves a line without its newline: end it, so the next record starts a line of its own.
-    if (load.lines > 0 && !endsWithNewline(path)) writeSync(journal.fd, '\n');
+    let load: JournalLoad;
+    try {
+      load = await journal.read();
+      // Each call leaves a `sent` and a `done` line: rewrite once at least half the lines are superseded.
+      if (load.lines > 1000 && load.lines >= 2 * load.entries) await journal.compact();
+      journal.fd = openSync(path, 'a', 0o600);
+      chmodSync(path, 0o600);
+      journal.end = fstatSync(journal.fd).size;
+      // A crash mid-write leaves a line without its newline: end it, so the next record starts a line of its own.
+      if (load.lines > 0 && !endsWithNewline(path)) journal.end += writeAll(journal.fd, Buffer.from('\n'));
+      journal.readFd ??= openSync(path, 'r');
+    } catch (error) {
+      journal.close();
+      throw error;
+    }
     journal.timer = setInterval(() => journal.sync(), 1000);
     journal.timer.unref();
     return { journal, load };
   }
 
-  get(key: string): JournalEntry | undefined {
-    return this.entries.get(short(key));
+  get(callKey: string): JournalEntry | undefined {
+    const key = short(callKey);
+    const kept = this.unwritten.get(key);
+    if (kept !== undefined) return kept;
+    if (!LineIndex.isKey(key)) return undefined;
+    const line = this.lines.find(key)?.line;
+    if (line === undefined) return undefined;
+    return line.s === 'done' ? { state: 'done', status: line.c, answer: line.a ?? {} } : { state: 'sent' };
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.lines.size + this.unwritten.size;
   }
 
   sent(callKey: string): void {
     const key = short(callKey);
-    if (this.entries.get(key)?.state === 'done') return;
-    this.entries.set(key, { state: 'sent' });
-    this.append({ k: key, s: 'sent' });
+    if (this.unwritten.get(key)?.state === 'done') return;
+    const found = LineIndex.isKey(key) ? this.lines.find(key) : undefined;
+    if (found?.line.s === 'done') return;
+    this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
   }
 
   done(callKey: string, status: number, answer: Record<string, string>): void {
     const key = short(callKey);
-    this.entries.set(key, { state: 'done', status, answer });
-    this.append(Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status });
+    const line: Line = Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status };
+    const entry = LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined;
+    this.record(key, line, { state: 'done', status, answer }, entry);
   }
 
   /** The first write error, if any: the journal then stops writing, and the run warns that re-runs may resend. */
@@ -82,20 +107,55 @@ export class Journal {
 
   close(): void {
     clearInterval(this.timer);
+    if (this.readFd !== undefined) closeSync(this.readFd);
+    this.readFd = undefined;
     if (this.fd === undefined) return;
     this.sync();
     closeSync(this.fd);
     this.fd = undefined;
   }
 
-  private append(line: Line): void {
-    if (this.fd === undefined || this.failure) return;
+  /** Appends the line and indexes where it went; a call whose line cannot be written is kept in memory instead. */
+  private record(key: string, line: Line, entry: JournalEntry, known: number | undefined): void {
+    const offset = this.end;
+    if (!this.append(line) || !LineIndex.isKey(key)) {
+      this.unwritten.set(key, entry);
+      return;
+    }
+    if (known === undefined) this.lines.add(key, offset);
+    else this.lines.move(known, offset);
+  }
+
+  /** Writes one line; false once writing has failed. */
+  private append(line: Line): boolean {
+    if (this.fd === undefined || this.failure) return false;
     try {
-      writeSync(this.fd, `${JSON.stringify(line)}\n`);
+      this.end += writeAll(this.fd, Buffer.from(`${JSON.stringify(line)}\n`));
       this.dirty = true;
+      return true;
     } catch (error) {
       // Never throw into a call that already succeeded: its answer must still reach results.csv.
       this.failure = error as Error;
+      return false;
+    }
+  }
+
+  /** The line starting at `offset`, with its key as the index knows it; undefined if it cannot be read. */
+  private readLine(offset: number): Line | undefined {
+    if (this.readFd === undefined) return undefined;
+    try {
+      for (;;) {
+        const read = readSync(this.readFd, this.buffer, 0, this.buffer.length, offset);
+        const end = this.buffer.subarray(0, read).indexOf(0x0a);
+        if (end < 0 && read === this.buffer.length) {
+          this.buffer = Buffer.alloc(this.buffer.length * 2); // a line longer than the buffer: read it again whole
+          continue;
+        }
+        const line = parse(this.buffer.toString('utf8', 0, end < 0 ? read : end));
+        return line && { ...line, k: short(line.k) };
+      }
+    } catch {
+      return undefined;
     }
   }
 
@@ -104,48 +164,81 @@ export class Journal {
     let lines = 0;
     let corrupt = 0;
     if (existsSync(this.path)) {
-      const reader = createInterface({ input: createReadStream(this.path, 'utf8'), crlfDelay: Infinity });
-      for await (const text of reader) {
-        if (text === '') continue;
+      this.readFd = openSync(this.path, 'r');
+      for await (const { text, offset } of journalLines(this.path)) {
+        if (text === '' || text === '\r') continue;
         lines++;
         const line = parse(text);
-        if (line === undefined) {
+        const key = line === undefined ? '' : short(line.k);
+        if (line === undefined || !LineIndex.isKey(key)) {
           corrupt++;
           continue;
         }
-        if (line.s === 'done') this.entries.set(line.k, { state: 'done', status: line.c, answer: line.a ?? {} });
-        else if (this.entries.get(line.k)?.state !== 'done') this.entries.set(line.k, { state: 'sent' });
+        const found = this.lines.find(key);
+        // A later line wins, except that a `sent` after a `done` (an old line) does not make the call in doubt again.
+        if (found === undefined) this.lines.add(key, offset);
+        else if (line.s === 'done' || found.line.s !== 'done') this.lines.move(found.entry, offset);
       }
     }
-    return { entries: this.entries.size, lines, corrupt, ms: Math.round(performance.now() - started) };
+    return { entries: this.lines.size, lines, corrupt, ms: Math.round(performance.now() - started) };
   }
 
-  /** Rewrites the journal with one line per call, atomically, so nightly re-runs do not grow it without bound. */
-  private compact(): void {
+  /**
+   * Rewrites the journal with one line per call, atomically, so nightly re-runs do not grow it without bound.
+   * Reads the file once more and copies each call's latest line, so no answer is held in memory: the lines to keep
+   * are the ones the index points at, met in file order.
+   */
+  private async compact(): Promise<void> {
     const temp = `${this.path}.compact`;
     const fd = openSync(temp, 'w', 0o600);
-    let chunk = '';
-    for (const [k, entry] of this.entries) {
-      const line: Line = entry.state === 'done' ? { k, s: 'done', c: entry.status, ...(Object.keys(entry.answer).length ? { a: entry.answer } : {}) } : { k, s: 'sent' };
-      chunk += `${JSON.stringify(line)}\n`;
-      if (chunk.length > 1 << 20) {
-        writeSync(fd, chunk);
-        chunk = '';
+    const keep = this.lines.entriesInFileOrder();
+    // The index keeps pointing into the old file until the new one replaces it.
+    const moved = new Float64Array(keep.length);
+    try {
+      let next = 0;
+      let written = 0;
+      let chunk = '';
+      for await (const { text, offset } of journalLines(this.path)) {
+        if (next === keep.length) break;
+        const entry = keep[next]!;
+        if (offset !== this.lines.offsetOf(entry)) continue; // superseded by a later line, or unreadable
+        next++;
+        const line = parse(text)!; // read and indexed by read(), so it parses
+        const kept = line.k === short(line.k) ? text.trimEnd() : JSON.stringify({ ...line, k: short(line.k) });
+        moved[entry] = written;
+        written += Buffer.byteLength(kept) + 1;
+        chunk += `${kept}\n`;
+        if (chunk.length > 1 << 20) {
+          writeAll(fd, Buffer.from(chunk));
+          chunk = '';
+        }
       }
+      if (next !== keep.length) throw new Error(`journal ${this.path} changed while it was being compacted`);
+      writeAll(fd, Buffer.from(chunk));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    writeSync(fd, chunk);
-    fsyncSync(fd);
-    closeSync(fd);
     renameSync(temp, this.path);
+    this.lines.replaceOffsets(moved);
+    if (this.readFd !== undefined) closeSync(this.readFd);
+    this.readFd = openSync(this.path, 'r');
   }
 }
 
 /**
  * 128 bits of the call's SHA-256 key name it in the journal: as unique in practice as all 256, and it halves
- * the journal's size and memory for large files.
+ * the journal's size for large files.
  */
 function short(key: string): string {
   return key.replace(/^po-/, '').slice(0, 32);
+}
+
+/** write(2) until every byte is out (a regular file may take fewer); the number of bytes written. */
+function writeAll(fd: number, bytes: Buffer): number {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  return done;
 }
 
 function parse(text: string): Line | undefined {

@@ -1,0 +1,73 @@
+import { grown } from '../compact/grown.js';
+import { HashIndex } from '../compact/HashIndex.js';
+
+// Lower case, as the keys are written (hex digests): the key comparison below is exact.
+const KEY = /^[0-9a-f]{32}$/;
+
+/**
+ * The journal's lines by their call's key (32 hex digits), keeping in memory only where each call's line starts:
+ * 20 to 30 bytes a call in typed arrays, outside the V8 heap, instead of every answer's ids and links in a Map on it
+ * (design.md §9: 300,000 calls for 100,000 payers). The key itself stays in the file: a probe whose hash matches
+ * reads the line back and compares the whole key, so a call is never taken for another.
+ */
+export class LineIndex<L extends { k: string }> {
+  private readonly index = new HashIndex();
+  private offsets: Float64Array = new Float64Array(1024);
+
+  /** `read` gives the line at an offset of the journal file, its key as the index knows it, or undefined. */
+  constructor(private readonly read: (offset: number) => L | undefined) {}
+
+  /** Whether `key` can name a call here at all. */
+  static isKey(key: string): boolean {
+    return KEY.test(key);
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** The call's latest line, read back from the file, and its entry; undefined when the call is not here. */
+  find(key: string): { entry: number; offset: number; line: L } | undefined {
+    let line: L | undefined;
+    const entry = this.index.find(hashOf(key), (e) => {
+      line = this.read(this.offsets[e]!);
+      return line?.k === key;
+    });
+    return entry < 0 ? undefined : { entry, offset: this.offsets[entry]!, line: line! };
+  }
+
+  /** Adds a call whose latest line starts at `offset` (find() said it is not here). */
+  add(key: string, offset: number): void {
+    const entry = this.index.size;
+    if (entry >= this.offsets.length) this.offsets = grown(this.offsets, entry + 1);
+    this.offsets[entry] = offset;
+    this.index.add(hashOf(key));
+  }
+
+  /** The call's latest line now starts at `offset`. */
+  move(entry: number, offset: number): void {
+    this.offsets[entry] = offset;
+  }
+
+  /** Where the entry's line starts. */
+  offsetOf(entry: number): number {
+    return this.offsets[entry]!;
+  }
+
+  /** Every entry, in the order of its line in the file (compaction copies them in one pass, reading nothing back). */
+  entriesInFileOrder(): Uint32Array {
+    const entries = new Uint32Array(this.index.size);
+    for (let entry = 0; entry < entries.length; entry++) entries[entry] = entry;
+    return entries.sort((a, b) => this.offsets[a]! - this.offsets[b]!);
+  }
+
+  /** Points every entry into a new file at once (compaction), by entry number. */
+  replaceOffsets(offsets: Float64Array): void {
+    this.offsets = offsets;
+  }
+}
+
+/** The key's first 32 bits: it is a SHA-256, so they are already evenly spread. */
+function hashOf(key: string): number {
+  return parseInt(key.slice(0, 8), 16) >>> 0;
+}
