@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AbortedError } from './errors.js';
-import { createApiClient, type ApiClient } from './execute/createApiClient.js';
+import type { ApiClient } from './execute/ApiClient.js';
 import { Journal } from './journal/Journal.js';
 import { StateLock } from './journal/StateLock.js';
 import { journalDir } from './journal/stateDir.js';
@@ -110,9 +110,10 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
     // Attempts per second for report.html's chart: one counter per second, fed by the client's onAttempt.
     const timeline = new RequestTimeline();
+    // got is loaded only to send: validate and --dry-run keep its memory (design.md §9's 200 MB for a million rows).
     const client =
       command === 'run'
-        ? createApiClient({
+        ? (await import('./execute/createApiClient.js')).createApiClient({
             baseUrl: baseUrl!,
             apiKey: connection!.apiKey,
             timeoutMs: options.timeout * 1000,

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { columnLetter } from '../input/readXlsx.js';
 import { REQUIRED_PAYER_FIELDS, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../rows/fields.js';
 import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../schema/index.js';
@@ -55,7 +55,9 @@ function noteFor(column: string): string {
  * enums, and one example row. Filled in by hand and saved by a spreadsheet program, it runs clean.
  */
 export async function templateWorkbook(): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+  // Loaded here, not with the CLI: every other command would carry it in memory.
+  const { default: excel } = await import('exceljs');
+  const workbook = new excel.Workbook();
   const sheet = workbook.addWorksheet('Payers', { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = TEMPLATE_COLUMNS.map((column) => ({
     header: column,

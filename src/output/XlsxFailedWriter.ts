@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { FailedRow } from './FailedRowsWriter.js';
 import { openPrivateFile } from './openPrivateFile.js';
 
@@ -57,7 +57,7 @@ export class XlsxFailedSheet {
 
   /** `keep`: which of the row's cells are the input's own columns (an earlier failed file's error/completedSteps are not). */
   async write(row: FailedRow, keep: number[]): Promise<void> {
-    const worksheet = this.open();
+    const worksheet = await this.open();
     const cells = row.original as string[];
     const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), row.error, row.completedSteps]);
     for (const [index, message] of cellsInError(row.error, this.slot.header)) {
@@ -73,9 +73,12 @@ export class XlsxFailedSheet {
   }
 
   /** Creates the workbook on its first row, with any sheet registered before this one (header only) kept in order. */
-  private open(): Worksheet {
+  private async open(): Promise<Worksheet> {
     if (this.slot.worksheet) return this.slot.worksheet;
-    this.book.workbook ??= new ExcelJS.stream.xlsx.WorkbookWriter({ stream: openPrivateFile(this.book.path), useStyles: true, useSharedStrings: false });
+    // Loaded on the first failed row of a workbook: a CSV run never pays for exceljs in memory (design.md §9).
+    const { default: excel } = await import('exceljs');
+    if (this.slot.worksheet) return this.slot.worksheet; // another row of this sheet opened it meanwhile
+    this.book.workbook ??= new excel.stream.xlsx.WorkbookWriter({ stream: openPrivateFile(this.book.path), useStyles: true, useSharedStrings: false });
     for (const slot of this.book.sheets) {
       if (slot.worksheet) continue;
       slot.worksheet = addSheet(this.book.workbook, slot);
