@@ -76,18 +76,23 @@ export class Journal {
     return this.lines.size + this.unwritten.size;
   }
 
-  sent(callKey: string): void {
+  /**
+   * Records the call as sent. Gives its place in the journal, for done(): then its line is moved without being
+   * read back from the file (a read per call otherwise).
+   */
+  sent(callKey: string): number | undefined {
     const key = short(callKey);
-    if (this.unwritten.get(key)?.state === 'done') return;
+    if (this.unwritten.get(key)?.state === 'done') return undefined;
     const found = LineIndex.isKey(key) ? this.lines.find(key) : undefined;
-    if (found?.line.s === 'done') return;
-    this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
+    if (found?.line.s === 'done') return undefined;
+    return this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
   }
 
-  done(callKey: string, status: number, answer: Record<string, string>): void {
+  /** Records the call's answer; `place` is what sent() gave for it, if it is known. */
+  done(callKey: string, status: number, answer: Record<string, string>, place?: number): void {
     const key = short(callKey);
     const line: Line = Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status };
-    const entry = LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined;
+    const entry = place ?? (LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined);
     this.record(key, line, { state: 'done', status, answer }, entry);
   }
 
@@ -115,15 +120,19 @@ export class Journal {
     this.fd = undefined;
   }
 
-  /** Appends the line and indexes where it went; a call whose line cannot be written is kept in memory instead. */
-  private record(key: string, line: Line, entry: JournalEntry, known: number | undefined): void {
+  /**
+   * Appends the line and indexes where it went, giving the call's entry; a call whose line cannot be written is
+   * kept in memory instead (no entry).
+   */
+  private record(key: string, line: Line, entry: JournalEntry, known: number | undefined): number | undefined {
     const offset = this.end;
     if (!this.append(line) || !LineIndex.isKey(key)) {
       this.unwritten.set(key, entry);
-      return;
+      return undefined;
     }
-    if (known === undefined) this.lines.add(key, offset);
-    else this.lines.move(known, offset);
+    if (known === undefined) return this.lines.add(key, offset);
+    this.lines.move(known, offset);
+    return known;
   }
 
   /** Writes one line; false once writing has failed. */

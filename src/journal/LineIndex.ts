@@ -36,12 +36,12 @@ export class LineIndex<L extends { k: string }> {
     return entry < 0 ? undefined : { entry, offset: this.offsets[entry]!, line: line! };
   }
 
-  /** Adds a call whose latest line starts at `offset` (find() said it is not here). */
-  add(key: string, offset: number): void {
-    const entry = this.index.size;
+  /** Adds a call whose latest line starts at `offset` (find() said it is not here); its entry. */
+  add(key: string, offset: number): number {
+    const entry = this.index.add(hashOf(key));
     if (entry >= this.offsets.length) this.offsets = grown(this.offsets, entry + 1);
     this.offsets[entry] = offset;
-    this.index.add(hashOf(key));
+    return entry;
   }
 
   /** The call's latest line now starts at `offset`. */

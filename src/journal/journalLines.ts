@@ -15,7 +15,6 @@ export interface JournalLine {
 export async function* journalLines(path: string): AsyncGenerator<JournalLine> {
   let offset = 0;
   let pending: Buffer[] = [];
-  let pendingLength = 0;
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     let from = 0;
     for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, from)) {
@@ -24,15 +23,11 @@ export async function* journalLines(path: string): AsyncGenerator<JournalLine> {
       yield { text: bytes.toString('utf8'), offset, length: bytes.length };
       offset += bytes.length + 1;
       pending = [];
-      pendingLength = 0;
       from = at + 1;
     }
-    if (from < chunk.length) {
-      pending.push(chunk.subarray(from));
-      pendingLength += chunk.length - from;
-    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
   }
-  if (pendingLength > 0) {
+  if (pending.length > 0) {
     const bytes = Buffer.concat(pending);
     yield { text: bytes.toString('utf8'), offset, length: bytes.length };
   }

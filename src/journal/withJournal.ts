@@ -21,10 +21,10 @@ export function withJournal(calls: PayerCalls, journal: Journal): PayerCalls {
     if (prior?.state === 'done') return Promise.resolve({ ok: true, status: prior.status, body: prior.answer as T, replayed: true });
     const pending = inFlight.get(key) as Promise<CallResult<T>> | undefined;
     if (pending) return pending.then((r) => (r.ok ? { ...r, replayed: true } : r));
-    journal.sent(key);
+    const place = journal.sent(key);
     const call = send().then((result) => {
-      if (result.ok) journal.done(key, result.status, keep(result.body));
-      else if (alreadyDone?.(result)) journal.done(key, result.error.status ?? 0, {});
+      if (result.ok) journal.done(key, result.status, keep(result.body), place);
+      else if (alreadyDone?.(result)) journal.done(key, result.error.status ?? 0, {}, place);
       return result;
     }).finally(() => inFlight.delete(key));
     inFlight.set(key, call as Promise<CallResult<object>>);
