@@ -128,7 +128,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
           })
         : undefined;
 
-    const counts: Record<Outcome, number> = { ok: 0, invalid: 0, failed: 0, skipped: 0 };
+    const counts: Record<Outcome, number> = { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
     const total = scanned.reduce((n, job) => n + job.rows, 0);
     const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
     const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);

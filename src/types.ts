@@ -6,10 +6,30 @@ import type { ComplianceRequest, PaymentDetailRequest } from './schema/index.js'
 export const STEPS = ['compliance', 'payment-details', 'agreement'] as const;
 export type Step = (typeof STEPS)[number];
 
-/** What happened to one step of one row, as written in the `steps` column. */
-export type StepStatus = 'ok' | 'failed' | 'skipped' | 'done-before';
+/**
+ * What happened to one step of one row, as written in the `steps` column. `updated`: the payer's changed data was
+ * sent again on a create-or-update path; `waiting`: the service does not allow the step yet (a bank account before
+ * the payer's KYC is approved), a later run does it.
+ */
+export type StepStatus = 'ok' | 'failed' | 'skipped' | 'done-before' | 'updated' | 'waiting';
 
-export type Outcome = 'ok' | 'invalid' | 'failed' | 'skipped';
+/**
+ * `waiting`: done as far as the service allows, the rest waits on the payer (KYC, the agreement); a later run of the
+ * same rows picks it up. Not an error: the normal state of onboarding.
+ */
+export type Outcome = 'ok' | 'invalid' | 'failed' | 'waiting' | 'skipped';
+
+/** Outcomes in the order people read them (counts, charts, summaries). */
+export const OUTCOMES: readonly Outcome[] = ['ok', 'waiting', 'invalid', 'failed', 'skipped'];
+
+/**
+ * Where a row first came from: a failed or pending file carries it, so its rows keep their original `source` and
+ * `line` in results.csv however often the file is fed back.
+ */
+export interface RowOrigin {
+  source: string;
+  line: number;
+}
 
 export type InputFormat = 'csv' | 'tsv' | 'jsonl' | 'xlsx';
 
@@ -35,6 +55,9 @@ export interface ValidPayerRow {
   agreementCompleted: boolean;
   /** Steps the input says are already done (`completedSteps` column of a failed file). */
   completedSteps: Step[];
+  /** `compliance@3f9a1c` of a failed or pending file: a digest of the payer cells that were registered. */
+  complianceDigest?: string;
+  origin?: RowOrigin;
 }
 
 export interface InvalidRow {
@@ -44,6 +67,8 @@ export interface InvalidRow {
   issues: RowIssue[];
   /** Steps the input says are already done (kept so a re-fed failed file keeps them). */
   completedSteps?: Step[];
+  complianceDigest?: string;
+  origin?: RowOrigin;
 }
 
 export type PayerRowResult = ValidPayerRow | InvalidRow;
@@ -54,6 +79,7 @@ export interface ValidBankRow {
   clientUserId: string;
   paymentDetail: PaymentDetailRequest;
   completedSteps: Step[];
+  origin?: RowOrigin;
 }
 
 export type BankRowResult = ValidBankRow | InvalidRow;

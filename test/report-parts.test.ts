@@ -47,7 +47,7 @@ describe('buildReport', () => {
       inputs: [{ source: 'a"b.csv', rows: 1 }], exitCode: 1, requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
       files: { results: 'results.csv', failed: ['failed-a"b.csv'] },
     },
-    counts: { total: 1, ok: 0, invalid: 0, failed: 1, skipped: 0 },
+    counts: { total: 1, ok: 0, waiting: 0, invalid: 0, failed: 1, skipped: 0 },
     topErrors: [{ message: 'x: <script>alert(1)</script>', count: 1 }],
     rows: [{ source: 'a"b.csv', line: '2', clientUserId: "o'neil</td>", outcome: 'failed', failedStep: 'compliance', message: 'compliance: HTTP 400 <b>no</b>' }],
     rowsNotOk: 1,

@@ -18,7 +18,7 @@ describe('run: a clean file', () => {
     const { summary, results } = await h.run({ inputs: [input], concurrency: 4 });
 
     expect(summary.exitCode).toBe(0);
-    expect(summary.rows).toEqual({ total: 4, ok: 4, invalid: 0, failed: 0, skipped: 0 });
+    expect(summary.rows).toEqual({ total: 4, ok: 4, waiting: 0, invalid: 0, failed: 0, skipped: 0 });
     const stats = h.sandbox.stats();
     expect(stats.payersCreated).toBe(4);
     expect(stats.paymentDetailsCreated).toBe(3); // p-4 has no bank cells

@@ -5,7 +5,7 @@ import type { Outcome } from '../types.js';
  * Redrawn at most every 200 ms so it costs nothing next to the run; off when stderr is not a terminal.
  */
 export class Progress {
-  private readonly counts: Record<Outcome, number> = { ok: 0, invalid: 0, failed: 0, skipped: 0 };
+  private readonly counts: Record<Outcome, number> = { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
   private done = 0;
   private readonly started = Date.now();
   private timer: NodeJS.Timeout | undefined;

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Outcome } from '../types.js';
+import { OUTCOMES, type Outcome } from '../types.js';
 import { escapeHtml as e } from './html.js';
 import type { ReportData } from './ReportData.js';
 import { barChart, rateChart } from './svgCharts.js';
 
-export const OUTCOME_COLORS: Record<Outcome, string> = { ok: '#2e7d32', invalid: '#b26a00', failed: '#c62828', skipped: '#757575' };
-const OUTCOMES: readonly Outcome[] = ['ok', 'invalid', 'failed', 'skipped'];
+export const OUTCOME_COLORS: Record<Outcome, string> = { ok: '#2e7d32', waiting: '#1565c0', invalid: '#b26a00', failed: '#c62828', skipped: '#757575' };
 
 const EXIT_MEANING: Record<number, string> = {
   0: 'every row ok',

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse';
 import type { Summary } from '../output/Summary.js';
-import { STEPS, type Outcome } from '../types.js';
+import { OUTCOMES, STEPS, type Outcome } from '../types.js';
 import { normaliseError, splitErrorCell, unguard } from './normaliseError.js';
 import type { ReportData, ReportRow } from './ReportData.js';
 import type { RequestSeries } from './RequestTimeline.js';
@@ -13,7 +13,6 @@ export interface CollectOptions {
   topErrors?: number;
 }
 
-const OUTCOMES: readonly Outcome[] = ['ok', 'invalid', 'failed', 'skipped'];
 // Distinct error shapes kept while counting: bounds memory on a file where every message differs.
 const MAX_DISTINCT_ERRORS = 5000;
 
@@ -23,7 +22,7 @@ const MAX_DISTINCT_ERRORS = 5000;
  */
 export async function collectReportData(summary: Summary, series: RequestSeries | undefined, options: CollectOptions = {}): Promise<ReportData> {
   const rowLimit = options.rowLimit ?? 5000;
-  const counts = { total: 0, ok: 0, invalid: 0, failed: 0, skipped: 0 };
+  const counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
   const errors = new Map<string, number>();
   const rows: ReportRow[] = [];
   let rowsNotOk = 0;
