@@ -23,7 +23,7 @@ const API_KEY = 'bench-key';
 
 /** A sandbox in this (the benchmark's) process: the client runs in a child, so its CPU and memory are its own. */
 async function withSandbox<T>(options: SandboxOptions, body: (sandbox: SandboxHandle) => Promise<T>): Promise<T> {
-  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, keepRequests: false, ...options });
+  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, keepRequests: false, duplicates: 'conflict', idempotency: 'on', kycGate: 'off', ...options });
   try {
     return await body(sandbox);
   } finally {

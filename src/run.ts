@@ -87,7 +87,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
-    const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
+    const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey, duplicates: 'conflict', idempotency: 'on', kycGate: 'off' }) : undefined;
     if (sandbox) cleanup.push(() => sandbox.close());
     const baseUrl = sandbox?.url ?? connection?.baseUrl;
 

@@ -106,7 +106,9 @@ describe('sandbox: other bad requests get a clear 4xx and the server keeps servi
     ['GET', '/v1/payer'],
     ['PUT', '/v1/payer'],
     ['DELETE', '/v2/payer/payer-1'],
-    ['GET', '/v2/payer/payer-1/payment-details'],
+    ['PUT', '/v2/payer/payer-1/payment-details'],
+    ['GET', '/v2/payer'],
+    ['PATCH', '/v1/payer/payer-1'],
   ])('a wrong method (%s %s) is 404 as NestJS answers it', async (method, path) => {
     const sandbox = await start();
     const reply = await call(sandbox, method, path, method === 'GET' ? {} : { body: {} });

@@ -50,23 +50,38 @@ describe('payer-onboard sandbox (in process)', () => {
       '--host', '127.0.0.1', '--port', '4011', '--api-key', 'abc', '--latency', '5', '--rate-limit', '10', '--no-retry-after',
       '--duplicates', 'return-existing', '--fault-429', '0.1', '--fault-500', '0.1', '--fault-503', '0.1', '--fault-reset', '0.1',
       '--fault-commit-500', '0.1', '--fault-slow', '0.1', '--slow-ms', '999', '--seed', '9',
+      '--idempotency', 'on', '--kyc-after', '2.5', '--kyc-gate', '400', '--account-approve-ms', '50', '--mask-numbers',
     ]))).toMatchObject({
       host: '127.0.0.1', port: 4011, apiKey: 'abc', latencyMs: 5, rateLimit: 10, retryAfter: false, duplicates: 'return-existing',
       fault429: 0.1, fault500: 0.1, fault503: 0.1, faultReset: 0.1, faultCommit500: 0.1, faultSlow: 0.1, slowMs: 999, seed: 9,
+      idempotency: 'on', kycAfter: 2.5, kycGate: '400', accountApproveMs: 50, maskNumbers: true,
     });
-    expect(sandboxOptionsFromArgv(parse([]))).toMatchObject({ port: 4010, apiKey: 'sandbox-key', retryAfter: true, duplicates: 'conflict', seed: 1 });
+    expect(sandboxOptionsFromArgv(parse(['--kyc-gate', 'off', '--kyc-after', '0']))).toMatchObject({ kycGate: 'off', kycAfter: 0 });
+    const defaults = sandboxOptionsFromArgv(parse([]));
+    expect(defaults).toMatchObject({
+      port: 4010, apiKey: 'sandbox-key', retryAfter: true, duplicates: 'return-existing', idempotency: 'off', kycGate: '500',
+      accountApproveMs: 1000, maskNumbers: false, seed: 1,
+    });
+    expect(defaults.kycAfter).toBeUndefined();
   });
 
   it('bad values are ConfigError E_USAGE naming the flags', async () => {
     const { io } = testIo();
-    const error = await sandboxCommand.handler(parse(['--port', '70000', '--fault-500', '2', '--duplicates', 'maybe', '--rate-limit', 'x']), io).catch((e: unknown) => e);
+    const error = await sandboxCommand.handler(parse([
+      '--port', '70000', '--fault-500', '2', '--duplicates', 'maybe', '--rate-limit', 'x',
+      '--idempotency', 'yes', '--kyc-after', '-1', '--kyc-gate', '404',
+    ]), io).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ConfigError', code: 'E_USAGE', exitCode: 2 });
     expect((error as Error).message.split('\n')).toEqual([
       '--port: must be between 0 and 65535',
       '--rate-limit: must be a number',
       '--duplicates: must be one of: conflict, return-existing',
+      '--idempotency: must be one of: on, off',
+      '--kyc-after: must be 0 or more',
+      '--kyc-gate: must be one of: 500, 400, off',
       '--fault-500: must be between 0 and 1',
     ]);
+    expect(() => sandboxOptionsFromArgv(parse(['--kyc-after', 'soon']))).toThrow(/^--kyc-after: must be a number$/);
     expect(() => sandboxOptionsFromArgv(parse(['--fault-429', '0.7', '--fault-503', '0.7']))).toThrow(/^--fault-\*: fault rates add up to/);
   });
 

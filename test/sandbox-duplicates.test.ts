@@ -4,9 +4,8 @@ import { call, closeSandboxes, createPayer, start } from './sandbox-helpers.js';
 afterEach(closeSandboxes);
 
 describe('sandbox duplicates: a second create-compliance for the same clientUserId', () => {
-  it('conflict (the default): 409 in NestJS shape, counted, the first payer kept as it was', async () => {
-    const sandbox = await start();
-    expect(sandbox.options.duplicates).toBe('conflict');
+  it('conflict: 409 in NestJS shape, counted, the first payer kept as it was', async () => {
+    const sandbox = await start({ duplicates: 'conflict' });
     const first = await createPayer(sandbox);
     const again = await createPayer(sandbox, { firstName: 'Changed' });
     expect(again.status).toBe(409);
@@ -19,17 +18,19 @@ describe('sandbox duplicates: a second create-compliance for the same clientUser
     expect(stats.byStatus).toEqual({ '200': 1, '409': 1 });
   });
 
-  it('return-existing: 200 with the stored answer (same userId and links)', async () => {
-    const sandbox = await start({ duplicates: 'return-existing' });
+  it('return-existing (the default, as the real service): 200 with the stored answer, the stored data unchanged', async () => {
+    const sandbox = await start();
+    expect(sandbox.options.duplicates).toBe('return-existing');
     const first = await createPayer(sandbox);
-    const again = await createPayer(sandbox);
+    const again = await createPayer(sandbox, { firstName: 'Changed' });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expect(sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 1, byStatus: { '200': 2 } });
+    expect((sandbox.payer('payer-1')?.request as { firstName: string }).firstName).toBe('Ada');
+    expect(sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 1, payersUpdated: 0, byStatus: { '200': 2 } });
   });
 
   it('return-existing reports the agreement as completed once it is', async () => {
-    const sandbox = await start({ duplicates: 'return-existing' });
+    const sandbox = await start();
     const first = await createPayer(sandbox);
     await call(sandbox, 'PATCH', '/v2/payer/payer-1', { body: { agreementCompleted: true } });
     const again = await createPayer(sandbox);
@@ -39,8 +40,12 @@ describe('sandbox duplicates: a second create-compliance for the same clientUser
   it('concurrent creates of one clientUserId create exactly one payer', async () => {
     const sandbox = await start({ latencyMs: 20 });
     const replies = await Promise.all(Array.from({ length: 6 }, () => createPayer(sandbox)));
-    expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(replies.map((r) => r.body.userId)).size).toBe(1);
     expect(sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 5 });
+    const conflicting = await start({ latencyMs: 20, duplicates: 'conflict' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => createPayer(conflicting)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
   });
 
   it('different clientUserIds are different payers', async () => {

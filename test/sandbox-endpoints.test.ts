@@ -27,7 +27,7 @@ describe('sandbox endpoints: success answers', () => {
   });
 
   it('create payment details answers 201 with payment_detail for a known payer', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ kycAfter: 0 });
     await createPayer(sandbox);
     const reply = await call(sandbox, 'POST', `/${paths.paymentDetails('payer-1')}`, { body: paymentDetail() });
     expect(reply.status).toBe(201);
@@ -47,7 +47,7 @@ describe('sandbox endpoints: success answers', () => {
   });
 
   it('a payer may get several payment details, each with its own id', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ kycAfter: 0 });
     await createPayer(sandbox);
     const first = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail() });
     const second = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail({ currency: 'EUR', rails: 'swift' }) });
@@ -88,7 +88,7 @@ describe('sandbox endpoints: unknown payers', () => {
 
 describe('sandbox endpoints: what was received', () => {
   it('decodes path parameters: an id with a slash, a space and non-ASCII letters', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ kycAfter: 0 });
     const id = 'acme/ü 1';
     await createPayer(sandbox, { clientUserId: id });
     const detail = await call(sandbox, 'POST', `/${paths.paymentDetails(id)}`, { body: paymentDetail() });
@@ -100,7 +100,7 @@ describe('sandbox endpoints: what was received', () => {
   });
 
   it('keeps the bodies exactly as received, queryable over HTTP and from the handle', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ kycAfter: 0 });
     await createPayer(sandbox, { companyName: 'Acme' });
     await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail() });
     const stored = await call(sandbox, 'GET', `/__sandbox/payers/${encodeURIComponent('payer-1')}`, { headers: {} });

@@ -8,7 +8,8 @@ afterEach(closeSandboxes);
 describe('sandbox options', () => {
   it('defaults', () => {
     expect(resolveSandboxOptions()).toEqual({
-      host: '127.0.0.1', port: 0, apiKey: 'sandbox-key', latencyMs: 0, rateLimit: 0, retryAfter: true, duplicates: 'conflict',
+      host: '127.0.0.1', port: 0, apiKey: 'sandbox-key', latencyMs: 0, rateLimit: 0, retryAfter: true, duplicates: 'return-existing',
+      idempotency: 'off', kycGate: '500', accountApproveMs: 1000, maskNumbers: false,
       fault429: 0, fault500: 0, fault503: 0, faultReset: 0, faultCommit500: 0, faultSlow: 0, slowMs: 120_000, seed: 1,
       keepRequests: true, maxBodyBytes: 1024 * 1024,
     });
@@ -17,7 +18,10 @@ describe('sandbox options', () => {
   it('reports every bad option at once as `option: message`, with code E_USAGE', () => {
     let caught: unknown;
     try {
-      resolveSandboxOptions({ port: 70000, fault500: 1.5, duplicates: 'ignore' as never, latencyMs: -1, seed: 1.5 });
+      resolveSandboxOptions({
+        port: 70000, fault500: 1.5, duplicates: 'ignore' as never, latencyMs: -1, seed: 1.5,
+        idempotency: 'yes' as never, kycAfter: -1, kycGate: 500 as never, accountApproveMs: 0.5, now: 5 as never,
+      });
     } catch (error) {
       caught = error;
     }
@@ -27,8 +31,13 @@ describe('sandbox options', () => {
       'port: must be between 0 and 65535',
       'latencyMs: must be 0 or more',
       'duplicates: must be one of: conflict, return-existing',
+      'idempotency: must be one of: on, off',
+      'kycAfter: must be 0 or more',
+      'kycGate: must be one of: 500, 400, off',
+      'accountApproveMs: must be a whole number',
       'fault500: must be between 0 and 1',
       'seed: must be a whole number',
+      'now: must be a function',
     ]);
   });
 

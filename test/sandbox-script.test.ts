@@ -66,8 +66,8 @@ describe('sandbox scripted answers', () => {
     expect(await rawPost(sandbox, '/v1/payer', payer())).toBe(200);
   });
 
-  it('commit500: stored, answered 500; the retry with the same Idempotency-Key gets the success', async () => {
-    const sandbox = await start();
+  it('commit500: stored, answered 500; with idempotency on, the retry with the same Idempotency-Key gets the success', async () => {
+    const sandbox = await start({ idempotency: 'on', duplicates: 'conflict' });
     sandbox.script([{ route: 'compliance', fault: 'commit500' }]);
     const headers = { 'idempotency-key': 'row-1-compliance' };
     const lost = await createPayer(sandbox, {}, headers);
@@ -85,7 +85,7 @@ describe('sandbox scripted answers', () => {
   });
 
   it('commit500 with another status', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ kycAfter: 0 });
     await createPayer(sandbox);
     sandbox.script([{ route: 'payment-details', fault: 'commit500', status: 504 }]);
     const reply = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail() });
@@ -120,7 +120,7 @@ describe('sandbox scripted answers', () => {
     const bad = await call(sandbox, 'POST', '/__sandbox/script', { body: [{ route: 'DELETE /v1/payer', status: 500 }, { times: 2 }] });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toEqual([
-      'steps.0.route: must be *, compliance, payment-details, agreement or a route like "POST /v1/payer"',
+      'steps.0.route: must be *, compliance, compliance-v2, payment-details, agreement, read-payer, read-payment-details or a route like "POST /v1/payer"',
       'steps.1: a step needs a status or a fault',
     ]);
     expect(() => sandbox.script([{ status: 99 }])).toThrow();

@@ -5,7 +5,7 @@ afterEach(closeSandboxes);
 
 describe('sandbox stats', () => {
   it('GET /__sandbox/stats and stats() count what happened', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ idempotency: 'on', duplicates: 'conflict', kycGate: 'off' });
     await createPayer(sandbox, { clientUserId: 'a' }, { 'idempotency-key': 'a' });
     await createPayer(sandbox, { clientUserId: 'a' }, { 'idempotency-key': 'a' });
     await createPayer(sandbox, { clientUserId: 'a' });
@@ -61,7 +61,7 @@ describe('sandbox stats', () => {
   });
 
   it('reset() (and POST /__sandbox/reset) forget payers, keys and counters', async () => {
-    const sandbox = await start();
+    const sandbox = await start({ idempotency: 'on' });
     const first = await createPayer(sandbox, {}, { 'idempotency-key': 'k' });
     sandbox.reset();
     expect(sandbox.stats()).toMatchObject({ requests: 0, payersCreated: 0, byStatus: {} });

@@ -1,20 +1,39 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { ACCOUNT_STATUSES } from './bankAccounts.js';
 import { nestError } from './nestError.js';
+import { KYC_STATUSES } from './payerStore.js';
 import { readBody } from './readBody.js';
 import { send } from './send.js';
 import type { SandboxHandle } from './startSandbox.js';
 
 // The sandbox's own endpoints under /__sandbox: no key needed, not counted in the stats, no latency
-// or faults. They let a sandbox started by the CLI be inspected and scripted from another process.
+// or faults. They let a sandbox started by the CLI be inspected and scripted from another process, and move
+// what people and the provider move at the real service: a payer's KYC, a bank account's check.
 
 export const ADMIN_PREFIX = '/__sandbox';
 
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string, sandbox: SandboxHandle): Promise<void> {
   const method = req.method ?? 'GET';
   const rest = pathname.slice(ADMIN_PREFIX.length).replace(/\/$/, '');
-  const [, what, param] = rest.split('/');
+  const [, what, param, action, ...more] = rest.split('/');
   const decoded = safeDecode(param);
+  if (method === 'POST' && action !== undefined && more.length === 0 && decoded !== undefined) {
+    if (what === 'payers' && action === 'kyc') {
+      return setStatus(req, res, 'kycStatus', KYC_STATUSES, (kycStatus) => {
+        sandbox.setKyc(decoded, kycStatus);
+        const payer = sandbox.payer(decoded);
+        return { clientUserId: decoded, kycStatus: payer?.kycStatus, agreementStatus: payer?.agreementStatus };
+      });
+    }
+    if (what === 'payment-details' && action === 'status') {
+      return setStatus(req, res, 'status', ACCOUNT_STATUSES, (status) => {
+        sandbox.setPaymentDetailStatus(decoded, status);
+        return { id: decoded, status };
+      });
+    }
+  }
+  if (action !== undefined) return void send(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
 
   if (method === 'GET' && rest === '/stats') return void send(res, 200, sandbox.stats());
   if (method === 'GET' && rest === '/arrivals') return void send(res, 200, { arrivals: sandbox.arrivals() });
@@ -53,6 +72,38 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, pat
     return void send(res, 200, { pending: sandbox.pendingScript() });
   }
   send(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
+}
+
+/**
+ * Reads `{ [field]: value }`, checks the value against `allowed` (400 naming the field) and applies it: 200 with what
+ * `apply` returns, or 404 with its message when it throws (an unknown payer or account).
+ */
+async function setStatus<S extends string>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  field: string,
+  allowed: readonly S[],
+  apply: (value: S) => unknown,
+): Promise<void> {
+  const body = await readBody(req, 64 * 1024);
+  if (body.kind !== 'ok') return void send(res, 400, nestError(400, 'Unreadable request body'));
+  let value: unknown;
+  try {
+    const parsed: unknown = JSON.parse(body.text || '{}');
+    value = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>)[field] : undefined;
+  } catch {
+    return void send(res, 400, nestError(400, 'Malformed JSON in request body'));
+  }
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    return void send(res, 400, nestError(400, [`${field} must be one of the following values: ${allowed.join(', ')}`]));
+  }
+  let answer: unknown;
+  try {
+    answer = apply(value as S);
+  } catch (error) {
+    return void send(res, 404, nestError(404, (error as Error).message));
+  }
+  send(res, 200, answer);
 }
 
 function safeDecode(value: string | undefined): string | undefined {

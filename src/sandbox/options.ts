@@ -6,6 +6,11 @@ import { ConfigError } from '../errors.js';
 
 export const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
 export type DuplicateMode = (typeof DUPLICATE_MODES)[number];
+export const IDEMPOTENCY_MODES = ['on', 'off'] as const;
+export type IdempotencyMode = (typeof IDEMPOTENCY_MODES)[number];
+/** What create payment details answers for a payer whose KYC is not approved. */
+export const KYC_GATES = ['500', '400', 'off'] as const;
+export type KycGate = (typeof KYC_GATES)[number];
 
 const probability = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const nonNegativeInt = z.number().int('must be a whole number').min(0, 'must be 0 or more');
@@ -23,8 +28,18 @@ export const sandboxOptionsSchema = z.object({
   rateLimit: nonNegativeInt.default(0),
   /** Send `Retry-After` with 429s. The real API documents none, so clients must also cope without. */
   retryAfter: z.boolean().default(true),
-  /** What a second create-compliance for a known clientUserId answers. */
-  duplicates: z.enum(DUPLICATE_MODES, { error: `must be one of: ${DUPLICATE_MODES.join(', ')}` }).default('conflict'),
+  /** What a second POST /v1/payer for a known clientUserId answers; the real service answers 200 with the stored answer. */
+  duplicates: z.enum(DUPLICATE_MODES, { error: `must be one of: ${DUPLICATE_MODES.join(', ')}` }).default('return-existing'),
+  /** `on` replays the first answer for a repeated Idempotency-Key; `off` ignores the header, as the real service does. */
+  idempotency: z.enum(IDEMPOTENCY_MODES, { error: `must be one of: ${IDEMPOTENCY_MODES.join(', ')}` }).default('off'),
+  /** Seconds after creation at which a payer's KYC becomes approved (0: at creation); unset: only the admin route moves it. */
+  kycAfter: z.number().min(0, 'must be 0 or more').optional(),
+  /** The real service answers 500 to a bank account for a payer whose KYC is not approved; `400` names KYC, `off` accepts it. */
+  kycGate: z.enum(KYC_GATES, { error: `must be one of: ${KYC_GATES.join(', ')}` }).default('500'),
+  /** A stored bank account is `pending` for this long, then `approved` (unless the admin route pinned its status). */
+  accountApproveMs: nonNegativeInt.default(1000),
+  /** The reads return accountNumber and iban as their last 4 characters, as a service that masks them would. */
+  maskNumbers: z.boolean().default(false),
   fault429: probability.default(0),
   fault500: probability.default(0),
   fault503: probability.default(0),
@@ -41,6 +56,8 @@ export const sandboxOptionsSchema = z.object({
   keepRequests: z.boolean().default(true),
   /** Request bodies larger than this get 413. */
   maxBodyBytes: z.number().int().min(1).default(1024 * 1024),
+  /** The clock (epoch ms) that KYC and account statuses move by; tests inject one to move time without waiting. */
+  now: z.custom<() => number>((value) => typeof value === 'function', 'must be a function').optional(),
 }).superRefine((o, ctx) => {
   const total = o.fault429 + o.fault500 + o.fault503 + o.faultReset + o.faultCommit500 + o.faultSlow;
   if (total > 1 + 1e-9) {

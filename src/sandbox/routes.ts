@@ -1,14 +1,21 @@
-// The API's three routes and how a request finds one. Paths follow api-spec.md (and src/schema `paths`);
-// clientUserId is URL-decoded, so `a%2Fb` reaches the handler as `a/b`.
+// The API's routes and how a request finds one. Paths follow api-spec.md (and src/schema `paths`): the seed's three
+// writes, the create-or-update path of create compliance and the two reads. clientUserId is URL-decoded, so `a%2Fb`
+// reaches the handler as `a/b`.
 
 export const ROUTES = {
   compliance: 'POST /v1/payer',
+  'compliance-v2': 'POST /v2/payer',
   'payment-details': 'POST /v2/payer/:clientUserId/payment-details',
   agreement: 'PATCH /v2/payer/:clientUserId',
+  'read-payer': 'GET /v2/payer/:clientUserId',
+  'read-payment-details': 'GET /v2/payer/:clientUserId/payment-details',
 } as const;
 export type RouteName = keyof typeof ROUTES;
-/** A route by its step name (`compliance`) or by method and template (`POST /v1/payer`). */
+/** A route by its name (`compliance`) or by method and template (`POST /v1/payer`). */
 export type RouteRef = RouteName | (typeof ROUTES)[RouteName];
+export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
+
+export const isRead = (route: RouteName): boolean => route === 'read-payer' || route === 'read-payment-details';
 
 export function routeName(ref: string): RouteName | undefined {
   for (const [name, template] of Object.entries(ROUTES) as Array<[RouteName, string]>) {
@@ -28,12 +35,9 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   const segments = trimmed.split('/').slice(1);
   const [version, resource, rawId, sub] = segments;
   if (resource !== 'payer') return { kind: 'not-found' };
-  let route: RouteName | undefined;
-  if (method === 'POST' && version === 'v1' && segments.length === 2) route = 'compliance';
-  else if (method === 'POST' && version === 'v2' && segments.length === 4 && sub === 'payment-details') route = 'payment-details';
-  else if (method === 'PATCH' && version === 'v2' && segments.length === 3) route = 'agreement';
+  const route = routeOf(method, version, segments.length, sub);
   if (route === undefined) return { kind: 'not-found' };
-  if (route === 'compliance') return { kind: 'route', route, clientUserId: '' };
+  if (route === 'compliance' || route === 'compliance-v2') return { kind: 'route', route, clientUserId: '' };
   try {
     const clientUserId = decodeURIComponent(rawId ?? '');
     if (clientUserId === '') return { kind: 'not-found' };
@@ -41,4 +45,23 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   } catch {
     return { kind: 'bad-param' };
   }
+}
+
+function routeOf(method: string, version: string | undefined, length: number, sub: string | undefined): RouteName | undefined {
+  if (version === 'v1') return method === 'POST' && length === 2 ? 'compliance' : undefined;
+  if (version !== 'v2') return undefined;
+  if (length === 2) return method === 'POST' ? 'compliance-v2' : undefined;
+  if (length === 3) return method === 'PATCH' ? 'agreement' : method === 'GET' ? 'read-payer' : undefined;
+  if (length === 4 && sub === 'payment-details') {
+    return method === 'POST' ? 'payment-details' : method === 'GET' ? 'read-payment-details' : undefined;
+  }
+  return undefined;
+}
+
+/** No URL parsing beyond splitting off the query: `new URL` would read `//x` as a host. */
+export function splitUrl(url: string): { pathname: string; query: URLSearchParams } {
+  const at = url.indexOf('?');
+  return at === -1
+    ? { pathname: url, query: new URLSearchParams() }
+    : { pathname: url.slice(0, at), query: new URLSearchParams(url.slice(at + 1)) };
 }

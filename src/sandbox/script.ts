@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { routeName, type RouteName, type RouteRef } from './routes.js';
+import { ROUTE_NAMES, routeName, type RouteName, type RouteRef } from './routes.js';
 
 // Scripted answers make client tests deterministic without relying on fault rates: "the next
 // create-compliance gets 500, the one after is handled normally", "429 with Retry-After: 2".
@@ -9,9 +9,9 @@ import { routeName, type RouteName, type RouteRef } from './routes.js';
 export const SCRIPT_FAULTS = ['reset', 'slow', 'commit500'] as const;
 
 export const scriptStepSchema = z.object({
-  /** `compliance` | `payment-details` | `agreement`, or `POST /v1/payer` and the like; `*` (default) is any route. */
+  /** A route name (`compliance`, `read-payer`, ...) or method and template (`GET /v2/payer/:clientUserId`); `*` (default) is any route. */
   route: z.string().refine((r) => r === '*' || routeName(r) !== undefined, {
-    message: 'must be *, compliance, payment-details, agreement or a route like "POST /v1/payer"',
+    message: `must be *, ${ROUTE_NAMES.join(', ')} or a route like "POST /v1/payer"`,
   }).default('*'),
   /** Answer this status without running the handler (for `commit500`: the status after the change, default 500). */
   status: z.number().int().min(200).max(599).optional(),

@@ -3,22 +3,21 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { z } from 'zod';
-import { agreementRequest, complianceRequest, paymentDetailRequest } from '../schema/index.js';
 import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
+import { operate } from './apiRoutes.js';
+import { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
 import { drawFault, type FaultKind } from './faults.js';
 import { IdempotencyStore } from './idempotencyStore.js';
 import { nestError, throttled } from './nestError.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
-import { PayerStore, type Answer, type StoredPayer } from './payerStore.js';
+import { KYC_STATUSES, PayerStore, type KycStatus, type StoredPayer } from './payerStore.js';
 import { SlidingWindowLimiter } from './rateLimiter.js';
 import { readBody } from './readBody.js';
 import { createRng, type Rng } from './rng.js';
-import { matchRoute, type RouteName } from './routes.js';
+import { isRead, matchRoute, splitUrl } from './routes.js';
 import { ScriptQueue, type ScriptedAnswer, type ScriptStep } from './script.js';
 import { send } from './send.js';
 import { StatsRecorder, type SandboxStats } from './stats.js';
-import { validationMessages } from './validationMessages.js';
 
 export interface SandboxHandle {
   /** `http://HOST:PORT`, no trailing slash; API paths go after it. */
@@ -32,8 +31,12 @@ export interface SandboxHandle {
   maxInWindow(windowMs: number): number;
   /** Arrival times of API requests in epoch ms, oldest first (the latest 200,000). */
   arrivals(): number[];
-  /** What was stored for a payer: the bodies as received and the answers given. */
+  /** What is stored for a payer: the bodies as received, the current answer and statuses. */
   payer(clientUserId: string): StoredPayer | undefined;
+  /** Moves a payer's KYC as the person's verification would (kycAfter no longer moves it); throws for an unknown payer. */
+  setKyc(clientUserId: string, kycStatus: KycStatus): void;
+  /** Ends (or reopens) the provider's check of a stored account, by its id; throws for an unknown id. */
+  setPaymentDetailStatus(id: string, status: AccountStatus): void;
   /** Forces the answers of the next requests of a route; see ScriptStep. Throws on a malformed step. */
   script(steps: readonly ScriptStep[]): void;
   /** Scripted requests not yet used. */
@@ -52,23 +55,26 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
   const options = resolveSandboxOptions(input);
   const stats = new StatsRecorder();
   const script = new ScriptQueue();
-  const idempotency = new IdempotencyStore();
+  // Off, the Idempotency-Key header is ignored, as the real service ignores it.
+  const idempotency = options.idempotency === 'on' ? new IdempotencyStore() : undefined;
   const limiter = new SlidingWindowLimiter(options.rateLimit);
   let faultRng: Rng = createRng(options.seed);
   let idRng: Rng = createRng(options.seed ^ ID_STREAM);
   let url = '';
+  const now = options.now ?? Date.now;
   const store = new PayerStore(
-    { duplicates: options.duplicates, keepRequests: options.keepRequests, linkBase: () => url },
-    () => idRng,
     {
-      payerCreated: () => stats.count('payersCreated'),
-      duplicatePayer: () => stats.count('duplicatePayers'),
-      paymentDetailCreated: () => stats.count('paymentDetailsCreated'),
-      agreementUpdated: (completedNow) => {
-        stats.count('agreementUpdates');
-        if (completedNow) stats.count('agreementsCompleted');
-      },
+      duplicates: options.duplicates,
+      kycGate: options.kycGate,
+      kycAfter: options.kycAfter,
+      accountApproveMs: options.accountApproveMs,
+      maskNumbers: options.maskNumbers,
+      keepRequests: options.keepRequests,
+      linkBase: () => url,
+      now,
     },
+    () => idRng,
+    (event) => stats.count(event),
   );
   // Aborted by close(): ends latency and slow-answer waits so closing never hangs on them.
   const closing = new AbortController();
@@ -81,7 +87,7 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     if (send(res, status, body, headers)) stats.answered(status);
   };
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  async function handleApi(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {
     stats.arrived(performance.timeOrigin + performance.now());
     res.once('close', () => stats.left());
     const method = req.method ?? 'GET';
@@ -98,6 +104,7 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     const match = matchRoute(method, pathname);
     if (match.kind === 'not-found') return reply(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
     if (match.kind === 'bad-param') return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
+    stats.routed(match.route, isRead(match.route));
     const key = req.headers['x-api-key'];
     if (typeof key !== 'string' || !timingSafeEqual(digest(key), expectedKey)) {
       return reply(res, 401, nestError(401, 'Unauthorized'));
@@ -125,46 +132,12 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
       if (fault === 'reset') return void req.socket.destroy();
     }
 
-    // From here to `remember` nothing awaits: the lookup, the change and the remembered answer are one step.
-    const answer = operate(req, method, pathname, match.route, match.clientUserId, body.text);
+    // operate() does not await: the lookup, the change and a remembered answer are one step.
+    const { route, clientUserId } = match;
+    const answer = operate({ store, idempotency, stats }, { req, method, pathname, query, route, clientUserId, text: body.text });
     if (fault === 'commit500') return reply(res, scripted?.status ?? 500, nestError(scripted?.status ?? 500));
     if (fault === 'slow' && !(await wait(scripted?.delayMs ?? options.slowMs))) return;
     reply(res, answer.status, answer.body, answer.headers);
-  }
-
-  function operate(req: IncomingMessage, method: string, pathname: string, route: RouteName, clientUserId: string, text: string): Answer & { headers?: Record<string, string> } {
-    const idempotencyKey = req.headers['idempotency-key'];
-    const scope = `${method} ${pathname}`;
-    if (typeof idempotencyKey === 'string' && idempotencyKey !== '') {
-      const found = idempotency.lookup(scope, idempotencyKey, text);
-      if (found.kind === 'replay') {
-        stats.count('idempotentReplays');
-        return { ...found.answer, headers: { 'idempotent-replayed': 'true' } };
-      }
-      if (found.kind === 'mismatch') {
-        stats.count('idempotencyMismatches');
-        return { status: 422, body: nestError(422, 'Idempotency-Key was already used with a different request body') };
-      }
-    }
-    const parsed = parseJson(req, text);
-    if ('status' in parsed) return parsed;
-    const value = parsed.value;
-    let answer: Answer;
-    if (route === 'compliance') {
-      const checked = complianceRequest.safeParse(value);
-      if (!checked.success) return invalid(checked.error.issues, value);
-      answer = store.createCompliance(checked.data, text);
-    } else if (route === 'payment-details') {
-      const checked = paymentDetailRequest.safeParse(value);
-      if (!checked.success) return invalid(checked.error.issues, value);
-      answer = store.createPaymentDetail(clientUserId, checked.data, text);
-    } else {
-      const checked = agreementRequest.safeParse(value);
-      if (!checked.success) return invalid(checked.error.issues, value);
-      answer = store.updateAgreement(clientUserId, checked.data);
-    }
-    if (typeof idempotencyKey === 'string' && idempotencyKey !== '') idempotency.remember(scope, idempotencyKey, text, answer);
-    return answer;
   }
 
   function replyScripted(res: ServerResponse, step: ScriptedAnswer): void {
@@ -189,11 +162,10 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
   }
 
   const server = createServer((req, res) => {
-    // No URL parsing beyond splitting off the query: `new URL` would read `//x` as a host.
-    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+    const { pathname, query } = splitUrl(req.url ?? '/');
     const work = pathname === ADMIN_PREFIX || pathname.startsWith(`${ADMIN_PREFIX}/`)
       ? handleAdmin(req, res, pathname, handle)
-      : handleApi(req, res, pathname);
+      : handleApi(req, res, pathname, query);
     work.catch(() => {
       // A bug here must not take the sandbox down: answer as NestJS does to an unhandled exception.
       if (!res.headersSent) reply(res, 500, nestError(500));
@@ -231,11 +203,19 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     maxInWindow: (windowMs) => stats.arrivals.maxInWindow(windowMs),
     arrivals: () => stats.arrivals.toArray(),
     payer: (clientUserId) => store.get(clientUserId),
+    setKyc: (clientUserId, kycStatus) => {
+      if (!(KYC_STATUSES as readonly string[]).includes(kycStatus)) throw new Error(`kycStatus must be one of: ${KYC_STATUSES.join(', ')}`);
+      if (store.setKyc(clientUserId, kycStatus) === undefined) throw new Error(`Payer with client user ID ${clientUserId} not found`);
+    },
+    setPaymentDetailStatus: (id, status) => {
+      if (!(ACCOUNT_STATUSES as readonly string[]).includes(status)) throw new Error(`status must be one of: ${ACCOUNT_STATUSES.join(', ')}`);
+      if (store.setPaymentDetailStatus(id, status) === undefined) throw new Error(`Payment detail with ID ${id} not found`);
+    },
     script: (steps) => script.add(steps),
     pendingScript: () => script.pending,
     reset: () => {
       store.clear();
-      idempotency.clear();
+      idempotency?.clear();
       stats.reset();
       script.clear();
       limiter.reset();
@@ -252,25 +232,6 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     },
   };
   return handle;
-}
-
-function parseJson(req: IncomingMessage, text: string): { value: unknown } | Answer {
-  // No body at all reads as `{}`, as Express does: the answer then names every missing field.
-  if (text.trim() === '') return { value: {} };
-  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
-    return { status: 415, body: nestError(415, 'Content-Type must be application/json') };
-  }
-  try {
-    return { value: JSON.parse(text) };
-  } catch {
-    // JSON.parse's own message quotes the input, which may hold an ssn or an account number.
-    return { status: 400, body: nestError(400, 'Malformed JSON in request body') };
-  }
-}
-
-function invalid(issues: readonly z.core.$ZodIssue[], value: unknown): Answer {
-  return { status: 400, body: nestError(400, validationMessages(issues, value)) };
 }
 
 function digest(text: string): Buffer {

@@ -1,5 +1,6 @@
 import { ArrivalLog } from './arrivalLog.js';
 import type { FaultKind } from './faults.js';
+import { ROUTE_NAMES, type RouteName } from './routes.js';
 
 // Counters the tests and benchmarks read through GET /__sandbox/stats or handle.stats().
 // Only API requests count; the sandbox's own /__sandbox/* endpoints do not.
@@ -12,10 +13,20 @@ export interface SandboxStats {
   maxInFlight: number;
   /** Answers sent, by HTTP status (`{"200": 3, "429": 1}`). Resets and unanswered slow requests are not in it. */
   byStatus: Record<string, number>;
+  /** API requests by the route their method and path name, every route listed (unknown paths are in none). */
+  byRoute: Record<RouteName, number>;
+  /** Requests to the two reads (GET), whatever they were answered. */
+  reads: number;
   payersCreated: number;
-  /** Create-compliance attempts for a clientUserId that already exists (either duplicates mode). */
+  /** Create-compliance attempts (either path) for a clientUserId that already exists (either duplicates mode). */
   duplicatePayers: number;
+  /** POST /v2/payer calls that changed a known payer's data. */
+  payersUpdated: number;
   paymentDetailsCreated: number;
+  /** Accounts created for a payer that already had one with the same currency and numbers. */
+  duplicatePaymentDetails: number;
+  /** Create payment details refused because the payer's KYC was not approved. */
+  kycRefusals: number;
   /** Payers whose agreement went from not completed to completed. */
   agreementsCompleted: number;
   /** Successful agreement updates, repeats included. */
@@ -39,22 +50,25 @@ export interface SandboxStats {
   arrivalsRetained: number;
 }
 
-type Counter = Exclude<keyof SandboxStats, 'inFlight' | 'maxInFlight' | 'byStatus' | 'faults' | 'maxArrivalsPerSecond' | 'firstArrivalAt' | 'lastArrivalAt' | 'arrivalsRetained'>;
+type Counter = Exclude<keyof SandboxStats, 'inFlight' | 'maxInFlight' | 'byStatus' | 'byRoute' | 'faults' | 'maxArrivalsPerSecond' | 'firstArrivalAt' | 'lastArrivalAt' | 'arrivalsRetained'>;
 
 const emptyFaults = (): Record<FaultKind, number> => ({ '429': 0, '500': 0, '503': 0, reset: 0, commit500: 0, slow: 0 });
+const emptyRoutes = (): Record<RouteName, number> => Object.fromEntries(ROUTE_NAMES.map((r) => [r, 0])) as Record<RouteName, number>;
 
 export class StatsRecorder {
   readonly arrivals = new ArrivalLog();
   private counters: Record<Counter, number> = StatsRecorder.zero();
   private byStatus = new Map<number, number>();
   private faults = emptyFaults();
+  private byRoute = emptyRoutes();
   private inFlight = 0;
   private maxInFlight = 0;
 
   private static zero(): Record<Counter, number> {
     return {
-      requests: 0, payersCreated: 0, duplicatePayers: 0, paymentDetailsCreated: 0, agreementsCompleted: 0,
-      agreementUpdates: 0, idempotentReplays: 0, idempotencyMismatches: 0, rateLimited: 0, scripted: 0,
+      requests: 0, payersCreated: 0, duplicatePayers: 0, payersUpdated: 0, paymentDetailsCreated: 0,
+      duplicatePaymentDetails: 0, kycRefusals: 0, agreementsCompleted: 0, agreementUpdates: 0, reads: 0,
+      idempotentReplays: 0, idempotencyMismatches: 0, rateLimited: 0, scripted: 0,
     };
   }
 
@@ -74,6 +88,12 @@ export class StatsRecorder {
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
   }
 
+  /** A request whose method and path name a route, counted whether it is then refused (key, limit, fault) or served. */
+  routed(route: RouteName, isRead: boolean): void {
+    this.byRoute[route] += 1;
+    if (isRead) this.counters.reads += 1;
+  }
+
   count(counter: Counter): void {
     this.counters[counter] += 1;
   }
@@ -89,6 +109,7 @@ export class StatsRecorder {
       inFlight: this.inFlight,
       maxInFlight: this.maxInFlight,
       byStatus: Object.fromEntries([...this.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => [String(s), n])),
+      byRoute: { ...this.byRoute },
       faults: { ...this.faults },
       maxArrivalsPerSecond: this.arrivals.maxInWindow(1000),
       firstArrivalAt: arrivals[0] ?? null,
@@ -102,6 +123,7 @@ export class StatsRecorder {
     this.counters = StatsRecorder.zero();
     this.byStatus.clear();
     this.faults = emptyFaults();
+    this.byRoute = emptyRoutes();
     this.maxInFlight = this.inFlight;
     this.arrivals.clear();
   }

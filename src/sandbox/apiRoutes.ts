@@ -1,0 +1,97 @@
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import { agreementRequest, complianceRequest, paymentDetailRequest } from '../schema/index.js';
+import type { IdempotencyStore } from './idempotencyStore.js';
+import { nestError } from './nestError.js';
+import type { Answer, PayerStore } from './payerStore.js';
+import type { RouteName } from './routes.js';
+import type { StatsRecorder } from './stats.js';
+import { validationMessages } from './validationMessages.js';
+
+// What an API request does once it got past the key, the script, the rate limit and the random faults: the
+// idempotency replay (when on), the body checks and the store's operation. Nothing here awaits, so the lookup,
+// the change and the remembered answer are one step that no other request can interleave with.
+
+export interface ApiRequest {
+  req: IncomingMessage;
+  method: string;
+  pathname: string;
+  query: URLSearchParams;
+  route: RouteName;
+  clientUserId: string;
+  text: string;
+}
+
+export interface ApiContext {
+  store: PayerStore;
+  /** Undefined when the sandbox ignores Idempotency-Key, as the real service does. */
+  idempotency: IdempotencyStore | undefined;
+  stats: StatsRecorder;
+}
+
+export type ApiAnswer = Answer & { headers?: Record<string, string> };
+
+export function operate(context: ApiContext, request: ApiRequest): ApiAnswer {
+  const { store } = context;
+  const { route, clientUserId } = request;
+  // Reads change nothing: there is nothing to replay and no body to check.
+  if (route === 'read-payer') return store.readPayer(clientUserId);
+  if (route === 'read-payment-details') return store.readPaymentDetails(clientUserId, request.query.get('paymentDetailsId'));
+
+  const keyHeader = request.req.headers['idempotency-key'];
+  const key = context.idempotency !== undefined && typeof keyHeader === 'string' && keyHeader !== '' ? keyHeader : undefined;
+  const scope = `${request.method} ${request.pathname}`;
+  if (key !== undefined) {
+    const found = context.idempotency!.lookup(scope, key, request.text);
+    if (found.kind === 'replay') {
+      context.stats.count('idempotentReplays');
+      return { ...found.answer, headers: { 'idempotent-replayed': 'true' } };
+    }
+    if (found.kind === 'mismatch') {
+      context.stats.count('idempotencyMismatches');
+      return { status: 422, body: nestError(422, 'Idempotency-Key was already used with a different request body') };
+    }
+  }
+  const answer = write(store, request);
+  if (key !== undefined) context.idempotency!.remember(scope, key, request.text, answer);
+  return answer;
+}
+
+function write(store: PayerStore, { req, route, clientUserId, text }: ApiRequest): Answer {
+  const parsed = parseJson(req, text);
+  if ('status' in parsed) return parsed;
+  const value = parsed.value;
+  if (route === 'compliance' || route === 'compliance-v2') {
+    const checked = complianceRequest.safeParse(value);
+    if (!checked.success) return invalid(checked.error.issues, value);
+    return store.createCompliance(checked.data, text, route === 'compliance' ? 'create' : 'upsert');
+  }
+  if (route === 'payment-details') {
+    const checked = paymentDetailRequest.safeParse(value);
+    if (!checked.success) return invalid(checked.error.issues, value);
+    return store.createPaymentDetail(clientUserId, checked.data, text);
+  }
+  // The agreement: reads never get here.
+  const checked = agreementRequest.safeParse(value);
+  if (!checked.success) return invalid(checked.error.issues, value);
+  return store.updateAgreement(clientUserId, checked.data);
+}
+
+function parseJson(req: IncomingMessage, text: string): { value: unknown } | Answer {
+  // No body at all reads as `{}`, as Express does: the answer then names every missing field.
+  if (text.trim() === '') return { value: {} };
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
+    return { status: 415, body: nestError(415, 'Content-Type must be application/json') };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    // JSON.parse's own message quotes the input, which may hold an ssn or an account number.
+    return { status: 400, body: nestError(400, 'Malformed JSON in request body') };
+  }
+}
+
+function invalid(issues: readonly z.core.$ZodIssue[], value: unknown): Answer {
+  return { status: 400, body: nestError(400, validationMessages(issues, value)) };
+}
