@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, closeSandboxes, createPayer, paymentDetail, start } from './sandbox-helpers.js';
+import { call, closeSandboxes, createPayer, payer, paymentDetail, start } from './sandbox-helpers.js';
 
 afterEach(closeSandboxes);
 
@@ -79,5 +79,47 @@ describe('sandbox stats', () => {
   it('an unknown sandbox endpoint is 404', async () => {
     const sandbox = await start();
     expect((await call(sandbox, 'GET', '/__sandbox/nope', { headers: {} })).status).toBe(404);
+  });
+});
+
+describe('sandbox stats: routes, reads and the lifecycle', () => {
+  it('byRoute names every route (zero included), reads counts the GETs, refused requests included', async () => {
+    const sandbox = await start();
+    expect(sandbox.stats().byRoute).toEqual({
+      compliance: 0, 'compliance-v2': 0, 'payment-details': 0, agreement: 0, 'read-payer': 0, 'read-payment-details': 0,
+    });
+    await createPayer(sandbox);
+    await call(sandbox, 'POST', '/v2/payer', { body: payer() });
+    await call(sandbox, 'GET', '/v2/payer/payer-1');
+    await call(sandbox, 'GET', '/v2/payer/nobody');
+    await call(sandbox, 'GET', '/v2/payer/payer-1/payment-details', { headers: {} }); // 401: still a request to that route
+    await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail() }); // the KYC gate's 500
+    await call(sandbox, 'PATCH', '/v2/payer/payer-1', { body: { agreementCompleted: true } });
+    await call(sandbox, 'GET', '/nowhere');
+    expect(sandbox.stats()).toMatchObject({
+      requests: 8,
+      reads: 3,
+      kycRefusals: 1,
+      byRoute: { compliance: 1, 'compliance-v2': 1, 'payment-details': 1, agreement: 1, 'read-payer': 2, 'read-payment-details': 1 },
+    });
+    sandbox.reset();
+    expect(sandbox.stats()).toMatchObject({ reads: 0, kycRefusals: 0, byRoute: { 'read-payer': 0 } });
+  });
+
+  it('duplicatePaymentDetails: an account created again with the same currency (any case) and numbers', async () => {
+    const sandbox = await start({ kycAfter: 0 });
+    await createPayer(sandbox);
+    await createPayer(sandbox, { clientUserId: 'other' });
+    const add = (overrides: Record<string, unknown>, id = 'payer-1') =>
+      call(sandbox, 'POST', `/v2/payer/${id}/payment-details`, { body: paymentDetail(overrides) });
+    await add({});
+    await add({ currency: 'usd', bankName: 'Another name' }); // the same account
+    await add({ accountNumber: '000123456780' }); // another account number
+    await add({ routingNumber: undefined }); // a number given once and not the other time: another account
+    await add({ currency: 'EUR' });
+    await add({}, 'other'); // the same numbers for another payer: not a duplicate of this one's
+    expect(sandbox.stats()).toMatchObject({ paymentDetailsCreated: 6, duplicatePaymentDetails: 1 });
+    await add({ currency: 'Usd' });
+    expect(sandbox.stats().duplicatePaymentDetails).toBe(2);
   });
 });
