@@ -14,7 +14,7 @@ import { KYC_STATUSES, PayerStore, type KycStatus, type StoredPayer } from './pa
 import { SlidingWindowLimiter } from './rateLimiter.js';
 import { readBody } from './readBody.js';
 import { createRng, type Rng } from './rng.js';
-import { isRead, matchRoute, splitUrl } from './routes.js';
+import { matchRoute, splitUrl } from './routes.js';
 import { ScriptQueue, type ScriptedAnswer, type ScriptStep } from './script.js';
 import { send } from './send.js';
 import { StatsRecorder, type SandboxStats } from './stats.js';
@@ -104,7 +104,7 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     const match = matchRoute(method, pathname);
     if (match.kind === 'not-found') return reply(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
     if (match.kind === 'bad-param') return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
-    stats.routed(match.route, isRead(match.route));
+    stats.routed(match.route);
     const key = req.headers['x-api-key'];
     if (typeof key !== 'string' || !timingSafeEqual(digest(key), expectedKey)) {
       return reply(res, 401, nestError(401, 'Unauthorized'));

@@ -1,6 +1,6 @@
 import { ArrivalLog } from './arrivalLog.js';
 import type { FaultKind } from './faults.js';
-import { ROUTE_NAMES, type RouteName } from './routes.js';
+import { isRead, ROUTE_NAMES, type RouteName } from './routes.js';
 
 // Counters the tests and benchmarks read through GET /__sandbox/stats or handle.stats().
 // Only API requests count; the sandbox's own /__sandbox/* endpoints do not.
@@ -89,9 +89,9 @@ export class StatsRecorder {
   }
 
   /** A request whose method and path name a route, counted whether it is then refused (key, limit, fault) or served. */
-  routed(route: RouteName, isRead: boolean): void {
+  routed(route: RouteName): void {
     this.byRoute[route] += 1;
-    if (isRead) this.counters.reads += 1;
+    if (isRead(route)) this.counters.reads += 1;
   }
 
   count(counter: Counter): void {
