@@ -3,6 +3,7 @@ import { ConfigError } from './errors.js';
 import { LOG_LEVELS } from './log/createLogger.js';
 import { DATE_FORMAT } from './validate/excelDamage.js';
 import { STEPS, type Step } from './types.js';
+import { COMPLIANCE_PATHS } from './schema/index.js';
 
 /**
  * The one table of `run`/`validate` options: it feeds the yargs definitions, `--help`, the README and the
@@ -23,6 +24,8 @@ export const RUN_OPTIONS = {
   steps: { flag: 'steps', type: 'string', default: STEPS.join(','), describe: 'which calls to make' },
   completeAgreement: { flag: 'complete-agreement', type: 'boolean', default: true, describe: 'complete the agreement for rows whose agreementCompleted cell is blank' },
   dryRun: { flag: 'dry-run', type: 'boolean', default: false, describe: 'check the input and write results, send nothing (same as validate)' },
+  compliancePath: { flag: 'compliance-path', type: 'string', default: '/v1/payer', choices: COMPLIANCE_PATHS, describe: 'where create compliance is served: /v1/payer, or /v2/payer (create or update: changed payer data is sent again)' },
+  maxWait: { flag: 'max-wait', type: 'number', default: 30, describe: 'days a row may wait on its payer (KYC, agreement), from its first run, before it is reported failed' },
   stateDir: { flag: 'state-dir', type: 'string', default: '.payer-onboard', env: 'PAYER_ONBOARD_STATE_DIR', describe: 'the journal of calls that makes re-runs safe' },
   allowHttp: { flag: 'allow-http', type: 'boolean', default: false, describe: 'permit a plain http:// base URL that is not loopback' },
   maxConsecutiveFailures: { flag: 'max-consecutive-failures', type: 'number', default: 20, describe: 'stop as "API down" after this many calls in a row failed for good' },
@@ -66,6 +69,8 @@ export const runOptionsSchema = z.object({
   steps: stepsList,
   completeAgreement: z.boolean(),
   dryRun: z.boolean(),
+  compliancePath: z.enum(COMPLIANCE_PATHS, { error: `must be ${COMPLIANCE_PATHS.join(' or ')}` }),
+  maxWait: z.number({ error: 'must be a number' }).positive('must be more than 0'),
   stateDir: z.string().min(1),
   allowHttp: z.boolean(),
   maxConsecutiveFailures: count(1),

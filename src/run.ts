@@ -4,10 +4,11 @@ import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AbortedError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
+import type { RowDeps } from './execute/executeRow.js';
 import { Journal } from './journal/Journal.js';
 import { StateLock } from './journal/StateLock.js';
 import { journalDir } from './journal/stateDir.js';
-import { withJournal } from './journal/withJournal.js';
+import { RowJournal } from './journal/RowJournal.js';
 import { openInput } from './input/openInput.js';
 import { readingOptions } from './input/spreadsheetInputs.js';
 import { createLogger } from './log/createLogger.js';
@@ -87,7 +88,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
-    const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey, duplicates: 'conflict', idempotency: 'on', kycGate: 'off' }) : undefined;
+    const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
     if (sandbox) cleanup.push(() => sandbox.close());
     const baseUrl = sandbox?.url ?? connection?.baseUrl;
 
@@ -115,6 +116,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       command === 'run'
         ? (await import('./execute/createApiClient.js')).createApiClient({
             baseUrl: baseUrl!,
+            compliancePath: options.compliancePath,
             apiKey: connection!.apiKey,
             timeoutMs: options.timeout * 1000,
             retries: options.retries,
@@ -132,7 +134,13 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const total = scanned.reduce((n, job) => n + job.rows, 0);
     const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
     const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
-    const calls = client && journal ? withJournal(client, journal) : client;
+    // What every row's plan shares: the run's steps and limits, and what the run learns about the service.
+    const deps: RowDeps | undefined = client && {
+      client,
+      journal: journal && new RowJournal(journal),
+      ctx: { steps: options.steps, compliancePath: options.compliancePath, retries: options.retries, maxWaitDays: options.maxWait, now: startedAt, knowledge: { gate: 'unknown' } },
+      taken: new Set(),
+    };
     const onAbort = () => client?.stop('interrupted');
     context.signal?.addEventListener('abort', onAbort, { once: true });
     if (context.signal?.aborted) onAbort(); // a signal during pass 1 fires no event now
@@ -145,7 +153,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       for (const job of scanned) {
         const reopened = await openInput(job.input.file, reading);
         const failed = new FailedRowsWriter(outDir, reopened.file, reopened.header, reopened.dialect, failedBooks);
-        await sendRows({ ...job, input: reopened }, { options, client, calls, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen: duplicates });
+        await sendRows({ ...job, input: reopened }, { options, client, deps, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen: duplicates });
         await failed.close();
         if (failed.written && !outputs.failed.includes(failed.path)) outputs.failed.push(failed.path);
       }
@@ -172,7 +180,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       ...(baseUrl && !sandbox ? { baseUrl } : {}),
       sandbox: Boolean(sandbox),
       inputs: scanned.map((j) => ({ source: j.input.file.name, path: j.input.file.path, format: j.input.file.format, rows: j.rows })),
-      rows: { total: counts.ok + counts.invalid + counts.failed + counts.skipped, ...counts },
+      rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
       requests: requestCounts(client),
       ...(aborted ? { aborted } : {}),
       warnings,

@@ -41,7 +41,7 @@ describe('bank accounts apart from payers', () => {
         [source, '4', 'bd-1', 'ok'],
         [source, '5', 'nobody', 'failed'],
       ]);
-      expect(results[5]!.error).toContain('payment-details: HTTP 404');
+      expect(results[5]!.error).toContain('payment-details: payer not registered');
       expect(summary.exitCode).toBe(1);
     }
     expect(h.sandbox.payer('bd-1')!.paymentDetails.map((p) => (p.request as { accountNumber: string }).accountNumber)).toEqual(expect.arrayContaining(['111', '222']));

@@ -20,7 +20,9 @@ describe('run: a flaky API', () => {
     expect(stats.payersCreated).toBe(24);
     expect(stats.paymentDetailsCreated).toBe(24);
     expect(stats.agreementsCompleted).toBe(24);
-    expect(stats.duplicatePayers).toBe(0);
+    // Create compliance may be sent again after a lost answer (the service answers a known payer with 200); a bank
+    // account never is: a read settles every unclear create first.
+    expect(stats.duplicatePaymentDetails).toBe(0);
     for (const id of ids) expect(h.sandbox.payer(id)!.paymentDetails).toHaveLength(1);
   });
 
@@ -43,11 +45,10 @@ describe('run: a flaky API', () => {
     h = await harness({ duplicates: 'conflict' });
     const input = h.tmp.write('payers.csv', payersCsv(['d-1']));
     await h.run({ inputs: [input], steps: ['compliance'] });
-    // A changed cell gives a new Idempotency-Key, so the sandbox answers the duplicate with 409 instead of a replay.
-    const changed = payersCsv(['d-1'], { 'd-1': { addressLine1: '13 Analytical Way' } });
-    const { summary, results } = await h.run({ inputs: [h.tmp.write('again.csv', changed)], steps: 'compliance,payment-details,agreement' });
+    // Another state dir: the journal does not know the payer, so compliance is sent again and answered 409.
+    const { summary, results } = await h.run({ inputs: [input], stateDir: h.tmp.path('other-state') });
     expect(summary.exitCode).toBe(0);
-    expect(results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=done-before payment-details=ok agreement=ok', userId: '', agreementUrl: '' });
+    expect(results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=done-before payment-details=ok agreement=ok', userId: '', agreementUrl: '', kycStatus: 'approved' });
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 1, paymentDetailsCreated: 1 });
   });
 });

@@ -2,11 +2,12 @@ import type { Logger } from 'pino';
 import type { AgreementRequest, ComplianceRequest, PaymentDetailRequest } from '../schema/index.js';
 import type { Step } from '../types.js';
 import type { AdaptiveRateOptions } from './AdaptiveRate.js';
-import type { ApiError } from './ApiError.js';
+import type { ApiError, CallStep } from './ApiError.js';
 import type { Backoff } from './backoffDelay.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './RateLimiter.js';
-import type { AgreementAnswer, ComplianceAnswer, PaymentDetailAnswer } from './readAnswer.js';
+import type { CompliancePath } from '../schema/index.js';
+import type { AccountsAnswer, AgreementAnswer, ComplianceAnswer, PayerAnswer, PaymentDetailAnswer } from './readAnswer.js';
 
 /** A call's end: never thrown, so one row's failure stays that row's data. */
 export type CallResult<T> =
@@ -32,7 +33,7 @@ export interface ClientStats {
 
 /** One attempt, as reported to `onAttempt` (issue 6's adaptive rate listens here). Carries no body value. */
 export interface AttemptInfo {
-  step: Step;
+  step: CallStep;
   clientUserId: string;
   /** 0 for the first attempt of a call. */
   attempt: number;
@@ -44,6 +45,8 @@ export interface AttemptInfo {
 export interface ApiClientOptions {
   /** API root; the spec's paths (`v1/payer`, ...) are appended. */
   baseUrl: string;
+  /** Where create compliance is served. Default `/v1/payer`. */
+  compliancePath?: CompliancePath;
   apiKey: string;
   /** Per attempt. Default 30 000. */
   timeoutMs?: number;
@@ -76,10 +79,18 @@ export interface ApiClientOptions {
 }
 
 export interface ApiClient {
-  /** POST v1/payer. */
+  /** POST v1/payer (or v2/payer, the create-or-update path). */
   createCompliance(body: ComplianceRequest, meta: { clientUserId: string; idempotencyKey: string }): Promise<CallResult<ComplianceAnswer>>;
-  /** POST v2/payer/{clientUserId}/payment-details. */
+  /**
+   * POST v2/payer/{clientUserId}/payment-details. Never sent twice blindly: only a 429 or a connection refused
+   * (the service certainly stored nothing) is retried here; any other failure comes back at once, for a read of
+   * what is stored to settle it.
+   */
   createPaymentDetail(clientUserId: string, body: PaymentDetailRequest, meta: { idempotencyKey: string }): Promise<CallResult<PaymentDetailAnswer>>;
+  /** GET v2/payer/{clientUserId}: the payer's statuses; `found: false` for a 404. */
+  readPayer(clientUserId: string): Promise<CallResult<PayerAnswer>>;
+  /** GET v2/payer/{clientUserId}/payment-details: every stored account; `found: false` for a 404. */
+  readPaymentDetails(clientUserId: string): Promise<CallResult<AccountsAnswer>>;
   /** PATCH v2/payer/{clientUserId}. */
   completeAgreement(clientUserId: string, body: AgreementRequest): Promise<CallResult<AgreementAnswer>>;
   /** Why the client stopped sending, if it did. */

@@ -2,10 +2,13 @@ import { STATUS_CODES } from 'node:http';
 import { PayerOnboardError } from '../errors.js';
 import type { Step } from '../types.js';
 
+/** A step, or `status` for the read of a payer's statuses. */
+export type CallStep = Step | 'status';
+
 export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'stopped';
 
 export interface ApiErrorInit {
-  step: Step;
+  step: CallStep;
   kind: ApiErrorKind;
   retryable: boolean;
   /** HTTP status, for kind 'http'. */
@@ -28,7 +31,7 @@ export interface ApiErrorInit {
  * It never holds the API key or a request body value (see cleanServerMessage).
  */
 export class ApiError extends PayerOnboardError {
-  readonly step: Step;
+  readonly step: CallStep;
   readonly kind: ApiErrorKind;
   readonly retryable: boolean;
   readonly status: number | undefined;

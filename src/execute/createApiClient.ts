@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import pLimit from 'p-limit';
 import { ConfigError } from '../errors.js';
 import { paths, serverMessage } from '../schema/index.js';
-import type { Step } from '../types.js';
+import type { CallStep } from './ApiError.js';
 import { ApiError } from './ApiError.js';
 import { AdaptiveRate } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
@@ -14,18 +14,26 @@ import { cleanServerMessage } from './cleanServerMessage.js';
 import { systemClock } from './clock.js';
 import { parseRetryAfter } from './parseRetryAfter.js';
 import { RateLimiter } from './RateLimiter.js';
-import { readAgreement, readCompliance, readPaymentDetail, type Read } from './readAnswer.js';
+import { readAccounts, readAgreement, readCompliance, readPayer, readPaymentDetail, type Read } from './readAnswer.js';
 
 export type { ApiClient, ApiClientOptions, AttemptInfo, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 
 interface CallSpec<T> {
-  step: Step;
+  step: CallStep;
   clientUserId: string;
   method: Method;
   path: string;
-  body: object;
+  body?: object;
   headers: Record<string, string>;
   read: (body: unknown) => Read<T>;
+  /** A read: a 404 is this answer, not a failure (the payer is simply not known). */
+  notFound?: T;
+  /**
+   * A create the service does not de-duplicate: retried only when it certainly stored nothing (a 429, a
+   * connection refused); any other failure is returned at once for a read to settle. Its failures do not count
+   * towards "API down" either: a refusal by the KYC gate is a 500 that says nothing about the API's health.
+   */
+  once?: boolean;
 }
 
 type AttemptEnd =
@@ -94,7 +102,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     limiter.close();
   }
 
-  function notSent(step: Step): ApiError {
+  function notSent(step: CallStep): ApiError {
     const reason = stopInfo?.reason;
     return new ApiError({ step, kind: 'stopped', retryable: false, stoppedBecause: reason === undefined ? undefined : STOPPED_BECAUSE[reason] });
   }
@@ -133,15 +141,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         return { ok: true, status: end.status, body: read.value };
       }
+      if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined) return { ok: true, status: 404, body: spec.notFound };
       const error = toApiError(spec, end);
-      if (error.retryable && attempt < retries && stopInfo === undefined) {
+      if (error.retryable && attempt < retries && stopInfo === undefined && (!spec.once || certainlyNotStored(end))) {
         const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt);
         logger?.debug({ step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message }, 'retrying');
         lastError = error;
         await clock.sleep(delayMs, stopping.signal);
         continue;
       }
-      failedForGood(error);
+      if (!spec.once || certainlyNotStored(end)) failedForGood(error);
       return { ok: false, error };
     }
   }
@@ -157,7 +166,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const started = performance.now();
     let end: AttemptEnd;
     try {
-      const request = http(spec.path, { method: spec.method, json: spec.body, headers: spec.headers });
+      const request = http(spec.path, { method: spec.method, headers: spec.headers, ...(spec.body === undefined ? {} : { json: spec.body }) });
       // The body is on the socket: from here the server can see it (a cold connection may take a while).
       // Uncapped, nothing is counted, and at thousands of requests a second the listener is not free.
       if (slot.counted) {
@@ -206,7 +215,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         step: spec.step,
         kind: 'http',
         status: end.status,
-        serverMessage: cleanServerMessage(serverMessage(end.body), spec.body, apiKey),
+        serverMessage: cleanServerMessage(serverMessage(end.body), spec.body ?? {}, apiKey),
         retryable: RETRYABLE_STATUSES.has(end.status),
       });
     }
@@ -247,7 +256,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         step: 'compliance',
         clientUserId: meta.clientUserId,
         method: 'POST',
-        path: paths.compliance(),
+        path: paths.compliance(options.compliancePath),
         body,
         headers: { 'idempotency-key': meta.idempotencyKey },
         read: readCompliance,
@@ -261,6 +270,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body,
         headers: { 'idempotency-key': meta.idempotencyKey },
         read: readPaymentDetail,
+        once: true,
+      }),
+    readPayer: (clientUserId) =>
+      call({ step: 'status', clientUserId, method: 'GET', path: paths.payer(clientUserId), headers: {}, read: readPayer, notFound: { found: false } }),
+    readPaymentDetails: (clientUserId) =>
+      call({
+        step: 'payment-details',
+        clientUserId,
+        method: 'GET',
+        path: paths.paymentDetails(clientUserId),
+        headers: {},
+        read: readAccounts,
+        notFound: { found: false, accounts: [] },
       }),
     completeAgreement: (clientUserId, body) =>
       call({ step: 'agreement', clientUserId, method: 'PATCH', path: paths.agreement(clientUserId), body, headers: {}, read: readAgreement }),
@@ -277,6 +299,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     concurrency,
     limiter,
   };
+}
+
+/** An attempt the service cannot have acted on: it said so (429), or the connection never opened. */
+function certainlyNotStored(end: AttemptEnd): boolean {
+  if (end.kind === 'response') return end.status === 429;
+  return end.kind === 'failure' && (end.failure.code === 'ECONNREFUSED' || end.failure.code === 'ENOTFOUND' || end.failure.code === 'EAI_AGAIN');
 }
 
 /** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */

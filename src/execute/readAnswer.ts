@@ -1,4 +1,4 @@
-import { agreementResponse, complianceResponse, paymentDetailResponse } from '../schema/index.js';
+import { agreementResponse, complianceResponse, paymentDetailResponse, paymentDetailsListResponse, payerStatusResponse, storedPaymentDetail, type StoredPaymentDetail } from '../schema/index.js';
 
 // Success bodies are read leniently: the status code says the call worked, so a body that does not match the
 // spec's response schema (a userId that is not a UUID, a missing status, not JSON at all) must not turn a
@@ -18,6 +18,21 @@ export interface PaymentDetailAnswer {
 
 export interface AgreementAnswer {
   success?: boolean;
+}
+
+/** GET v2/payer/{id}; a 404 is `found: false` (a payer the service does not know: not registered). */
+export interface PayerAnswer {
+  found: boolean;
+  kycStatus?: string;
+  agreementStatus?: string;
+  isCompliant?: boolean;
+  userId?: string;
+}
+
+/** GET v2/payer/{id}/payment-details; a 404 is `found: false` with no accounts. */
+export interface AccountsAnswer {
+  found: boolean;
+  accounts: StoredPaymentDetail[];
 }
 
 export interface Read<T> {
@@ -61,6 +76,38 @@ export function readAgreement(body: unknown): Read<AgreementAnswer> {
   if (parsed.success) return { value: { success: parsed.data.success }, problems: [] };
   const success = record(body)?.['success'];
   return { value: typeof success === 'boolean' ? { success } : {}, problems: issuePaths(parsed.error.issues) };
+}
+
+export function readPayer(body: unknown): Read<PayerAnswer> {
+  const parsed = payerStatusResponse.safeParse(body);
+  if (parsed.success) {
+    const { kycStatus, agreementStatus, isCompliant, userId } = parsed.data;
+    return { value: defined({ found: true, kycStatus, agreementStatus, isCompliant, userId }), problems: [] };
+  }
+  const r = record(body);
+  const compliant = r?.['isCompliant'];
+  return {
+    value: defined({
+      found: true,
+      kycStatus: string(r?.['kycStatus']),
+      agreementStatus: string(r?.['agreementStatus']),
+      isCompliant: typeof compliant === 'boolean' ? compliant : undefined,
+      userId: string(r?.['userId']),
+    }),
+    problems: issuePaths(parsed.error.issues),
+  };
+}
+
+/** Accounts without an id cannot be adopted and are left out; the rest are kept even when other fields are odd. */
+export function readAccounts(body: unknown): Read<AccountsAnswer> {
+  const parsed = paymentDetailsListResponse.safeParse(body);
+  if (parsed.success) return { value: { found: true, accounts: parsed.data.paymentDetails }, problems: [] };
+  const list = record(body)?.['paymentDetails'];
+  const accounts = Array.isArray(list) ? list.flatMap((item) => {
+    const one = storedPaymentDetail.safeParse(item);
+    return one.success ? [one.data] : [];
+  }) : [];
+  return { value: { found: true, accounts }, problems: issuePaths(parsed.error.issues) };
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

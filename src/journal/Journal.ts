@@ -5,8 +5,11 @@ import { LineIndex } from './LineIndex.js';
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; answer: Record<string, string> };
 
-/** A journal line. `k` is the call's Idempotency-Key, itself a hash of step, clientUserId and request body. */
-type Line = { k: string; s: 'sent' } | { k: string; s: 'done'; c: number; a?: Record<string, string> };
+/**
+ * A journal line. `k` is a hash naming the call (or the payer). `none`: a call the service certainly did not
+ * carry out (a field error, a 429 given up on), so a re-run creates without asking first.
+ */
+type Line = { k: string; s: 'sent' } | { k: string; s: 'none' } | { k: string; s: 'done'; c: number; a?: Record<string, string> };
 
 export interface JournalLoad {
   entries: number;
@@ -69,6 +72,7 @@ export class Journal {
     if (!LineIndex.isKey(key)) return undefined;
     const line = this.lines.find(key)?.line;
     if (line === undefined) return undefined;
+    if (line.s === 'none') return undefined;
     return line.s === 'done' ? { state: 'done', status: line.c, answer: line.a ?? {} } : { state: 'sent' };
   }
 
@@ -94,6 +98,16 @@ export class Journal {
     const line: Line = Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status };
     const entry = place ?? (LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined);
     this.record(key, line, { state: 'done', status, answer }, entry);
+  }
+
+  /** Records that the call certainly changed nothing: it is neither done nor in doubt any more. */
+  notDone(callKey: string, place?: number): void {
+    const key = short(callKey);
+    const entry = place ?? (LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined);
+    if (entry === undefined && this.unwritten.get(key) === undefined) return;
+    this.unwritten.delete(key);
+    this.record(key, { k: key, s: 'none' }, { state: 'sent' }, entry);
+    this.unwritten.delete(key);
   }
 
   /** The first write error, if any: the journal then stops writing, and the run warns that re-runs may resend. */
@@ -261,6 +275,7 @@ function parse(text: string): Line | undefined {
   const line = value as Partial<{ k: unknown; s: unknown; c: unknown; a: unknown }>;
   if (typeof line.k !== 'string' || line.k === '') return undefined;
   if (line.s === 'sent') return { k: line.k, s: 'sent' };
+  if (line.s === 'none') return { k: line.k, s: 'none' };
   if (line.s !== 'done' || typeof line.c !== 'number') return undefined;
   if (line.a !== undefined && (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))) return undefined;
   return { k: line.k, s: 'done', c: line.c, ...(line.a ? { a: line.a as Record<string, string> } : {}) };

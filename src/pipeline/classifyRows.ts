@@ -66,7 +66,8 @@ function classify(
   const result = validatePayerRow(record.cells, { defaultAgreementCompleted: options.defaultAgreementCompleted, today: options.today, columns, dateFormat });
   const id = result.clientUserId;
   if (id === undefined) return result;
-  const earlier = options.seen.check(id, source, record.line);
+  // The service may treat `Acme-1` and `ACME-1` as one payer, or as two with one SSN: either way one is a mistake.
+  const earlier = options.seen.check(id.trim().toLowerCase(), source, record.line);
   if (earlier === undefined) return result;
   const column = record.cells.find((c) => fieldForColumn(c.column, 'payers', columns) === 'clientUserId')?.column ?? 'clientUserId';
   const where = earlier.startsWith(`${source}:`) ? `line ${earlier.slice(source.length + 1)}` : earlier;

@@ -2,14 +2,14 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { AbortedError } from '../errors.js';
 import type { ApiClient } from '../execute/ApiClient.js';
-import { processBankRow, processPayer, type PayerCalls } from '../execute/processPayer.js';
+import { executeRow, type RowDeps } from '../execute/executeRow.js';
 import type { RunOptions } from '../options.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
 import type { FailedRowsWriter } from '../output/FailedRowsWriter.js';
 import { OrderedSink } from '../output/OrderedSink.js';
 import type { Progress } from '../output/Progress.js';
 import { completedSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
-import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
+import { STEPS, type Outcome, type PayerResult, type Step, type ValidBankRow, type ValidPayerRow } from '../types.js';
 import { classifyRows, formatIssues, type ClassifiedRow } from './classifyRows.js';
 import type { DuplicateIds } from './DuplicateIds.js';
 import type { Job } from './scanInputs.js';
@@ -17,8 +17,8 @@ import type { Job } from './scanInputs.js';
 export interface SendContext {
   options: RunOptions;
   client: ApiClient | undefined;
-  /** The client seen through the journal (or the client itself when there is none). */
-  calls: PayerCalls | undefined;
+  /** What a row needs to be carried out: the client, the journal, the run's plan context. Undefined for validate. */
+  deps: RowDeps | undefined;
   logger: Logger;
   results: CsvFileWriter;
   failed: FailedRowsWriter;
@@ -86,16 +86,20 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
       continue;
     }
-    const client = ctx.calls!;
+    const deps = ctx.deps!;
     const valid = row.result;
     let work: Promise<PayerResult>;
     if ('paymentDetail' in valid) {
       // Its payer first, then a slot: a bank row never holds a slot while it waits (its payer may need one).
       const payer = ctx.payerResults?.get(valid.clientUserId);
-      work = Promise.resolve(payer).then(() => inTurn(() => processBankRow(client, valid, payer, { steps })));
+      work = Promise.resolve(payer).then(async (settled) => {
+        const blocked = payerBlocks(settled);
+        if (blocked !== undefined) return blocked;
+        return inTurn(async () => (await executeRow(bankWork(valid), deps, settled && statusOf(settled))).result);
+      });
     } else {
-      work = inTurn(() => processPayer(client, valid, { steps }));
-      // Bank rows need only the payer's outcome and compliance error: keep that, not links, for every payer.
+      work = inTurn(async () => (await executeRow(payerWork(valid), deps)).result);
+      // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
       ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
     }
     work
@@ -123,7 +127,22 @@ export function readAhead(concurrency: number): number {
   return Math.max(256, concurrency * 4);
 }
 
-/** What a bank row needs to know of its payer (processBankRow): the outcome and the compliance step. */
+function payerWork(row: ValidPayerRow) {
+  return {
+    kind: 'payer' as const,
+    clientUserId: row.clientUserId,
+    compliance: row.compliance,
+    details: row.paymentDetails,
+    completeAgreement: row.agreementCompleted,
+    carried: { steps: row.completedSteps, ...(row.complianceDigest ? { complianceDigest: row.complianceDigest } : {}) },
+  };
+}
+
+function bankWork(row: ValidBankRow) {
+  return { kind: 'bank' as const, clientUserId: row.clientUserId, details: [row.paymentDetail], completeAgreement: false, carried: { steps: row.completedSteps } };
+}
+
+/** What a bank row needs to know of its payer in the same run: the outcome, the compliance step and the statuses. */
 function slim(result: PayerResult | undefined): PayerResult {
   if (result === undefined) return { outcome: 'failed', paymentDetailIds: [], steps: { compliance: 'failed' }, errors: ['compliance: internal error'] };
   const compliance = result.steps.compliance;
@@ -132,7 +151,32 @@ function slim(result: PayerResult | undefined): PayerResult {
     paymentDetailIds: [],
     steps: compliance === undefined ? {} : { compliance },
     errors: result.errors.filter((e) => e.startsWith('compliance:')),
+    ...(result.kycStatus ? { kycStatus: result.kycStatus } : {}),
+    ...(result.agreementStatus ? { agreementStatus: result.agreementStatus } : {}),
   };
+}
+
+function statusOf(payer: PayerResult): { kycStatus?: string; agreementStatus?: string } | undefined {
+  if (payer.kycStatus === undefined && payer.agreementStatus === undefined) return undefined;
+  return { ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}), ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}) };
+}
+
+/** A bank row whose payer, in the same run, was not registered: it fails (or is skipped) with the payer. */
+function payerBlocks(payer: PayerResult | undefined): PayerResult | undefined {
+  if (payer === undefined) return undefined;
+  const blocked = (outcome: 'failed' | 'skipped', why: string): PayerResult => ({
+    outcome,
+    paymentDetailIds: [],
+    steps: { 'payment-details': outcome },
+    errors: [`payment-details: not sent, ${why}`],
+  });
+  if (payer.outcome === 'invalid') return blocked('failed', "the payer's row is invalid");
+  if (payer.steps.compliance === 'failed') {
+    const cause = payer.errors.find((e) => e.startsWith('compliance:'));
+    return blocked('failed', `the payer's compliance call failed${cause === undefined ? '' : ` (${cause})`}`);
+  }
+  if (payer.steps.compliance === 'skipped') return blocked('skipped', 'the payer was not registered (run stopped)');
+  return undefined;
 }
 
 /** `compliance;payment-details` from two lists of steps, in call order. */

@@ -18,7 +18,7 @@ export function memoryStream() {
 
 /** A sandbox on port 0 and a scratch folder, both gone after the test. */
 export async function harness(sandboxOptions: SandboxOptions = {}) {
-  const sandbox: SandboxHandle = await startSandbox({ port: 0, apiKey: API_KEY, duplicates: 'conflict', idempotency: 'on', kycGate: 'off', ...sandboxOptions });
+  const sandbox: SandboxHandle = await startSandbox({ port: 0, apiKey: API_KEY, kycAfter: 0, ...sandboxOptions });
   const tmp = tempDir();
   return {
     sandbox,

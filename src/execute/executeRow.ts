@@ -1,0 +1,114 @@
+import type { RowJournal } from '../journal/RowJournal.js';
+import { finishRow } from '../plan/finishRow.js';
+import {
+  applyAccountCreate,
+  applyAccountsRead,
+  applyAgreement,
+  applyCompliance,
+  applyPayerRead,
+  definitelyNotStored,
+  nextActions,
+  type Action,
+  type Answer,
+} from '../plan/planRow.js';
+import { startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
+import type { PayerResult } from '../types.js';
+import type { ApiClient, CallResult } from './ApiClient.js';
+import { idempotencyKey } from './idempotencyKey.js';
+
+export interface RowDeps {
+  client: Pick<ApiClient, 'createCompliance' | 'createPaymentDetail' | 'completeAgreement' | 'readPayer' | 'readPaymentDetails'>;
+  journal: RowJournal | undefined;
+  ctx: PlanContext;
+  /** Stored accounts adopted by a row of this run: one stored account answers for one row at most. */
+  taken: Set<string>;
+}
+
+/** A plan never needs more round trips than this; past it something is wrong, and the row says so. */
+const MAX_ROUNDS = 40;
+
+/**
+ * Carries out one row's plan: asks the plan for the calls to make, makes them together, feeds the answers back,
+ * until the plan has nothing left to send. The journal notes each bank account create before it goes out and
+ * after its answer, and the payer's record once the row is done. Never throws for a failed call.
+ */
+export async function executeRow(work: RowWork, deps: RowDeps, fresh?: { kycStatus?: string; agreementStatus?: string }): Promise<{ result: PayerResult; state: RowState }> {
+  const { ctx } = deps;
+  const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
+  const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
+  for (let round = 0; ; round++) {
+    const actions = nextActions(state, ctx);
+    if (actions.length === 0) break;
+    if (round === MAX_ROUNDS) {
+      state.failure = `internal error: the row did not settle after ${MAX_ROUNDS} round trips`;
+      break;
+    }
+    const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
+    const agreementInRound = actions.some((a) => a.kind === 'complete-agreement');
+    // Creates before the agreement: a create refused while the agreement went out with it is retried after it.
+    const order = actions.map((action, i) => ({ action, answer: answers[i]! })).sort((a, b) => rank(a.action) - rank(b.action));
+    for (const { action, answer } of order) apply(state, action, answer, deps, agreementInRound);
+  }
+  const result = finishRow(state, ctx);
+  deps.journal?.remember(state, ctx.now);
+  return { result, state };
+}
+
+function rank(action: Action): number {
+  return ['create-compliance', 'read-payer', 'read-accounts', 'create-account', 'complete-agreement'].indexOf(action.kind);
+}
+
+function apply(state: RowState, action: Action, answer: Answer<never>, deps: RowDeps, agreementInRound: boolean): void {
+  const { ctx } = deps;
+  switch (action.kind) {
+    case 'create-compliance':
+      return applyCompliance(state, answer, ctx);
+    case 'read-payer':
+      return applyPayerRead(state, answer);
+    case 'read-accounts': {
+      const before = state.accounts.map((a) => a.state);
+      applyAccountsRead(state, answer, deps.taken);
+      // An account adopted from what is stored is known from now on, as if this journal had created it.
+      state.accounts.forEach((account, i) => {
+        if (before[i] === 'check' && account.state === 'done' && account.id !== undefined) deps.journal?.accountAdopted(state.work.clientUserId, account.identity, account.id);
+      });
+      return;
+    }
+    case 'create-account':
+      return applyAccountCreate(state, action.index, answer, ctx, agreementInRound);
+    case 'complete-agreement':
+      return applyAgreement(state, answer);
+  }
+}
+
+async function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer<never>> {
+  const { client } = deps;
+  const work = state.work;
+  const id = work.clientUserId;
+  switch (action.kind) {
+    case 'create-compliance': {
+      const body = work.compliance!;
+      return answerOf(await client.createCompliance(body, { clientUserId: id, idempotencyKey: idempotencyKey('compliance', id, body) }));
+    }
+    case 'read-payer':
+      return answerOf(await client.readPayer(id));
+    case 'read-accounts':
+      return answerOf(await client.readPaymentDetails(id));
+    case 'complete-agreement':
+      return answerOf(await client.completeAgreement(id, { agreementCompleted: true }));
+    case 'create-account': {
+      const detail = work.details[action.index]!;
+      const call = deps.journal?.accountSent(id, state.accounts[action.index]!.identity);
+      const result = await client.createPaymentDetail(id, detail, { idempotencyKey: idempotencyKey('payment-details', id, detail) });
+      if (call !== undefined) {
+        if (result.ok) deps.journal!.accountDone(call, result.body.id);
+        else if (result.error.kind === 'stopped' || definitelyNotStored(result.error)) deps.journal!.accountNotStored(call);
+      }
+      return answerOf(result);
+    }
+  }
+}
+
+function answerOf<T>(result: CallResult<T>): Answer<never> {
+  return (result.ok ? { ok: true, body: result.body } : { ok: false, error: result.error }) as Answer<never>;
+}

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../execute/idempotencyKey.js';
+import type { AccountIdentity } from '../plan/accounts.js';
+import { fieldDigests } from '../plan/digest.js';
+import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
+import { accountIdentity } from '../plan/accounts.js';
+import type { Journal } from './Journal.js';
+
+// The journal as the plan sees it: per payer, what was registered (digests), the links and statuses last seen,
+// since when it waits and when it was last checked, and whether its agreement was completed; per bank account
+// (named by its identity, not its holder's name or address), whether a create was sent, and what it created.
+// Keys are hashes: the journal holds no personal value.
+
+/** The payer record's fields, short because there is one record per payer and run. */
+type PayerLine = Partial<Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 'since' | 'chk' | 'ad', string>>;
+
+export class RowJournal {
+  constructor(private readonly journal: Journal) {}
+
+  recall(work: RowWork): RowMemory {
+    const record = this.journal.get(payerKey(work.clientUserId));
+    const line: PayerLine | undefined = record?.state === 'done' ? record.answer : undefined;
+    const accounts = work.details.map((detail): AccountMemory => {
+      const entry = this.journal.get(accountKey(work.clientUserId, accountIdentity(detail)));
+      if (entry === undefined) return { state: 'unknown' };
+      if (entry.state === 'sent') return { state: 'in-doubt' };
+      return { state: 'done', id: entry.answer['id'] ?? '' };
+    });
+    if (line === undefined) return { accounts };
+    return {
+      payer: {
+        ...(line.d ? { digest: line.d } : {}),
+        ...(line.f ? { fields: line.f } : {}),
+        ...(line.u ? { userId: line.u } : {}),
+        ...(line.au ? { agreementUrl: line.au } : {}),
+        ...(line.ku ? { kycUrl: line.ku } : {}),
+        ...(line.ks ? { kycStatus: line.ks } : {}),
+        ...(line.as ? { agreementStatus: line.as } : {}),
+        ...(line.since ? { since: line.since } : {}),
+        agreementDone: line.ad === '1',
+      },
+      accounts,
+    };
+  }
+
+  /** Before a create goes out: from here until its answer, the account is in doubt. */
+  accountSent(clientUserId: string, identity: AccountIdentity): { key: string; place: number | undefined } {
+    const key = accountKey(clientUserId, identity);
+    return { key, place: this.journal.sent(key) };
+  }
+
+  accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {
+    this.journal.done(call.key, 201, id === undefined ? {} : { id }, call.place);
+  }
+
+  /** Adopted from what the service stores: as good as created by this journal. */
+  accountAdopted(clientUserId: string, identity: AccountIdentity, id: string): void {
+    this.journal.done(accountKey(clientUserId, identity), 200, { id });
+  }
+
+  accountNotStored(call: { key: string; place: number | undefined }): void {
+    this.journal.notDone(call.key, call.place);
+  }
+
+  /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
+  remember(s: RowState, now: Date): void {
+    const key = payerKey(s.work.clientUserId);
+    const before = this.journal.get(key);
+    const old: PayerLine = before?.state === 'done' ? before.answer : {};
+    const step = s.compliance.step;
+    const registered = step === 'ok' || step === 'updated' || step === 'done-before';
+    if (!registered && !s.checked && before === undefined) return;
+    if (s.failure !== undefined && before === undefined) return;
+    const line: PayerLine = { ...old };
+    const body = s.work.compliance;
+    if (body !== undefined && (step === 'ok' || step === 'updated')) {
+      line.d = s.digest!;
+      line.f = fieldDigests(body);
+    } else if (body !== undefined && step === 'done-before' && line.d === undefined) {
+      // Registered before, known from a carried digest or a 409: what was registered is this row unless it says otherwise.
+      const carried = s.work.carried.complianceDigest;
+      line.d = carried ?? s.digest!;
+      if (line.d === s.digest) line.f = fieldDigests(body);
+    }
+    if (s.links.userId) line.u = s.links.userId;
+    if (s.links.agreementUrl) line.au = s.links.agreementUrl;
+    if (s.links.kycUrl) line.ku = s.links.kycUrl;
+    if (s.status?.kycStatus) line.ks = s.status.kycStatus;
+    if (s.status?.agreementStatus) line.as = s.status.agreementStatus;
+    if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';
+    line.since ??= s.since;
+    if (s.checked) line.chk = now.toISOString();
+    if (canonicalJson(line) !== canonicalJson(old) || before === undefined) this.journal.done(key, 200, line as Record<string, string>);
+  }
+}
+
+function payerKey(clientUserId: string): string {
+  return hash(`payer\u0000${clientUserId}`);
+}
+
+function accountKey(clientUserId: string, identity: AccountIdentity): string {
+  return hash(`account\u0000${clientUserId}\u0000${canonicalJson(identity)}`);
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,109 @@
+import type { PayerResult, Step, StepStatus } from '../types.js';
+import { kycApproved } from './planRow.js';
+import type { AccountState, PlanContext, RowState } from './rowState.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const KYC_REJECTED = new Set(['rejected', 'failed']);
+
+/**
+ * The row's result once nothing is left to send: the status of each step, the outcome, and what goes in `error`.
+ * - a step failed, KYC rejected, or changed payer data not sent: `failed` (a person must act);
+ * - a bank account the service does not take yet, or KYC or the agreement not done by the payer: `waiting`, or
+ *   `failed` once it has waited longer than `--max-wait` days since the journal first saw the payer;
+ * - the run stopped before the row was done: `skipped` (a later run finishes it);
+ * - otherwise `ok`.
+ */
+export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
+  const steps: Partial<Record<Step, StepStatus>> = {};
+  const errors: string[] = [];
+  const wanted = (step: Step) => ctx.steps.includes(step);
+  const status = s.status;
+
+  if (s.work.kind === 'payer' && wanted('compliance')) {
+    const step = s.compliance.step ?? 'skipped';
+    steps.compliance = step === 'ok' && s.compliance.knownBefore ? 'done-before' : step;
+    if (s.compliance.error) errors.push(s.compliance.error);
+    if (s.compliance.unsentChange) {
+      errors.push(
+        `compliance: ${s.compliance.unsentChange.join(', ')} changed since the payer was registered and was not sent ` +
+          '(/v1/payer does not update a known payer): run again with --compliance-path /v2/payer to update it',
+      );
+    }
+  }
+  if (s.failure) errors.push(s.failure);
+
+  if (wanted('payment-details') && s.accounts.length > 0) {
+    for (const account of s.accounts) {
+      const first = account.sameAs === undefined ? undefined : s.accounts[account.sameAs]!;
+      if (first !== undefined) Object.assign(account, { state: first.state, how: first.how, id: first.id, error: first.error });
+    }
+    if (s.stopped || s.failure) for (const a of s.accounts) if (a.state === 'check' || a.state === 'create') a.state = s.stopped ? 'skipped' : 'failed';
+    steps['payment-details'] = accountsStep(s.accounts);
+    s.accounts.forEach((account, i) => {
+      const label = s.accounts.length > 1 ? ` (${i + 1} of ${s.accounts.length})` : '';
+      if ((account.state === 'failed' || account.state === 'skipped') && account.error) errors.push(`payment-details: ${account.error.replace(/^payment-details: /, '')}${label}`);
+      if (account.state === 'waiting') errors.push(`payment-details: ${waitingFor(s)}${label}`);
+    });
+  }
+
+  if (s.work.kind === 'payer' && wanted('agreement')) {
+    steps.agreement = s.agreement.step ?? 'skipped';
+    if (s.agreement.error) errors.push(s.agreement.error);
+  }
+
+  const result: PayerResult = { outcome: 'ok', paymentDetailIds: s.accounts.flatMap((a) => (a.id ? [a.id] : [])), steps, errors };
+  if (s.links.userId) result.userId = s.links.userId;
+  if (status?.agreementStatus) result.agreementStatus = status.agreementStatus;
+  if (status?.kycStatus) result.kycStatus = status.kycStatus;
+  if (s.links.agreementUrl) result.agreementUrl = s.links.agreementUrl;
+  if (s.links.kycUrl) result.kycUrl = s.links.kycUrl;
+  if (s.work.kind === 'payer' && wanted('agreement')) {
+    result.agreementCompleted = steps.agreement === 'ok' || steps.agreement === 'done-before' || status?.agreementStatus?.toLowerCase() === 'completed';
+  }
+
+  const values = Object.values(steps);
+  const unfinished = values.includes('skipped') && s.stopped;
+  const kycRejected = KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
+  if (kycRejected) errors.push(`kyc: KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted`);
+  const waits = waitingOn(s, result);
+  if (waits !== undefined && !values.includes('waiting')) errors.push(waits);
+
+  if (values.includes('failed') || s.failure || s.compliance.unsentChange || kycRejected) result.outcome = 'failed';
+  else if (unfinished) result.outcome = 'skipped';
+  else if (values.includes('waiting') || waits !== undefined) {
+    const days = Math.floor((ctx.now.getTime() - Date.parse(s.since)) / DAY_MS);
+    if (days >= ctx.maxWaitDays) {
+      result.outcome = 'failed';
+      errors.push(`still waiting after ${days} days (--max-wait ${ctx.maxWaitDays}): the payer must be contacted`);
+    } else result.outcome = 'waiting';
+  }
+  if (result.outcome === 'skipped' && errors.length === 0) errors.push('not attempted: the run was stopped');
+  return result;
+}
+
+/** The step's status from its accounts: any failed, then waiting, then skipped; done when all are. */
+function accountsStep(accounts: readonly AccountState[]): StepStatus {
+  const states = accounts.map((a) => a.state);
+  if (states.includes('failed')) return 'failed';
+  if (states.includes('waiting')) return 'waiting';
+  if (states.includes('skipped')) return 'skipped';
+  return accounts.some((a) => a.how === 'ok') ? 'ok' : 'done-before';
+}
+
+/** What a waiting bank account waits on, as `error` says it. */
+function waitingFor(s: RowState): string {
+  if (!kycApproved(s.status)) return `waiting for KYC approval (kycStatus ${s.status?.kycStatus ?? 'unknown'})`;
+  return `waiting for the agreement to be completed (agreementStatus ${s.status?.agreementStatus ?? 'unknown'})`;
+}
+
+/** What the payer still has to do when no step waits on it: KYC, or signing an agreement the row does not complete. */
+function waitingOn(s: RowState, result: PayerResult): string | undefined {
+  const status = s.status;
+  if (status === undefined || s.stopped) return undefined;
+  const kyc = status.kycStatus?.toLowerCase();
+  if (kyc !== undefined && kyc !== 'approved' && !KYC_REJECTED.has(kyc)) return `kyc: waiting for KYC approval (kycStatus ${status.kycStatus})`;
+  if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
+    return `agreement: waiting for the payer to sign it (agreementStatus ${status.agreementStatus ?? 'unknown'})`;
+  }
+  return undefined;
+}

@@ -1,0 +1,223 @@
+import type { ApiError } from '../execute/ApiError.js';
+import type { ComplianceAnswer } from '../execute/readAnswer.js';
+import type { StoredPaymentDetail } from '../schema/index.js';
+import { pickMatch } from './accounts.js';
+import type { AccountState, PlanContext, RowState } from './rowState.js';
+
+// The plan: from a row's state (what the journal remembered, what the service answered so far, what the run has
+// learned) to the calls to make next. Called once per round trip until it has nothing left to send; `execute`
+// only carries the calls out and feeds their answers back through the apply functions below. No I/O here:
+// "what will this row cost, and why" has its answer in this file.
+
+export type Action =
+  | { kind: 'create-compliance'; update: boolean }
+  | { kind: 'read-payer' }
+  | { kind: 'read-accounts' }
+  | { kind: 'create-account'; index: number }
+  | { kind: 'complete-agreement' };
+
+/** A call's end as the plan needs it: an answer, or the error (never thrown). */
+export type Answer<T> = { ok: true; body: T } | { ok: false; error: ApiError };
+
+const APPROVED = 'approved';
+const KYC_REJECTED = new Set(['rejected', 'failed']);
+
+export const kycApproved = (status: { kycStatus?: string } | undefined) => status?.kycStatus?.toLowerCase() === APPROVED;
+const kycRejected = (status: { kycStatus?: string } | undefined) => KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
+
+/** The calls to make now, all at once; none when the row is finished. */
+export function nextActions(s: RowState, ctx: PlanContext): Action[] {
+  if (s.stopped || s.failure !== undefined) return [];
+  const checking = s.accounts.some((a) => a.state === 'check' && a.sameAs === undefined);
+  if (s.compliance.send !== undefined && s.compliance.step === undefined) {
+    // What is stored is read alongside create compliance: the read costs no extra round trip.
+    return checking ? [{ kind: 'create-compliance', update: s.compliance.send === 'update' }, { kind: 'read-accounts' }] : [{ kind: 'create-compliance', update: s.compliance.send === 'update' }];
+  }
+  if (s.compliance.step === 'failed' || s.compliance.step === 'skipped') return [];
+  if (needsStatus(s)) {
+    // A payer the journal never registered has nothing in hand to wait for: its accounts are read alongside.
+    return checking && !s.payerKnown ? [{ kind: 'read-payer' }, { kind: 'read-accounts' }] : [{ kind: 'read-payer' }];
+  }
+
+  const actions: Action[] = [];
+  const rejected = kycRejected(s.status);
+  // No doomed create: once the service showed it gates bank accounts on KYC, they wait for the approval.
+  const mayCreate = !rejected && (kycApproved(s.status) || ctx.knowledge.gate !== 'gated');
+  if (checking && mayCreate) actions.push({ kind: 'read-accounts' });
+  if (s.agreement.wanted && s.agreement.step === undefined) {
+    if (s.status?.agreementStatus?.toLowerCase() === 'completed') s.agreement.step = 'done-before';
+    else actions.push({ kind: 'complete-agreement' });
+  }
+  s.accounts.forEach((account, index) => {
+    if ((account.state !== 'create' && account.state !== 'check') || account.sameAs !== undefined) return;
+    if (rejected) {
+      account.state = 'skipped';
+      account.error = 'not sent: KYC rejected';
+    } else if (!mayCreate) account.state = 'waiting';
+    else if (account.state === 'create') actions.push({ kind: 'create-account', index });
+  });
+  return actions;
+}
+
+/**
+ * A fresh status is needed before deciding on bank accounts or the row's outcome, unless what the journal
+ * remembers can no longer change (KYC approved, agreement completed or not the row's to wait on).
+ */
+function needsStatus(s: RowState): boolean {
+  if (s.status?.fresh) return false;
+  const approved = kycApproved(s.status);
+  const agreementSettled = !s.agreement.wanted || s.agreement.step !== 'skipped' || s.status?.agreementStatus?.toLowerCase() === 'completed';
+  if (approved && agreementSettled) return false;
+  // Nothing left to send and no status the row's outcome hangs on: a `--steps compliance` row answered 409.
+  return true;
+}
+
+export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, ctx: PlanContext): void {
+  s.checked = true;
+  if (answer.ok) {
+    const body = answer.body;
+    s.compliance.step = s.compliance.send === 'update' ? 'updated' : 'ok';
+    for (const key of ['userId', 'agreementUrl', 'kycUrl'] as const) if (body[key] !== undefined) s.links[key] = body[key];
+    if (body.kycStatus !== undefined || body.agreementStatus !== undefined) {
+      s.status = { ...(body.kycStatus ? { kycStatus: body.kycStatus } : {}), ...(body.agreementStatus ? { agreementStatus: body.agreementStatus } : {}), fresh: true };
+    }
+    return;
+  }
+  const error = answer.error;
+  if (error.kind === 'http' && error.status === 409) {
+    s.compliance.step = 'done-before';
+    return;
+  }
+  s.compliance.step = error.kind === 'stopped' ? 'skipped' : 'failed';
+  s.compliance.error = error.message;
+  if (error.kind === 'stopped') s.stopped = true;
+  const why = error.kind === 'stopped' ? error.message.replace(/^compliance: /, '') : 'the payer was not registered';
+  for (const account of s.accounts) {
+    if (account.state === 'done') continue;
+    account.state = error.kind === 'stopped' ? 'skipped' : 'failed';
+    account.error = `not sent, ${why}`;
+  }
+  if (s.agreement.wanted && s.agreement.step === undefined) s.agreement.step = error.kind === 'stopped' ? 'skipped' : 'failed';
+  void ctx;
+}
+
+export function applyPayerRead(s: RowState, answer: Answer<{ found: boolean; kycStatus?: string; agreementStatus?: string }>): void {
+  s.checked = true;
+  if (answer.ok && answer.body.found) {
+    const { kycStatus, agreementStatus } = answer.body;
+    s.status = { ...(kycStatus ? { kycStatus } : {}), ...(agreementStatus ? { agreementStatus } : {}), fresh: true };
+    return;
+  }
+  if (answer.ok) {
+    s.failure = 'payment-details: payer not registered (the service does not know this clientUserId)';
+    return;
+  }
+  if (answer.error.kind === 'stopped') s.stopped = true;
+  else s.failure = `status: could not read the payer's status (${answer.error.message})`;
+}
+
+/** Settles every account waiting on a read: adopt what is stored, or create. */
+export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[] }>, taken: Set<string>): void {
+  s.checked = true;
+  if (!answer.ok) {
+    if (answer.error.kind === 'stopped') s.stopped = true;
+    for (const account of s.accounts) {
+      if (account.state !== 'check') continue;
+      account.state = answer.error.kind === 'stopped' ? 'skipped' : 'failed';
+      account.error = `not sent: could not check what is stored (${answer.error.message})`;
+    }
+    return;
+  }
+  if (answer.body.accounts.length > 0) s.compliance.knownBefore = true;
+  for (const account of s.accounts) {
+    if (account.state !== 'check' || account.sameAs !== undefined) continue;
+    const match = pickMatch(account.identity, answer.body.accounts, taken);
+    if (match.kind === 'adopt') {
+      taken.add(match.id);
+      account.state = 'done';
+      account.id = match.id;
+      // Created by this run's own unclear attempt, or stored before it.
+      account.how = account.attempts > 0 ? 'ok' : 'done-before';
+    } else {
+      account.state = 'create';
+      account.storedFailed ||= match.kind === 'stored-failed';
+    }
+  }
+}
+
+export function applyAccountCreate(s: RowState, index: number, answer: Answer<{ id?: string }>, ctx: PlanContext, agreementInRound: boolean): void {
+  const account = s.accounts[index]!;
+  account.attempts += 1;
+  if (answer.ok) {
+    account.state = 'done';
+    account.how = 'ok';
+    if (answer.body.id !== undefined) account.id = answer.body.id;
+    if (!kycApproved(s.status) && s.status !== undefined) ctx.knowledge.gate = 'open';
+    return;
+  }
+  const error = answer.error;
+  if (error.kind === 'stopped') {
+    s.stopped = true;
+    account.state = 'skipped';
+    account.error = error.message;
+    return;
+  }
+  if (isRefusal(error) && ctx.knowledge.gate !== 'open') {
+    if (!kycApproved(s.status)) {
+      ctx.knowledge.gate = 'gated';
+      account.state = 'waiting';
+      return;
+    }
+    // KYC approved: the refusal may be for the agreement this run completed in the same round. Once more after it.
+    if (agreementInRound && !account.afterAgreement) {
+      account.afterAgreement = true;
+      account.state = 'check';
+      return;
+    }
+  }
+  if (definitelyNotStored(error) || account.attempts > ctx.retries) {
+    account.state = 'failed';
+    account.error = error.message;
+    return;
+  }
+  // Sent, outcome unknown: the account may be stored. A read decides before any new attempt.
+  account.state = 'check';
+  account.error = error.message;
+}
+
+export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
+  s.checked = true;
+  if (answer.ok) {
+    s.agreement.step = 'ok';
+    if (s.status !== undefined) s.status.agreementStatus = 'completed';
+    // Refused with the agreement still open: now it is not, so one more try (after a read, as it is in doubt).
+    return;
+  }
+  if (answer.error.kind === 'stopped') s.stopped = true;
+  s.agreement.step = answer.error.kind === 'stopped' ? 'skipped' : 'failed';
+  s.agreement.error = answer.error.message;
+  for (const account of s.accounts) {
+    if (account.afterAgreement && account.state === 'check') account.state = 'waiting';
+  }
+}
+
+/** A refusal that can be the KYC gate: a 5xx, or a 4xx that is not about the request's fields, the key or the rate. */
+function isRefusal(error: ApiError): boolean {
+  if (error.kind !== 'http' || error.status === undefined) return false;
+  if (error.status >= 500) return true;
+  if ([401, 403, 404, 408, 429].includes(error.status)) return false;
+  return !namesAField(error.serverMessage ?? '');
+}
+
+/** An answer that says nothing was stored: a field error, a missing payer, a rate limit the client gave up on. */
+export function definitelyNotStored(error: ApiError): boolean {
+  return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408;
+}
+
+const FIELD_WORDS = /\b(bankName|accountName|beneficiaryType|currency|addressLine[12]|city|country|dateOfBirth|postalCode|accountNumber|routingNumber|state|rails|sortCode|iban|swiftBic|documentNumber|documentType|accountType|ribNumber|bsbNumber|ncc|branchCode|bankCode|ifsc)\b/i;
+
+function namesAField(message: string): boolean {
+  return FIELD_WORDS.test(message);
+}
+
+export type { AccountState };

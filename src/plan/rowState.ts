@@ -1,0 +1,194 @@
+import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
+import type { Step, StepStatus } from '../types.js';
+import { accountIdentity, type AccountIdentity } from './accounts.js';
+import { changedFields, complianceDigest } from './digest.js';
+import { canonicalJson } from '../execute/idempotencyKey.js';
+
+// The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
+// about the service, and the row's state as its calls answer. Plain data, no I/O.
+
+/** One row to carry out: a payer row, or a bank row whose payer is registered already or elsewhere in the run. */
+export interface RowWork {
+  kind: 'payer' | 'bank';
+  clientUserId: string;
+  /** Payer rows: the create-compliance body. */
+  compliance?: ComplianceRequest;
+  details: readonly PaymentDetailRequest[];
+  /** The row completes the agreement (payer rows whose `agreementCompleted` is true). */
+  completeAgreement: boolean;
+  /** Steps a failed or pending file says were done, and the digest of what compliance registered then. */
+  carried: { steps: readonly Step[]; complianceDigest?: string };
+}
+
+/** What the service last said of the payer's statuses, and whether it said so in this run. */
+export interface PayerStatus {
+  kycStatus?: string;
+  agreementStatus?: string;
+  fresh: boolean;
+}
+
+/** What the journal remembers of a payer (every field optional: an earlier run may have known less). */
+export interface PayerMemory {
+  /** Digest of the create-compliance body registered, and of each of its fields. */
+  digest?: string;
+  fields?: string;
+  userId?: string;
+  agreementUrl?: string;
+  kycUrl?: string;
+  kycStatus?: string;
+  agreementStatus?: string;
+  /** When the journal first saw the payer (ISO): waiting is counted from here. */
+  since?: string;
+  agreementDone?: boolean;
+}
+
+/** What the journal says of one bank account's create: never sent, sent without a clear answer, or done. */
+export type AccountMemory = { state: 'unknown' } | { state: 'in-doubt' } | { state: 'done'; id: string };
+
+export interface RowMemory {
+  /** Undefined when the journal has never seen the payer (or there is no journal). */
+  payer?: PayerMemory;
+  accounts: readonly AccountMemory[];
+  /** Statuses this run already has (a bank row's payer was registered earlier in the run). */
+  fresh?: { kycStatus?: string; agreementStatus?: string };
+}
+
+/** What the service turned out to be, learned by the run and shared by its rows. */
+export interface RunKnowledge {
+  /**
+   * `gated`: it refused a bank account for a payer not yet approved, so no more doomed creates are sent;
+   * `open`: it accepted one for a payer not approved, so a refusal is an ordinary fault.
+   */
+  gate: 'unknown' | 'gated' | 'open';
+}
+
+export interface PlanContext {
+  steps: readonly Step[];
+  compliancePath: CompliancePath;
+  /** How often a create whose outcome was unclear is tried again, once a read showed it was not stored. */
+  retries: number;
+  maxWaitDays: number;
+  now: Date;
+  knowledge: RunKnowledge;
+}
+
+export interface AccountState {
+  identity: AccountIdentity;
+  /**
+   * `check`: a read must show what is stored before it may be created; `create`: known not to exist yet;
+   * `done` (`how`: created now, or adopted / known from before); `waiting`: the service does not take it yet.
+   */
+  state: 'check' | 'create' | 'done' | 'waiting' | 'failed' | 'skipped';
+  how?: 'ok' | 'done-before';
+  id?: string;
+  error?: string;
+  /** Creates sent in this run. */
+  attempts: number;
+  /** Refused while this run's agreement call was out with it: tried once more after the agreement. */
+  afterAgreement?: boolean;
+  /** A matching stored account failed the provider's check (never adopted). */
+  storedFailed?: boolean;
+  /** Whether the journal had a line for it before this row's first create (so a re-send must be noted). */
+  sentBefore: boolean;
+  /** The same account given twice in one row: it follows the first (one account, one request). */
+  sameAs?: number;
+}
+
+export interface RowState {
+  work: RowWork;
+  compliance: {
+    /** The step's status once settled; undefined while its call is still to be made. */
+    step?: StepStatus;
+    /** The call to make: register, or send changed data on the create-or-update path. */
+    send?: 'create' | 'update';
+    error?: string;
+    /** Payer columns changed since registration and not sent (`/v1/payer`). */
+    unsentChange?: string[];
+    /** Columns sent again on the update path. */
+    updated?: string[];
+    /** The service knew the payer before this run (its answer or its stored accounts say so). */
+    knownBefore?: boolean;
+  };
+  status?: PayerStatus;
+  links: { userId?: string; agreementUrl?: string; kycUrl?: string };
+  agreement: { wanted: boolean; step?: StepStatus; error?: string };
+  accounts: AccountState[];
+  /** Row-level end: the payer is not registered, its status could not be read. */
+  failure?: string;
+  /** The client stopped (key rejected, API down, interrupted). */
+  stopped: boolean;
+  since: string;
+  digest?: string;
+  /** The service was asked about this payer in this run (so the journal notes when it was last checked). */
+  checked: boolean;
+  /** The journal registered this payer: a bank account it has no line for was never sent. */
+  payerKnown: boolean;
+}
+
+/** The row's state before any call: what the carried steps and the journal already settle. */
+export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): RowState {
+  const wanted = (step: Step) => ctx.steps.includes(step);
+  const carried = (step: Step) => work.carried.steps.includes(step);
+  const payer = memory.payer;
+  const state: RowState = {
+    work,
+    compliance: {},
+    links: { ...(payer?.userId ? { userId: payer.userId } : {}), ...(payer?.agreementUrl ? { agreementUrl: payer.agreementUrl } : {}), ...(payer?.kycUrl ? { kycUrl: payer.kycUrl } : {}) },
+    agreement: { wanted: false },
+    accounts: [],
+    stopped: false,
+    since: payer?.since ?? ctx.now.toISOString(),
+    checked: false,
+    payerKnown: payer?.digest !== undefined,
+  };
+  if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined) {
+    state.status = { ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}), ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}), fresh: false };
+  }
+  if (memory.fresh !== undefined) state.status = { ...memory.fresh, fresh: true };
+
+  if (work.kind === 'payer' && work.compliance !== undefined && wanted('compliance')) {
+    const digest = complianceDigest(work.compliance);
+    state.digest = digest;
+    const registered = payer?.digest !== undefined || carried('compliance');
+    const before = payer?.digest ?? work.carried.complianceDigest;
+    if (!registered) state.compliance.send = 'create';
+    else if (before === undefined || before === digest) state.compliance.step = 'done-before';
+    else {
+      const named = changedFields(payer?.digest === before ? payer.fields : undefined, work.compliance);
+      const columns = named.length > 0 ? named : ['payer cells'];
+      if (ctx.compliancePath === '/v2/payer') {
+        state.compliance.send = 'update';
+        state.compliance.updated = columns;
+      } else {
+        state.compliance.step = 'done-before';
+        state.compliance.unsentChange = columns;
+      }
+    }
+  } else if (work.kind === 'payer' && work.compliance !== undefined) {
+    state.digest = payer?.digest;
+  }
+
+  if (wanted('payment-details')) {
+    const journalKnowsPayer = state.payerKnown;
+    state.accounts = work.details.map((detail, i): AccountState => {
+      const known = memory.accounts[i] ?? { state: 'unknown' };
+      const identity = accountIdentity(detail);
+      if (carried('payment-details')) return { identity, state: 'done', how: 'done-before', attempts: 0, sentBefore: false };
+      if (known.state === 'done') return { identity, state: 'done', how: 'done-before', id: known.id, attempts: 0, sentBefore: true };
+      // The journal notes every create before it goes out: for a payer it knows, no line means never sent.
+      const check = known.state === 'in-doubt' || !journalKnowsPayer;
+      return { identity, state: check ? 'check' : 'create', attempts: 0, sentBefore: known.state === 'in-doubt' };
+    });
+    state.accounts.forEach((account, i) => {
+      const first = state.accounts.findIndex((other) => canonicalJson(other.identity) === canonicalJson(account.identity));
+      if (first < i) account.sameAs = first;
+    });
+  }
+
+  if (work.kind === 'payer' && wanted('agreement')) {
+    state.agreement.wanted = true;
+    if (carried('agreement') || payer?.agreementDone) state.agreement.step = 'done-before';
+    else if (!work.completeAgreement) state.agreement.step = 'skipped';
+  }
+  return state;
+}
