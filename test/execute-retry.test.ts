@@ -44,10 +44,38 @@ describe('api client: what is retried', () => {
   it('gives up after `retries` retries with the last error', async () => {
     server = await startScriptedServer(sequence({ status: 503, body: nestError(503, 'Service Unavailable') }));
     const client = testClient(server.url, { retries: 3 });
-    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+    const result = await client.readPaymentDetails('payer-001');
     expect(server.hits).toHaveLength(4);
     expect(result).toMatchObject({ ok: false, error: { kind: 'http', status: 503, retryable: true, message: 'payment-details: HTTP 503 Service Unavailable' } });
     expect(client.stats().retries).toBe(3);
+  });
+
+  it.each([
+    ['a 500', { status: 500, body: nestError(500, 'Internal server error') }],
+    ['a reset', { reset: true }],
+  ] as const)('never sends a bank account twice blindly: %s comes back at once, for a read to settle', async (_name, first) => {
+    server = await startScriptedServer(sequence(first, { status: 201, body: { payment_detail: { id: 'pd_2', clientUserId: 'payer-001', bankName: 'B', accountName: 'A', currency: 'USD', beneficiaryType: 'individual' } } }));
+    const client = testClient(server.url, { retries: 3 });
+    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+    expect(server.hits).toHaveLength(1);
+    expect(result.ok).toBe(false);
+    // Not a sign of an API down: a 500 is also how the KYC gate refuses.
+    expect(client.stopped()).toBeUndefined();
+  });
+
+  it('retries a bank account answered 429: the service said it did nothing', async () => {
+    server = await startScriptedServer(sequence({ status: 429, body: nestError(429, 'Too Many Requests') }, { status: 201, body: { payment_detail: { id: 'pd_3', clientUserId: 'payer-001', bankName: 'B', accountName: 'A', currency: 'USD', beneficiaryType: 'individual' } } }));
+    const client = testClient(server.url);
+    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+    expect(result).toEqual({ ok: true, status: 201, body: { id: 'pd_3' } });
+    expect(server.hits).toHaveLength(2);
+  });
+
+  it('reads: a 404 is an answer (not registered), not a failure', async () => {
+    server = await startScriptedServer(sequence({ status: 404, body: nestError(404, 'Payer with client user ID payer-001 not found') }));
+    const client = testClient(server.url);
+    expect(await client.readPayer('payer-001')).toEqual({ ok: true, status: 404, body: { found: false } });
+    expect(server.hits.map((h) => `${h.method} ${h.path}`)).toEqual(['GET /v2/payer/payer-001']);
   });
 
   it('retries the PATCH of the agreement too', async () => {
@@ -60,12 +88,12 @@ describe('api client: what is retried', () => {
   });
 
   it('retries a reset connection', async () => {
-    server = await startScriptedServer(sequence({ reset: true }, { status: 201, body: { payment_detail: { id: 'pd_1', clientUserId: 'payer-001', bankName: 'B', accountName: 'A', currency: 'USD', beneficiaryType: 'individual' } } }));
+    server = await startScriptedServer(sequence({ reset: true }, { status: 200, body: { success: true } }));
     const client = testClient(server.url);
-    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
-    expect(result).toEqual({ ok: true, status: 201, body: { id: 'pd_1' } });
+    const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
+    expect(result).toEqual({ ok: true, status: 200, body: { success: true } });
     expect(server.hits).toHaveLength(2);
-    expect(client.stats().byStatus).toEqual({ network: 1, '201': 1 });
+    expect(client.stats().byStatus).toEqual({ network: 1, '200': 1 });
   });
 
   it('reports a connection that keeps being reset as a network error', async () => {

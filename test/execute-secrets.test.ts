@@ -3,7 +3,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/ApiError.js';
 import { cleanServerMessage } from '../src/execute/cleanServerMessage.js';
-import { processPayer } from '../src/execute/processPayer.js';
+import { executeRow } from '../src/execute/executeRow.js';
+import { payerWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';
 import { API_KEY, captureLogger, complianceBody, paymentDetailBody, payerRow, testClient } from './helpers/executeFixtures.js';
 import { complianceAnswer, nestError, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
@@ -30,16 +31,19 @@ function expectNoSecret(text: string): void {
 describe('no key and no personal value leaves the client', () => {
   it('in the log at trace level, across successes, retries, server errors that echo the request, resets and timeouts', async () => {
     let n = 0;
+    let compliance = 0;
     server = await startScriptedServer((hit) => {
       n += 1;
-      if (hit.path === '/v1/payer') return n === 1 ? { status: 500 } : { status: 200, body: complianceAnswer() };
+      if (hit.path === '/v1/payer') return (compliance += 1) === 1 ? { status: 500 } : { status: 200, body: complianceAnswer() };
       if (hit.method === 'PATCH') return n < 5 ? { reset: true } : { hang: 200 };
+      if (hit.method === 'GET') return { status: 200, body: { paymentDetails: [] } };
       // The server echoes personal values back in its message.
       return { status: 400, body: nestError(400, [`accountNumber 000123456789 is invalid for routing 021000021`, `email ada.lovelace@example.com taken`, `key ${API_KEY}`]) };
     });
     const { logger, text } = captureLogger('trace');
     const client = testClient(server.url, { logger, retries: 2, timeoutMs: 50 });
-    const result = await processPayer(client, payerRow(), { steps: [...STEPS] });
+    const ctx = { steps: [...STEPS], compliancePath: '/v1/payer' as const, retries: 2, maxWaitDays: 30, now: new Date(), knowledge: { gate: 'unknown' as const } };
+    const { result } = await executeRow(payerWork(payerRow()), { client, journal: undefined, ctx, taken: new Set() });
     expect(result.outcome).toBe('failed');
     const log = text();
     expect(log).toContain('"step":"compliance"');

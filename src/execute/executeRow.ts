@@ -1,16 +1,6 @@
 import type { RowJournal } from '../journal/RowJournal.js';
 import { finishRow } from '../plan/finishRow.js';
-import {
-  applyAccountCreate,
-  applyAccountsRead,
-  applyAgreement,
-  applyCompliance,
-  applyPayerRead,
-  definitelyNotStored,
-  nextActions,
-  type Action,
-  type Answer,
-} from '../plan/planRow.js';
+import { applyRound, definitelyNotStored, nextActions, type Action, type Answer } from '../plan/planRow.js';
 import { startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
@@ -44,41 +34,13 @@ export async function executeRow(work: RowWork, deps: RowDeps, fresh?: { kycStat
       break;
     }
     const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
-    const agreementInRound = actions.some((a) => a.kind === 'complete-agreement');
-    // Creates before the agreement: a create refused while the agreement went out with it is retried after it.
-    const order = actions.map((action, i) => ({ action, answer: answers[i]! })).sort((a, b) => rank(a.action) - rank(b.action));
-    for (const { action, answer } of order) apply(state, action, answer, deps, agreementInRound);
+    const adopted = applyRound(state, actions.map((action, i) => ({ action, answer: answers[i]! })), ctx, deps.taken);
+    // An account adopted from what is stored is known from now on, as if this journal had created it.
+    for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account.identity, account.id!);
   }
   const result = finishRow(state, ctx);
   deps.journal?.remember(state, ctx.now);
   return { result, state };
-}
-
-function rank(action: Action): number {
-  return ['create-compliance', 'read-payer', 'read-accounts', 'create-account', 'complete-agreement'].indexOf(action.kind);
-}
-
-function apply(state: RowState, action: Action, answer: Answer<never>, deps: RowDeps, agreementInRound: boolean): void {
-  const { ctx } = deps;
-  switch (action.kind) {
-    case 'create-compliance':
-      return applyCompliance(state, answer, ctx);
-    case 'read-payer':
-      return applyPayerRead(state, answer);
-    case 'read-accounts': {
-      const before = state.accounts.map((a) => a.state);
-      applyAccountsRead(state, answer, deps.taken);
-      // An account adopted from what is stored is known from now on, as if this journal had created it.
-      state.accounts.forEach((account, i) => {
-        if (before[i] === 'check' && account.state === 'done' && account.id !== undefined) deps.journal?.accountAdopted(state.work.clientUserId, account.identity, account.id);
-      });
-      return;
-    }
-    case 'create-account':
-      return applyAccountCreate(state, action.index, answer, ctx, agreementInRound);
-    case 'complete-agreement':
-      return applyAgreement(state, answer);
-  }
 }
 
 async function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer<never>> {

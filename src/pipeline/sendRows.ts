@@ -3,13 +3,14 @@ import type { Logger } from 'pino';
 import { AbortedError } from '../errors.js';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { executeRow, type RowDeps } from '../execute/executeRow.js';
+import { bankWork, payerWork } from '../plan/rowState.js';
 import type { RunOptions } from '../options.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
 import type { FailedRowsWriter } from '../output/FailedRowsWriter.js';
 import { OrderedSink } from '../output/OrderedSink.js';
 import type { Progress } from '../output/Progress.js';
 import { completedSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
-import { STEPS, type Outcome, type PayerResult, type Step, type ValidBankRow, type ValidPayerRow } from '../types.js';
+import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
 import { classifyRows, formatIssues, type ClassifiedRow } from './classifyRows.js';
 import type { DuplicateIds } from './DuplicateIds.js';
 import type { Job } from './scanInputs.js';
@@ -70,7 +71,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const base = { source, line: row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
     if (!row.result.ok) {
       const invalid = invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']);
-      // Its bank rows must fail with it, not go out alone and meet a 404 (processBankRow). A repeated id keeps the first.
+      // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
       const id = row.result.clientUserId;
       if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id)) ctx.payerResults?.set(id, Promise.resolve(invalid));
       sink.complete(seq, { row, finished: { ...base, result: invalid } });
@@ -104,7 +105,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     }
     work
       .catch((error: unknown): PayerResult => {
-        // processPayer turns every call failure into data; anything here is a bug, and still only this row's.
+        // executeRow turns every call failure into data; anything here is a bug, and still only this row's.
         ctx.logger.error({ row: `${source}:${row.record.line}`, err: { message: (error as Error).message } }, 'row failed unexpectedly');
         return { outcome: 'failed', paymentDetailIds: [], steps: {}, errors: [`internal error: ${(error as Error).message}`] };
       })
@@ -125,21 +126,6 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
  */
 export function readAhead(concurrency: number): number {
   return Math.max(256, concurrency * 4);
-}
-
-function payerWork(row: ValidPayerRow) {
-  return {
-    kind: 'payer' as const,
-    clientUserId: row.clientUserId,
-    compliance: row.compliance,
-    details: row.paymentDetails,
-    completeAgreement: row.agreementCompleted,
-    carried: { steps: row.completedSteps, ...(row.complianceDigest ? { complianceDigest: row.complianceDigest } : {}) },
-  };
-}
-
-function bankWork(row: ValidBankRow) {
-  return { kind: 'bank' as const, clientUserId: row.clientUserId, details: [row.paymentDetail], completeAgreement: false, carried: { steps: row.completedSteps } };
 }
 
 /** What a bank row needs to know of its payer in the same run: the outcome, the compliance step and the statuses. */

@@ -185,6 +185,27 @@ export function applyAccountCreate(s: RowState, index: number, answer: Answer<{ 
   account.error = error.message;
 }
 
+/**
+ * Feeds one round's answers back, creates before the agreement (a create refused while the agreement went out
+ * with it is tried again after it). Gives the accounts adopted from what is stored, for the journal to note.
+ */
+export function applyRound(s: RowState, round: ReadonlyArray<{ action: Action; answer: Answer<never> }>, ctx: PlanContext, taken: Set<string>): AccountState[] {
+  const agreementInRound = round.some((r) => r.action.kind === 'complete-agreement');
+  const order = ['create-compliance', 'read-payer', 'read-accounts', 'create-account', 'complete-agreement'];
+  const adopted: AccountState[] = [];
+  for (const { action, answer } of [...round].sort((a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind))) {
+    if (action.kind === 'create-compliance') applyCompliance(s, answer, ctx);
+    else if (action.kind === 'read-payer') applyPayerRead(s, answer);
+    else if (action.kind === 'read-accounts') {
+      const checking = s.accounts.filter((a) => a.state === 'check');
+      applyAccountsRead(s, answer, taken);
+      adopted.push(...checking.filter((a) => a.state === 'done' && a.id !== undefined));
+    } else if (action.kind === 'create-account') applyAccountCreate(s, action.index, answer, ctx, agreementInRound);
+    else applyAgreement(s, answer);
+  }
+  return adopted;
+}
+
 export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
   s.checked = true;
   if (answer.ok) {

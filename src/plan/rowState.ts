@@ -1,5 +1,5 @@
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
-import type { Step, StepStatus } from '../types.js';
+import type { Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
 import { accountIdentity, type AccountIdentity } from './accounts.js';
 import { changedFields, complianceDigest } from './digest.js';
 import { canonicalJson } from '../execute/idempotencyKey.js';
@@ -191,4 +191,21 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     else if (!work.completeAgreement) state.agreement.step = 'skipped';
   }
   return state;
+}
+
+/** A valid payer row as work for the plan. */
+export function payerWork(row: ValidPayerRow): RowWork {
+  return {
+    kind: 'payer',
+    clientUserId: row.clientUserId,
+    compliance: row.compliance,
+    details: row.paymentDetails,
+    completeAgreement: row.agreementCompleted,
+    carried: { steps: row.completedSteps, ...(row.complianceDigest ? { complianceDigest: row.complianceDigest } : {}) },
+  };
+}
+
+/** A valid bank row (a `--bank-details` file, or a lone bank file) as work for the plan. */
+export function bankWork(row: ValidBankRow): RowWork {
+  return { kind: 'bank', clientUserId: row.clientUserId, details: [row.paymentDetail], completeAgreement: false, carried: { steps: row.completedSteps } };
 }

@@ -82,7 +82,7 @@ export function captureLogger(level = 'trace'): { logger: Logger; text: () => st
   return { logger: pino({ level }, sink), text: () => chunks.join('') };
 }
 
-/** Sends create-compliance for `payer-<i>` with its Idempotency-Key, as processPayer would. */
+/** Sends create-compliance for `payer-<i>` with its Idempotency-Key, as a payer row does. */
 export function comply(client: ApiClient, i: number) {
   const body = complianceBody(`payer-${i}`);
   return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
