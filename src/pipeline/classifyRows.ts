@@ -33,6 +33,20 @@ export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
   return mapping.unknown.map((column) => `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file`);
 }
 
+/**
+ * A file of bank rows given as an input on its own: `clientUserId` and every column a bank row needs, and none
+ * of the payer's own (e-mail, names, phone, SSN). Its rows go to payers registered already.
+ */
+export function isBankFile(input: OpenedInput): boolean {
+  if (input.header === undefined) return false;
+  const asBank = mapHeader(input.header, 'bank-details', input.reading?.columns);
+  if (asBank.missing.length > 0) return false;
+  const asPayers = mapHeader(input.header, 'payers', input.reading?.columns);
+  return PAYER_ONLY.every((field) => !asPayers.fields.includes(field));
+}
+
+const PAYER_ONLY = ['email', 'firstName', 'lastName', 'phone', 'ssn', 'nationality'];
+
 function describeDuplicate(d: unknown): string {
   if (typeof d === 'string') return d;
   if (d && typeof d === 'object') {

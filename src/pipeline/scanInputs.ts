@@ -4,7 +4,7 @@ import { openInput } from '../input/openInput.js';
 import { bankSheetOf } from '../input/spreadsheetInputs.js';
 import type { RunOptions } from '../options.js';
 import type { DuplicateIds } from './DuplicateIds.js';
-import { checkHeader, classifyRows, describeMapping, type RowKind } from './classifyRows.js';
+import { checkHeader, classifyRows, describeMapping, isBankFile, type RowKind } from './classifyRows.js';
 
 /** One input to send: what it is, opened in pass 1, and how many rows it holds. */
 export interface Job {
@@ -27,8 +27,9 @@ export async function scanInputs(
   const all: Array<[string, RowKind, string?]> = [...paths.inputs.map((p): [string, RowKind] => [p, 'payers'])];
   if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);
   const names = new Set<string>();
-  for (const [path, kind, bankSheet] of all) {
-    const input = await openInput(path, { ...read.reading, sheet: bankSheet ?? (kind === 'payers' ? options.sheet : undefined) });
+  for (const [path, given, bankSheet] of all) {
+    const input = await openInput(path, { ...read.reading, sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined) });
+    const kind: RowKind = given === 'payers' && isBankFile(input) ? 'bank-details' : given;
     if (names.has(input.file.name)) {
       throw new InputError(input.file.name, 'is given twice (or two inputs share this file name): their results and failed files would collide');
     }
