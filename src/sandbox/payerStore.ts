@@ -24,7 +24,8 @@ interface PayerRecord {
   requestText: string | undefined;
   /** Of the payer data as last stored: tells a create-or-update that changes something from one that does not. */
   digest: string;
-  links: { agreementUrl: string; kycUrl: string };
+  /** The answer given when the payer was created; later answers take their statuses from now. */
+  response: ComplianceResponse;
   createdAt: number;
   kycStatus: string;
   /** Set by the admin route: kycAfter no longer moves it. */
@@ -39,7 +40,7 @@ export interface StoredPayer {
   userId: string;
   /** The last stored create-compliance body (parsed JSON); undefined when keepRequests is off. */
   request: unknown;
-  /** What a create compliance would answer now. */
+  /** The create-compliance answer given when the payer was created (a repeat answers the statuses as they are now). */
   response: ComplianceResponse;
   kycStatus: string;
   agreementStatus: 'not_started' | 'completed';
@@ -95,16 +96,23 @@ export class PayerStore {
       userId,
       requestText: this.config.keepRequests ? requestText : undefined,
       digest: digestOf(request),
-      links: { agreementUrl: `${base}/__sandbox/agreement/${userId}`, kycUrl: `${base}/__sandbox/kyc/${userId}` },
+      response: {
+        status: { agreementStatus: 'not_started', kycStatus: 'not_started' },
+        agreementUrl: `${base}/__sandbox/agreement/${userId}`,
+        kycUrl: `${base}/__sandbox/kyc/${userId}`,
+        userId,
+      },
       createdAt: this.config.now(),
       kycStatus: 'not_started',
       kycPinned: false,
       agreementCompleted: false,
       paymentDetails: [],
     };
+    // With kycAfter 0 the payer is approved at creation, and the first answer already says so.
+    payer.response = this.compliance(payer);
     this.payers.set(request.clientUserId, payer);
     this.count('payersCreated');
-    return { status: 200, body: this.compliance(payer) };
+    return { status: 200, body: payer.response };
   }
 
   createPaymentDetail(clientUserId: string, request: PaymentDetailRequest, requestText: string): Answer {
@@ -177,7 +185,7 @@ export class PayerStore {
       clientUserId: payer.clientUserId,
       userId: payer.userId,
       request: parse(payer.requestText),
-      response: this.compliance(payer),
+      response: payer.response,
       kycStatus: this.kyc(payer),
       agreementStatus: agreementStatus(payer),
       agreementCompleted: payer.agreementCompleted,
@@ -201,11 +209,7 @@ export class PayerStore {
 
   /** The create-compliance answer as of now: its statuses are the payer's current ones. */
   private compliance(payer: PayerRecord): ComplianceResponse {
-    return {
-      status: { agreementStatus: agreementStatus(payer), kycStatus: this.kyc(payer) },
-      ...payer.links,
-      userId: payer.userId,
-    };
+    return { ...payer.response, status: { agreementStatus: agreementStatus(payer), kycStatus: this.kyc(payer) } };
   }
 
   private payerStatus(payer: PayerRecord): PayerStatusResponse {
