@@ -47,7 +47,7 @@ describe('the onboarding loop against the default (real-like) sandbox', () => {
     const third = await h.run({ inputs: [input] });
     expect(third.summary.exitCode).toBe(0);
     expect(third.results.map((r) => r.outcome)).toEqual(Array(20).fill('ok'));
-    expect(third.results.slice(0, 10).every((r) => r.steps.includes('payment-details=done-before'))).toBe(true);
+    expect(third.results.slice(0, 10).every((r) => r.steps!.includes('payment-details=done-before'))).toBe(true);
     expect(requests() - before).toBeLessThanOrEqual(3 * 20);
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 20, paymentDetailsCreated: 20, duplicatePaymentDetails: 0 });
 
@@ -109,7 +109,7 @@ describe('a lost state dir', () => {
 
     const { results } = await h.run({ inputs: [input], concurrency: 16 });
     expect(results.map((r) => r.outcome)).toEqual(Array(100).fill('ok'));
-    expect(results.every((r) => r.steps.includes('payment-details=done-before'))).toBe(true);
+    expect(results.every((r) => r.steps!.includes('payment-details=done-before'))).toBe(true);
     const after = h.sandbox.stats();
     expect(after.requests - before.requests).toBeLessThanOrEqual(3 * 100);
     expect(after).toMatchObject({ payersCreated: 100, paymentDetailsCreated: 100, duplicatePaymentDetails: 0 });

@@ -1,30 +1,65 @@
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { run } from '../run.js';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import { makeRunId, run } from '../run.js';
+import { startSandbox } from '../sandbox/index.js';
 import type { CliCommand } from './CliCommand.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
 
+/** Share of registered payers whose KYC the demo approves between the two runs, as people would over days. */
+const APPROVED_SHARE = 0.6;
+
 /**
- * What `npm start` runs: the bundled example files through `run --sandbox --rate 20` into ./payer-onboard-results/
- * (a rate cap so the rehearsal looks like a real run: the bar moves, the ETA means something).
- * Some of the example rows are invalid on purpose; a completed demo exits 0 so npm prints no error noise.
+ * What `npm start` runs: onboarding as the real service works it, in under a minute, against a built-in sandbox that
+ * behaves like the service (bank accounts refused until the payer's KYC is approved). A first run registers every
+ * payer and hands out the links, with bank accounts waiting; the sandbox then approves some payers' KYC; a second
+ * run of the same files attaches their accounts and creates nothing twice. `--rate 20` so the bar moves as in a
+ * real run. Some example rows are invalid on purpose; a completed demo exits 0 so npm prints no error noise.
  */
 export const demoCommand: CliCommand = {
   command: 'demo',
-  describe: 'run the bundled example payers against the built-in sandbox',
+  describe: 'onboard the bundled example payers against a built-in sandbox that behaves like the service: two runs, KYC in between',
   builder: (yargs) => yargs,
   handler: async (_argv, io) => {
     const inputs = [join(FIXTURES, 'payers.csv'), join(FIXTURES, 'payers.jsonl')];
-    io.stderr.write(`demo: onboarding ${inputs.map((p) => relative(io.cwd, p)).join(' and ')} against the built-in sandbox\n`);
-    const summary = await run(
-      { inputs, sandbox: true, rate: 20, concurrency: 8, stateDir: join(io.cwd, '.payer-onboard') },
-      { cwd: io.cwd, env: {}, stderr: io.stderr, signal: io.signal },
-    );
-    io.stderr.write(
-      `\ndemo finished: results in ${relative(io.cwd, summary.outputs.dir) || '.'}/ ` +
-        `(${summary.outputs.failed.length ? 'the invalid rows are on purpose: see the failed-*.csv file, fix it and run it with `npx payer-onboard run <file> --sandbox`' : 'every row ok'})\n`,
-    );
-    return summary.exitCode === 3 ? 3 : 0;
+    const key = `demo-${makeRunId(new Date())}`;
+    const sandbox = await startSandbox({ port: 0, apiKey: key, rateLimit: 20 });
+    // The journal of a sandbox that is gone when the demo ends is worth nothing afterwards.
+    const stateDir = mkdtempSync(join(tmpdir(), 'payer-onboard-demo-'));
+    const say = (text: string) => io.stderr.write(`\ndemo: ${text}\n`);
+    try {
+      const options = { inputs, baseUrl: sandbox.url, stateDir, rate: 20, concurrency: 8 };
+      const context = { cwd: io.cwd, env: { PAYER_API_KEY: key }, stderr: io.stderr, signal: io.signal };
+      say(`first run of ${inputs.map((p) => relative(io.cwd, p)).join(' and ')}: payers are registered and get their links; bank accounts wait for KYC`);
+      const first = await run(options, context);
+      if (first.exitCode === 3) return 3;
+
+      const registered = waitingIds(first.outputs.results);
+      const approved = registered.slice(0, Math.ceil(registered.length * APPROVED_SHARE));
+      for (const id of approved) sandbox.setKyc(id, 'approved');
+      say(`${approved.length} of ${registered.length} payers have passed KYC since (the sandbox approves them as people would, over days); the same files again:`);
+      const second = await run(options, context);
+      if (second.exitCode === 3) return 3;
+
+      const stats = sandbox.stats();
+      say(
+        `${stats.payersCreated} payers and ${stats.paymentDetailsCreated} bank accounts stored, ${stats.duplicatePaymentDetails} created twice. ` +
+          `Results in ${relative(io.cwd, second.outputs.dir) || '.'}/: the payers still waiting are in its pending-* files, and any later run of the ` +
+          'same files (by hand, or nightly from cron) finishes them; the invalid rows are on purpose: see its failed-* files.',
+      );
+      return 0;
+    } finally {
+      await sandbox.close();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   },
 };
+
+/** The payers the first run left waiting, from its results.csv (one per payer: bank rows share their payer's id). */
+function waitingIds(resultsPath: string): string[] {
+  const rows = parse(readFileSync(resultsPath, 'utf8'), { columns: true }) as Array<{ clientUserId: string; outcome: string }>;
+  return [...new Set(rows.filter((r) => r.outcome === 'waiting').map((r) => r.clientUserId))];
+}
