@@ -206,7 +206,7 @@ async function openJournal(path: string, warnings: string[], logger: Logger, std
   const { journal, load } = await Journal.open(path);
   logger.info({ journal: path, ...load }, 'journal loaded');
   if (load.corrupt > 0) {
-    const warning = `journal ${path}: skipped ${load.corrupt} unreadable line${load.corrupt === 1 ? '' : 's'} (a crash mid-write); those calls are treated as in doubt and sent again with the same Idempotency-Key`;
+    const warning = `journal ${path}: skipped ${load.corrupt} unreadable line${load.corrupt === 1 ? '' : 's'} (a crash mid-write); what they recorded is read back from the service before anything is created again`;
     warnings.push(warning);
     stderr?.write(`warning: ${warning}\n`);
   }

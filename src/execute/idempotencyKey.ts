@@ -4,7 +4,8 @@ import type { Step } from '../types.js';
 /**
  * The `Idempotency-Key` of a create call: derived from the step, the payer and the exact body, so it is
  * the same on every retry and on every re-run of the same row, and changes when the row is corrected.
- * A hash, so it carries no personal value itself.
+ * A hash, so it carries no personal value itself. Sent as a courtesy to a service that honours it; the real one
+ * ignores it, and nothing here depends on it: the journal and the reads keep creates to once.
  */
 export function idempotencyKey(step: Step, clientUserId: string, body: unknown): string {
   const hash = createHash('sha256');
