@@ -4,7 +4,7 @@ import { once } from 'node:events';
 export const HEADER =
   'clientUserId,email,firstName,lastName,beneficiaryType,dateOfBirth,addressLine1,city,state,postcode,country,nationality,phone,ssn,bankName,accountName,currency,accountNumber,routingNumber,accountType';
 
-/** A valid payer with a US bank account on every row: 3 requests per row. */
+/** A valid payer with a US bank account on every row: a first run sends 4 requests for it. */
 function row(prefix: string, i: number): string {
   const id = `${prefix}-${String(i).padStart(7, '0')}`;
   return `${id},${id}@example.com,Ada,Lovelace,individual,1985-12-10,12 Analytical Way,Springfield,IL,62701,US,US,+12175550100,123-45-6789,First Midwest Bank,Ada Lovelace,USD,000123456789,021000021,checking\n`;

@@ -49,7 +49,7 @@ export async function runNode(script: string, args: string[], env: NodeJS.Proces
 /** The summary `run --json` prints. */
 export interface RunSummary {
   durationMs: number;
-  rows: { total: number; ok: number; invalid: number; failed: number; skipped: number };
+  rows: { total: number; ok: number; waiting?: number; invalid: number; failed: number; skipped: number };
   requests: { total: number; byStatus: Record<string, number>; retries: number };
   exitCode: number;
 }
