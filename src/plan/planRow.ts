@@ -28,6 +28,8 @@ const kycRejected = (status: { kycStatus?: string } | undefined) => KYC_REJECTED
 /** The calls to make now, all at once; none when the row is finished. */
 export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   if (s.stopped || s.failure !== undefined) return [];
+  // A bank row run without the payment-details step has nothing to ask the service.
+  if (s.work.kind === 'bank' && s.accounts.length === 0) return [];
   const checking = s.accounts.some((a) => a.state === 'check' && a.sameAs === undefined);
   if (s.compliance.send !== undefined && s.compliance.step === undefined) {
     // What is stored is read alongside create compliance: the read costs no extra round trip.
