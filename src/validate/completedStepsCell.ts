@@ -1,16 +1,98 @@
-import { STEPS, type Step } from '../types.js';
+import { STEPS, type RowOrigin, type Step } from '../types.js';
 import { quoteValue } from './describeValue.js';
 
 /**
- * The `completedSteps` cell a failed file carries: `compliance;payment-details`. `,` and spaces separate too,
- * since people edit these files by hand. Returned in pipeline order, each step once.
+ * The `completedSteps` cell of a failed or pending file, written by the tool and read back when the file is fed in:
+ * `compliance@3f9a1c;payment-details;from=payers.csv:12`. The steps a re-run skips, in call order; `@` after
+ * compliance is a digest of the payer cells that were registered, so a payer cell fixed in the file is noticed even
+ * without the journal; `from=` is where the row first came from, so results.csv keeps naming the original file and
+ * line however often the row is fed back. One grammar for both directions, so what is written always reads back.
  */
-export function parseCompletedSteps(text: string): { ok: true; value: Step[] } | { ok: false; message: string } {
-  const words = text.toLowerCase().split(/[;,\s]+/).filter((word) => word !== '');
-  const unknown = words.filter((word) => !(STEPS as readonly string[]).includes(word));
+export interface CompletedStepsCell {
+  steps: readonly Step[];
+  complianceDigest?: string | undefined;
+  origin?: RowOrigin | undefined;
+}
+
+export type ParsedCompletedSteps =
+  | { ok: true; value: Step[]; complianceDigest?: string; origin?: RowOrigin }
+  | { ok: false; message: string };
+
+const ORIGIN_KEY = 'from';
+const DIGEST = /^[0-9a-f]{6,64}$/;
+// What would split the token or be misread when the cell is read back: separators, `=`, `%` itself, quotes and
+// control characters. Anything else (accents, brackets of an xlsx sheet name) stays readable as typed.
+const ENCODED = /[%;,=\s"\p{Cc}]/gu;
+
+/** The cell's text. A digest is written only beside compliance: without the step it would mean nothing. */
+export function formatCompletedSteps({ steps, complianceDigest, origin }: CompletedStepsCell): string {
+  const words = STEPS.filter((step) => steps.includes(step)).map((step) =>
+    step === 'compliance' && complianceDigest ? `${step}@${complianceDigest.toLowerCase()}` : step,
+  );
+  if (origin) words.push(`${ORIGIN_KEY}=${origin.source.replace(ENCODED, encodeURIComponent)}:${origin.line}`);
+  return words.join(';');
+}
+
+/**
+ * Reads the cell back. People edit these files by hand: `,` `;` and spaces separate, steps and keys are read in any
+ * case, and spaces around `=` and `@` are forgiven. A word that is not understood is an error naming it, never dropped:
+ * a dropped step would be sent again.
+ */
+export function parseCompletedSteps(text: string): ParsedCompletedSteps {
+  const words = text.replace(/\s*([=@])\s*/g, '$1').split(/[;,\s]+/).filter((word) => word !== '');
+  const unknown: string[] = [];
+  const problems: string[] = [];
+  const steps = new Set<Step>();
+  let complianceDigest: string | undefined;
+  let origin: RowOrigin | undefined;
+
+  for (const word of words) {
+    const equals = word.indexOf('=');
+    if (equals >= 0 && word.slice(0, equals).toLowerCase() === ORIGIN_KEY) {
+      const read = readOrigin(word.slice(equals + 1));
+      if (read === undefined) problems.push(`${quoteValue(word)} must be ${ORIGIN_KEY}=<file>:<line>`);
+      else if (origin !== undefined && (origin.source !== read.source || origin.line !== read.line)) problems.push(`names two origins (${ORIGIN_KEY}=)`);
+      else origin = read;
+      continue;
+    }
+    const at = word.indexOf('@');
+    const name = (at >= 0 ? word.slice(0, at) : word).toLowerCase();
+    const step = STEPS.find((s) => s === name);
+    if (step === undefined) {
+      unknown.push(word);
+      continue;
+    }
+    steps.add(step);
+    if (at < 0) continue;
+    const digest = word.slice(at + 1).toLowerCase();
+    if (step !== 'compliance') problems.push(`${quoteValue(word)}: only compliance carries a digest`);
+    else if (!DIGEST.test(digest)) problems.push(`${quoteValue(word)}: the digest after @ must be hex digits`);
+    else if (complianceDigest !== undefined && complianceDigest !== digest) problems.push('names two compliance digests');
+    else complianceDigest = digest;
+  }
+
   if (unknown.length > 0) {
     const names = unknown.map(quoteValue).join(', ');
-    return { ok: false, message: `has unknown step${unknown.length > 1 ? 's' : ''} ${names} (steps are ${STEPS.join(', ')})` };
+    problems.unshift(`has unknown step${unknown.length > 1 ? 's' : ''} ${names} (steps are ${STEPS.join(', ')})`);
   }
-  return { ok: true, value: STEPS.filter((step) => words.includes(step)) };
+  if (problems.length > 0) return { ok: false, message: problems.join('; ') };
+  return {
+    ok: true,
+    value: STEPS.filter((step) => steps.has(step)),
+    ...(complianceDigest === undefined ? {} : { complianceDigest }),
+    ...(origin === undefined ? {} : { origin }),
+  };
+}
+
+/** `payers.csv:12`, the file name percent-encoded where it had to be; the last `:` starts the line (names may hold one). */
+function readOrigin(value: string): RowOrigin | undefined {
+  const colon = value.lastIndexOf(':');
+  if (colon <= 0 || !/^[1-9]\d{0,9}$/.test(value.slice(colon + 1))) return undefined;
+  let source: string;
+  try {
+    source = decodeURIComponent(value.slice(0, colon));
+  } catch {
+    return undefined; // a stray `%` typed by hand
+  }
+  return { source, line: Number(value.slice(colon + 1)) };
 }

@@ -7,15 +7,15 @@ import { checkFields, inColumnOrder } from './checkFields.js';
 import { clientSchemas, localDay } from './clientSchemas.js';
 import type { ColumnMap } from '../rows/columnMap.js';
 import { repairSpreadsheetDamage, type DateFormat } from './excelDamage.js';
-import { readControls } from './readControls.js';
+import { carried, readControls } from './readControls.js';
 import { validatePaymentDetail } from './validatePaymentDetail.js';
 
 const NO_BOOLEANS: ReadonlySet<string> = new Set();
 const CLIENT_USER_ID = ['clientUserId'] as const;
 
 /**
- * One row of a `--bank-details` file: `clientUserId` and a payment detail by the fields' own names
- * (design.md §3). There is no payer row to lend shared fields, so every required one is the row's own.
+ * One row of a `--bank-details` file: `clientUserId` and a payment detail by the fields' own names.
+ * There is no payer row to lend shared fields, so every required one is the row's own.
  */
 export function validateBankRow(
   cells: readonly Cell[],
@@ -46,13 +46,14 @@ export function validateBankRow(
 
   const clientUserId = id.values.clientUserId;
   if (issues.length === 0 && clientUserId !== undefined && detail.detail) {
-    return { ok: true, clientUserId, paymentDetail: detail.detail, completedSteps: controls.completedSteps ?? [] };
+    // A bank row was never registered as a payer: a compliance digest on it would compare with nothing.
+    return { ok: true, clientUserId, paymentDetail: detail.detail, ...carried(controls, false), completedSteps: controls.completedSteps ?? [] };
   }
   const given = texts.get('clientUserId')?.text;
   return {
     ok: false,
     ...(given === undefined ? {} : { clientUserId: given }),
     issues: inColumnOrder(issues),
-    ...(controls.completedSteps === undefined ? {} : { completedSteps: controls.completedSteps }),
+    ...carried(controls, false),
   };
 }

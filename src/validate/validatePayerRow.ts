@@ -16,7 +16,7 @@ import { clientSchemas, localDay } from './clientSchemas.js';
 import { guardIssues } from './guardIssues.js';
 import type { ColumnMap } from '../rows/columnMap.js';
 import { repairSpreadsheetDamage, type DateFormat } from './excelDamage.js';
-import { readControls } from './readControls.js';
+import { carried, readControls } from './readControls.js';
 import { validatePaymentDetail, type PayerDefaults } from './validatePaymentDetail.js';
 import { validatePaymentDetailEntries } from './validatePaymentDetailEntries.js';
 
@@ -36,7 +36,7 @@ const BOOLEAN_CELLS: ReadonlySet<string> = new Set(['agreementCompleted']);
 
 /**
  * One row of a payer file: the payer's compliance body and, when the row has any bank-only cell or a JSONL
- * `paymentDetails`, its payment-detail bodies (design.md §3, §4). Every issue of the row is collected, each
+ * `paymentDetails`, its payment-detail bodies. Every issue of the row is collected, each
  * named by the user's own column. Unknown columns are the caller's to carry through; they are ignored here.
  */
 export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerRowOptions): PayerRowResult {
@@ -59,7 +59,7 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
   const paymentDetails: PaymentDetailRequest[] = [];
   const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...damage, ...payer.issues, ...controls.issues];
 
-  // Design.md §3: a row with any bank-only cell filled has a bank account; one with none has not.
+  // A row with any bank-only cell filled has a bank account; one with none has not.
   if (BANK_ONLY_FIELDS.some((field) => texts.has(field) || unusable.has(field))) {
     const own = bankCells(texts, BANK_ONLY_FIELDS);
     const quiet = new Set([...unusable].flatMap((name) => bankFieldOf(name, BANK_ONLY_FIELDS) ?? []));
@@ -86,6 +86,7 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
         compliance: guarded.data,
         paymentDetails,
         agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
+        ...carried(controls, true),
         completedSteps: controls.completedSteps ?? [],
       };
     }
@@ -95,12 +96,13 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
     ok: false,
     ...(clientUserId === undefined ? {} : { clientUserId }),
     issues: inColumnOrder(issues),
-    ...(controls.completedSteps === undefined ? {} : { completedSteps: controls.completedSteps }),
+    // Kept on an invalid row too: its next failed file must still skip what was done and name where it came from.
+    ...carried(controls, true),
   };
 }
 
 /**
- * What the payer lends its bank accounts (design.md §3: shared fields default to the payer's, `postalCode` from
+ * What the payer lends its bank accounts (shared fields default to the payer's, `postalCode` from
  * `postcode`). A payer value that was wrong or missing is reported once, under the payer's column, so it lends `null`.
  */
 function payerDefaults(
