@@ -1,19 +1,21 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CsvFileWriter } from '../src/output/CsvFileWriter.js';
-import { FailedRowsWriter } from '../src/output/FailedRowsWriter.js';
+import { RowFiles } from '../src/output/RowFiles.js';
 import { OrderedSink } from '../src/output/OrderedSink.js';
-import { RESULT_COLUMNS, completedSteps, resultRecord } from '../src/output/resultRecord.js';
+import { RESULT_COLUMNS, doneSteps, resultRecord } from '../src/output/resultRecord.js';
 import { tempDir } from './helpers/tempDir.js';
 
-let tmp = tempDir();
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
 afterEach(() => {
   tmp.remove();
-  tmp = tempDir();
 });
 
 describe('results.csv lines', () => {
-  it('has the columns of design.md §5 in order', () => {
+  it('has the documented columns in order', () => {
     expect(RESULT_COLUMNS.join(',')).toBe(
       'source,line,clientUserId,outcome,userId,agreementStatus,kycStatus,agreementUrl,kycUrl,paymentDetailId,agreementCompleted,steps,error',
     );
@@ -42,8 +44,9 @@ describe('results.csv lines', () => {
     ]);
   });
 
-  it('lists the steps a re-run may skip', () => {
-    expect(completedSteps({ outcome: 'failed', paymentDetailIds: [], errors: [], steps: { compliance: 'done-before', 'payment-details': 'failed', agreement: 'ok' } })).toBe('compliance;agreement');
+  it('lists the steps a re-run may skip: done now, updated, or done before; never waiting, failed or skipped ones', () => {
+    expect(doneSteps({ outcome: 'failed', paymentDetailIds: [], errors: [], steps: { compliance: 'done-before', 'payment-details': 'failed', agreement: 'ok' } })).toEqual(['compliance', 'agreement']);
+    expect(doneSteps({ outcome: 'waiting', paymentDetailIds: [], errors: [], steps: { compliance: 'updated', 'payment-details': 'waiting', agreement: 'skipped' } })).toEqual(['compliance']);
   });
 });
 
@@ -59,18 +62,19 @@ describe('output files', () => {
   });
 
   it('writes failed CSV rows in the input\'s dialect with the original cells, replacing an earlier error/completedSteps pair', async () => {
-    const failed = new FailedRowsWriter(tmp.dir, { path: 'x', name: 'in.csv', format: 'csv' }, ['Id', 'Note', 'error', 'completedSteps'], { delimiter: ';', bom: true, eol: '\r\n' });
-    expect(failed.written).toBe(false);
-    await failed.write({ original: ['u1', ' keep  spaces; and "quotes" ', 'old error', 'compliance'], error: '-bad', completedSteps: 'compliance;agreement' });
+    const failed = new RowFiles(tmp.dir, { path: 'x', name: 'in.csv', format: 'csv' }, ['Id', 'Note', 'error', 'completedSteps'], { delimiter: ';', bom: true, eol: '\r\n' });
+    expect(failed.written()).toEqual({});
+    await failed.write({ outcome: 'failed', original: ['u1', ' keep  spaces; and "quotes" ', 'old error', 'compliance'], error: '-bad', completedSteps: 'compliance;agreement' });
     await failed.close();
-    expect(statSync(failed.path).mode & 0o777).toBe(0o600);
-    expect(readFileSync(failed.path, 'utf8')).toBe('\uFEFFId;Note;error;completedSteps\r\nu1;" keep  spaces; and ""quotes"" ";\'-bad;"compliance;agreement"\r\n');
+    const path = failed.written().failed!;
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('\uFEFFId;Note;error;completedSteps\r\nu1;" keep  spaces; and ""quotes"" ";\'-bad;"compliance;agreement"\r\n');
   });
 
   it('writes failed JSONL rows as the same objects plus error and completedSteps, and bad lines unchanged', async () => {
-    const failed = new FailedRowsWriter(tmp.dir, { path: 'x', name: 'in.jsonl', format: 'jsonl' });
-    await failed.write({ original: '{"clientUserId":"u1","postcode":90210}', error: 'email: is required', completedSteps: '' });
-    await failed.write({ original: '{"broken', error: '(line): is not valid JSON', completedSteps: '' });
+    const failed = new RowFiles(tmp.dir, { path: 'x', name: 'in.jsonl', format: 'jsonl' });
+    await failed.write({ outcome: 'invalid', original: '{"clientUserId":"u1","postcode":90210}', error: 'email: is required', completedSteps: '' });
+    await failed.write({ outcome: 'invalid', original: '{"broken', error: '(line): is not valid JSON', completedSteps: '' });
     await failed.close();
     expect(readFileSync(tmp.path('failed-in.jsonl'), 'utf8')).toBe(
       '{"clientUserId":"u1","postcode":90210,"error":"email: is required","completedSteps":""}\n{"broken\n',

@@ -1,11 +1,36 @@
-import { join } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
+import type { Outcome } from '../types.js';
 import { CsvFileWriter } from './CsvFileWriter.js';
 import { csvSafe } from './csvSafe.js';
 import { finish, openPrivateFile } from './openPrivateFile.js';
-import { FailedWorkbooks, type XlsxFailedSheet } from './XlsxFailedWriter.js';
+import { RowWorkbooks, type XlsxRowSheet } from './XlsxRowBooks.js';
 
-/** The two columns the failed file adds; given back as input, `error` is ignored and `completedSteps` is honoured. */
+/**
+ * `failed`: a person must fix or act on the row (`invalid`, `failed`). `pending`: the tool finishes it by itself on a
+ * later run (`waiting` on the payer, or `skipped` because the run stopped).
+ */
+export type RowFileKind = 'failed' | 'pending';
+
+export const ROW_FILE_KINDS: readonly RowFileKind[] = ['failed', 'pending'];
+
+/** The file a row goes to; an ok row goes to neither. */
+export function rowFileKind(outcome: Outcome): RowFileKind | undefined {
+  if (outcome === 'invalid' || outcome === 'failed') return 'failed';
+  if (outcome === 'waiting' || outcome === 'skipped') return 'pending';
+  return undefined;
+}
+
+/**
+ * The input's name without the `failed-`/`pending-` prefixes earlier runs put on it (`failed-pending-payers.csv` ->
+ * `payers.csv`): the files of a re-fed file are named after the original, and so is its rows' `source`.
+ */
+export function originalName(fileName: string): string {
+  const stripped = fileName.replace(/^(?:failed-|pending-)+/i, '');
+  return stripped === '' ? fileName : stripped;
+}
+
+/** The two columns these files add; given back as input, `error` is ignored and `completedSteps` is honoured. */
 const TRAILING = ['error', 'completedSteps'] as const;
 
 const isTrailing = (column: string) => {
@@ -13,70 +38,148 @@ const isTrailing = (column: string) => {
   return key === 'error' || key === 'completedsteps';
 };
 
-export interface FailedRow {
+export interface RowFileRow {
   /** CSV: the cells as read, in header order. JSONL: the line's text. */
   original: string[] | string;
   error: string;
+  /** The cell's text, as formatCompletedSteps writes it. */
   completedSteps: string;
 }
 
+export type NotOkRow = RowFileRow & { outcome: Outcome };
+
 /**
- * `failed-<input name>`: the rows that were not ok, in the input's own format and dialect, with the original
- * cell text unchanged plus `error` and `completedSteps`, so the team fixes them and feeds the file straight back.
- * Created on the first failed row only: a clean input leaves no empty failed file behind.
+ * What the failed and pending files of one run share: their names, so that no two inputs write to one file and none
+ * overwrites an input (`run out/failed-payers.csv --out out` would otherwise truncate the file it reads), and the
+ * .xlsx workbooks, one per input workbook and kind. `close()` after the last input.
  */
-export class FailedRowsWriter {
-  readonly path: string;
+export class RowFileSet {
+  private readonly taken = new Set<string>();
+  readonly workbooks = new RowWorkbooks();
+
+  /** `inputs`: every file the run reads, so none of them is chosen as an output's name. */
+  constructor(inputs: readonly string[] = []) {
+    for (const path of inputs) this.protect(path);
+  }
+
+  protect(path: string): void {
+    this.taken.add(resolve(path));
+  }
+
+  /** `failed-payers.csv`, or `failed-payers-2.csv` when that name is an input or already another input's file. */
+  claim(outDir: string, kind: RowFileKind, fileName: string): string {
+    const name = `${kind}-${originalName(fileName)}`;
+    const ext = extname(name);
+    let path = resolve(outDir, name);
+    for (let n = 2; this.taken.has(path); n++) path = resolve(outDir, `${name.slice(0, name.length - ext.length)}-${n}${ext}`);
+    this.taken.add(path);
+    return path;
+  }
+
+  close(): Promise<void> {
+    return this.workbooks.close();
+  }
+}
+
+/**
+ * The rows of one input that are not ok, each in exactly one of `failed-<name>` and `pending-<name>`: the input's
+ * own format and dialect, its header and original cell text unchanged, plus `error` and `completedSteps`, so the file
+ * runs again as it is. Each file is created on its first row: a clean input leaves no empty file behind.
+ */
+export class RowFiles {
+  private readonly files: Record<RowFileKind, RowFile>;
+  /** Set when no run-wide set was given: this input's files are then named and closed on their own. */
+  private readonly ownSet: RowFileSet | undefined;
+
+  constructor(outDir: string, file: InputFile, header: string[] = [], dialect?: CsvDialect, set?: RowFileSet) {
+    if (set === undefined) this.ownSet = set = new RowFileSet();
+    set.protect(file.path);
+    // An earlier file's error/completedSteps pair is not the input's own: this run writes its own.
+    const keep = header.map((_, i) => i).filter((i) => !isTrailing(header[i]!));
+    const ownColumns = keep.map((i) => header[i]!);
+    // An xlsx input's name may carry its sheet (`payers.xlsx[Bank details]`); its workbook is named after the file.
+    const fileName = file.format === 'xlsx' ? basename(file.path) : file.name;
+    const make = (kind: RowFileKind) => {
+      const place = () => set.claim(outDir, kind, fileName);
+      const sheet = file.format === 'xlsx' ? set.workbooks.sheet(`${kind}\0${resolve(file.path)}`, place, file.sheet ?? 'Sheet1', ownColumns) : undefined;
+      return new RowFile(file.format === 'jsonl' ? 'jsonl' : 'csv', place, keep, ownColumns, dialect, sheet);
+    };
+    this.files = { failed: make('failed'), pending: make('pending') };
+  }
+
+  /** Routes the row by its outcome; an ok row is written nowhere. */
+  async write(row: NotOkRow): Promise<void> {
+    const kind = rowFileKind(row.outcome);
+    if (kind !== undefined) await this.files[kind].write(row);
+  }
+
+  async close(): Promise<void> {
+    for (const kind of ROW_FILE_KINDS) await this.files[kind].close();
+    await this.ownSet?.close();
+  }
+
+  /** The files this input's rows were written to. An .xlsx input's sheets share one workbook per kind. */
+  written(): Partial<Record<RowFileKind, string>> {
+    const paths: Partial<Record<RowFileKind, string>> = {};
+    for (const kind of ROW_FILE_KINDS) {
+      const path = this.files[kind].path;
+      if (path !== undefined) paths[kind] = path;
+    }
+    return paths;
+  }
+
+  get count(): Record<RowFileKind, number> {
+    return { failed: this.files.failed.count, pending: this.files.pending.count };
+  }
+}
+
+/** One of the two files of an input, in its format. */
+class RowFile {
+  private csvPath: string | undefined;
   private csv: CsvFileWriter | undefined;
   private jsonl: NodeJS.WritableStream | undefined;
   private jsonlError: Error | undefined;
-  private readonly xlsx: XlsxFailedSheet | undefined;
-  /** Set when this writer made its own FailedWorkbooks (no run-wide one given) and so must close it. */
-  private readonly ownBooks: FailedWorkbooks | undefined;
-  /** Indices of the input's own columns, without an `error`/`completedSteps` pair from an earlier failed file. */
-  private readonly keep: number[];
   count = 0;
 
-  /** `books`: the run's failed workbooks, so the sheets of one .xlsx input (payers, Bank details) share one file. */
-  constructor(outDir: string, private readonly file: InputFile, private readonly header: string[] = [], private readonly dialect?: CsvDialect, books?: FailedWorkbooks) {
-    this.keep = header.map((_, i) => i).filter((i) => !isTrailing(header[i]!));
-    if (file.format === 'xlsx') {
-      if (books === undefined) this.ownBooks = books = new FailedWorkbooks();
-      this.xlsx = books.sheet(outDir, file.path, file.sheet ?? 'Sheet1', this.keep.map((i) => header[i]!));
-    }
-    this.path = this.xlsx?.path ?? join(outDir, `failed-${file.name}`);
+  constructor(
+    private readonly format: 'csv' | 'jsonl',
+    private readonly place: () => string,
+    private readonly keep: number[],
+    private readonly columns: string[],
+    private readonly dialect: CsvDialect | undefined,
+    private readonly xlsx: XlsxRowSheet | undefined,
+  ) {}
+
+  get path(): string | undefined {
+    return this.count === 0 ? undefined : (this.xlsx?.path ?? this.csvPath);
   }
 
-  async write(row: FailedRow): Promise<void> {
+  async write(row: RowFileRow): Promise<void> {
     this.count++;
     if (this.xlsx) return this.xlsx.write(row, this.keep);
-    if (this.file.format === 'jsonl') {
+    this.csvPath ??= this.place();
+    if (this.format === 'jsonl') {
       if (this.jsonl === undefined) {
-        this.jsonl = openPrivateFile(this.path);
+        this.jsonl = openPrivateFile(this.csvPath);
         this.jsonl.on('error', (error: Error) => (this.jsonlError ??= error));
       }
       if (this.jsonlError) throw this.jsonlError;
       this.jsonl.write(`${jsonlLine(row)}\n`);
       return;
     }
-    this.csv ??= new CsvFileWriter(this.path, [...this.keep.map((i) => this.header[i]!), ...TRAILING], this.dialect);
+    this.csv ??= new CsvFileWriter(this.csvPath, [...this.columns, ...TRAILING], this.dialect);
     const cells = row.original as string[];
     await this.csv.write([...this.keep.map((i) => cells[i] ?? ''), csvSafe(row.error), row.completedSteps]);
   }
 
   async close(): Promise<void> {
     await this.xlsx?.close();
-    await this.ownBooks?.close();
     if (this.csv) await this.csv.close();
     if (this.jsonl) await finish(this.jsonl);
   }
-
-  get written(): boolean {
-    return this.count > 0;
-  }
 }
 
-function jsonlLine(row: FailedRow): string {
+function jsonlLine(row: RowFileRow): string {
   const text = row.original as string;
   let value: unknown;
   try {

@@ -1,6 +1,5 @@
-import { basename, join } from 'node:path';
 import type ExcelJS from 'exceljs';
-import type { FailedRow } from './FailedRowsWriter.js';
+import type { RowFileRow } from './RowFiles.js';
 import { openPrivateFile } from './openPrivateFile.js';
 
 type Workbook = InstanceType<typeof ExcelJS.stream.xlsx.WorkbookWriter>;
@@ -16,27 +15,31 @@ interface SheetSlot {
 }
 
 interface Book {
-  path: string;
+  /** Where it goes, asked on its first row: a workbook that gets no row takes no name. */
+  place: () => string;
+  path?: string;
   workbook?: Workbook;
   sheets: SheetSlot[];
 }
 
 /**
- * The failed-rows workbooks of one run, one per input .xlsx: `failed-<name>.xlsx`, with a sheet per sheet that was
- * read (payers and a `Bank details` sheet land in one workbook, as they came, so the fixed file runs again as is).
- * Written with exceljs's streaming writer, mode 0600, created on the first failed row. `close()` after the last input.
+ * The failed and pending workbooks of one run, one per input .xlsx and kind, each with a sheet per sheet that was
+ * read (payers and a `Bank details` sheet land in one workbook, as they came, so the file runs again as is).
+ * Written with exceljs's streaming writer, mode 0600, created on their first row. `close()` after the last input.
  */
-export class FailedWorkbooks {
+export class RowWorkbooks {
   private readonly books = new Map<string, Book>();
 
-  /** Registers a sheet (in the order the inputs are read) with the input's own columns; nothing is written until it gets a row. */
-  sheet(outDir: string, inputPath: string, name: string, header: string[]): XlsxFailedSheet {
-    const path = join(outDir, `failed-${basename(inputPath)}`);
-    let book = this.books.get(path);
-    if (book === undefined) this.books.set(path, (book = { path, sheets: [] }));
+  /**
+   * Registers a sheet (in the order the inputs are read) with the input's own columns; nothing is written until it
+   * gets a row. Sheets of one `key` (an input workbook and a kind) share a workbook, placed by the first `place`.
+   */
+  sheet(key: string, place: () => string, name: string, header: string[]): XlsxRowSheet {
+    let book = this.books.get(key);
+    if (book === undefined) this.books.set(key, (book = { place, sheets: [] }));
     const slot: SheetSlot = { name, header };
     book.sheets.push(slot);
-    return new XlsxFailedSheet(book, slot);
+    return new XlsxRowSheet(book, slot);
   }
 
   async close(): Promise<void> {
@@ -47,16 +50,17 @@ export class FailedWorkbooks {
   }
 }
 
-/** One sheet of a failed workbook: the input's columns as read, then `error` and `completedSteps`; cells in error in red. */
-export class XlsxFailedSheet {
+/** One sheet of a failed or pending workbook: the input's columns as read, then `error` and `completedSteps`; cells in error in red. */
+export class XlsxRowSheet {
   constructor(private readonly book: Book, private readonly slot: SheetSlot) {}
 
-  get path(): string {
+  /** The workbook's path once it has a row. */
+  get path(): string | undefined {
     return this.book.path;
   }
 
-  /** `keep`: which of the row's cells are the input's own columns (an earlier failed file's error/completedSteps are not). */
-  async write(row: FailedRow, keep: number[]): Promise<void> {
+  /** `keep`: which of the row's cells are the input's own columns (an earlier file's error/completedSteps are not). */
+  async write(row: RowFileRow, keep: number[]): Promise<void> {
     const worksheet = await this.open();
     const cells = row.original as string[];
     const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), row.error, row.completedSteps]);
@@ -75,10 +79,13 @@ export class XlsxFailedSheet {
   /** Creates the workbook on its first row, with any sheet registered before this one (header only) kept in order. */
   private async open(): Promise<Worksheet> {
     if (this.slot.worksheet) return this.slot.worksheet;
-    // Loaded on the first failed row of a workbook: a CSV run never pays for exceljs in memory (design.md §9).
+    // Loaded on the first row of a workbook: a CSV run never pays for exceljs in memory.
     const { default: excel } = await import('exceljs');
     if (this.slot.worksheet) return this.slot.worksheet; // another row of this sheet opened it meanwhile
-    this.book.workbook ??= new excel.stream.xlsx.WorkbookWriter({ stream: openPrivateFile(this.book.path), useStyles: true, useSharedStrings: false });
+    if (this.book.workbook === undefined) {
+      this.book.path = this.book.place();
+      this.book.workbook = new excel.stream.xlsx.WorkbookWriter({ stream: openPrivateFile(this.book.path), useStyles: true, useSharedStrings: false });
+    }
     for (const slot of this.book.sheets) {
       if (slot.worksheet) continue;
       slot.worksheet = addSheet(this.book.workbook, slot);

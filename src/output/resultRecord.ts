@@ -1,7 +1,7 @@
-import { STEPS, type PayerResult } from '../types.js';
+import { STEPS, type PayerResult, type Step, type StepStatus } from '../types.js';
 import { csvSafe } from './csvSafe.js';
 
-/** The columns of results.csv, in the order design.md §5 promises. */
+/** The columns of results.csv, in the order the README documents: scripts read them by position. */
 export const RESULT_COLUMNS = [
   'source',
   'line',
@@ -57,7 +57,17 @@ export function resultRecord(row: FinishedRow): string[] {
   ];
 }
 
-/** Steps a re-run can skip: the `completedSteps` cell of the failed file. */
+/**
+ * Steps a re-run can skip: done now (`ok`, `updated`) or found done (`done-before`). For the `completedSteps`
+ * cell of the failed and pending files (formatCompletedSteps); `waiting`, `failed` and `skipped` steps are still to do.
+ */
+export function doneSteps(result: PayerResult): Step[] {
+  return STEPS.filter((step) => DONE.has(result.steps[step]));
+}
+
+const DONE: ReadonlySet<StepStatus | undefined> = new Set(['ok', 'done-before', 'updated']);
+
+/** `doneSteps` as the cell wrote it before the cell carried a digest and an origin. */
 export function completedSteps(result: PayerResult): string {
-  return STEPS.filter((step) => result.steps[step] === 'ok' || result.steps[step] === 'done-before').join(';');
+  return doneSteps(result).join(';');
 }
