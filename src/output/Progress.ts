@@ -1,7 +1,8 @@
 import type { Outcome } from '../types.js';
 
 /**
- * A one-line progress bar on stderr: rows done of total, ok / invalid / failed, rows per second, ETA.
+ * A one-line progress bar on stderr: rows done of total, ok / waiting / invalid / failed, rows per second, ETA.
+ * Waiting rows are counted apart from failed ones: they are the normal state of a first run, nothing to fix.
  * Redrawn at most every 200 ms so it costs nothing next to the run; off when stderr is not a terminal.
  */
 export class Progress {
@@ -39,7 +40,7 @@ export class Progress {
     const c = this.counts;
     const line =
       `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${this.total} rows` +
-      `  ok ${c.ok}  invalid ${c.invalid}  failed ${c.failed}${c.skipped ? `  skipped ${c.skipped}` : ''}` +
+      `  ok ${c.ok}  waiting ${c.waiting}  invalid ${c.invalid}  failed ${c.failed}${c.skipped ? `  skipped ${c.skipped}` : ''}` +
       `  ${rate.toFixed(1)} rows/s  ETA ${eta === undefined ? '--:--' : clock(eta)}`;
     this.stream.write(`\r${line}\x1b[K`);
   }
