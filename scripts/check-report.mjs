@@ -95,7 +95,7 @@ const dom = await evaluate(`(() => {
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   return {
     title: document.title,
-    counts: { total: count('total'), ok: count('ok'), invalid: count('invalid'), failed: count('failed'), skipped: count('skipped') },
+    counts: { total: count('total'), ok: count('ok'), waiting: count('waiting'), invalid: count('invalid'), failed: count('failed'), skipped: count('skipped') },
     charts: [...document.querySelectorAll('svg')].map((svg) => ({ label: svg.getAttribute('aria-label'), shapes: svg.querySelectorAll('rect').length, visible: visible(svg) })),
     tableRows: rows.length,
     tableVisible: rows.length > 0 && visible(rows[0]),

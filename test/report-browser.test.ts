@@ -48,7 +48,7 @@ describe.skipIf(!have && !required)(title, () => {
     expect(page.requests).toEqual([]);
 
     const notOk = results.filter((r) => r.outcome !== 'ok');
-    const fromCsv: Record<string, number> = { total: results.length, ok: 0, invalid: 0, failed: 0, skipped: 0 };
+    const fromCsv: Record<string, number> = { total: results.length, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
     for (const r of results) fromCsv[r.outcome!]!++;
     expect(page.dom.counts).toEqual(fromCsv);
     expect(page.dom.tableRows).toBe(notOk.length);

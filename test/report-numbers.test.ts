@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectReportData, failedStep } from '../src/report/collectReportData.js';
+import { collectReportData, rowStep } from '../src/report/collectReportData.js';
 import { buildReport } from '../src/report/buildReport.js';
 import { harness } from './helpers/runHarness.js';
 import { dataValues, mixedPayers, ORPHAN_BANK_ROWS, readReport } from './helpers/reportFixtures.js';
@@ -23,7 +23,7 @@ describe('report.html of a run', () => {
 
     const html = readReport(summary.outputs.report);
     const counts = Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]));
-    const fromCsv = { total: results.length, ok: 0, invalid: 0, failed: 0, skipped: 0 } as Record<string, number>;
+    const fromCsv = { total: results.length, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 } as Record<string, number>;
     for (const r of results) fromCsv[r.outcome!]!++;
     expect(counts).toEqual(fromCsv);
     expect(fromCsv).toMatchObject({ ok: 3, invalid: 2, failed: 1 });
@@ -63,12 +63,14 @@ describe('report.html of a run', () => {
   });
 });
 
-describe('failedStep', () => {
-  it('reads the step from the steps cell, else from the message', () => {
-    expect(failedStep('failed', 'compliance=ok payment-details=failed agreement=ok', '')).toBe('payment-details');
-    expect(failedStep('failed', 'compliance=failed payment-details=skipped', '')).toBe('compliance');
-    expect(failedStep('failed', '', 'agreement: HTTP 404 not found')).toBe('agreement');
-    expect(failedStep('invalid', '', 'email: bad')).toBe('validation');
-    expect(failedStep('skipped', 'compliance=skipped', '')).toBe('not attempted');
+describe('rowStep', () => {
+  it('reads the step that failed or waits from the steps cell, else from the message', () => {
+    expect(rowStep('failed', 'compliance=ok payment-details=failed agreement=ok', '')).toBe('payment-details');
+    expect(rowStep('failed', 'compliance=failed payment-details=skipped', '')).toBe('compliance');
+    expect(rowStep('failed', '', 'agreement: HTTP 404 not found')).toBe('agreement');
+    expect(rowStep('invalid', '', 'email: bad')).toBe('validation');
+    expect(rowStep('skipped', 'compliance=skipped', '')).toBe('not attempted');
+    expect(rowStep('waiting', 'compliance=ok payment-details=waiting agreement=ok', 'payment-details: waiting for KYC approval')).toBe('payment-details');
+    expect(rowStep('failed', 'compliance=ok payment-details=waiting agreement=failed', '')).toBe('agreement');
   });
 });

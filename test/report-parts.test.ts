@@ -45,11 +45,12 @@ describe('buildReport', () => {
     run: {
       runId: 'r<1>', command: 'run', startedAt: '2026-01-01T00:00:00Z', endedAt: '2026-01-01T00:00:01Z', durationMs: 1000, sandbox: false,
       inputs: [{ source: 'a"b.csv', rows: 1 }], exitCode: 1, requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
-      files: { results: 'results.csv', failed: ['failed-a"b.csv'] },
+      files: { results: 'results.csv', failed: ['failed-a"b.csv'], pending: [] },
     },
     counts: { total: 1, ok: 0, waiting: 0, invalid: 0, failed: 1, skipped: 0 },
     topErrors: [{ message: 'x: <script>alert(1)</script>', count: 1 }],
-    rows: [{ source: 'a"b.csv', line: '2', clientUserId: "o'neil</td>", outcome: 'failed', failedStep: 'compliance', message: 'compliance: HTTP 400 <b>no</b>' }],
+    waitingOn: [],
+    rows: [{ source: 'a"b.csv', line: '2', clientUserId: "o'neil</td>", outcome: 'failed', step: 'compliance', message: 'compliance: HTTP 400 <b>no</b>' }],
     rowsNotOk: 1,
     series: { seconds: [{ ok: 0, throttled: 0, error: 1, network: 0 }] },
   };

@@ -7,8 +7,11 @@ export interface ReportRow {
   line: string;
   clientUserId: string;
   outcome: Outcome;
-  /** `compliance`, `payment-details, agreement`, `validation` for invalid rows, `not attempted` for skipped ones. */
-  failedStep: string;
+  /**
+   * The step that went wrong or waits: `compliance`, `payment-details, agreement`; `validation` for invalid rows,
+   * `not attempted` for skipped ones.
+   */
+  step: string;
   message: string;
 }
 
@@ -26,12 +29,14 @@ export interface ReportData {
     aborted?: { reason: string; message: string };
     requests: { total: number; byStatus: Record<string, number>; retries: number };
     /** File names in the output folder, for the reader to open next. */
-    files: { results: string; failed: string[] };
+    files: { results: string; failed: string[]; pending: string[] };
   };
   /** Counted from results.csv itself, not from the summary: the report shows what the file says. */
   counts: Record<Outcome, number> & { total: number };
-  /** Most frequent normalised error items, most frequent first. */
+  /** Most frequent normalised error items of the rows to fix or finish, most frequent first; waiting rows are not errors. */
   topErrors: Array<{ message: string; count: number }>;
+  /** What waiting rows wait on (`payment-details: waiting for KYC approval ...`), most frequent first. */
+  waitingOn: Array<{ message: string; count: number }>;
   /** Rows not ok, in results.csv order, at most `rowLimit` of them. */
   rows: ReportRow[];
   rowsNotOk: number;

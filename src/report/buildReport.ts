@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pendingNote } from '../output/Summary.js';
 import { OUTCOMES, type Outcome } from '../types.js';
 import { escapeHtml as e } from './html.js';
 import type { ReportData } from './ReportData.js';
@@ -7,7 +8,7 @@ import { barChart, rateChart } from './svgCharts.js';
 export const OUTCOME_COLORS: Record<Outcome, string> = { ok: '#2e7d32', waiting: '#1565c0', invalid: '#b26a00', failed: '#c62828', skipped: '#757575' };
 
 const EXIT_MEANING: Record<number, string> = {
-  0: 'every row ok',
+  0: 'every row ok or waiting on the payer',
   1: 'finished; some rows invalid or failed',
   2: 'could not start',
   3: 'aborted',
@@ -40,7 +41,8 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8p
 .cards { display: flex; gap: 12px; flex-wrap: wrap; margin: 18px 0 4px; }
 .card { border: 1px solid #ddd; border-left: 6px solid #999; border-radius: 6px; padding: 8px 16px; min-width: 110px; }
 .card .n { display: block; font-size: 28px; font-weight: 600; }
-.card.ok { border-left-color: ${OUTCOME_COLORS.ok}; } .card.invalid { border-left-color: ${OUTCOME_COLORS.invalid}; }
+.card.ok { border-left-color: ${OUTCOME_COLORS.ok}; } .card.waiting { border-left-color: ${OUTCOME_COLORS.waiting}; }
+.card.invalid { border-left-color: ${OUTCOME_COLORS.invalid}; }
 .card.failed { border-left-color: ${OUTCOME_COLORS.failed}; } .card.skipped { border-left-color: ${OUTCOME_COLORS.skipped}; }
 .abort { background: #fdecea; border: 1px solid #c62828; border-radius: 6px; padding: 8px 12px; margin-top: 12px; }
 .charts { display: flex; gap: 32px; flex-wrap: wrap; }
@@ -48,9 +50,9 @@ svg .lbl, svg .val, svg .tick { font: 12px system-ui, "DejaVu Sans", sans-serif;
 table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eee; vertical-align: top; }
 th { background: #f5f5f7; position: sticky; top: 0; } td.msg { word-break: break-word; }
 .pill { border-radius: 9px; padding: 0 8px; color: #fff; font-size: 12px; }
-.pill.invalid { background: ${OUTCOME_COLORS.invalid}; } .pill.failed { background: ${OUTCOME_COLORS.failed}; } .pill.skipped { background: ${OUTCOME_COLORS.skipped}; }
+.pill.waiting { background: ${OUTCOME_COLORS.waiting}; } .pill.invalid { background: ${OUTCOME_COLORS.invalid}; } .pill.failed { background: ${OUTCOME_COLORS.failed}; } .pill.skipped { background: ${OUTCOME_COLORS.skipped}; }
 .filter { margin: 8px 0; display: flex; gap: 8px; align-items: center; } .filter input { width: 320px; padding: 4px 6px; }
-.muted { color: #666; }
+.muted { color: #666; } .next { margin: 12px 0 0; padding-left: 20px; } .next li { margin: 2px 0; }
 `;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
@@ -71,6 +73,7 @@ export function buildReport(data: ReportData): string {
 <h1>payer-onboard ${e(run.command)} report</h1>
 ${header(data)}
 ${cards(counts)}
+${nextSteps(data)}
 ${run.aborted ? `<p class="abort"><b>Run aborted</b> (${e(run.aborted.reason)}): ${e(run.aborted.message)}. Rows not attempted are <i>skipped</i>; run the same file again to finish them.</p>` : ''}
 <div class="charts">
 <section><h2>Rows by outcome</h2>${barChart(OUTCOMES.map((o) => ({ label: o, value: counts[o], color: OUTCOME_COLORS[o] })), 'rows by outcome', 420)}</section>
@@ -80,7 +83,7 @@ ${run.aborted ? `<p class="abort"><b>Run aborted</b> (${e(run.aborted.reason)}):
 </div>
 ${requestsSection(data)}
 ${tableSection(data)}
-<p class="muted">Numbers counted from ${e(run.files.results)} in this folder${run.files.failed.length ? `; rows to fix and feed back in: ${run.files.failed.map((f) => e(f)).join(', ')}` : ''}.</p>
+<p class="muted">Numbers counted from ${e(run.files.results)} in this folder.</p>
 <script>${FILTER_SCRIPT}</script>
 </body></html>
 `;
@@ -98,6 +101,23 @@ function cards(counts: ReportData['counts']): string {
   return `<div class="cards">${card('total')}${OUTCOMES.map(card).join('')}</div>`;
 }
 
+/**
+ * What happens next, one line per file: rows to fix are for a person, pending rows (waiting on the payer, or not
+ * attempted) are finished by a later run of the same file, so nothing here asks anyone to fix them.
+ */
+function nextSteps({ run, counts, waitingOn }: ReportData): string {
+  const files = (names: string[]) => names.map((f) => `<b>${e(f)}</b>`).join(', ');
+  const items: string[] = [];
+  if (run.files.failed.length) {
+    items.push(`<li data-next="failed">Rows to fix (${counts.invalid + counts.failed}): fix them in ${files(run.files.failed)}, then run that file.</li>`);
+  }
+  if (run.files.pending.length) {
+    const on = waitingOn.length ? ` Waiting on: ${waitingOn.map((w) => `${e(w.message)} (${w.count})`).join('; ')}.` : '';
+    items.push(`<li data-next="pending">Pending rows (${counts.waiting + counts.skipped}): ${e(pendingNote(counts))}; they are in ${files(run.files.pending)}.${on}</li>`);
+  }
+  return items.length ? `<ul class="next">${items.join('')}</ul>` : '';
+}
+
 function requestsSection({ run, series }: ReportData): string {
   if (run.command === 'validate') return '<h2>Requests per second</h2><p class="muted">validate sends nothing: no requests.</p>';
   const statuses = Object.entries(run.requests.byStatus).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${e(k)}: ${v}`).join(', ');
@@ -112,12 +132,12 @@ function tableSection(data: ReportData): string {
   const cut = data.rows.length < data.rowsNotOk ? ` The table shows the first ${data.rows.length} of ${data.rowsNotOk}; results.csv has them all.` : '';
   const rows = data.rows.map((r) =>
     `<tr data-outcome="${e(r.outcome)}"><td>${e(r.source)}</td><td>${e(r.line)}</td><td>${e(r.clientUserId)}</td>` +
-    `<td><span class="pill ${e(r.outcome)}">${e(r.outcome)}</span></td><td>${e(r.failedStep)}</td><td class="msg">${e(r.message)}</td></tr>`,
+    `<td><span class="pill ${e(r.outcome)}">${e(r.outcome)}</span></td><td>${e(r.step)}</td><td class="msg">${e(r.message)}</td></tr>`,
   );
   return `<h2>Rows not ok (${data.rowsNotOk})</h2>
 <div class="filter"><label>Filter <input id="q" type="search" placeholder="line, clientUserId, step or message"></label>
 <label>Outcome <select id="o"><option value="">all</option>${options}</select></label>
 <span class="muted">showing <span id="shown">${data.rows.length}</span> of ${data.rows.length}.${e(cut)}</span></div>
-<table id="notok"><thead><tr><th>file</th><th>line</th><th>clientUserId</th><th>outcome</th><th>failed step</th><th>message</th></tr></thead>
+<table id="notok"><thead><tr><th>file</th><th>line</th><th>clientUserId</th><th>outcome</th><th>step</th><th>message</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`;
 }

@@ -23,7 +23,8 @@ const MAX_DISTINCT_ERRORS = 5000;
 export async function collectReportData(summary: Summary, series: RequestSeries | undefined, options: CollectOptions = {}): Promise<ReportData> {
   const rowLimit = options.rowLimit ?? 5000;
   const counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
-  const errors = new Map<string, number>();
+  const errors = new ShapeCounter();
+  const waits = new ShapeCounter();
   const rows: ReportRow[] = [];
   let rowsNotOk = 0;
 
@@ -37,21 +38,15 @@ export async function collectReportData(summary: Summary, series: RequestSeries 
     rowsNotOk++;
     const clientUserId = record.clientUserId ?? '';
     const message = unguard(record.error ?? '');
-    for (const item of splitErrorCell(message)) {
-      const key = normaliseError(item, clientUserId);
-      if (errors.has(key) || errors.size < MAX_DISTINCT_ERRORS) errors.set(key, (errors.get(key) ?? 0) + 1);
-      else errors.set('(other errors)', (errors.get('(other errors)') ?? 0) + 1);
-    }
+    // Waiting is the normal state of onboarding: what rows wait on is counted apart, never as an error.
+    const counter = outcome === 'waiting' ? waits : errors;
+    for (const item of splitErrorCell(message)) counter.add(normaliseError(item, clientUserId));
     if (rows.length < rowLimit) {
-      rows.push({ source: record.source ?? '', line: record.line ?? '', clientUserId, outcome, failedStep: failedStep(outcome, record.steps ?? '', message), message });
+      rows.push({ source: record.source ?? '', line: record.line ?? '', clientUserId, outcome, step: rowStep(outcome, record.steps ?? '', message), message });
     }
   }
 
-  const topErrors = [...errors.entries()]
-    .map(([message, count]) => ({ message, count }))
-    .sort((a, b) => b.count - a.count || a.message.localeCompare(b.message))
-    .slice(0, options.topErrors ?? 10);
-
+  const names = (paths: readonly string[] | undefined) => (paths ?? []).map((f) => basename(f));
   return {
     run: {
       runId: summary.runId,
@@ -64,22 +59,41 @@ export async function collectReportData(summary: Summary, series: RequestSeries 
       exitCode: summary.exitCode,
       ...(summary.aborted ? { aborted: summary.aborted } : {}),
       requests: summary.requests,
-      files: { results: basename(summary.outputs.results), failed: summary.outputs.failed.map((f) => basename(f)) },
+      files: { results: basename(summary.outputs.results), failed: names(summary.outputs.failed), pending: names(summary.outputs.pending) },
     },
     counts,
-    topErrors,
+    topErrors: errors.top(options.topErrors ?? 10),
+    waitingOn: waits.top(options.topErrors ?? 10),
     rows,
     rowsNotOk,
     ...(series ? { series } : {}),
   };
 }
 
-/** Which call went wrong, read from the `steps` cell (`compliance=ok payment-details=failed ...`). */
-export function failedStep(outcome: Outcome, steps: string, message: string): string {
+/** Messages by shape, at most MAX_DISTINCT_ERRORS of them; the rest counted as one. */
+class ShapeCounter {
+  private readonly counts = new Map<string, number>();
+
+  add(key: string): void {
+    const counted = this.counts.has(key) || this.counts.size < MAX_DISTINCT_ERRORS ? key : '(other messages)';
+    this.counts.set(counted, (this.counts.get(counted) ?? 0) + 1);
+  }
+
+  top(n: number): Array<{ message: string; count: number }> {
+    return [...this.counts.entries()]
+      .map(([message, count]) => ({ message, count }))
+      .sort((a, b) => b.count - a.count || a.message.localeCompare(b.message))
+      .slice(0, n);
+  }
+}
+
+/** The step that went wrong, or that waits, read from the `steps` cell (`compliance=ok payment-details=waiting ...`). */
+export function rowStep(outcome: Outcome, steps: string, message: string): string {
   if (outcome === 'invalid') return 'validation';
   if (outcome === 'skipped') return 'not attempted';
-  const failed = steps.split(/\s+/).filter((s) => s.endsWith('=failed')).map((s) => s.slice(0, -'=failed'.length));
-  if (failed.length > 0) return failed.join(', ');
+  const marked = outcome === 'waiting' ? '=waiting' : '=failed';
+  const found = steps.split(/\s+/).filter((s) => s.endsWith(marked)).map((s) => s.slice(0, -marked.length));
+  if (found.length > 0) return found.join(', ');
   // A bank row whose payer failed has no step of its own marked: the message names it.
   const prefix = /^([a-z-]+):/.exec(message)?.[1];
   return prefix && (STEPS as readonly string[]).includes(prefix) ? prefix : '—';
