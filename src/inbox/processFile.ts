@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { InputError, PayerOnboardError } from '../errors.js';
-import type { Summary } from '../output/Summary.js';
+import { pendingReason, type Summary } from '../output/Summary.js';
 import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
 import { moveInto, type InboxPaths } from './folders.js';
 
@@ -16,7 +16,7 @@ export interface FileOutcome {
   exitCode: number;
   /** The run's output folder, relative to the inbox (absent when the file was rejected before any output). */
   results?: string;
-  /** Why the file did not finish, in words; absent when every row is ok. */
+  /** Why the file did not finish, in words (rows to fix, rows waiting on the payers); absent when every row is ok. */
   reason?: string;
   summary?: Summary;
   /** The inbox should take no further file: the API is down, the key refused, interrupted, or not configured. */
@@ -54,18 +54,24 @@ export async function processFile(paths: InboxPaths, name: string, input: Omit<R
   if (summary.aborted) {
     return { ...base, folder: 'processing', path: rel(at), reason: `${summary.aborted.message}; left in processing/ to resume`, stop: true };
   }
+  const r = summary.rows;
+  const pendingFile = summary.outputs.pending?.[0];
+  // Rows waiting on the payer are the normal state of onboarding: named, never as something to fix.
+  const waiting = r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r)}` : undefined;
   if (summary.exitCode === 0) {
-    return { ...base, folder: 'done', path: rel(moveInto(at, paths.done, name, runId)), stop: false };
+    const reason = waiting && `${waiting}${pendingFile ? `; pending rows in ${rel(pendingFile)}` : ''}`;
+    return { ...base, folder: 'done', path: rel(moveInto(at, paths.done, name, runId)), ...(reason ? { reason } : {}), stop: false };
   }
   const moved = moveInto(at, paths.failed, name, runId);
-  const r = summary.rows;
   const failedFile = summary.outputs.failed[0];
-  const reason = `${r.total - r.ok} of ${r.total} rows not ok (${r.invalid} invalid, ${r.failed} failed, ${r.skipped} skipped)`;
+  const notOk = r.invalid + r.failed + r.skipped;
+  const reason = `${notOk} of ${r.total} rows not ok (${r.invalid} invalid, ${r.failed} failed, ${r.skipped} skipped)${r.waiting ? `; ${r.waiting} waiting on the payers` : ''}`;
   writeNote(moved, [
     `${basename(moved)}: ${reason}.`,
     '',
     `Rows ok are done and are not sent again. See ${rel(summary.outputs.report)} for what went wrong.`,
     failedFile ? `Fix the rows in ${rel(failedFile)} and drop that file into incoming/.` : '',
+    waiting && pendingFile ? `${waiting}: nothing in them to change; a later run finishes them (drop ${rel(pendingFile)} into incoming/ again later).` : '',
   ]);
   return { ...base, folder: 'failed', path: rel(moved), reason, stop: false };
 }
