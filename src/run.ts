@@ -14,8 +14,7 @@ import { readingOptions } from './input/spreadsheetInputs.js';
 import { createLogger } from './log/createLogger.js';
 import { resolveRunOptions, type RunOptionsInput } from './options.js';
 import { CsvFileWriter } from './output/CsvFileWriter.js';
-import { FailedRowsWriter } from './output/FailedRowsWriter.js';
-import { FailedWorkbooks } from './output/XlsxFailedWriter.js';
+import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
 import { Progress } from './output/Progress.js';
 import { RESULT_COLUMNS } from './output/resultRecord.js';
 import { exitCodeFor, formatSummary, type Summary } from './output/Summary.js';
@@ -98,6 +97,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       dir: outDir,
       results: join(outDir, 'results.csv'),
       failed: [] as string[],
+      pending: [] as string[],
       summary: join(outDir, 'summary.json'),
       report: join(outDir, 'report.html'),
       log: resolve(cwd, options.logFile ?? join(outDir, 'run.log')),
@@ -147,17 +147,22 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
     try {
       const payerResults = scanned.some((job) => job.kind === 'bank-details') ? new Map<string, Promise<PayerResult>>() : undefined;
-      // One failed workbook per .xlsx input, holding a sheet for each of its sheets read (payers, Bank details).
-      const failedBooks = new FailedWorkbooks();
+      // The failed and pending files of every input: one workbook per .xlsx input and kind, and no name taken twice
+      // or taken from a file the run reads.
+      const rowFileSet = new RowFileSet(scanned.map((job) => job.input.file.path));
       // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
       for (const job of scanned) {
         const reopened = await openInput(job.input.file, reading);
-        const failed = new FailedRowsWriter(outDir, reopened.file, reopened.header, reopened.dialect, failedBooks);
-        await sendRows({ ...job, input: reopened }, { options, client, deps, logger, results, failed, progress, counts, payerResults, signal: context.signal, today: startedAt, seen: duplicates });
-        await failed.close();
-        if (failed.written && !outputs.failed.includes(failed.path)) outputs.failed.push(failed.path);
+        const rowFiles = new RowFiles(outDir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
+        await sendRows({ ...job, input: reopened }, { options, client, deps, logger, results, rowFiles, progress, counts, payerResults, signal: context.signal, today: startedAt, seen: duplicates });
+        await rowFiles.close();
+        const written = rowFiles.written();
+        for (const kind of ROW_FILE_KINDS) {
+          const path = written[kind];
+          if (path !== undefined && !outputs[kind].includes(path)) outputs[kind].push(path);
+        }
       }
-      await failedBooks.close();
+      await rowFileSet.close();
     } finally {
       context.signal?.removeEventListener('abort', onAbort);
       progress.stop();

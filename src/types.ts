@@ -97,4 +97,6 @@ export interface PayerResult {
   steps: Partial<Record<Step, StepStatus>>;
   /** `step: HTTP 400 message` items, or `column: problem` items for invalid rows. */
   errors: string[];
+  /** Digest of the payer cells registered at the service once the row is done (carried by the failed and pending files). */
+  complianceDigest?: string;
 }

@@ -93,7 +93,7 @@ describe('re-runs through the journal', () => {
     const refused = await h.run({ inputs: [input], concurrency: 1 }, { PAYER_API_KEY: 'wrong' });
     expect(refused.summary.exitCode).toBe(3);
     expect(refused.results.map((r) => r.outcome)).toContain('skipped');
-    const fixed = await h.run({ inputs: [refused.summary.outputs.failed[0]!] });
+    const fixed = await h.run({ inputs: [...refused.summary.outputs.failed, ...refused.summary.outputs.pending] });
     expect(fixed.summary.exitCode).toBe(0);
     expect(fixed.results).toHaveLength(10);
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 10, duplicatePayers: 0 });
@@ -109,7 +109,7 @@ describe('re-runs through the journal', () => {
     expect(down.results.filter((r) => r.outcome === 'skipped').length).toBeGreaterThanOrEqual(9);
 
     h.sandbox.reset(); // the API is back
-    const again = await h.run({ inputs: [down.summary.outputs.failed[0]!] });
+    const again = await h.run({ inputs: [...down.summary.outputs.failed, ...down.summary.outputs.pending] });
     expect(again.summary.exitCode).toBe(0);
     expect(again.results).toHaveLength(12);
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 12, duplicatePayers: 0 });

@@ -66,8 +66,3 @@ export function doneSteps(result: PayerResult): Step[] {
 }
 
 const DONE: ReadonlySet<StepStatus | undefined> = new Set(['ok', 'done-before', 'updated']);
-
-/** `doneSteps` as the cell wrote it before the cell carried a digest and an origin. */
-export function completedSteps(result: PayerResult): string {
-  return doneSteps(result).join(';');
-}

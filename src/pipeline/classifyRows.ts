@@ -87,7 +87,14 @@ function classify(
   const where = earlier.startsWith(`${source}:`) ? `line ${earlier.slice(source.length + 1)}` : earlier;
   const issue: RowIssue = { column, message: `"${id}" appears again: the same payer is already on ${where}` };
   return result.ok
-    ? { ok: false, clientUserId: id, issues: [issue], completedSteps: result.completedSteps }
+    ? {
+        ok: false,
+        clientUserId: id,
+        issues: [issue],
+        completedSteps: result.completedSteps,
+        ...(result.complianceDigest === undefined ? {} : { complianceDigest: result.complianceDigest }),
+        ...(result.origin === undefined ? {} : { origin: result.origin }),
+      }
     : { ...result, issues: [...result.issues, issue] };
 }
 

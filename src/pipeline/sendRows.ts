@@ -6,10 +6,11 @@ import { executeRow, type RowDeps } from '../execute/executeRow.js';
 import { bankWork, payerWork } from '../plan/rowState.js';
 import type { RunOptions } from '../options.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
-import type { FailedRowsWriter } from '../output/FailedRowsWriter.js';
+import type { RowFiles } from '../output/RowFiles.js';
 import { OrderedSink } from '../output/OrderedSink.js';
 import type { Progress } from '../output/Progress.js';
-import { completedSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
+import { doneSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
+import { formatCompletedSteps } from '../validate/completedStepsCell.js';
 import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
 import { classifyRows, formatIssues, type ClassifiedRow } from './classifyRows.js';
 import type { DuplicateIds } from './DuplicateIds.js';
@@ -22,7 +23,8 @@ export interface SendContext {
   deps: RowDeps | undefined;
   logger: Logger;
   results: CsvFileWriter;
-  failed: FailedRowsWriter;
+  /** The input's failed and pending files: every row not ok goes to one of them, by its outcome. */
+  rowFiles: RowFiles;
   progress: Progress;
   counts: Record<Outcome, number>;
   payerResults: Map<string, Promise<PayerResult>> | undefined;
@@ -48,8 +50,15 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     await ctx.results.write(resultRecord(finished));
     if (finished.result.outcome !== 'ok') {
       // What the row already carried stays done: dropping it would make a later run without the journal resend it.
-      const done = mergeSteps(row.result.completedSteps ?? [], completedSteps(finished.result));
-      await ctx.failed.write({ original: row.record.original, error: formatErrors(finished.result), completedSteps: done });
+      const steps = mergeSteps(row.result.completedSteps ?? [], doneSteps(finished.result));
+      const digest = finished.result.complianceDigest ?? (row.result.ok ? undefined : row.result.complianceDigest);
+      await ctx.rowFiles.write({
+        outcome: finished.result.outcome,
+        original: row.record.original,
+        error: formatErrors(finished.result),
+        // The row's first file and line go along, so they stay its name however often it is fed back.
+        completedSteps: formatCompletedSteps({ steps, ...(digest ? { complianceDigest: digest } : {}), origin: { source: finished.source, line: finished.line } }),
+      });
     }
     logRow(ctx.logger, finished);
   });
@@ -68,7 +77,9 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       break;
     }
     const seq = sink.reserve();
-    const base = { source, line: row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
+    // A row of a failed or pending file is named by where it first came from; any other by its own file and line.
+    const origin = row.result.origin;
+    const base = { source: origin?.source ?? source, line: origin?.line ?? row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
     if (!row.result.ok) {
       const invalid = invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']);
       // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
@@ -165,10 +176,10 @@ function payerBlocks(payer: PayerResult | undefined): PayerResult | undefined {
   return undefined;
 }
 
-/** `compliance;payment-details` from two lists of steps, in call order. */
-function mergeSteps(carried: readonly Step[], done: string): string {
-  const all = new Set<string>([...carried, ...done.split(';').filter(Boolean)]);
-  return STEPS.filter((step) => all.has(step)).join(';');
+/** The steps of both lists, in call order. */
+function mergeSteps(carried: readonly Step[], done: readonly Step[]): Step[] {
+  const all = new Set<Step>([...carried, ...done]);
+  return STEPS.filter((step) => all.has(step));
 }
 
 function invalidResult(errors: string[]): PayerResult {

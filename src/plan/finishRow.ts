@@ -52,6 +52,8 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   }
 
   const result: PayerResult = { outcome: 'ok', paymentDetailIds: s.accounts.flatMap((a) => (a.id ? [a.id] : [])), steps, errors };
+  const registered = steps.compliance === 'ok' || steps.compliance === 'updated' ? s.digest : steps.compliance === 'done-before' ? (s.registeredDigest ?? s.digest) : s.registeredDigest;
+  if (registered !== undefined) result.complianceDigest = registered;
   if (s.links.userId) result.userId = s.links.userId;
   if (status?.agreementStatus) result.agreementStatus = status.agreementStatus;
   if (status?.kycStatus) result.kycStatus = status.kycStatus;

@@ -123,6 +123,8 @@ export interface RowState {
   checked: boolean;
   /** The journal registered this payer: a bank account it has no line for was never sent. */
   payerKnown: boolean;
+  /** Digest of what was registered before this run (journal, or a failed or pending file). */
+  registeredDigest?: string;
 }
 
 /** The row's state before any call: what the carried steps and the journal already settle. */
@@ -151,6 +153,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     state.digest = digest;
     const registered = payer?.digest !== undefined || carried('compliance');
     const before = payer?.digest ?? work.carried.complianceDigest;
+    if (before !== undefined) state.registeredDigest = before;
     if (!registered) state.compliance.send = 'create';
     else if (before === undefined || before === digest) state.compliance.step = 'done-before';
     else {
