@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { AbortedError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
 import type { RowDeps } from './execute/executeRow.js';
+import type { Backoff } from './execute/backoffDelay.js';
 import { Journal } from './journal/Journal.js';
 import { StateLock } from './journal/StateLock.js';
 import { journalDir } from './journal/stateDir.js';
@@ -37,6 +38,8 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Use this run id instead of a new one (the inbox names the output folder after it before the run starts). */
   runId?: string;
+  /** Retry delays (default 0.5 s, doubling, at most 30 s); tests against a flaky sandbox shorten them. */
+  backoff?: Backoff;
 }
 
 export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
@@ -105,7 +108,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const { logger, close: closeLog } = createLogger(outputs.log, options.logLevel);
     logger.info({ runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) }, 'run started');
 
-    const journal = persistent ? await openJournal(join(journalDir(stateDir, baseUrl!), 'journal.jsonl'), warnings, logger, stderr) : undefined;
+    const journal = persistent ? await openJournal(join(journalDir(stateDir, baseUrl!, connection!.apiKey), 'journal.jsonl'), warnings, logger, stderr) : undefined;
     if (journal) cleanup.push(() => journal.close());
     for (const warning of warnings) logger.warn(warning);
 
@@ -125,6 +128,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
             concurrency: requestsInFlight(options.concurrency),
             rate: options.rate,
             maxConsecutiveFailures: options.maxConsecutiveFailures,
+            ...(context.backoff ? { backoff: context.backoff } : {}),
             logger,
             onAttempt: (info) => timeline.record(info),
           })
@@ -135,11 +139,13 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
     const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
     // What every row's plan shares: the run's steps and limits, and what the run learns about the service.
+    const rowJournal = journal && new RowJournal(journal);
     const deps: RowDeps | undefined = client && {
       client,
-      journal: journal && new RowJournal(journal),
-      ctx: { steps: options.steps, compliancePath: options.compliancePath, retries: options.retries, maxWaitDays: options.maxWait, now: startedAt, knowledge: { gate: 'unknown' } },
+      journal: rowJournal,
+      ctx: { steps: options.steps, compliancePath: options.compliancePath, retries: options.retries, maxWaitDays: options.maxWait, now: startedAt, knowledge: { gate: rowJournal?.gate() ?? 'unknown' } },
       taken: new Set(),
+      ...(scanned.some((job) => job.kind === 'bank-details') ? { claims: new Map<string, string>() } : {}),
     };
     const onAbort = () => client?.stop('interrupted');
     context.signal?.addEventListener('abort', onAbort, { once: true });
@@ -164,6 +170,8 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       }
       await rowFileSet.close();
     } finally {
+      const gate = deps?.ctx.knowledge.gate;
+      if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);
       context.signal?.removeEventListener('abort', onAbort);
       progress.stop();
       await results.close();

@@ -43,7 +43,7 @@ describe('no key and no personal value leaves the client', () => {
     const { logger, text } = captureLogger('trace');
     const client = testClient(server.url, { logger, retries: 2, timeoutMs: 50 });
     const ctx = { steps: [...STEPS], compliancePath: '/v1/payer' as const, retries: 2, maxWaitDays: 30, now: new Date(), knowledge: { gate: 'unknown' as const } };
-    const { result } = await executeRow(payerWork(payerRow()), { client, journal: undefined, ctx, taken: new Set() });
+    const { result } = await executeRow(payerWork(payerRow()), { client, journal: undefined, ctx, taken: new Set() }, 'payers.csv:2');
     expect(result.outcome).toBe('failed');
     const log = text();
     expect(log).toContain('"step":"compliance"');

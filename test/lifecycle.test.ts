@@ -77,18 +77,23 @@ describe('exactly once when answers are lost', () => {
   const faults = { faultCommit500: 0.15, faultReset: 0.05, fault500: 0.05, seed: 11 };
   const big = Array.from({ length: 150 }, (_, i) => `x-${i + 1}`);
 
-  it.each([
+  // Concurrent: most of each run is waiting out backoffs, each against its own sandbox.
+  it.concurrent.each([
     ['approved at creation', { kycAfter: 0 }],
     ['409 for a known payer', { kycAfter: 0, duplicates: 'conflict' as const }],
     ['no KYC gate, payers never approved', { kycGate: 'off' as const }],
   ])('%s: every payer and bank account once, exit 0', async (_name, mode) => {
-    h = await harness({ ...faults, kycAfter: undefined, ...mode });
-    const { summary, results } = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(big))], retries: 8, concurrency: 16 });
-    expect(summary.exitCode).toBe(0);
-    expect(results.filter((r) => r.outcome !== 'ok' && r.outcome !== 'waiting')).toEqual([]);
-    const stats = h.sandbox.stats();
-    expect(stats).toMatchObject({ payersCreated: 150, paymentDetailsCreated: 150, duplicatePaymentDetails: 0 });
-    for (const id of big) expect(h.sandbox.payer(id)!.paymentDetails).toHaveLength(1);
+    const own = await harness({ ...faults, kycAfter: undefined, ...mode });
+    try {
+      const { summary, results } = await own.run({ inputs: [own.tmp.write('payers.csv', payersCsv(big))], retries: 8, concurrency: 16 });
+      expect(summary.exitCode).toBe(0);
+      expect(results.filter((r) => r.outcome !== 'ok' && r.outcome !== 'waiting')).toEqual([]);
+      const stats = own.sandbox.stats();
+      expect(stats).toMatchObject({ payersCreated: 150, paymentDetailsCreated: 150, duplicatePaymentDetails: 0 });
+      for (const id of big) expect(own.sandbox.payer(id)!.paymentDetails).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
   });
 });
 

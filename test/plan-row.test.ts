@@ -113,13 +113,34 @@ describe('plan: re-runs', () => {
     expect(result).toMatchObject({ outcome: 'ok', steps: { compliance: 'done-before', 'payment-details': 'done-before', agreement: 'done-before' }, paymentDetailIds: ['pd-9'] });
   });
 
-  it('a waiting row costs one read while KYC is pending; once approved, the read of what is stored comes only for an account in doubt', () => {
+  it('a waiting row costs one read while KYC is pending; once approved, what is stored is read before the create', () => {
     const waiting: RowMemory = { ...known({ kycStatus: 'pending' }), accounts: [{ state: 'in-doubt' }] };
     const ctx = context({ knowledge: { gate: 'gated' } });
     expect(drive(work(), waiting, ctx, service('pending')).rounds).toEqual([['read-payer']]);
     expect(drive(work(), waiting, ctx, service('approved')).rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
+    // Never sent from here, but maybe from elsewhere (a pending file run on another machine): read all the same.
     const neverSent: RowMemory = { ...waiting, accounts: [{ state: 'unknown' }] };
-    expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([['read-payer'], ['create-account']]);
+    expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
+  });
+
+  it('once the gate is known, an approved payer whose agreement is neither completed nor the row\'s to complete waits', () => {
+    const memory: RowMemory = { ...known({ kycStatus: 'pending', agreementStatus: 'not_started', agreementDone: false }), accounts: [{ state: 'unknown' }] };
+    const notSigned = service('approved', { 'read-payer': () => ok({ found: true, kycStatus: 'approved', agreementStatus: 'not_started' }) });
+    const { rounds, result } = drive(work({ completeAgreement: false }), memory, context({ knowledge: { gate: 'gated' } }), notSigned);
+    expect(rounds).toEqual([['read-payer']]);
+    expect(result).toMatchObject({ outcome: 'waiting', steps: { 'payment-details': 'waiting', agreement: 'skipped' } });
+    expect(result.errors).toEqual(['payment-details: waiting for the agreement to be completed (agreementStatus not_started)']);
+  });
+
+  it('a 503 or a 400 about the account is not the gate: no row waits on it, and the run learns nothing', () => {
+    const ctx = context();
+    const invalid = drive(work(), fresh, ctx, service('pending', { 'create-account': () => http('payment-details', 400, 'Invalid bank account details') }));
+    expect(invalid.result.outcome).toBe('failed');
+    expect(invalid.result.errors[0]).toBe('payment-details: HTTP 400 Invalid bank account details');
+    let creates = 0;
+    const busy = drive(work(), fresh, ctx, service('pending', { 'create-account': (_a, call) => ((creates += 1) === 1 ? http('payment-details', 503) : ok({ id: `pd-${call}` })) }));
+    expect(busy.result.steps['payment-details']).toBe('ok');
+    expect(ctx.knowledge.gate).toBe('open');
   });
 
   it('a lost journal: a stored account that matches is adopted, on the last 4 digits when masked, currency in any case', () => {
@@ -160,7 +181,7 @@ describe('plan: re-runs', () => {
     const carried = drive(work({ ...changed, carried: { steps: ['compliance'], complianceDigest: complianceDigest(complianceBody()) } }), fresh, context(), service('approved'));
     expect(carried.result.errors[0]).toMatch(/^compliance: payer cells changed since/);
     const v2 = drive(changed, memory, context({ compliancePath: '/v2/payer' }), service('approved'));
-    expect(v2.rounds[0]).toEqual(['create-compliance']);
+    expect(v2.rounds[0]).toEqual(['create-compliance', 'read-accounts']);
     expect(v2.result).toMatchObject({ outcome: 'ok', steps: { compliance: 'updated' } });
   });
 

@@ -9,7 +9,8 @@ afterEach(async () => {
 
 describe('run: a flaky API', () => {
   it('retries 429, 500, resets and lost answers until every row is ok, creating nothing twice', async () => {
-    h = await harness({ fault429: 0.1, fault500: 0.1, faultReset: 0.05, faultCommit500: 0.05, seed: 7 });
+    // Each 429 (Retry-After: 1) pauses every call for a second: a few are enough to show it.
+    h = await harness({ fault429: 0.03, fault500: 0.1, faultReset: 0.05, faultCommit500: 0.05, seed: 7 });
     const ids = Array.from({ length: 24 }, (_, i) => `f-${i + 1}`);
     const { summary, results } = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(ids))], concurrency: 6, retries: 10 });
 

@@ -93,6 +93,8 @@ export interface ApiClient {
   readPaymentDetails(clientUserId: string): Promise<CallResult<AccountsAnswer>>;
   /** PATCH v2/payer/{clientUserId}. */
   completeAgreement(clientUserId: string, body: AgreementRequest): Promise<CallResult<AgreementAnswer>>;
+  /** Waits the backoff of a call's `retry`-th new attempt made from outside (a bank account re-created after a read); ends early when the client stops. */
+  backoff(retry: number): Promise<void>;
   /** Why the client stopped sending, if it did. */
   stopped(): StopInfo | undefined;
   /** Stop sending: calls not yet sent resolve `{ ok: false, error.kind 'stopped' }`; requests on the wire finish. The first reason wins. */

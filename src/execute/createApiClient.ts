@@ -150,7 +150,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         await clock.sleep(delayMs, stopping.signal);
         continue;
       }
-      if (!spec.once || certainlyNotStored(end)) failedForGood(error);
+      // A refused bank account (a 500 from the KYC gate) says nothing about the API's health; a rejected key does.
+      failedForGood(error, !spec.once || certainlyNotStored(end));
       return { ok: false, error };
     }
   }
@@ -237,11 +238,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return end.kind === 'response' && end.status === 429 ? Math.max(backoff.baseMs, jittered) : jittered;
   }
 
-  function failedForGood(error: ApiError): void {
+  function failedForGood(error: ApiError, countsAsTrouble: boolean): void {
     if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
       stop('key-rejected', `stopped: API key rejected (${error.message})`);
       return;
     }
+    if (!countsAsTrouble) return;
     const apiTrouble = error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
     if (!apiTrouble) return;
     consecutiveFailures += 1;
@@ -286,6 +288,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }),
     completeAgreement: (clientUserId, body) =>
       call({ step: 'agreement', clientUserId, method: 'PATCH', path: paths.agreement(clientUserId), body, headers: {}, read: readAgreement }),
+    backoff: (retry) => clock.sleep(backoffDelay(retry, backoff, random), stopping.signal),
     stopped: () => stopInfo,
     stop,
     get pending() {

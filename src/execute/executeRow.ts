@@ -4,33 +4,44 @@ import { applyRound, definitelyNotStored, nextActions, type Action, type Answer 
 import { startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
-import { idempotencyKey } from './idempotencyKey.js';
+import { canonicalJson, idempotencyKey } from './idempotencyKey.js';
 
 export interface RowDeps {
-  client: Pick<ApiClient, 'createCompliance' | 'createPaymentDetail' | 'completeAgreement' | 'readPayer' | 'readPaymentDetails'>;
+  client: Pick<ApiClient, 'createCompliance' | 'createPaymentDetail' | 'completeAgreement' | 'readPayer' | 'readPaymentDetails' | 'backoff'>;
   journal: RowJournal | undefined;
   ctx: PlanContext;
   /** Stored accounts adopted by a row of this run: one stored account answers for one row at most. */
   taken: Set<string>;
+  /**
+   * Which row has each payer's bank account, when a run has bank rows apart from the payers (a payer's accounts
+   * then come from several rows): the same account on a second row is that row's mistake, not a second account.
+   */
+  claims?: Map<string, string>;
 }
 
-/** A plan never needs more round trips than this; past it something is wrong, and the row says so. */
-const MAX_ROUNDS = 40;
+/** A plan never needs more round trips than this (a read and a create per retry); past it something is wrong, and the row says so. */
+const maxRounds = (retries: number) => 3 * (retries + 2) + 6;
 
 /**
  * Carries out one row's plan: asks the plan for the calls to make, makes them together, feeds the answers back,
  * until the plan has nothing left to send. The journal notes each bank account create before it goes out and
  * after its answer, and the payer's record once the row is done. Never throws for a failed call.
  */
-export async function executeRow(work: RowWork, deps: RowDeps, fresh?: { kycStatus?: string; agreementStatus?: string }): Promise<{ result: PayerResult; state: RowState }> {
+export async function executeRow(
+  work: RowWork,
+  deps: RowDeps,
+  where: string,
+  fresh?: { kycStatus?: string; agreementStatus?: string },
+): Promise<{ result: PayerResult; state: RowState }> {
   const { ctx } = deps;
   const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
   const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
+  if (deps.claims !== undefined) claimAccounts(state, deps.claims, where);
   for (let round = 0; ; round++) {
     const actions = nextActions(state, ctx);
     if (actions.length === 0) break;
-    if (round === MAX_ROUNDS) {
-      state.failure = `internal error: the row did not settle after ${MAX_ROUNDS} round trips`;
+    if (round === maxRounds(ctx.retries)) {
+      state.failure = `internal error: the row did not settle after ${round} round trips`;
       break;
     }
     const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
@@ -41,6 +52,19 @@ export async function executeRow(work: RowWork, deps: RowDeps, fresh?: { kycStat
   const result = finishRow(state, ctx);
   deps.journal?.remember(state, ctx.now);
   return { result, state };
+}
+
+function claimAccounts(state: RowState, claims: Map<string, string>, where: string): void {
+  for (const account of state.accounts) {
+    if (account.sameAs !== undefined) continue;
+    const claim = `${state.work.clientUserId}\u0000${canonicalJson(account.identity)}`;
+    const other = claims.get(claim);
+    if (other === undefined) claims.set(claim, where);
+    else if (other !== where) {
+      account.state = 'failed';
+      account.error = `not sent: the same bank account as ${other} (each row is its own account)`;
+    }
+  }
 }
 
 async function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer<never>> {
@@ -60,7 +84,10 @@ async function perform(action: Action, state: RowState, deps: RowDeps): Promise<
       return answerOf(await client.completeAgreement(id, { agreementCompleted: true }));
     case 'create-account': {
       const detail = work.details[action.index]!;
-      const call = deps.journal?.accountSent(id, state.accounts[action.index]!.identity);
+      const account = state.accounts[action.index]!;
+      // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
+      if (account.attempts > 0) await client.backoff(account.attempts - 1);
+      const call = deps.journal?.accountSent(id, account.identity);
       const result = await client.createPaymentDetail(id, detail, { idempotencyKey: idempotencyKey('payment-details', id, detail) });
       if (call !== undefined) {
         if (result.ok) deps.journal!.accountDone(call, result.body.id);

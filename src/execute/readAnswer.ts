@@ -33,6 +33,8 @@ export interface PayerAnswer {
 export interface AccountsAnswer {
   found: boolean;
   accounts: StoredPaymentDetail[];
+  /** The list could not be read whole: nothing may be concluded from what it lacks. */
+  unreadable?: boolean;
 }
 
 export interface Read<T> {
@@ -98,16 +100,22 @@ export function readPayer(body: unknown): Read<PayerAnswer> {
   };
 }
 
-/** Accounts without an id cannot be adopted and are left out; the rest are kept even when other fields are odd. */
+/**
+ * The accounts stored, leniently: odd extra fields are fine, a numeric id is taken as text. A list that is missing,
+ * or an account without an id, makes the answer `unreadable`: what it leaves out cannot be taken as absent.
+ */
 export function readAccounts(body: unknown): Read<AccountsAnswer> {
   const parsed = paymentDetailsListResponse.safeParse(body);
   if (parsed.success) return { value: { found: true, accounts: parsed.data.paymentDetails }, problems: [] };
   const list = record(body)?.['paymentDetails'];
-  const accounts = Array.isArray(list) ? list.flatMap((item) => {
-    const one = storedPaymentDetail.safeParse(item);
+  const items = Array.isArray(list) ? list : [];
+  const accounts = items.flatMap((item) => {
+    const id = record(item)?.['id'];
+    const one = storedPaymentDetail.safeParse(typeof id === 'number' ? { ...(item as object), id: String(id) } : item);
     return one.success ? [one.data] : [];
-  }) : [];
-  return { value: { found: true, accounts }, problems: issuePaths(parsed.error.issues) };
+  });
+  const unreadable = !Array.isArray(list) || accounts.length < items.length;
+  return { value: { found: true, accounts, ...(unreadable ? { unreadable } : {}) }, problems: issuePaths(parsed.error.issues) };
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

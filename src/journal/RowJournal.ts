@@ -62,6 +62,17 @@ export class RowJournal {
     this.journal.notDone(call.key, call.place);
   }
 
+  /** What an earlier run learned of the service's KYC gate (so a re-run sends no doomed create either). */
+  gate(): 'gated' | 'open' | undefined {
+    const entry = this.journal.get(GATE_KEY);
+    const value = entry?.state === 'done' ? entry.answer['gate'] : undefined;
+    return value === 'gated' || value === 'open' ? value : undefined;
+  }
+
+  rememberGate(gate: 'gated' | 'open'): void {
+    if (this.gate() !== gate) this.journal.done(GATE_KEY, 200, { gate });
+  }
+
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   remember(s: RowState, now: Date): void {
     const key = payerKey(s.work.clientUserId);
@@ -93,6 +104,8 @@ export class RowJournal {
     if (canonicalJson(line) !== canonicalJson(old) || before === undefined) this.journal.done(key, 200, line as Record<string, string>);
   }
 }
+
+const GATE_KEY = hash('the service: KYC gate');
 
 function payerKey(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);

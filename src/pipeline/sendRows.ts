@@ -107,10 +107,10 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       work = Promise.resolve(payer).then(async (settled) => {
         const blocked = payerBlocks(settled);
         if (blocked !== undefined) return blocked;
-        return inTurn(async () => (await executeRow(bankWork(valid), deps, settled && statusOf(settled))).result);
+        return inTurn(async () => (await executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled))).result);
       });
     } else {
-      work = inTurn(async () => (await executeRow(payerWork(valid), deps)).result);
+      work = inTurn(async () => (await executeRow(payerWork(valid), deps, `${base.source}:${base.line}`)).result);
       // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
       ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
     }
@@ -148,6 +148,7 @@ function slim(result: PayerResult | undefined): PayerResult {
     paymentDetailIds: [],
     steps: compliance === undefined ? {} : { compliance },
     errors: result.errors.filter((e) => e.startsWith('compliance:')),
+    ...(result.complianceDigest ? { complianceDigest: result.complianceDigest } : {}),
     ...(result.kycStatus ? { kycStatus: result.kycStatus } : {}),
     ...(result.agreementStatus ? { agreementStatus: result.agreementStatus } : {}),
   };
@@ -168,7 +169,8 @@ function payerBlocks(payer: PayerResult | undefined): PayerResult | undefined {
     errors: [`payment-details: not sent, ${why}`],
   });
   if (payer.outcome === 'invalid') return blocked('failed', "the payer's row is invalid");
-  if (payer.steps.compliance === 'failed') {
+  // A payer registered before whose changed data could not be updated is still there for its accounts.
+  if (payer.steps.compliance === 'failed' && payer.complianceDigest === undefined) {
     const cause = payer.errors.find((e) => e.startsWith('compliance:'));
     return blocked('failed', `the payer's compliance call failed${cause === undefined ? '' : ` (${cause})`}`);
   }

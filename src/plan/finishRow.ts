@@ -43,6 +43,7 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
       const label = s.accounts.length > 1 ? ` (${i + 1} of ${s.accounts.length})` : '';
       if ((account.state === 'failed' || account.state === 'skipped') && account.error) errors.push(`payment-details: ${account.error.replace(/^payment-details: /, '')}${label}`);
       if (account.state === 'waiting') errors.push(`payment-details: ${waitingFor(s)}${label}`);
+      if (account.storedFailed && account.how === 'ok') errors.push(`payment-details: the stored account failed the provider's check; a new one was created${label}`);
     });
   }
 

@@ -35,21 +35,24 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
     // What is stored is read alongside create compliance: the read costs no extra round trip.
     return checking ? [{ kind: 'create-compliance', update: s.compliance.send === 'update' }, { kind: 'read-accounts' }] : [{ kind: 'create-compliance', update: s.compliance.send === 'update' }];
   }
-  if (s.compliance.step === 'failed' || s.compliance.step === 'skipped') return [];
+  // A payer whose changed data could not be updated is still registered: its other steps go on.
+  if ((s.compliance.step === 'failed' && s.compliance.send !== 'update') || s.compliance.step === 'skipped') return [];
   if (needsStatus(s)) {
     // A payer the journal never registered has nothing in hand to wait for: its accounts are read alongside.
     return checking && !s.payerKnown ? [{ kind: 'read-payer' }, { kind: 'read-accounts' }] : [{ kind: 'read-payer' }];
   }
 
   const actions: Action[] = [];
-  const rejected = kycRejected(s.status);
-  // No doomed create: once the service showed it gates bank accounts on KYC, they wait for the approval.
-  const mayCreate = !rejected && (kycApproved(s.status) || ctx.knowledge.gate !== 'gated');
-  if (checking && mayCreate) actions.push({ kind: 'read-accounts' });
   if (s.agreement.wanted && s.agreement.step === undefined) {
     if (s.status?.agreementStatus?.toLowerCase() === 'completed') s.agreement.step = 'done-before';
     else actions.push({ kind: 'complete-agreement' });
   }
+  const rejected = kycRejected(s.status);
+  // No doomed create: once the service showed it gates bank accounts, they wait until the payer is compliant
+  // (KYC approved, and the agreement completed or being completed by this row now).
+  const completing = actions.some((a) => a.kind === 'complete-agreement');
+  const mayCreate = !rejected && (ctx.knowledge.gate !== 'gated' || (kycApproved(s.status) && (agreementDone(s) || completing)));
+  if (checking && mayCreate) actions.push({ kind: 'read-accounts' });
   s.accounts.forEach((account, index) => {
     if ((account.state !== 'create' && account.state !== 'check') || account.sameAs !== undefined) return;
     if (rejected) {
@@ -63,15 +66,17 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
 
 /**
  * A fresh status is needed before deciding on bank accounts or the row's outcome, unless what the journal
- * remembers can no longer change (KYC approved, agreement completed or not the row's to wait on).
+ * remembers can no longer change: KYC approved, and the agreement completed or not one the row waits on.
  */
 function needsStatus(s: RowState): boolean {
   if (s.status?.fresh) return false;
-  const approved = kycApproved(s.status);
   const agreementSettled = !s.agreement.wanted || s.agreement.step !== 'skipped' || s.status?.agreementStatus?.toLowerCase() === 'completed';
-  if (approved && agreementSettled) return false;
-  // Nothing left to send and no status the row's outcome hangs on: a `--steps compliance` row answered 409.
-  return true;
+  return !(kycApproved(s.status) && agreementSettled);
+}
+
+/** The agreement is completed, as the service said or as this row did. */
+function agreementDone(s: RowState): boolean {
+  return s.status?.agreementStatus?.toLowerCase() === 'completed' || s.agreement.step === 'ok' || s.agreement.step === 'done-before';
 }
 
 export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, ctx: PlanContext): void {
@@ -93,6 +98,7 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, c
   s.compliance.step = error.kind === 'stopped' ? 'skipped' : 'failed';
   s.compliance.error = error.message;
   if (error.kind === 'stopped') s.stopped = true;
+  if (s.compliance.send === 'update' && error.kind !== 'stopped') return;
   const why = error.kind === 'stopped' ? error.message.replace(/^compliance: /, '') : 'the payer was not registered';
   for (const account of s.accounts) {
     if (account.state === 'done') continue;
@@ -119,8 +125,17 @@ export function applyPayerRead(s: RowState, answer: Answer<{ found: boolean; kyc
 }
 
 /** Settles every account waiting on a read: adopt what is stored, or create. */
-export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[] }>, taken: Set<string>): void {
+export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[]; unreadable?: boolean }>, taken: Set<string>): void {
   s.checked = true;
+  if (answer.ok && answer.body.unreadable) {
+    // A list that could not be read whole says nothing about what is absent: never a reason to create.
+    for (const account of s.accounts) {
+      if (account.state !== 'check') continue;
+      account.state = 'failed';
+      account.error = 'not sent: the list of stored accounts could not be read (an answer of an unexpected shape)';
+    }
+    return;
+  }
   if (!answer.ok) {
     if (answer.error.kind === 'stopped') s.stopped = true;
     for (const account of s.accounts) {
@@ -165,15 +180,15 @@ export function applyAccountCreate(s: RowState, index: number, answer: Answer<{ 
     return;
   }
   if (isRefusal(error) && ctx.knowledge.gate !== 'open') {
-    if (!kycApproved(s.status)) {
-      ctx.knowledge.gate = 'gated';
-      account.state = 'waiting';
-      return;
-    }
     // KYC approved: the refusal may be for the agreement this run completed in the same round. Once more after it.
-    if (agreementInRound && !account.afterAgreement) {
+    if (kycApproved(s.status) && agreementInRound && !account.afterAgreement) {
       account.afterAgreement = true;
       account.state = 'check';
+      return;
+    }
+    if (!kycApproved(s.status) || !agreementDone(s)) {
+      ctx.knowledge.gate = 'gated';
+      account.state = 'waiting';
       return;
     }
   }
@@ -224,23 +239,20 @@ export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
   }
 }
 
-/** A refusal that can be the KYC gate: a 5xx, or a 4xx that is not about the request's fields, the key or the rate. */
+/**
+ * A refusal that can be the KYC gate: the real service answers a bank account for a payer not yet approved with a
+ * 500; a 4xx counts when its words say so. A 502, 503 or 504 is the network's, and a 400 about the account is a
+ * field error: neither makes a row wait.
+ */
 function isRefusal(error: ApiError): boolean {
   if (error.kind !== 'http' || error.status === undefined) return false;
-  if (error.status >= 500) return true;
-  if ([401, 403, 404, 408, 429].includes(error.status)) return false;
-  return !namesAField(error.serverMessage ?? '');
+  if (error.status === 500) return true;
+  return error.status >= 400 && error.status < 500 && /\b(kyc|complian\w*|verif\w*|not approved)\b/i.test(error.serverMessage ?? '');
 }
 
 /** An answer that says nothing was stored: a field error, a missing payer, a rate limit the client gave up on. */
 export function definitelyNotStored(error: ApiError): boolean {
   return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408;
-}
-
-const FIELD_WORDS = /\b(bankName|accountName|beneficiaryType|currency|addressLine[12]|city|country|dateOfBirth|postalCode|accountNumber|routingNumber|state|rails|sortCode|iban|swiftBic|documentNumber|documentType|accountType|ribNumber|bsbNumber|ncc|branchCode|bankCode|ifsc)\b/i;
-
-function namesAField(message: string): boolean {
-  return FIELD_WORDS.test(message);
 }
 
 export type { AccountState };

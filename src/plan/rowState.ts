@@ -88,8 +88,6 @@ export interface AccountState {
   afterAgreement?: boolean;
   /** A matching stored account failed the provider's check (never adopted). */
   storedFailed?: boolean;
-  /** Whether the journal had a line for it before this row's first create (so a re-send must be noted). */
-  sentBefore: boolean;
   /** The same account given twice in one row: it follows the first (one account, one request). */
   sameAs?: number;
 }
@@ -121,7 +119,7 @@ export interface RowState {
   digest?: string;
   /** The service was asked about this payer in this run (so the journal notes when it was last checked). */
   checked: boolean;
-  /** The journal registered this payer: a bank account it has no line for was never sent. */
+  /** The journal registered this payer (its status can be waited for before its accounts are read). */
   payerKnown: boolean;
   /** Digest of what was registered before this run (journal, or a failed or pending file). */
   registeredDigest?: string;
@@ -172,15 +170,14 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
   }
 
   if (wanted('payment-details')) {
-    const journalKnowsPayer = state.payerKnown;
     state.accounts = work.details.map((detail, i): AccountState => {
       const known = memory.accounts[i] ?? { state: 'unknown' };
       const identity = accountIdentity(detail);
-      if (carried('payment-details')) return { identity, state: 'done', how: 'done-before', attempts: 0, sentBefore: false };
-      if (known.state === 'done') return { identity, state: 'done', how: 'done-before', id: known.id, attempts: 0, sentBefore: true };
-      // The journal notes every create before it goes out: for a payer it knows, no line means never sent.
-      const check = known.state === 'in-doubt' || !journalKnowsPayer;
-      return { identity, state: check ? 'check' : 'create', attempts: 0, sentBefore: known.state === 'in-doubt' };
+      if (carried('payment-details')) return { identity, state: 'done', how: 'done-before', attempts: 0 };
+      if (known.state === 'done') return { identity, state: 'done', how: 'done-before', id: known.id, attempts: 0 };
+      // Not known as done: what the service stores is read first, whatever this journal says. Another machine, a
+      // pending file run elsewhere, a journal line lost to a crash may have stored it.
+      return { identity, state: 'check', attempts: 0 };
     });
     state.accounts.forEach((account, i) => {
       const first = state.accounts.findIndex((other) => canonicalJson(other.identity) === canonicalJson(account.identity));

@@ -27,7 +27,8 @@ export async function harness(sandboxOptions: SandboxOptions = {}) {
       const err = memoryStream();
       const summary: Summary = await run(
         { baseUrl: sandbox.url, out: tmp.path(`out-${Math.random().toString(36).slice(2, 8)}`), stateDir: tmp.path('state'), rate: 0, ...input },
-        { cwd: tmp.dir, env, stderr: err.stream, ...(signal ? { signal } : {}) },
+        // Short retry delays: a flaky sandbox's backoff tails would otherwise decide how long a test takes.
+        { cwd: tmp.dir, env, stderr: err.stream, backoff: { baseMs: 50, maxMs: 1000 }, ...(signal ? { signal } : {}) },
       );
       return { summary, stderr: err.text(), results: readResults(summary.outputs.results) };
     },
