@@ -14,6 +14,28 @@ const answer = (n: number) => ({ userId: `u-${n}`, kycUrl: `https://kyc.example/
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
 
 describe('Journal file', () => {
+  it('takes back a call that certainly changed nothing, but never a done one; and so after reopening', async () => {
+    const path = tmp.path('journal.jsonl');
+    const { journal } = await Journal.open(path);
+    const place = journal.sent(key(1));
+    journal.notDone(key(1), place);
+    journal.sent(key(2));
+    journal.done(key(2), 201, { id: 'pd-2' });
+    journal.notDone(key(2));
+    journal.sent(key(3));
+    expect(journal.get(key(1))).toBeUndefined();
+    expect(journal.get(key(2))).toEqual({ state: 'done', status: 201, answer: { id: 'pd-2' } });
+    expect(journal.get(key(3))).toEqual({ state: 'sent' });
+    journal.close();
+    const reopened = await Journal.open(path);
+    expect(reopened.journal.get(key(1))).toBeUndefined();
+    expect(reopened.journal.get(key(2))).toMatchObject({ state: 'done' });
+    // Sent again after it was taken back: in doubt again.
+    reopened.journal.sent(key(1));
+    expect(reopened.journal.get(key(1))).toEqual({ state: 'sent' });
+    reopened.journal.close();
+  });
+
   it('reads answers back from the file, in the same run and after reopening', async () => {
     const path = tmp.path('journal.jsonl');
     const { journal } = await Journal.open(path);

@@ -100,14 +100,19 @@ export class Journal {
     this.record(key, line, { state: 'done', status, answer }, entry);
   }
 
-  /** Records that the call certainly changed nothing: it is neither done nor in doubt any more. */
+  /**
+   * Records that the call certainly changed nothing (a field error, a 429 given up on): neither done nor in doubt.
+   * A call already done stays done; a line that cannot be written leaves the call in doubt, the safe side.
+   */
   notDone(callKey: string, place?: number): void {
     const key = short(callKey);
-    const entry = place ?? (LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined);
-    if (entry === undefined && this.unwritten.get(key) === undefined) return;
-    this.unwritten.delete(key);
-    this.record(key, { k: key, s: 'none' }, { state: 'sent' }, entry);
-    this.unwritten.delete(key);
+    if (!LineIndex.isKey(key)) return;
+    const found = place === undefined ? this.lines.find(key) : undefined;
+    if (found?.line.s === 'done') return;
+    const entry = place ?? found?.entry;
+    if (entry === undefined) return; // never recorded: nothing to take back
+    const offset = this.end;
+    if (this.append({ k: key, s: 'none' })) this.lines.move(entry, offset);
   }
 
   /** The first write error, if any: the journal then stops writing, and the run warns that re-runs may resend. */

@@ -145,7 +145,8 @@ export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; 
     }
     return;
   }
-  if (answer.body.accounts.length > 0) s.compliance.knownBefore = true;
+  // Accounts stored before this row sent any: the service knew the payer before this run.
+  if (answer.body.accounts.length > 0 && s.accounts.every((a) => a.attempts === 0)) s.compliance.knownBefore = true;
   for (const account of s.accounts) {
     if (account.state !== 'check' || account.sameAs !== undefined) continue;
     const match = pickMatch(account.identity, answer.body.accounts, taken);
