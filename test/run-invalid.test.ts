@@ -12,7 +12,8 @@ afterEach(async () => {
 
 describe('run: invalid rows', () => {
   it('sends nothing for an invalid row, reports every issue, and the fixed failed file finishes the job', async () => {
-    const csv = payersCsv(['p-1', 'p-2', 'p-3', 'p-1'], {
+    // `P-1` differs from `p-1` only in case: to the service it may be one payer, or two with one SSN.
+    const csv = payersCsv(['p-1', 'p-2', 'p-3', 'P-1'], {
       'p-2': { dateOfBirth: '31/12/1980', routingNumber: '021000022' },
       'p-3': { email: 'not-an-email' },
     });
@@ -40,7 +41,7 @@ describe('run: invalid rows', () => {
 
     // The team fixes the cells and deletes the duplicate; the same file, run again, finishes with exit 0.
     const fixed = lines
-      .filter((line) => !line.startsWith('p-1,'))
+      .filter((line) => !line.startsWith('P-1,'))
       .join('\n')
       .replace('31/12/1980', '1980-12-31')
       .replace('021000022', '021000021')
@@ -50,6 +51,15 @@ describe('run: invalid rows', () => {
     expect(second.summary.exitCode).toBe(0);
     expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([['p-2', 'ok'], ['p-3', 'ok']]);
     expect(h.sandbox.stats().payersCreated).toBe(3);
+  });
+
+  it('a base URL that ends in the API version is refused with the fix, nothing sent', async () => {
+    const input = h.tmp.write('payers.csv', payersCsv(['v-1']));
+    await expect(h.run({ inputs: [input], baseUrl: `${h.sandbox.url}/v1/` })).rejects.toMatchObject({
+      exitCode: 2,
+      message: `--base-url: ends in /v1, but the API's paths already start with their version: use ${h.sandbox.url}`,
+    });
+    expect(h.sandbox.stats().requests).toBe(0);
   });
 
   it('validate checks every row and sends nothing, with no key', async () => {
