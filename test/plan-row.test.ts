@@ -192,6 +192,13 @@ describe('plan: re-runs', () => {
     expect(result.errors.at(-1)).toBe('still waiting after 53 days (--max-wait 30): the payer must be contacted');
   });
 
+  it('a payer the journal registered but the service no longer knows (its data was reset) is registered again', () => {
+    const memory: RowMemory = { ...known({ kycStatus: 'pending' }), accounts: [{ state: 'unknown' }] };
+    const { rounds, result } = drive(work(), memory, context(), service('approved', { 'read-payer': () => ok({ found: false }) }));
+    expect(rounds).toEqual([['read-payer'], ['create-compliance', 'read-accounts'], ['complete-agreement', 'create-account']]);
+    expect(result).toMatchObject({ outcome: 'ok', steps: { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' } });
+  });
+
   it('a bank row for a payer the service does not know fails as "payer not registered"', () => {
     const bank = work({ kind: 'bank', compliance: undefined, completeAgreement: false });
     const { rounds, result } = drive(bank, fresh, context(), service('approved', { 'read-payer': () => ok({ found: false }), 'read-accounts': () => ok({ found: false, accounts: [] }) }));

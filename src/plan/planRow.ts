@@ -116,6 +116,13 @@ export function applyPayerRead(s: RowState, answer: Answer<{ found: boolean; kyc
     s.status = { ...(kycStatus ? { kycStatus } : {}), ...(agreementStatus ? { agreementStatus } : {}), fresh: true };
     return;
   }
+  if (answer.ok && s.work.compliance !== undefined && s.compliance.step === 'done-before' && s.compliance.send === undefined) {
+    // Registered by an earlier run, unknown to the service now (its data was reset): register it again.
+    s.compliance = { send: 'create' };
+    s.payerKnown = false;
+    if (s.agreement.step === 'done-before') delete s.agreement.step;
+    return;
+  }
   if (answer.ok) {
     s.failure = 'payment-details: payer not registered (the service does not know this clientUserId)';
     return;
