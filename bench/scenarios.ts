@@ -308,6 +308,9 @@ export async function nightly(): Promise<Figure[]> {
     rmSync(state, { recursive: true, force: true });
     const after = sandbox.stats();
     const perRow = (after.requests - before.requests) / rows;
+    // The re-run's own arrivals: the first run's are in the log before them.
+    const rerun = sandbox.arrivals().slice(before.requests);
+    const rerunSeconds = ((rerun.at(-1) ?? 0) - (rerun[0] ?? 0)) / 1000;
     const value = rowsPerSecond(summary);
     const bar = (0.85 * 16) / 0.05;
     const created = after.paymentDetailsCreated - before.paymentDetailsCreated;
@@ -328,7 +331,7 @@ export async function nightly(): Promise<Figure[]> {
         unit: 'rows/s',
         bar: `>= ${bar.toFixed(0)}`,
         pass: value >= bar,
-        note: `client CPU ${(f.cpuMs / rows).toFixed(2)} ms/row; send phase ${(rows / sendPhaseSeconds(sandbox)).toFixed(0)} rows/s`,
+        note: `client CPU ${(f.cpuMs / rows).toFixed(2)} ms/row; send phase ${(rows / rerunSeconds).toFixed(0)} rows/s`,
       },
     ];
   });
