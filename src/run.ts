@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AbortedError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
@@ -215,7 +215,21 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
 /** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */
 async function openJournal(path: string, warnings: string[], logger: Logger, stderr: RunContext['stderr']): Promise<Journal> {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const dir = dirname(path);
+  if (!existsSync(dir)) {
+    // A journal is kept per API and key: a rotated key starts afresh. Say so, since what it forgets matters.
+    const host = basename(dir).replace(/-[0-9a-f]{12}$/, '');
+    const others = readdirSync(dirname(dir)).filter((name) => name !== basename(dir) && name.startsWith(`${host}-`));
+    if (others.length > 0) {
+      const warning =
+        `no journal of this API key at ${host} yet (${others.length} of another key in ${dirname(dir)}): this run starts a new one. ` +
+        'What was registered is read back from the service, so nothing is created twice, but payer cells changed since ' +
+        'they were registered cannot be noticed, and --max-wait counts from today';
+      warnings.push(warning);
+      stderr?.write(`warning: ${warning}\n`);
+    }
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { journal, load } = await Journal.open(path);
   logger.info({ journal: path, ...load }, 'journal loaded');
   if (load.corrupt > 0) {

@@ -26,7 +26,6 @@ describe('api client: what is retried', () => {
     [400, nestError(400, 'Invalid bank account details', 'Bad Request'), 'compliance: HTTP 400 Invalid bank account details'],
     [400, nestError(400, ['email must be an email', 'phone must be a valid phone number'], 'Bad Request'), 'compliance: HTTP 400 email must be an email; phone must be a valid phone number'],
     [400, { message: 'Validation failed', errors: [{ field: 'postcode', message: 'postcode is required' }] }, 'compliance: HTTP 400 postcode: postcode is required'],
-    [404, nestError(404, 'Payer with client user ID payer-001 not found', 'Not Found'), 'compliance: HTTP 404 Payer with client user ID payer-001 not found'],
     [422, {}, 'compliance: HTTP 422 Unprocessable Entity'],
     [409, 'already there', 'compliance: HTTP 409 already there'],
   ])('does not retry %i, and reports the server message', async (status, body, message) => {
@@ -39,6 +38,15 @@ describe('api client: what is retried', () => {
     expect(result.error).toBeInstanceOf(ApiError);
     expect(result.error).toMatchObject({ code: 'E_API', step: 'compliance', kind: 'http', status, retryable: false, message });
     expect(client.stopped()).toBeUndefined();
+  });
+
+  it('a 404 on create compliance is a wrong address, not a row\'s fault: the client stops (API down, exit 3)', async () => {
+    server = await startScriptedServer(sequence({ status: 404, body: nestError(404, 'Cannot POST /api/v1/payer', 'Not Found') }));
+    const client = testClient(server.url);
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(server.hits).toHaveLength(1);
+    expect(result).toMatchObject({ ok: false, error: { status: 404 } });
+    expect(client.stopped()).toEqual({ reason: 'api-down', message: `stopped: create compliance answered HTTP 404 Cannot POST /api/v1/payer at ${server.url}: check --base-url and --compliance-path` });
   });
 
   it('gives up after `retries` retries with the last error', async () => {

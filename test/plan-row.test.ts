@@ -185,6 +185,16 @@ describe('plan: re-runs', () => {
     expect(v2.result).toMatchObject({ outcome: 'ok', steps: { compliance: 'updated' } });
   });
 
+  it('a row whose SSN differs from what is registered under its id is someone else: nothing of it is sent', () => {
+    const memory: RowMemory = { ...known({ fields: fieldDigests(complianceBody()) }), accounts: [{ state: 'unknown' }] };
+    const other = work({ compliance: { ...complianceBody(), ssn: '999-99-9999' }, details: [paymentDetailBody('000999999999')] });
+    const { rounds, result } = drive(other, memory, context(), service('approved'));
+    expect(rounds).toEqual([]);
+    expect(result.outcome).toBe('failed');
+    expect(result.steps).toMatchObject({ compliance: 'failed', 'payment-details': 'failed' });
+    expect(result.errors[0]).toMatch(/^compliance: ssn differ from what is registered for this clientUserId; nothing was sent/);
+  });
+
   it('a row waiting longer than --max-wait fails, for a person to chase the payer', () => {
     const old: RowMemory = { ...known({ kycStatus: 'pending', since: '2026-10-01T00:00:00Z' }), accounts: [{ state: 'unknown' }] };
     const { result } = drive(work(), old, context({ knowledge: { gate: 'gated' } }), service('pending'));

@@ -243,6 +243,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       stop('key-rejected', `stopped: API key rejected (${error.message})`);
       return;
     }
+    // Create compliance has no payer to be missing: a 404 there is a wrong address, for every row alike.
+    if (error.kind === 'http' && error.status === 404 && error.step === 'compliance') {
+      stop('api-down', `stopped: create compliance answered ${error.message.replace(/^compliance: /, '')} at ${options.baseUrl}: check --base-url and --compliance-path`);
+      return;
+    }
     if (!countsAsTrouble) return;
     const apiTrouble = error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
     if (!apiTrouble) return;

@@ -40,7 +40,7 @@ export class StateLock {
       if (holder !== undefined && !isStale(holder)) {
         throw new LockedError(
           `another ${what} is using ${stateDir}: pid ${holder.pid} on ${holder.host}, started ${holder.startedAt}` +
-            `${holder.runId ? ` (run ${holder.runId})` : ''}. Wait for it to finish; if that process is gone, delete ${path}.`,
+            `${holder.runId ? ` (run ${holder.runId})` : ''}. Wait for it to finish (a lock left by a process that died on this machine is taken over at once; one from another machine, delete ${path} once that run is gone).`,
         );
       }
       // Stale (its process is gone) or unreadable: take it over. Two runs taking over the same stale lock at the

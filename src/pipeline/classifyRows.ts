@@ -85,7 +85,7 @@ function classify(
   if (earlier === undefined) return result;
   const column = record.cells.find((c) => fieldForColumn(c.column, 'payers', columns) === 'clientUserId')?.column ?? 'clientUserId';
   const where = earlier.startsWith(`${source}:`) ? `line ${earlier.slice(source.length + 1)}` : earlier;
-  const issue: RowIssue = { column, message: `"${id}" appears again: the same payer is already on ${where}` };
+  const issue: RowIssue = { column, message: `"${id}" appears again: the same payer is already on ${where} (another payer needs its own clientUserId; a repeat can be deleted)` };
   return result.ok
     ? {
         ok: false,

@@ -22,6 +22,14 @@ export type Answer<T> = { ok: true; body: T } | { ok: false; error: ApiError };
 const APPROVED = 'approved';
 const KYC_REJECTED = new Set(['rejected', 'failed']);
 
+/**
+ * The run stopped under this call: nothing sent, or the key was rejected (401/403, which stops the client). Either
+ * way nothing in the row is wrong; a later run finishes it.
+ */
+const stopsRun = (error: ApiError) => error.kind === 'stopped' || (error.kind === 'http' && (error.status === 401 || error.status === 403));
+/** An error's words without its step and a `not sent, ` the caller adds itself. */
+const because = (error: ApiError) => error.message.replace(/^[\w-]+: (not sent, )?/, '');
+
 export const kycApproved = (status: { kycStatus?: string } | undefined) => status?.kycStatus?.toLowerCase() === APPROVED;
 const kycRejected = (status: { kycStatus?: string } | undefined) => KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
 
@@ -95,17 +103,18 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, c
     s.compliance.step = 'done-before';
     return;
   }
-  s.compliance.step = error.kind === 'stopped' ? 'skipped' : 'failed';
+  const stop = stopsRun(error);
+  s.compliance.step = stop ? 'skipped' : 'failed';
   s.compliance.error = error.message;
-  if (error.kind === 'stopped') s.stopped = true;
-  if (s.compliance.send === 'update' && error.kind !== 'stopped') return;
-  const why = error.kind === 'stopped' ? error.message.replace(/^compliance: /, '') : 'the payer was not registered';
+  if (stop) s.stopped = true;
+  if (s.compliance.send === 'update' && !stop) return;
+  const why = stop ? because(error) : 'the payer was not registered';
   for (const account of s.accounts) {
     if (account.state === 'done') continue;
-    account.state = error.kind === 'stopped' ? 'skipped' : 'failed';
+    account.state = stop ? 'skipped' : 'failed';
     account.error = `not sent, ${why}`;
   }
-  if (s.agreement.wanted && s.agreement.step === undefined) s.agreement.step = error.kind === 'stopped' ? 'skipped' : 'failed';
+  if (s.agreement.wanted && s.agreement.step === undefined) s.agreement.step = stop ? 'skipped' : 'failed';
   void ctx;
 }
 
@@ -127,7 +136,7 @@ export function applyPayerRead(s: RowState, answer: Answer<{ found: boolean; kyc
     s.failure = 'payment-details: payer not registered (the service does not know this clientUserId)';
     return;
   }
-  if (answer.error.kind === 'stopped') s.stopped = true;
+  if (stopsRun(answer.error)) s.stopped = true;
   else s.failure = `status: could not read the payer's status (${answer.error.message})`;
 }
 
@@ -144,11 +153,12 @@ export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; 
     return;
   }
   if (!answer.ok) {
-    if (answer.error.kind === 'stopped') s.stopped = true;
+    const stop = stopsRun(answer.error);
+    if (stop) s.stopped = true;
     for (const account of s.accounts) {
       if (account.state !== 'check') continue;
-      account.state = answer.error.kind === 'stopped' ? 'skipped' : 'failed';
-      account.error = `not sent: could not check what is stored (${answer.error.message})`;
+      account.state = stop ? 'skipped' : 'failed';
+      account.error = stop ? `not sent, ${because(answer.error)}` : `not sent: could not check what is stored (${answer.error.message})`;
     }
     return;
   }
@@ -181,7 +191,7 @@ export function applyAccountCreate(s: RowState, index: number, answer: Answer<{ 
     return;
   }
   const error = answer.error;
-  if (error.kind === 'stopped') {
+  if (stopsRun(error)) {
     s.stopped = true;
     account.state = 'skipped';
     account.error = error.message;
@@ -239,8 +249,8 @@ export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
     // Refused with the agreement still open: now it is not, so one more try (after a read, as it is in doubt).
     return;
   }
-  if (answer.error.kind === 'stopped') s.stopped = true;
-  s.agreement.step = answer.error.kind === 'stopped' ? 'skipped' : 'failed';
+  if (stopsRun(answer.error)) s.stopped = true;
+  s.agreement.step = stopsRun(answer.error) ? 'skipped' : 'failed';
   s.agreement.error = answer.error.message;
   for (const account of s.accounts) {
     if (account.afterAgreement && account.state === 'check') account.state = 'waiting';

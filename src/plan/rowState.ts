@@ -102,6 +102,8 @@ export interface RowState {
     error?: string;
     /** Payer columns changed since registration and not sent (`/v1/payer`). */
     unsentChange?: string[];
+    /** The row's SSN or birth date differ from what is registered: none of it is sent. */
+    identityConflict?: boolean;
     /** Columns sent again on the update path. */
     updated?: string[];
     /** The service knew the payer before this run (its answer or its stored accounts say so). */
@@ -124,6 +126,9 @@ export interface RowState {
   /** Digest of what was registered before this run (journal, or a failed or pending file). */
   registeredDigest?: string;
 }
+
+/** Payer cells that say who a person is: a row that differs in these is not a correction but someone else. */
+const IDENTITY = new Set(['ssn', 'dateOfBirth']);
 
 /** The row's state before any call: what the carried steps and the journal already settle. */
 export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): RowState {
@@ -160,6 +165,15 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
       if (ctx.compliancePath === '/v2/payer') {
         state.compliance.send = 'update';
         state.compliance.updated = columns;
+      } else if (work.carried.complianceDigest === undefined && columns.some((c) => IDENTITY.has(c))) {
+        // Not a correction of what this row registered: the id is taken by a payer with another SSN or birth date.
+        // Nothing of the row goes to that payer.
+        state.compliance.step = 'failed';
+        state.compliance.error =
+          `compliance: ${columns.join(', ')} differ from what is registered for this clientUserId; nothing was sent, ` +
+          'nor its bank account or agreement. If this row is another person, give it its own clientUserId; if the ' +
+          'registered data is wrong, --compliance-path /v2/payer updates it';
+        state.compliance.identityConflict = true;
       } else {
         state.compliance.step = 'done-before';
         state.compliance.unsentChange = columns;
@@ -179,6 +193,13 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
       // pending file run elsewhere, a journal line lost to a crash may have stored it.
       return { identity, state: 'check', attempts: 0 };
     });
+    if (state.compliance.identityConflict) {
+      for (const account of state.accounts) {
+        if (account.state !== 'check') continue;
+        account.state = 'failed';
+        account.error = "not sent, the payer's identity differs (see compliance)";
+      }
+    }
     state.accounts.forEach((account, i) => {
       const first = state.accounts.findIndex((other) => canonicalJson(other.identity) === canonicalJson(account.identity));
       if (first < i) account.sameAs = first;
