@@ -20,8 +20,12 @@ describe('DuplicateIds', () => {
   it('compares ids exactly: case, spaces, composed and decomposed accents and prefixes are different ids', () => {
     const ids = new DuplicateIds();
     const distinct = ['abc', 'ABC', 'abc ', ' abc', 'ab', 'abcd', 'caf\u00e9', 'cafe\u0301', '\u{1F600}', '\u{1F601}', '', 'x'.repeat(5000), `${'x'.repeat(4999)}y`];
-    distinct.forEach((id, i) => expect(ids.check(id, 'p.csv', i + 2)).toBeUndefined());
-    distinct.forEach((id, i) => expect(ids.check(id, 'p.csv', 100 + i)).toBe(`p.csv:${i + 2}`));
+    distinct.forEach((id, i) => {
+      expect(ids.check(id, 'p.csv', i + 2)).toBeUndefined();
+    });
+    distinct.forEach((id, i) => {
+      expect(ids.check(id, 'p.csv', 100 + i)).toBe(`p.csv:${i + 2}`);
+    });
   });
 
   it('holds a large file exactly: no distinct id among 200,000 is called a repeat, every real repeat is found', () => {

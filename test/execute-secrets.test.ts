@@ -34,14 +34,17 @@ describe('no key and no personal value leaves the client', () => {
     let compliance = 0;
     server = await startScriptedServer((hit) => {
       n += 1;
-      if (hit.path === '/v1/payer') return (compliance += 1) === 1 ? { status: 500 } : { status: 200, body: complianceAnswer() };
-      if (hit.method === 'PATCH') return n < 5 ? { reset: true } : { hang: 200 };
+      if (hit.path === '/v1/payer') {
+        compliance += 1;
+        return compliance === 1 ? { status: 500 } : { status: 200, body: complianceAnswer() };
+      }
+      if (hit.method === 'PATCH') return n < 5 ? { reset: true } : { hang: 1500 };
       if (hit.method === 'GET') return { status: 200, body: { paymentDetails: [] } };
       // The server echoes personal values back in its message.
       return { status: 400, body: nestError(400, [`accountNumber 000123456789 is invalid for routing 021000021`, `email ada.lovelace@example.com taken`, `key ${API_KEY}`]) };
     });
     const { logger, text } = captureLogger('trace');
-    const client = testClient(server.url, { logger, retries: 2, timeoutMs: 50 });
+    const client = testClient(server.url, { logger, retries: 2, timeoutMs: 400 }); // long enough for a loaded machine to answer
     const ctx = { steps: [...STEPS], compliancePath: '/v1/payer' as const, retries: 2, maxWaitDays: 30, now: new Date(), knowledge: { gate: 'unknown' as const } };
     const { result } = await executeRow(payerWork(payerRow()), { client, journal: undefined, ctx, taken: new Set() }, 'payers.csv:2');
     expect(result.outcome).toBe('failed');

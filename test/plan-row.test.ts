@@ -85,7 +85,7 @@ describe('plan: a first run of a new payer', () => {
     expect(ctx.knowledge.gate).toBe('open');
     // A later 500 is in doubt: read, nothing stored, created again.
     let creates = 0;
-    const flaky = service('pending', { 'create-account': (_a, call) => ((creates += 1) === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })) });
+    const flaky = service('pending', { 'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })) });
     const { rounds, result } = drive(work({ clientUserId: 'payer-002' }), fresh, ctx, flaky);
     expect(rounds.flat().filter((k) => k === 'create-account')).toHaveLength(2);
     expect(rounds[2]).toEqual(['read-accounts']);
@@ -138,7 +138,7 @@ describe('plan: re-runs', () => {
     expect(invalid.result.outcome).toBe('failed');
     expect(invalid.result.errors[0]).toBe('payment-details: HTTP 400 Invalid bank account details');
     let creates = 0;
-    const busy = drive(work(), fresh, ctx, service('pending', { 'create-account': (_a, call) => ((creates += 1) === 1 ? http('payment-details', 503) : ok({ id: `pd-${call}` })) }));
+    const busy = drive(work(), fresh, ctx, service('pending', { 'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 503) : ok({ id: `pd-${call}` })) }));
     expect(busy.result.steps['payment-details']).toBe('ok');
     expect(ctx.knowledge.gate).toBe('open');
   });
@@ -219,7 +219,7 @@ describe('plan: re-runs', () => {
 
   it('refused while KYC is approved and this run\'s agreement was out with it: tried once more after the agreement', () => {
     let creates = 0;
-    const compliantOnly = service('approved', { 'create-account': (_a, call) => ((creates += 1) === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })) });
+    const compliantOnly = service('approved', { 'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })) });
     const { rounds, result } = drive(work(), fresh, context({ knowledge: { gate: 'gated' } }), compliantOnly);
     expect(rounds).toEqual([['create-compliance', 'read-accounts'], ['complete-agreement', 'create-account'], ['read-accounts'], ['create-account']]);
     expect(result.outcome).toBe('ok');

@@ -16,15 +16,16 @@ describe('run: a row held back by a slow call', () => {
     const window = readAhead(concurrency);
     const ids = Array.from({ length: window + 100 }, (_, i) => `s-${String(i + 1).padStart(4, '0')}`);
     const input = h.tmp.write('payers.csv', payersCsv(ids));
-    // The first compliance call is stored at once but answered only after 3 s.
-    h.sandbox.script([{ route: 'compliance', fault: 'slow', delayMs: 3000 }]);
-    // Payers created while it is held: counted for 2 s from when the hold is first seen (a second to spare).
+    // The first compliance call is stored at once but answered only after 6 s: long enough for the others to get far
+    // on a loaded machine too.
+    h.sandbox.script([{ route: 'compliance', fault: 'slow', delayMs: 6000 }]);
+    // Payers created while it is held: counted for 5 s from when the hold is first seen (a second to spare).
     let heldSince: number | undefined;
     let startedWhileHeld = 0;
     const poll = setInterval(() => {
       const stats = h.sandbox.stats();
       if (heldSince === undefined && stats.scripted > 0) heldSince = performance.now();
-      if (heldSince !== undefined && performance.now() - heldSince < 2000) startedWhileHeld = Math.max(startedWhileHeld, stats.payersCreated);
+      if (heldSince !== undefined && performance.now() - heldSince < 5000) startedWhileHeld = Math.max(startedWhileHeld, stats.payersCreated);
     }, 20);
     const { summary, results } = await h.run({ inputs: [input], concurrency });
     clearInterval(poll);

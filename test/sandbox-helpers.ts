@@ -59,6 +59,7 @@ export interface Reply {
   status: number;
   headers: Headers;
   /** Parsed JSON when the answer is JSON, else the text. */
+  // biome-ignore lint/suspicious/noExplicitAny: each test reads the fields of the answer it asked for
   body: any;
   text: string;
 }

@@ -7,7 +7,7 @@ afterEach(closeSandboxes);
 
 const upsert = (sandbox: SandboxHandle, overrides: Record<string, unknown> = {}) =>
   call(sandbox, 'POST', `/${paths.compliance('/v2/payer')}`, { body: payer(overrides) });
-const firstName = (sandbox: SandboxHandle) => (sandbox.payer('payer-1')?.request as { firstName: string }).firstName;
+const firstName = (sandbox: SandboxHandle) => (sandbox.payer('payer-1')!.request as { firstName: string }).firstName;
 
 describe('POST /v2/payer: create or update compliance data', () => {
   it('creates a new payer with the same answer as POST /v1/payer', async () => {
@@ -46,7 +46,7 @@ describe('POST /v2/payer: create or update compliance data', () => {
     await createPayer(sandbox);
     const updated = await upsert(sandbox, { city: 'Shelbyville' });
     expect(updated.status).toBe(200);
-    expect((sandbox.payer('payer-1')?.request as { city: string }).city).toBe('Shelbyville');
+    expect((sandbox.payer('payer-1')!.request as { city: string }).city).toBe('Shelbyville');
   });
 
   it('validates like POST /v1/payer and changes nothing on a bad body', async () => {

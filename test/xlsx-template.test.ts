@@ -50,7 +50,9 @@ describe('template --format xlsx', () => {
     const example = sheet.getRow(2).values as unknown[];
     people.forEach((person, i) => {
       const row = sheet.getRow(2 + i);
-      TEMPLATE_COLUMNS.forEach((name, c) => (row.getCell(c + 1).value = (example[c + 1] ?? null) as never));
+      TEMPLATE_COLUMNS.forEach((_name, c) => {
+        row.getCell(c + 1).value = (example[c + 1] ?? null) as never;
+      });
       for (const [name, value] of Object.entries(person)) row.getCell(col(name)).value = value as never;
       row.getCell(col('accountName')).value = `${person.firstName} ${person.lastName}`;
       row.commit();

@@ -63,7 +63,7 @@ export const sandboxCommand: CliCommand = {
   },
   handler: async (argv, io) => {
     const options = sandboxOptionsFromArgv(argv);
-    let sandbox;
+    let sandbox: Awaited<ReturnType<typeof startSandbox>>;
     try {
       sandbox = await startSandbox(options);
     } catch (error) {

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { AgreementRequest, ComplianceRequest, PaymentDetailRequest } from '../schema/index.js';
-import type { Step } from '../types.js';
 import type { AdaptiveRateOptions } from './AdaptiveRate.js';
 import type { ApiError, CallStep } from './ApiError.js';
 import type { Backoff } from './backoffDelay.js';

@@ -15,6 +15,7 @@ export function cleanServerMessage(message: string | undefined, body: unknown, a
   // An e-mail address is personal whichever request it came from.
   text = text.replace(/[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[a-z]{2,}/gi, '[redacted]');
   // One line, no control characters, bounded.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
   text = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   if (text.length > MAX_LENGTH) text = `${text.slice(0, MAX_LENGTH - 1)}…`;
   return text === '' ? undefined : text;

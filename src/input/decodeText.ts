@@ -43,7 +43,10 @@ export class DecodeText extends Transform {
       const bom = encodingFromBom(chunk);
       if (bom) this.use(bom, true);
     }
-    if (this.other) return this.decodeOther(chunk, done);
+    if (this.other) {
+      this.decodeOther(chunk, done);
+      return;
+    }
     // DecodeUtf8 answers synchronously; it stays the one place that tracks lines and columns for UTF-8 errors.
     this.utf8._transform(chunk, 'buffer' as BufferEncoding, (error, text) => {
       if (!error) {
@@ -58,7 +61,10 @@ export class DecodeText extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.other) return done(null, this.other.decode());
+    if (this.other) {
+      done(null, this.other.decode());
+      return;
+    }
     this.utf8._flush(done);
   }
 

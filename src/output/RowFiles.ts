@@ -1,4 +1,4 @@
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
 import type { Outcome } from '../types.js';
 import { CsvFileWriter } from './CsvFileWriter.js';

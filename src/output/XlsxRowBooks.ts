@@ -36,7 +36,10 @@ export class RowWorkbooks {
    */
   sheet(key: string, place: () => string, name: string, header: string[]): XlsxRowSheet {
     let book = this.books.get(key);
-    if (book === undefined) this.books.set(key, (book = { place, sheets: [] }));
+    if (book === undefined) {
+      book = { place, sheets: [] };
+      this.books.set(key, book);
+    }
     const slot: SheetSlot = { name, header };
     book.sheets.push(slot);
     return new XlsxRowSheet(book, slot);

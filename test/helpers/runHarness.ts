@@ -11,7 +11,7 @@ export const API_KEY = 'test-key-5f1d2c3b4a';
 export function memoryStream() {
   const chunks: string[] = [];
   return {
-    stream: { write: (s: string) => (chunks.push(String(s)), true), isTTY: false } as unknown as NodeJS.WritableStream & { isTTY?: boolean },
+    stream: { write: (s: string) => chunks.push(String(s)) > 0, isTTY: false } as unknown as NodeJS.WritableStream & { isTTY?: boolean },
     text: () => chunks.join(''),
   };
 }
