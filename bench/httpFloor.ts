@@ -9,7 +9,14 @@ const COUNT = Number(countArg);
 const IN_FLIGHT = 64;
 const BODY = { agreementCompleted: true };
 
-const api = got.extend({ prefixUrl: url, responseType: 'json', throwHttpErrors: false, retry: { limit: 0 }, timeout: { request: 30_000 }, followRedirect: false });
+const api = got.extend({
+  prefixUrl: url,
+  responseType: 'json',
+  throwHttpErrors: false,
+  retry: { limit: 0 },
+  timeout: { request: 30_000 },
+  followRedirect: false,
+});
 const agent = new Agent({ keepAlive: true });
 
 function viaGot(): Promise<unknown> {
@@ -19,12 +26,20 @@ function viaGot(): Promise<unknown> {
 function viaHttp(): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(BODY);
-    const req = request(`${url}/agreement`, { method: 'PATCH', agent, headers: { 'x-api-key': 'k', 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve(JSON.parse(text)));
-    });
+    const req = request(
+      `${url}/agreement`,
+      {
+        method: 'PATCH',
+        agent,
+        headers: { 'x-api-key': 'k', 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -46,5 +61,10 @@ const cpu = process.cpuUsage();
 const started = performance.now();
 await send(COUNT);
 const used = process.cpuUsage(cpu);
-process.stdout.write(JSON.stringify({ cpuUsPerRequest: (used.user + used.system) / COUNT, perSecond: COUNT / ((performance.now() - started) / 1000) }));
+process.stdout.write(
+  JSON.stringify({
+    cpuUsPerRequest: (used.user + used.system) / COUNT,
+    perSecond: COUNT / ((performance.now() - started) / 1000),
+  }),
+);
 agent.destroy();

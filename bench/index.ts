@@ -18,7 +18,9 @@ async function main(): Promise<number> {
   const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const unknown = asked.filter((name) => !(name in SCENARIOS));
   if (unknown.length > 0) {
-    process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    process.stderr.write(
+      `bench: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}\n`,
+    );
     return 2;
   }
   const names = asked.length > 0 ? asked : Object.keys(SCENARIOS);
@@ -61,7 +63,14 @@ function rowsOf(figures: Figure[]): string[][] {
 function table(figures: Figure[]): string {
   const rows = [['scenario', 'figure', 'value', 'bar', 'result', 'note'], ...rowsOf(figures)];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function markdown(figures: Array<Figure & { at: string }>): string {
@@ -71,8 +80,8 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     '# Benchmark results',
     '',
     'Written by `npm run bench` (bench/index.ts); design.md §9 and issue 6 set the bars. Every figure comes from the real',
-    'bin (`node bin/payer-onboard.js run|validate`) in its own process against the sandbox in the benchmark\'s process,',
-    'so the client\'s CPU and memory are its own. rows/s is rows over the run\'s own duration (both passes: checking',
+    "bin (`node bin/payer-onboard.js run|validate`) in its own process against the sandbox in the benchmark's process,",
+    "so the client's CPU and memory are its own. rows/s is rows over the run's own duration (both passes: checking",
     'every row, then sending); every payer row has a bank account, so a first run of it is 4 requests (3 creates and the read of stored accounts).',
     '',
     `- Machine: ${machine}`,
@@ -81,7 +90,10 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     '',
     '| scenario | figure | value | bar | result | note | measured |',
     '|---|---|---|---|---|---|---|',
-    ...figures.map((f) => `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`),
+    ...figures.map(
+      (f) =>
+        `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
+    ),
     '',
     'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
@@ -92,8 +104,8 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     'with the read of stored accounts alongside, then its payment details and agreement together), so the ideal is',
     'c / (2 x 0.05) rows/s and the bar 85% of it.',
     'That holds while the client has CPU to spare: one core allows at most 1000 / (client CPU ms per row) rows/s, and',
-    'the sandbox answering every request shares the same machine. client-cost shows how much of a row\'s CPU is the',
-    'HTTP layer (4 requests a row) and how much of that is got itself rather than Node\'s http.',
+    "the sandbox answering every request shares the same machine. client-cost shows how much of a row's CPU is the",
+    "HTTP layer (4 requests a row) and how much of that is got itself rather than Node's http.",
     '',
   ];
   return lines.join('\n');

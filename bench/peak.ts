@@ -7,7 +7,11 @@ const file = process.env.BENCH_PEAK_FILE;
 if (file) {
   process.on('exit', () => {
     const cpu = process.cpuUsage();
-    const figures = { maxRssKb: process.resourceUsage().maxRSS, cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000 };
+    const figures = {
+      maxRssKb: process.resourceUsage().maxRSS,
+      cpuUserMs: cpu.user / 1000,
+      cpuSystemMs: cpu.system / 1000,
+    };
     writeFileSync(file, JSON.stringify(figures));
   });
 }

@@ -43,11 +43,30 @@ async function input(rows: number, name: string): Promise<string> {
 }
 
 /** `run` against the sandbox through the real bin; a fresh out dir each time, and a fresh state dir unless given. */
-async function runAgainst(sandbox: SandboxHandle, file: string, flags: Record<string, string | number>, onSpawn?: (pid: number) => void, keepState?: string) {
+async function runAgainst(
+  sandbox: SandboxHandle,
+  file: string,
+  flags: Record<string, string | number>,
+  onSpawn?: (pid: number) => void,
+  keepState?: string,
+) {
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
   const out = join(SCRATCH, 'out', tag);
   const state = keepState ?? join(SCRATCH, 'state', tag);
-  const args = ['run', file, '--base-url', sandbox.url, '--out', out, '--state-dir', state, '--json', '--no-progress', '--log-level', 'warn'];
+  const args = [
+    'run',
+    file,
+    '--base-url',
+    sandbox.url,
+    '--out',
+    out,
+    '--state-dir',
+    state,
+    '--json',
+    '--no-progress',
+    '--log-level',
+    'warn',
+  ];
   for (const [flag, value] of Object.entries(flags)) args.push(`--${flag}`, String(value));
   const figures = await runCli(args, { PAYER_API_KEY: API_KEY }, onSpawn);
   const summary = parseSummary(figures);
@@ -137,8 +156,23 @@ export async function rateBound(): Promise<Figure[]> {
     const mean = (arrivals.length - 1) / (((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)) / 1000);
     const maxIn1s = sandbox.maxInWindow(1000);
     return [
-      { scenario: 'rate-bound', name: '--rate 20, 300 rows: mean requests/s (sandbox arrivals)', value: mean, unit: 'req/s', bar: '19 .. 21', pass: Math.abs(mean - 20) <= 1 && allOk(summary) },
-      { scenario: 'rate-bound', name: '--rate 20: most arrivals in any 1 s window', value: maxIn1s, unit: 'req', bar: '<= 20', pass: maxIn1s <= 20, note: `sandbox event loop: longest stall ${stallMs.toFixed(0)} ms` },
+      {
+        scenario: 'rate-bound',
+        name: '--rate 20, 300 rows: mean requests/s (sandbox arrivals)',
+        value: mean,
+        unit: 'req/s',
+        bar: '19 .. 21',
+        pass: Math.abs(mean - 20) <= 1 && allOk(summary),
+      },
+      {
+        scenario: 'rate-bound',
+        name: '--rate 20: most arrivals in any 1 s window',
+        value: maxIn1s,
+        unit: 'req',
+        bar: '<= 20',
+        pass: maxIn1s <= 20,
+        note: `sandbox event loop: longest stall ${stallMs.toFixed(0)} ms`,
+      },
     ];
   });
 }
@@ -160,9 +194,32 @@ export async function rateLimited(): Promise<Figure[]> {
     const adaptedRows = adaptedReqPerS / 4;
     const bar = (0.8 * 10) / 4;
     return [
-      { scenario: 'rate-limited', name: `rows ok of ${rows} (sandbox --rate-limit 10, no Retry-After; client --rate 50)`, value: summary.rows.ok, unit: 'rows', bar: `= ${rows}`, pass: allOk(summary) },
-      { scenario: 'rate-limited', name: '429 share of all responses', value: share, unit: '%', bar: '< 5', pass: share < 5, note: `${throttled} of ${total}` },
-      { scenario: 'rate-limited', name: 'rows/s once adapted (second half of the requests)', value: adaptedRows, unit: 'rows/s', bar: `>= ${bar.toFixed(2)}`, pass: adaptedRows >= bar, note: `whole run ${rowsPerSecond(summary).toFixed(2)} rows/s; most arrivals in 1 s ${sandbox.maxInWindow(1000)}` },
+      {
+        scenario: 'rate-limited',
+        name: `rows ok of ${rows} (sandbox --rate-limit 10, no Retry-After; client --rate 50)`,
+        value: summary.rows.ok,
+        unit: 'rows',
+        bar: `= ${rows}`,
+        pass: allOk(summary),
+      },
+      {
+        scenario: 'rate-limited',
+        name: '429 share of all responses',
+        value: share,
+        unit: '%',
+        bar: '< 5',
+        pass: share < 5,
+        note: `${throttled} of ${total}`,
+      },
+      {
+        scenario: 'rate-limited',
+        name: 'rows/s once adapted (second half of the requests)',
+        value: adaptedRows,
+        unit: 'rows/s',
+        bar: `>= ${bar.toFixed(2)}`,
+        pass: adaptedRows >= bar,
+        note: `whole run ${rowsPerSecond(summary).toFixed(2)} rows/s; most arrivals in 1 s ${sandbox.maxInWindow(1000)}`,
+      },
     ];
   });
 }
@@ -175,7 +232,14 @@ export async function clientCost(): Promise<Figure[]> {
     const { summary, figures } = await runAgainst(sandbox, file, { rate: 0, concurrency: 32 });
     const perRow = figures.cpuMs / rows;
     return [
-      { scenario: 'client-cost', name: 'zero latency, concurrency 32, 20,000 rows: rows/s', value: rowsPerSecond(summary), unit: 'rows/s', bar: '', pass: allOk(summary) ? undefined : false },
+      {
+        scenario: 'client-cost',
+        name: 'zero latency, concurrency 32, 20,000 rows: rows/s',
+        value: rowsPerSecond(summary),
+        unit: 'rows/s',
+        bar: '',
+        pass: allOk(summary) ? undefined : false,
+      },
       {
         scenario: 'client-cost',
         name: 'client CPU per row (user + system, client process only)',
@@ -206,10 +270,27 @@ async function httpFloor(): Promise<Figure[]> {
     };
     const viaGot = await measure('got');
     const viaHttp = await measure('http');
-    const note = (m: { perSecond: number }) => `6,000 PATCHes, 64 in flight, to a bare loopback server answering at once: ${m.perSecond.toFixed(0)} requests/s`;
+    const note = (m: { perSecond: number }) =>
+      `6,000 PATCHes, 64 in flight, to a bare loopback server answering at once: ${m.perSecond.toFixed(0)} requests/s`;
     return [
-      { scenario: 'client-cost', name: 'got alone: CPU per request', value: viaGot.cpuUsPerRequest / 1000, unit: 'ms/request', bar: '', pass: undefined, note: note(viaGot) },
-      { scenario: 'client-cost', name: "Node's http.request alone: CPU per request", value: viaHttp.cpuUsPerRequest / 1000, unit: 'ms/request', bar: '', pass: undefined, note: note(viaHttp) },
+      {
+        scenario: 'client-cost',
+        name: 'got alone: CPU per request',
+        value: viaGot.cpuUsPerRequest / 1000,
+        unit: 'ms/request',
+        bar: '',
+        pass: undefined,
+        note: note(viaGot),
+      },
+      {
+        scenario: 'client-cost',
+        name: "Node's http.request alone: CPU per request",
+        value: viaHttp.cpuUsPerRequest / 1000,
+        unit: 'ms/request',
+        bar: '',
+        pass: undefined,
+        note: note(viaHttp),
+      },
     ];
   } finally {
     server.closeAllConnections();
@@ -271,7 +352,8 @@ async function slowRow(): Promise<Figure[]> {
     const poll = setInterval(() => {
       const s = sandbox.stats();
       if (started === undefined && s.requests > 0) started = performance.now();
-      if (started !== undefined && performance.now() - started < holdMs - 500) maxStarted = Math.max(maxStarted, s.payersCreated);
+      if (started !== undefined && performance.now() - started < holdMs - 500)
+        maxStarted = Math.max(maxStarted, s.payersCreated);
     }, 50);
     const { summary } = await runAgainst(sandbox, file, { rate: 0, concurrency });
     clearInterval(poll);

@@ -20,12 +20,21 @@ export interface ProcessFigures {
 export const HTTP_FLOOR = fileURLToPath(new URL('./httpFloor.js', import.meta.url));
 
 /** Runs the real bin (`node bin/payer-onboard.js ...`) as a user would, measuring its own peak RSS and CPU. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, onSpawn?: (pid: number) => void): Promise<ProcessFigures> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  onSpawn?: (pid: number) => void,
+): Promise<ProcessFigures> {
   return runNode(BIN, args, env, onSpawn);
 }
 
 /** Runs `node script ...args` in its own process, measuring its own peak RSS and CPU. */
-export async function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}, onSpawn?: (pid: number) => void): Promise<ProcessFigures> {
+export async function runNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  onSpawn?: (pid: number) => void,
+): Promise<ProcessFigures> {
   const peakFile = join(SCRATCH, `peak-${process.pid}-${Date.now()}.json`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', PEAK, script, ...args], {
@@ -40,8 +49,13 @@ export async function runNode(script: string, args: string[], env: NodeJS.Proces
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const wallMs = performance.now() - started;
-  if (!existsSync(peakFile)) throw new Error(`${script} ${args[0]} left no figures (exit ${exitCode}): ${stderr.slice(-2000)}`);
-  const peak = JSON.parse(readFileSync(peakFile, 'utf8')) as { maxRssKb: number; cpuUserMs: number; cpuSystemMs: number };
+  if (!existsSync(peakFile))
+    throw new Error(`${script} ${args[0]} left no figures (exit ${exitCode}): ${stderr.slice(-2000)}`);
+  const peak = JSON.parse(readFileSync(peakFile, 'utf8')) as {
+    maxRssKb: number;
+    cpuUserMs: number;
+    cpuSystemMs: number;
+  };
   rmSync(peakFile, { force: true });
   return { exitCode, wallMs, maxRssMb: peak.maxRssKb / 1024, cpuMs: peak.cpuUserMs + peak.cpuSystemMs, stdout, stderr };
 }

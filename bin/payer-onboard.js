@@ -8,6 +8,11 @@ const fail = (error) => {
   console.error(`payer-onboard: ${error?.message ?? error}`);
   process.exitCode = typeof error?.exitCode === 'number' ? error.exitCode : 3;
 };
-process.on('unhandledRejection', (error) => { fail(error); process.exit(); });
+process.on('unhandledRejection', (error) => {
+  fail(error);
+  process.exit();
+});
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, fail);
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+}, fail);

@@ -23,11 +23,25 @@ if (typeof WebSocket === 'undefined') {
 }
 const reportUrl = pathToFileURL(resolve(reportArg)).href;
 const profile = mkdtempSync(join(tmpdir(), 'check-report-'));
-const browser = spawn(CHROMIUM, [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-default-apps', '--hide-scrollbars',
-  `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
+const browser = spawn(
+  CHROMIUM,
+  [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--disable-background-networking',
+    '--no-first-run',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-default-apps',
+    '--hide-scrollbars',
+    `--user-data-dir=${profile}`,
+    '--remote-debugging-port=0',
+    'about:blank',
+  ],
+  { stdio: ['ignore', 'ignore', 'pipe'] },
+);
 
 const fail = (message) => {
   console.error(`check-report: ${message}`);
@@ -45,11 +59,16 @@ const wsUrl = await new Promise((resolveUrl, reject) => {
     const m = /DevTools listening on (ws:\/\/\S+)/.exec(text);
     if (m) resolveUrl(m[1]);
   });
-  browser.on('exit', (code) => reject(new Error(`chromium exited (${code}) before DevTools was up: ${text.slice(-500)}`)));
+  browser.on('exit', (code) =>
+    reject(new Error(`chromium exited (${code}) before DevTools was up: ${text.slice(-500)}`)),
+  );
 }).catch((e) => fail(e.message));
 
 const ws = new WebSocket(wsUrl);
-await new Promise((r, j) => { ws.onopen = r; ws.onerror = () => j(new Error('cannot connect to DevTools')); }).catch((e) => fail(e.message));
+await new Promise((r, j) => {
+  ws.onopen = r;
+  ws.onerror = () => j(new Error('cannot connect to DevTools'));
+}).catch((e) => fail(e.message));
 let nextId = 1;
 const pending = new Map();
 const listeners = [];
@@ -63,20 +82,27 @@ ws.onmessage = (event) => {
     for (const l of listeners) l(msg);
   }
 };
-const send = (method, params = {}, sessionId) => new Promise((ok, reject) => {
-  const id = nextId++;
-  pending.set(id, { resolve: ok, reject });
-  ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-});
+const send = (method, params = {}, sessionId) =>
+  new Promise((ok, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve: ok, reject });
+    ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+  });
 
 const found = { consoleErrors: [], exceptions: [], logErrors: [], requests: [] };
 listeners.push(({ method, params }) => {
-  if (method === 'Runtime.consoleAPICalled' && (params.type === 'error' || params.type === 'warning' || params.type === 'assert')) {
+  if (
+    method === 'Runtime.consoleAPICalled' &&
+    (params.type === 'error' || params.type === 'warning' || params.type === 'assert')
+  ) {
     found.consoleErrors.push(params.args.map((a) => a.value ?? a.description ?? '').join(' '));
   }
-  if (method === 'Runtime.exceptionThrown') found.exceptions.push(params.exceptionDetails.exception?.description ?? params.exceptionDetails.text);
-  if (method === 'Log.entryAdded' && (params.entry.level === 'error' || params.entry.level === 'warning')) found.logErrors.push(params.entry.text);
-  if (method === 'Network.requestWillBeSent' && params.request.url !== reportUrl) found.requests.push(params.request.url);
+  if (method === 'Runtime.exceptionThrown')
+    found.exceptions.push(params.exceptionDetails.exception?.description ?? params.exceptionDetails.text);
+  if (method === 'Log.entryAdded' && (params.entry.level === 'error' || params.entry.level === 'warning'))
+    found.logErrors.push(params.entry.text);
+  if (method === 'Network.requestWillBeSent' && params.request.url !== reportUrl)
+    found.requests.push(params.request.url);
 });
 
 const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
@@ -84,7 +110,11 @@ const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: t
 const s = (method, params) => send(method, params, sessionId);
 await Promise.all([s('Runtime.enable'), s('Log.enable'), s('Network.enable'), s('Page.enable')]);
 await s('Emulation.setDeviceMetricsOverride', { width: 1200, height: 900, deviceScaleFactor: 1, mobile: false });
-const loaded = new Promise((r) => listeners.push(({ method, sessionId: sid }) => { if (method === 'Page.loadEventFired' && sid === sessionId) r(); }));
+const loaded = new Promise((r) =>
+  listeners.push(({ method, sessionId: sid }) => {
+    if (method === 'Page.loadEventFired' && sid === sessionId) r();
+  }),
+);
 await s('Page.navigate', { url: reportUrl });
 await loaded;
 
@@ -119,7 +149,11 @@ const filter = await evaluate(`(() => {
 if (screenshotArg) {
   const { cssContentSize } = await s('Page.getLayoutMetrics');
   const height = Math.min(4000, Math.ceil(cssContentSize.height));
-  const shot = await s('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width: 1200, height, scale: 1 } });
+  const shot = await s('Page.captureScreenshot', {
+    format: 'png',
+    captureBeyondViewport: true,
+    clip: { x: 0, y: 0, width: 1200, height, scale: 1 },
+  });
   writeFileSync(resolve(screenshotArg), Buffer.from(shot.data, 'base64'));
 }
 // Late console errors or requests (a timer, a lazy image) would land in this short wait.
@@ -128,8 +162,19 @@ await new Promise((r) => setTimeout(r, 300));
 const exited = new Promise((r) => browser.once('exit', r));
 await send('Browser.close').catch(() => {});
 await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-if (browser.exitCode === null) { browser.kill('SIGKILL'); await exited; }
+if (browser.exitCode === null) {
+  browser.kill('SIGKILL');
+  await exited;
+}
 clearTimeout(watchdog);
 ws.close();
 rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
-console.log(JSON.stringify({ url: reportUrl, ...found, dom, filter, screenshot: screenshotArg ? resolve(screenshotArg) : undefined }));
+console.log(
+  JSON.stringify({
+    url: reportUrl,
+    ...found,
+    dom,
+    filter,
+    screenshot: screenshotArg ? resolve(screenshotArg) : undefined,
+  }),
+);

@@ -11,7 +11,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`\npayer-onboard: ${signal} again, exiting now\n`);
       process.exit(3);
     }
-    process.stderr.write(`\npayer-onboard: ${signal}: finishing calls in flight, then writing results (again to exit at once)\n`);
+    process.stderr.write(
+      `\npayer-onboard: ${signal}: finishing calls in flight, then writing results (again to exit at once)\n`,
+    );
     controller.abort(signal);
   };
   process.on('SIGINT', onSignal);

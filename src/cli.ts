@@ -7,7 +7,14 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { templateCommand } from './commands/template.js';
 import { inboxCommand } from './commands/inbox.js';
 
-const commands: CliCommand[] = [runCommand, validateCommand, inboxCommand, sandboxCommand, templateCommand, demoCommand];
+const commands: CliCommand[] = [
+  runCommand,
+  validateCommand,
+  inboxCommand,
+  sandboxCommand,
+  templateCommand,
+  demoCommand,
+];
 
 /** Parses argv, runs one command, returns its exit code. Never exits the process. */
 export async function cli(argv: string[], io: CliIo): Promise<number> {
@@ -33,7 +40,9 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
   }
   let output = '';
   try {
-    await parser.parseAsync(argv, {}, (_err, _args, out) => { output = out; });
+    await parser.parseAsync(argv, {}, (_err, _args, out) => {
+      output = out;
+    });
   } catch (error) {
     if (error instanceof PayerOnboardError) {
       io.stderr.write(`payer-onboard: ${error.message}\n`);

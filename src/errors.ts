@@ -2,12 +2,12 @@
 // carry a key or a personal value.
 
 export type ErrorCode =
-  | 'E_USAGE'      // bad flags or option values
-  | 'E_CONFIG'     // missing key, bad base URL, refused http
-  | 'E_INPUT'      // unreadable, unsupported or unparseable input file
-  | 'E_LOCKED'     // another run holds the state dir
-  | 'E_API'        // a call failed for good
-  | 'E_ABORTED';   // the run stopped: key rejected, API down, interrupted
+  | 'E_USAGE' // bad flags or option values
+  | 'E_CONFIG' // missing key, bad base URL, refused http
+  | 'E_INPUT' // unreadable, unsupported or unparseable input file
+  | 'E_LOCKED' // another run holds the state dir
+  | 'E_API' // a call failed for good
+  | 'E_ABORTED'; // the run stopped: key rejected, API down, interrupted
 
 export class PayerOnboardError extends Error {
   readonly code: ErrorCode;
@@ -35,7 +35,8 @@ export class InputError extends PayerOnboardError {
   readonly column: number | undefined;
 
   constructor(source: string, message: string, where: { line?: number; column?: number; cause?: unknown } = {}) {
-    const at = where.line === undefined ? '' : where.column === undefined ? `:${where.line}` : `:${where.line}:${where.column}`;
+    const at =
+      where.line === undefined ? '' : where.column === undefined ? `:${where.line}` : `:${where.line}:${where.column}`;
     super('E_INPUT', `${source}${at}: ${message}`, 2, { cause: where.cause });
     this.source = source;
     this.line = where.line;

@@ -85,12 +85,20 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
     const duplicates = new DuplicateIds();
-    const scanned = await scanInputs(paths, options, warnings, startedAt, { reading, announce, signal: context.signal }, duplicates);
+    const scanned = await scanInputs(
+      paths,
+      options,
+      warnings,
+      startedAt,
+      { reading, announce, signal: context.signal },
+      duplicates,
+    );
     duplicates.freeze(); // pass 2 needs only the repeats pass 1 found, not every id
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
-    const sandbox = command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
+    const sandbox =
+      command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
     if (sandbox) cleanup.push(() => sandbox.close());
     const baseUrl = sandbox?.url ?? connection?.baseUrl;
 
@@ -106,9 +114,19 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       log: resolve(cwd, options.logFile ?? join(outDir, 'run.log')),
     };
     const { logger, close: closeLog } = createLogger(outputs.log, options.logLevel);
-    logger.info({ runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) }, 'run started');
+    logger.info(
+      { runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) },
+      'run started',
+    );
 
-    const journal = persistent ? await openJournal(join(journalDir(stateDir, baseUrl!, connection!.apiKey), 'journal.jsonl'), warnings, logger, stderr) : undefined;
+    const journal = persistent
+      ? await openJournal(
+          join(journalDir(stateDir, baseUrl!, connection!.apiKey), 'journal.jsonl'),
+          warnings,
+          logger,
+          stderr,
+        )
+      : undefined;
     if (journal) cleanup.push(() => journal.close());
     for (const warning of warnings) logger.warn(warning);
 
@@ -143,7 +161,14 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const deps: RowDeps | undefined = client && {
       client,
       journal: rowJournal,
-      ctx: { steps: options.steps, compliancePath: options.compliancePath, retries: options.retries, maxWaitDays: options.maxWait, now: startedAt, knowledge: { gate: rowJournal?.gate() ?? 'unknown' } },
+      ctx: {
+        steps: options.steps,
+        compliancePath: options.compliancePath,
+        retries: options.retries,
+        maxWaitDays: options.maxWait,
+        now: startedAt,
+        knowledge: { gate: rowJournal?.gate() ?? 'unknown' },
+      },
       taken: new Set(),
       ...(scanned.some((job) => job.kind === 'bank-details') ? { claims: new Map<string, string>() } : {}),
     };
@@ -152,7 +177,9 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     if (context.signal?.aborted) onAbort(); // a signal during pass 1 fires no event now
 
     try {
-      const payerResults = scanned.some((job) => job.kind === 'bank-details') ? new Map<string, Promise<PayerResult>>() : undefined;
+      const payerResults = scanned.some((job) => job.kind === 'bank-details')
+        ? new Map<string, Promise<PayerResult>>()
+        : undefined;
       // The failed and pending files of every input: one workbook per .xlsx input and kind, and no name taken twice
       // or taken from a file the run reads.
       const rowFileSet = new RowFileSet(scanned.map((job) => job.input.file.path));
@@ -160,7 +187,23 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       for (const job of scanned) {
         const reopened = await openInput(job.input.file, reading);
         const rowFiles = new RowFiles(outDir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
-        await sendRows({ ...job, input: reopened }, { options, client, deps, logger, results, rowFiles, progress, counts, payerResults, signal: context.signal, today: startedAt, seen: duplicates });
+        await sendRows(
+          { ...job, input: reopened },
+          {
+            options,
+            client,
+            deps,
+            logger,
+            results,
+            rowFiles,
+            progress,
+            counts,
+            payerResults,
+            signal: context.signal,
+            today: startedAt,
+            seen: duplicates,
+          },
+        );
         await rowFiles.close();
         const written = rowFiles.written();
         for (const kind of ROW_FILE_KINDS) {
@@ -192,7 +235,12 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       durationMs: endedAt.getTime() - startedAt.getTime(),
       ...(baseUrl && !sandbox ? { baseUrl } : {}),
       sandbox: Boolean(sandbox),
-      inputs: scanned.map((j) => ({ source: j.input.file.name, path: j.input.file.path, format: j.input.file.format, rows: j.rows })),
+      inputs: scanned.map((j) => ({
+        source: j.input.file.name,
+        path: j.input.file.path,
+        format: j.input.file.format,
+        rows: j.rows,
+      })),
       rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
       requests: requestCounts(client),
       ...(aborted ? { aborted } : {}),
@@ -200,7 +248,10 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       exitCode: exitCodeFor(counts, aborted !== undefined),
       outputs,
     };
-    logger.info({ rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted }, 'run finished');
+    logger.info(
+      { rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted },
+      'run finished',
+    );
     await closeLog();
     writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
     chmodSync(outputs.summary, 0o600);
@@ -214,7 +265,12 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 }
 
 /** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */
-async function openJournal(path: string, warnings: string[], logger: Logger, stderr: RunContext['stderr']): Promise<Journal> {
+async function openJournal(
+  path: string,
+  warnings: string[],
+  logger: Logger,
+  stderr: RunContext['stderr'],
+): Promise<Journal> {
   const dir = dirname(path);
   if (!existsSync(dir)) {
     // A journal is kept per API and key: a rotated key starts afresh. Say so, since what it forgets matters.
@@ -249,7 +305,10 @@ function requestCounts(client: ApiClient | undefined): Summary['requests'] {
 }
 
 export function makeRunId(at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 

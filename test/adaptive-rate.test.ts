@@ -3,7 +3,13 @@ import { AdaptiveRate } from '../src/execute/AdaptiveRate.js';
 import { RateLimiter } from '../src/execute/RateLimiter.js';
 import { comply, testClient } from './helpers/executeFixtures.js';
 import { FakeClock, maxInWindow } from './helpers/fakeClock.js';
-import { complianceAnswer, nestError, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+import {
+  complianceAnswer,
+  nestError,
+  sequence,
+  startScriptedServer,
+  type ScriptedServer,
+} from './helpers/scriptedServer.js';
 
 /** Records `perSecond` sends spread over the next `ms` of fake time, as a run at that rate would. */
 function sendFor(adaptive: AdaptiveRate, clock: FakeClock, perSecond: number, ms: number): void {
@@ -178,9 +184,14 @@ describe('api client: adaptive rate on 429 without Retry-After', () => {
     server = undefined;
   });
 
-
   it('lowers its own rate on a 429 and never sets it above --rate', async () => {
-    server = await startScriptedServer(sequence({ status: 200, body: complianceAnswer() }, { status: 429, body: nestError(429, 'Too Many Requests') }, { status: 200, body: complianceAnswer() }));
+    server = await startScriptedServer(
+      sequence(
+        { status: 200, body: complianceAnswer() },
+        { status: 429, body: nestError(429, 'Too Many Requests') },
+        { status: 200, body: complianceAnswer() },
+      ),
+    );
     const client = testClient(server.url, { rate: 40, concurrency: 1 });
     expect(client.limiter.rate).toBe(40);
     await comply(client, 1);
@@ -190,14 +201,18 @@ describe('api client: adaptive rate on 429 without Retry-After', () => {
   });
 
   it('adaptiveRate: false keeps the rate fixed', async () => {
-    server = await startScriptedServer(sequence({ status: 429, body: nestError(429, 'Too Many Requests') }, { status: 200, body: complianceAnswer() }));
+    server = await startScriptedServer(
+      sequence({ status: 429, body: nestError(429, 'Too Many Requests') }, { status: 200, body: complianceAnswer() }),
+    );
     const client = testClient(server.url, { rate: 40, adaptiveRate: false });
     expect((await comply(client, 1)).ok).toBe(true);
     expect(client.limiter.rate).toBe(40);
   });
 
   it('with no cap, a 429 engages one', async () => {
-    server = await startScriptedServer(sequence({ status: 429, body: nestError(429, 'Too Many Requests') }, { status: 200, body: complianceAnswer() }));
+    server = await startScriptedServer(
+      sequence({ status: 429, body: nestError(429, 'Too Many Requests') }, { status: 200, body: complianceAnswer() }),
+    );
     const client = testClient(server.url, { rate: 0 });
     expect((await comply(client, 1)).ok).toBe(true);
     expect(client.limiter.rate).toBeGreaterThan(0);

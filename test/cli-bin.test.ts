@@ -19,13 +19,18 @@ afterEach(async () => {
 describe('the payer-onboard bin', () => {
   it('runs a file against a base URL with the key from the environment, --json on stdout only', async () => {
     h.tmp.write('payers.csv', payersCsv(['b-1', 'b-2']));
-    const r = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--out', 'out', '--json', '--rate', '0'], { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } });
+    const r = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--out', 'out', '--json', '--rate', '0'], {
+      cwd: h.tmp.dir,
+      env: { PAYER_API_KEY: API_KEY },
+    });
     expect(r.stderr).toContain('2 ok, 0 waiting, 0 invalid, 0 failed');
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.rows).toMatchObject({ total: 2, ok: 2 });
     expect(summary.exitCode).toBe(0);
-    const results = parse(readFileSync(join(h.tmp.dir, 'out', 'results.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const results = parse(readFileSync(join(h.tmp.dir, 'out', 'results.csv'), 'utf8'), { columns: true }) as Array<
+      Record<string, string>
+    >;
     expect(results.map((x) => x.outcome)).toEqual(['ok', 'ok']);
     expect(statSync(join(h.tmp.dir, 'out', 'results.csv')).mode & 0o777).toBe(0o600);
   });
@@ -33,9 +38,14 @@ describe('the payer-onboard bin', () => {
   it('reads the key from --api-key-file and refuses a plain --api-key flag', async () => {
     h.tmp.write('payers.csv', payersCsv(['b-1']));
     h.tmp.write('key.txt', `${API_KEY}\n`);
-    const ok = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--api-key-file', 'key.txt', '--out', 'out', '--rate', '0'], { cwd: h.tmp.dir });
+    const ok = await bin(
+      ['run', 'payers.csv', '--base-url', h.sandbox.url, '--api-key-file', 'key.txt', '--out', 'out', '--rate', '0'],
+      { cwd: h.tmp.dir },
+    );
     expect(ok.code).toBe(0);
-    const flag = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--api-key', API_KEY], { cwd: h.tmp.dir });
+    const flag = await bin(['run', 'payers.csv', '--base-url', h.sandbox.url, '--api-key', API_KEY], {
+      cwd: h.tmp.dir,
+    });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('Unknown arguments: api-key');
   });
@@ -51,9 +61,14 @@ describe('the payer-onboard bin', () => {
 
   it('refuses plain http to a host that is not loopback', async () => {
     h.tmp.write('payers.csv', payersCsv(['b-1']));
-    const r = await bin(['run', 'payers.csv', '--base-url', 'http://api.example.com'], { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } });
+    const r = await bin(['run', 'payers.csv', '--base-url', 'http://api.example.com'], {
+      cwd: h.tmp.dir,
+      env: { PAYER_API_KEY: API_KEY },
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--base-url: plain http:// to api.example.com would send the key and personal data unencrypted');
+    expect(r.stderr).toContain(
+      '--base-url: plain http:// to api.example.com would send the key and personal data unencrypted',
+    );
   });
 
   it('exits 2 naming file and line for an unparseable file', async () => {

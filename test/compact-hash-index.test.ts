@@ -3,7 +3,7 @@ import { grown } from '../src/compact/grown.js';
 import { HashIndex } from '../src/compact/HashIndex.js';
 
 describe('HashIndex', () => {
-  it('finds each entry among many that share one hash, only through the caller\'s equality', () => {
+  it("finds each entry among many that share one hash, only through the caller's equality", () => {
     const index = new HashIndex();
     const keys: string[] = [];
     for (let i = 0; i < 3000; i++) {

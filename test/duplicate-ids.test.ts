@@ -19,7 +19,21 @@ describe('DuplicateIds', () => {
 
   it('compares ids exactly: case, spaces, composed and decomposed accents and prefixes are different ids', () => {
     const ids = new DuplicateIds();
-    const distinct = ['abc', 'ABC', 'abc ', ' abc', 'ab', 'abcd', 'caf\u00e9', 'cafe\u0301', '\u{1F600}', '\u{1F601}', '', 'x'.repeat(5000), `${'x'.repeat(4999)}y`];
+    const distinct = [
+      'abc',
+      'ABC',
+      'abc ',
+      ' abc',
+      'ab',
+      'abcd',
+      'caf\u00e9',
+      'cafe\u0301',
+      '\u{1F600}',
+      '\u{1F601}',
+      '',
+      'x'.repeat(5000),
+      `${'x'.repeat(4999)}y`,
+    ];
     distinct.forEach((id, i) => {
       expect(ids.check(id, 'p.csv', i + 2)).toBeUndefined();
     });
@@ -33,7 +47,8 @@ describe('DuplicateIds', () => {
     let repeats = 0;
     for (let i = 0; i < 200_000; i++) if (ids.check(`payer-${i}`, 'big.csv', i + 2) !== undefined) repeats++;
     expect(repeats).toBe(0);
-    for (let i = 0; i < 200_000; i += 997) expect(ids.check(`payer-${i}`, 'big.csv', 300_000 + i)).toBe(`big.csv:${i + 2}`);
+    for (let i = 0; i < 200_000; i += 997)
+      expect(ids.check(`payer-${i}`, 'big.csv', 300_000 + i)).toBe(`big.csv:${i + 2}`);
     ids.freeze();
     expect(ids.check('payer-997', 'big.csv', 300_997)).toBe('big.csv:999');
     expect(ids.check('payer-997', 'big.csv', 999)).toBeUndefined();

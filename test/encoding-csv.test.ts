@@ -19,7 +19,8 @@ describe('CSV as Excel saves it', () => {
     const { summary, stderr, results } = await h.run({ inputs: [input] });
 
     expect(h.sandbox.payer('w-1')!.request).toMatchObject({ lastName: 'Müller', city: 'Zürich' });
-    const warning = 'payers.csv: is not UTF-8; read as Windows-1252 (what Excel on Windows writes for "CSV (Comma delimited)"). Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly';
+    const warning =
+      'payers.csv: is not UTF-8; read as Windows-1252 (what Excel on Windows writes for "CSV (Comma delimited)"). Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly';
     expect(summary.warnings).toEqual([warning]);
     expect(stderr.split(warning).length - 1).toBe(1);
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'invalid']);
@@ -51,11 +52,17 @@ describe('CSV as Excel saves it', () => {
     const { summary } = await h.run({ inputs: [input] });
     expect(summary.exitCode).toBe(0);
     expect(h.sandbox.payer('u-1')!.request).toMatchObject({ lastName: 'Ørsted', phone: '+12175550100' });
-    expect(summary.warnings).toEqual([expect.stringContaining(`payers.txt: is not UTF-8; read as UTF-16 (${encoding === 'utf-16le' ? 'little' : 'big'}-endian, from its byte order mark)`)]);
+    expect(summary.warnings).toEqual([
+      expect.stringContaining(
+        `payers.txt: is not UTF-8; read as UTF-16 (${encoding === 'utf-16le' ? 'little' : 'big'}-endian, from its byte order mark)`,
+      ),
+    ]);
   });
 
   it('reads `;` with a UTF-8 BOM and CRLF, with no warning, and writes failed rows back the same way', async () => {
-    const rows = [PAYER_HEADER, payerRow('s-1', { lastName: 'Brontë' }), payerRow('s-2', { email: 'nope' })].map((line) => line.replace(/,/g, ';'));
+    const rows = [PAYER_HEADER, payerRow('s-1', { lastName: 'Brontë' }), payerRow('s-2', { email: 'nope' })].map(
+      (line) => line.replace(/,/g, ';'),
+    );
     const input = h.tmp.write('payers.csv', `\uFEFF${rows.join('\r\n')}\r\n`);
     const { summary, results } = await h.run({ inputs: [input] });
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'invalid']);

@@ -9,7 +9,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-
 describe('api client: concurrency, rate and backpressure', () => {
   it('never has more than `concurrency` requests in flight, retries included', async () => {
     let n = 0;
@@ -57,9 +56,15 @@ describe('api client: concurrency, rate and backpressure', () => {
   });
 
   it('rejects impossible options with the option named', () => {
-    expect(() => testClient('http://127.0.0.1:1', { concurrency: 0 })).toThrow('concurrency: must be a whole number >= 1, got 0');
-    expect(() => testClient('http://127.0.0.1:1', { retries: -1 })).toThrow('retries: must be a whole number >= 0, got -1');
-    expect(() => testClient('http://127.0.0.1:1', { timeoutMs: 0 })).toThrow('timeoutMs: must be a number above 0, got 0');
+    expect(() => testClient('http://127.0.0.1:1', { concurrency: 0 })).toThrow(
+      'concurrency: must be a whole number >= 1, got 0',
+    );
+    expect(() => testClient('http://127.0.0.1:1', { retries: -1 })).toThrow(
+      'retries: must be a whole number >= 0, got -1',
+    );
+    expect(() => testClient('http://127.0.0.1:1', { timeoutMs: 0 })).toThrow(
+      'timeoutMs: must be a number above 0, got 0',
+    );
     expect(() => testClient('http://127.0.0.1:1', { rate: -2 })).toThrow(RangeError);
   });
 });

@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/ApiError.js';
 import { idempotencyKey } from '../src/execute/idempotencyKey.js';
 import { API_KEY, complianceBody, paymentDetailBody, testClient } from './helpers/executeFixtures.js';
-import { complianceAnswer, nestError, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+import {
+  complianceAnswer,
+  nestError,
+  sequence,
+  startScriptedServer,
+  type ScriptedServer,
+} from './helpers/scriptedServer.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -10,22 +16,49 @@ afterEach(async () => {
   server = undefined;
 });
 
-const meta = (body = complianceBody()) => ({ clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
+const meta = (body = complianceBody()) => ({
+  clientUserId: body.clientUserId,
+  idempotencyKey: idempotencyKey('compliance', body.clientUserId, body),
+});
 
 describe('api client: what is retried', () => {
   it.each([408, 429, 500, 502, 503, 504])('retries %i and then succeeds', async (status) => {
-    server = await startScriptedServer(sequence({ status, body: nestError(status, 'try again') }, { status: 200, body: complianceAnswer() }));
+    server = await startScriptedServer(
+      sequence({ status, body: nestError(status, 'try again') }, { status: 200, body: complianceAnswer() }),
+    );
     const client = testClient(server.url);
     const result = await client.createCompliance(complianceBody(), meta());
-    expect(result).toEqual({ ok: true, status: 200, body: { userId: complianceAnswer().userId, agreementUrl: complianceAnswer().agreementUrl, kycUrl: complianceAnswer().kycUrl, agreementStatus: 'not_started', kycStatus: 'not_started' } });
+    expect(result).toEqual({
+      ok: true,
+      status: 200,
+      body: {
+        userId: complianceAnswer().userId,
+        agreementUrl: complianceAnswer().agreementUrl,
+        kycUrl: complianceAnswer().kycUrl,
+        agreementStatus: 'not_started',
+        kycStatus: 'not_started',
+      },
+    });
     expect(server.hits).toHaveLength(2);
     expect(client.stats()).toEqual({ requests: 2, byStatus: { [String(status)]: 1, '200': 1 }, retries: 1 });
   });
 
   it.each([
-    [400, nestError(400, 'Invalid bank account details', 'Bad Request'), 'compliance: HTTP 400 Invalid bank account details'],
-    [400, nestError(400, ['email must be an email', 'phone must be a valid phone number'], 'Bad Request'), 'compliance: HTTP 400 email must be an email; phone must be a valid phone number'],
-    [400, { message: 'Validation failed', errors: [{ field: 'postcode', message: 'postcode is required' }] }, 'compliance: HTTP 400 postcode: postcode is required'],
+    [
+      400,
+      nestError(400, 'Invalid bank account details', 'Bad Request'),
+      'compliance: HTTP 400 Invalid bank account details',
+    ],
+    [
+      400,
+      nestError(400, ['email must be an email', 'phone must be a valid phone number'], 'Bad Request'),
+      'compliance: HTTP 400 email must be an email; phone must be a valid phone number',
+    ],
+    [
+      400,
+      { message: 'Validation failed', errors: [{ field: 'postcode', message: 'postcode is required' }] },
+      'compliance: HTTP 400 postcode: postcode is required',
+    ],
     [422, {}, 'compliance: HTTP 422 Unprocessable Entity'],
     [409, 'already there', 'compliance: HTTP 409 already there'],
   ])('does not retry %i, and reports the server message', async (status, body, message) => {
@@ -36,17 +69,29 @@ describe('api client: what is retried', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error).toBeInstanceOf(ApiError);
-    expect(result.error).toMatchObject({ code: 'E_API', step: 'compliance', kind: 'http', status, retryable: false, message });
+    expect(result.error).toMatchObject({
+      code: 'E_API',
+      step: 'compliance',
+      kind: 'http',
+      status,
+      retryable: false,
+      message,
+    });
     expect(client.stopped()).toBeUndefined();
   });
 
-  it('a 404 on create compliance is a wrong address, not a row\'s fault: the client stops (API down, exit 3)', async () => {
-    server = await startScriptedServer(sequence({ status: 404, body: nestError(404, 'Cannot POST /api/v1/payer', 'Not Found') }));
+  it("a 404 on create compliance is a wrong address, not a row's fault: the client stops (API down, exit 3)", async () => {
+    server = await startScriptedServer(
+      sequence({ status: 404, body: nestError(404, 'Cannot POST /api/v1/payer', 'Not Found') }),
+    );
     const client = testClient(server.url);
     const result = await client.createCompliance(complianceBody(), meta());
     expect(server.hits).toHaveLength(1);
     expect(result).toMatchObject({ ok: false, error: { status: 404 } });
-    expect(client.stopped()).toEqual({ reason: 'api-down', message: `stopped: create compliance answered HTTP 404 Cannot POST /api/v1/payer at ${server.url}: check --base-url and --compliance-path` });
+    expect(client.stopped()).toEqual({
+      reason: 'api-down',
+      message: `stopped: create compliance answered HTTP 404 Cannot POST /api/v1/payer at ${server.url}: check --base-url and --compliance-path`,
+    });
   });
 
   it('gives up after `retries` retries with the last error', async () => {
@@ -54,25 +99,62 @@ describe('api client: what is retried', () => {
     const client = testClient(server.url, { retries: 3 });
     const result = await client.readPaymentDetails('payer-001');
     expect(server.hits).toHaveLength(4);
-    expect(result).toMatchObject({ ok: false, error: { kind: 'http', status: 503, retryable: true, message: 'payment-details: HTTP 503 Service Unavailable' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'http', status: 503, retryable: true, message: 'payment-details: HTTP 503 Service Unavailable' },
+    });
     expect(client.stats().retries).toBe(3);
   });
 
   it.each([
     ['a 500', { status: 500, body: nestError(500, 'Internal server error') }],
     ['a reset', { reset: true }],
-  ] as const)('never sends a bank account twice blindly: %s comes back at once, for a read to settle', async (_name, first) => {
-    server = await startScriptedServer(sequence(first, { status: 201, body: { payment_detail: { id: 'pd_2', clientUserId: 'payer-001', bankName: 'B', accountName: 'A', currency: 'USD', beneficiaryType: 'individual' } } }));
-    const client = testClient(server.url, { retries: 3 });
-    const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
-    expect(server.hits).toHaveLength(1);
-    expect(result.ok).toBe(false);
-    // Not a sign of an API down: a 500 is also how the KYC gate refuses.
-    expect(client.stopped()).toBeUndefined();
-  });
+  ] as const)(
+    'never sends a bank account twice blindly: %s comes back at once, for a read to settle',
+    async (_name, first) => {
+      server = await startScriptedServer(
+        sequence(first, {
+          status: 201,
+          body: {
+            payment_detail: {
+              id: 'pd_2',
+              clientUserId: 'payer-001',
+              bankName: 'B',
+              accountName: 'A',
+              currency: 'USD',
+              beneficiaryType: 'individual',
+            },
+          },
+        }),
+      );
+      const client = testClient(server.url, { retries: 3 });
+      const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
+      expect(server.hits).toHaveLength(1);
+      expect(result.ok).toBe(false);
+      // Not a sign of an API down: a 500 is also how the KYC gate refuses.
+      expect(client.stopped()).toBeUndefined();
+    },
+  );
 
   it('retries a bank account answered 429: the service said it did nothing', async () => {
-    server = await startScriptedServer(sequence({ status: 429, body: nestError(429, 'Too Many Requests') }, { status: 201, body: { payment_detail: { id: 'pd_3', clientUserId: 'payer-001', bankName: 'B', accountName: 'A', currency: 'USD', beneficiaryType: 'individual' } } }));
+    server = await startScriptedServer(
+      sequence(
+        { status: 429, body: nestError(429, 'Too Many Requests') },
+        {
+          status: 201,
+          body: {
+            payment_detail: {
+              id: 'pd_3',
+              clientUserId: 'payer-001',
+              bankName: 'B',
+              accountName: 'A',
+              currency: 'USD',
+              beneficiaryType: 'individual',
+            },
+          },
+        },
+      ),
+    );
     const client = testClient(server.url);
     const result = await client.createPaymentDetail('payer-001', paymentDetailBody(), { idempotencyKey: 'po-x' });
     expect(result).toEqual({ ok: true, status: 201, body: { id: 'pd_3' } });
@@ -80,7 +162,9 @@ describe('api client: what is retried', () => {
   });
 
   it('reads: a 404 is an answer (not registered), not a failure', async () => {
-    server = await startScriptedServer(sequence({ status: 404, body: nestError(404, 'Payer with client user ID payer-001 not found') }));
+    server = await startScriptedServer(
+      sequence({ status: 404, body: nestError(404, 'Payer with client user ID payer-001 not found') }),
+    );
     const client = testClient(server.url);
     expect(await client.readPayer('payer-001')).toEqual({ ok: true, status: 404, body: { found: false } });
     expect(server.hits.map((h) => `${h.method} ${h.path}`)).toEqual(['GET /v2/payer/payer-001']);
@@ -91,7 +175,10 @@ describe('api client: what is retried', () => {
     const client = testClient(server.url);
     const result = await client.completeAgreement('payer 001/x', { agreementCompleted: true });
     expect(result).toEqual({ ok: true, status: 200, body: { success: true } });
-    expect(server.hits.map((h) => `${h.method} ${h.path}`)).toEqual(['PATCH /v2/payer/payer%20001%2Fx', 'PATCH /v2/payer/payer%20001%2Fx']);
+    expect(server.hits.map((h) => `${h.method} ${h.path}`)).toEqual([
+      'PATCH /v2/payer/payer%20001%2Fx',
+      'PATCH /v2/payer/payer%20001%2Fx',
+    ]);
     expect(server.hits[1]?.body).toEqual({ agreementCompleted: true });
   });
 
@@ -124,12 +211,17 @@ describe('api client: what is retried', () => {
     server = undefined;
     const client = testClient(url, { retries: 1 });
     const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
-    expect(result).toMatchObject({ ok: false, error: { kind: 'network', networkCode: 'ECONNREFUSED', message: 'agreement: network error ECONNREFUSED' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'network', networkCode: 'ECONNREFUSED', message: 'agreement: network error ECONNREFUSED' },
+    });
     expect(client.stats()).toEqual({ requests: 2, byStatus: { network: 2 }, retries: 1 });
   });
 
   it('times out an attempt after timeoutMs and retries it', async () => {
-    server = await startScriptedServer(sequence({ hang: 400, body: complianceAnswer() }, { status: 200, body: complianceAnswer() }));
+    server = await startScriptedServer(
+      sequence({ hang: 400, body: complianceAnswer() }, { status: 200, body: complianceAnswer() }),
+    );
     const client = testClient(server.url, { timeoutMs: 50 });
     const result = await client.createCompliance(complianceBody(), meta());
     expect(result.ok).toBe(true);
@@ -141,12 +233,17 @@ describe('api client: what is retried', () => {
     server = await startScriptedServer(sequence({ hang: 400 }));
     const client = testClient(server.url, { timeoutMs: 50, retries: 1 });
     const result = await client.createCompliance(complianceBody(), meta());
-    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout', retryable: true, message: 'compliance: timed out after 0.05 s' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'timeout', retryable: true, message: 'compliance: timed out after 0.05 s' },
+    });
     expect(server.hits).toHaveLength(2);
   });
 
   it('sends the same Idempotency-Key on every retry, and the x-api-key on every request', async () => {
-    server = await startScriptedServer(sequence({ status: 500 }, { reset: true }, { status: 503 }, { status: 200, body: complianceAnswer() }));
+    server = await startScriptedServer(
+      sequence({ status: 500 }, { reset: true }, { status: 503 }, { status: 200, body: complianceAnswer() }),
+    );
     const client = testClient(server.url);
     const body = complianceBody();
     const result = await client.createCompliance(body, meta(body));
@@ -192,7 +289,9 @@ describe('api client: Retry-After and 429', () => {
 
   it('honours Retry-After as an HTTP date', async () => {
     const when = () => new Date(Date.now() + 1500).toUTCString(); // second precision: between 0.5 and 1.5 s from now
-    server = await startScriptedServer(sequence({ status: 503, headers: { 'retry-after': when() } }, { status: 200, body: { success: true } }));
+    server = await startScriptedServer(
+      sequence({ status: 503, headers: { 'retry-after': when() } }, { status: 200, body: { success: true } }),
+    );
     const client = testClient(server.url);
     const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
     expect(result.ok).toBe(true);
@@ -207,7 +306,9 @@ describe('api client: Retry-After and 429', () => {
         first = false;
         return { status: 429, body: nestError(429, 'ThrottlerException: Too Many Requests') };
       }
-      return hit.method === 'PATCH' ? { status: 200, body: { success: true } } : { status: 200, body: complianceAnswer() };
+      return hit.method === 'PATCH'
+        ? { status: 200, body: { success: true } }
+        : { status: 200, body: complianceAnswer() };
     });
     const client = testClient(server.url, { backoff: { baseMs: 300, maxMs: 300 }, random: () => 0 });
     const first429 = client.createCompliance(complianceBody(), meta());
@@ -222,7 +323,9 @@ describe('api client: Retry-After and 429', () => {
   });
 
   it('cuts a huge Retry-After to maxRetryAfterMs', async () => {
-    server = await startScriptedServer(sequence({ status: 429, headers: { 'retry-after': '86400' } }, { status: 200, body: { success: true } }));
+    server = await startScriptedServer(
+      sequence({ status: 429, headers: { 'retry-after': '86400' } }, { status: 200, body: { success: true } }),
+    );
     const client = testClient(server.url, { maxRetryAfterMs: 20 });
     const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
     expect(result.ok).toBe(true);
@@ -231,7 +334,9 @@ describe('api client: Retry-After and 429', () => {
 
 describe('api client: success bodies', () => {
   it('accepts any 2xx and keeps what is usable of a body that does not match the schema', async () => {
-    server = await startScriptedServer(sequence({ status: 201, body: { userId: 'not-a-uuid', kycUrl: 'https://k.example/1', status: 'weird' } }));
+    server = await startScriptedServer(
+      sequence({ status: 201, body: { userId: 'not-a-uuid', kycUrl: 'https://k.example/1', status: 'weird' } }),
+    );
     const client = testClient(server.url);
     const result = await client.createCompliance(complianceBody(), meta());
     expect(result).toEqual({ ok: true, status: 201, body: { userId: 'not-a-uuid', kycUrl: 'https://k.example/1' } });
@@ -246,7 +351,11 @@ describe('api client: success bodies', () => {
   });
 
   it('treats a 3xx as a failure and does not follow it (the key would go along)', async () => {
-    server = await startScriptedServer((hit) => (hit.path === '/v1/payer' ? { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } } : { status: 200 }));
+    server = await startScriptedServer((hit) =>
+      hit.path === '/v1/payer'
+        ? { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } }
+        : { status: 200 },
+    );
     const client = testClient(server.url);
     const result = await client.createCompliance(complianceBody(), meta());
     expect(result).toMatchObject({ ok: false, error: { kind: 'http', status: 302 } });

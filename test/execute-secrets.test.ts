@@ -6,7 +6,14 @@ import { cleanServerMessage } from '../src/execute/cleanServerMessage.js';
 import { executeRow } from '../src/execute/executeRow.js';
 import { payerWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';
-import { API_KEY, captureLogger, complianceBody, paymentDetailBody, payerRow, testClient } from './helpers/executeFixtures.js';
+import {
+  API_KEY,
+  captureLogger,
+  complianceBody,
+  paymentDetailBody,
+  payerRow,
+  testClient,
+} from './helpers/executeFixtures.js';
 import { complianceAnswer, nestError, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
 
 let server: ScriptedServer | undefined;
@@ -18,7 +25,9 @@ afterEach(async () => {
 /** Every personal value of the fixtures, and the key. */
 const SECRETS = [
   API_KEY,
-  ...Object.entries(complianceBody()).filter(([k]) => !['clientUserId', 'beneficiaryType', 'country', 'nationality'].includes(k)).map(([, v]) => v),
+  ...Object.entries(complianceBody())
+    .filter(([k]) => !['clientUserId', 'beneficiaryType', 'country', 'nationality'].includes(k))
+    .map(([, v]) => v),
   '000123456789',
   '021000021',
   'First Springfield Bank',
@@ -41,12 +50,30 @@ describe('no key and no personal value leaves the client', () => {
       if (hit.method === 'PATCH') return n < 5 ? { reset: true } : { hang: 1500 };
       if (hit.method === 'GET') return { status: 200, body: { paymentDetails: [] } };
       // The server echoes personal values back in its message.
-      return { status: 400, body: nestError(400, [`accountNumber 000123456789 is invalid for routing 021000021`, `email ada.lovelace@example.com taken`, `key ${API_KEY}`]) };
+      return {
+        status: 400,
+        body: nestError(400, [
+          `accountNumber 000123456789 is invalid for routing 021000021`,
+          `email ada.lovelace@example.com taken`,
+          `key ${API_KEY}`,
+        ]),
+      };
     });
     const { logger, text } = captureLogger('trace');
     const client = testClient(server.url, { logger, retries: 2, timeoutMs: 400 }); // long enough for a loaded machine to answer
-    const ctx = { steps: [...STEPS], compliancePath: '/v1/payer' as const, retries: 2, maxWaitDays: 30, now: new Date(), knowledge: { gate: 'unknown' as const } };
-    const { result } = await executeRow(payerWork(payerRow()), { client, journal: undefined, ctx, taken: new Set() }, 'payers.csv:2');
+    const ctx = {
+      steps: [...STEPS],
+      compliancePath: '/v1/payer' as const,
+      retries: 2,
+      maxWaitDays: 30,
+      now: new Date(),
+      knowledge: { gate: 'unknown' as const },
+    };
+    const { result } = await executeRow(
+      payerWork(payerRow()),
+      { client, journal: undefined, ctx, taken: new Set() },
+      'payers.csv:2',
+    );
     expect(result.outcome).toBe('failed');
     const log = text();
     expect(log).toContain('"step":"compliance"');
@@ -54,7 +81,9 @@ describe('no key and no personal value leaves the client', () => {
     expect(log).toContain('"status":500');
     expectNoSecret(log);
     expectNoSecret(result.errors.join('\n'));
-    expect(result.errors).toContain('payment-details: HTTP 400 accountNumber [redacted] is invalid for routing [redacted]; email [redacted] taken; key [redacted]');
+    expect(result.errors).toContain(
+      'payment-details: HTTP 400 accountNumber [redacted] is invalid for routing [redacted]; email [redacted] taken; key [redacted]',
+    );
   });
 
   it('in a network error, however it is printed or logged (got keeps the key and body in its options)', async () => {
@@ -77,7 +106,10 @@ describe('no key and no personal value leaves the client', () => {
   it('in a timeout error', async () => {
     server = await startScriptedServer(() => ({ hang: 300 }));
     const client = testClient(server.url, { retries: 0, timeoutMs: 30 });
-    const result = await client.createCompliance(complianceBody(), { clientUserId: 'payer-001', idempotencyKey: 'po-x' });
+    const result = await client.createCompliance(complianceBody(), {
+      clientUserId: 'payer-001',
+      idempotencyKey: 'po-x',
+    });
     if (result.ok) throw new Error('expected a timeout');
     expect(result.error.message).toBe('compliance: timed out after 0.03 s');
     const chunks: string[] = [];
@@ -88,17 +120,49 @@ describe('no key and no personal value leaves the client', () => {
 
 describe('ApiError and cleanServerMessage', () => {
   it('builds the messages that go into results.csv', () => {
-    expect(new ApiError({ step: 'compliance', kind: 'http', status: 400, serverMessage: 'Invalid bank account details', retryable: false }).message).toBe('compliance: HTTP 400 Invalid bank account details');
-    expect(new ApiError({ step: 'agreement', kind: 'http', status: 500, retryable: true }).message).toBe('agreement: HTTP 500 Internal Server Error');
-    expect(new ApiError({ step: 'payment-details', kind: 'network', networkCode: 'ECONNRESET', retryable: true }).message).toBe('payment-details: network error ECONNRESET');
-    expect(new ApiError({ step: 'compliance', kind: 'timeout', timeoutMs: 30_000, retryable: true }).message).toBe('compliance: timed out after 30 s');
-    const error = new ApiError({ step: 'compliance', kind: 'stopped', stoppedBecause: 'API key rejected', retryable: false });
-    expect(error).toMatchObject({ name: 'ApiError', code: 'E_API', exitCode: 1, message: 'compliance: not sent, API key rejected' });
+    expect(
+      new ApiError({
+        step: 'compliance',
+        kind: 'http',
+        status: 400,
+        serverMessage: 'Invalid bank account details',
+        retryable: false,
+      }).message,
+    ).toBe('compliance: HTTP 400 Invalid bank account details');
+    expect(new ApiError({ step: 'agreement', kind: 'http', status: 500, retryable: true }).message).toBe(
+      'agreement: HTTP 500 Internal Server Error',
+    );
+    expect(
+      new ApiError({ step: 'payment-details', kind: 'network', networkCode: 'ECONNRESET', retryable: true }).message,
+    ).toBe('payment-details: network error ECONNRESET');
+    expect(new ApiError({ step: 'compliance', kind: 'timeout', timeoutMs: 30_000, retryable: true }).message).toBe(
+      'compliance: timed out after 30 s',
+    );
+    const error = new ApiError({
+      step: 'compliance',
+      kind: 'stopped',
+      stoppedBecause: 'API key rejected',
+      retryable: false,
+    });
+    expect(error).toMatchObject({
+      name: 'ApiError',
+      code: 'E_API',
+      exitCode: 1,
+      message: 'compliance: not sent, API key rejected',
+    });
   });
 
   it('cuts request values and the key out of a server message, keeps codes, and bounds it to one line', () => {
-    const body = { clientUserId: 'payer-9', ssn: '987-65-4321', country: 'US', beneficiaryType: 'business', nested: { iban: 'DE89370400440532013000' } };
-    expect(cleanServerMessage('ssn 987-65-4321 bad for payer-9 (US, business)\nDE89370400440532013000 KEY', body, 'KEY-123')).toBe('ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
+    const body = {
+      clientUserId: 'payer-9',
+      ssn: '987-65-4321',
+      country: 'US',
+      beneficiaryType: 'business',
+      nested: { iban: 'DE89370400440532013000' },
+    };
+    expect(
+      cleanServerMessage('ssn 987-65-4321 bad for payer-9 (US, business)\nDE89370400440532013000 KEY', body, 'KEY-123'),
+    ).toBe('ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
     expect(cleanServerMessage('uses KEY-123', body, 'KEY-123')).toBe('uses [redacted]');
     expect(cleanServerMessage(undefined, body, 'k')).toBeUndefined();
     expect(cleanServerMessage('x'.repeat(1000), body, 'KEY-123')).toHaveLength(300);

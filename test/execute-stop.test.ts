@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { comply, testClient } from './helpers/executeFixtures.js';
-import { complianceAnswer, nestError, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+import {
+  complianceAnswer,
+  nestError,
+  sequence,
+  startScriptedServer,
+  type ScriptedServer,
+} from './helpers/scriptedServer.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -8,20 +14,27 @@ afterEach(async () => {
   server = undefined;
 });
 
-
 describe('api client: stopping', () => {
   it.each([401, 403])('%i stops every later and queued call without sending it', async (status) => {
-    server = await startScriptedServer(sequence({ status, body: nestError(status, 'Invalid API key', 'Unauthorized'), delayMs: 20 }));
+    server = await startScriptedServer(
+      sequence({ status, body: nestError(status, 'Invalid API key', 'Unauthorized'), delayMs: 20 }),
+    );
     const client = testClient(server.url, { concurrency: 2 });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => comply(client, i)));
     // Only what was already on the wire when the first 401 came back was sent.
     expect(server.hits.length).toBeLessThanOrEqual(2);
-    expect(client.stopped()).toEqual({ reason: 'key-rejected', message: `stopped: API key rejected (compliance: HTTP ${status} Invalid API key)` });
+    expect(client.stopped()).toEqual({
+      reason: 'key-rejected',
+      message: `stopped: API key rejected (compliance: HTTP ${status} Invalid API key)`,
+    });
     const sent = results.filter((r) => !r.ok && r.error.kind === 'http');
     const notSent = results.filter((r) => !r.ok && r.error.kind === 'stopped');
     expect(sent).toHaveLength(server.hits.length);
     expect(notSent).toHaveLength(20 - server.hits.length);
-    expect(notSent[0]).toMatchObject({ ok: false, error: { message: 'compliance: not sent, API key rejected', retryable: false } });
+    expect(notSent[0]).toMatchObject({
+      ok: false,
+      error: { message: 'compliance: not sent, API key rejected', retryable: false },
+    });
 
     const later = await client.completeAgreement('payer-1', { agreementCompleted: true });
     expect(later).toMatchObject({ ok: false, error: { kind: 'stopped', step: 'agreement' } });
@@ -37,8 +50,14 @@ describe('api client: stopping', () => {
     // 3 calls x 2 attempts, then nothing more is sent.
     expect(server.hits).toHaveLength(6);
     expect(client.stopped()?.reason).toBe('api-down');
-    expect(client.stopped()?.message).toBe('stopped: API down, 3 calls in a row failed after retries (last: compliance: HTTP 502 Bad Gateway)');
-    expect(results.slice(3).every((r) => !r.ok && r.error.kind === 'stopped' && r.error.message === 'compliance: not sent, API down')).toBe(true);
+    expect(client.stopped()?.message).toBe(
+      'stopped: API down, 3 calls in a row failed after retries (last: compliance: HTTP 502 Bad Gateway)',
+    );
+    expect(
+      results
+        .slice(3)
+        .every((r) => !r.ok && r.error.kind === 'stopped' && r.error.message === 'compliance: not sent, API down'),
+    ).toBe(true);
   });
 
   it('an answer from a live API in between resets the count of consecutive failures', async () => {
@@ -56,7 +75,9 @@ describe('api client: stopping', () => {
 
   it('stop("interrupted") lets requests on the wire finish and sends nothing more, not even retries', async () => {
     // Call 0 gets a 500 and waits out a long backoff; call 1 is on the wire; call 2 is queued.
-    server = await startScriptedServer((hit) => (hit.n === 0 ? { status: 500 } : { status: 200, body: complianceAnswer(), delayMs: 150 }));
+    server = await startScriptedServer((hit) =>
+      hit.n === 0 ? { status: 500 } : { status: 200, body: complianceAnswer(), delayMs: 150 },
+    );
     const client = testClient(server.url, { concurrency: 1, backoff: { baseMs: 10_000, maxMs: 10_000 } });
     const calls = Array.from({ length: 3 }, (_, i) => comply(client, i));
     await new Promise((r) => setTimeout(r, 60));
@@ -66,7 +87,10 @@ describe('api client: stopping', () => {
     // The call that was tried keeps its real error (its retry is not sent); the one on the wire finishes; the rest are not sent.
     expect(results[0]).toMatchObject({ ok: false, error: { kind: 'http', status: 500 } });
     expect(results[1]?.ok).toBe(true);
-    expect(results[2]).toMatchObject({ ok: false, error: { kind: 'stopped', message: 'compliance: not sent, run interrupted' } });
+    expect(results[2]).toMatchObject({
+      ok: false,
+      error: { kind: 'stopped', message: 'compliance: not sent, run interrupted' },
+    });
     expect(server.hits).toHaveLength(2);
     expect(client.stopped()).toEqual({ reason: 'interrupted', message: 'stopped: run interrupted' });
     client.stop('api-down');

@@ -21,7 +21,10 @@ const env = () => ({ PAYER_API_KEY: API_KEY, PAYER_API_BASE_URL: h.sandbox.url, 
 
 describe('payer-onboard inbox (the bin)', () => {
   it('prints nothing at all and exits 0 when there is nothing to do, even with --json', async () => {
-    for (const args of [['inbox', 'inbox'], ['inbox', 'inbox', '--json', '--settle', '1']]) {
+    for (const args of [
+      ['inbox', 'inbox'],
+      ['inbox', 'inbox', '--json', '--settle', '1'],
+    ]) {
       const r = await spawnBin(args, { cwd: h.tmp.dir, env: env() }).done;
       expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
     }
@@ -49,13 +52,24 @@ describe('payer-onboard inbox (the bin)', () => {
 
   it('takes over the lock of a process that died, and prints one --json line per file', async () => {
     const dead = spawnSync(process.execPath, ['-e', '']);
-    writeFileSync(inbox.path('lock'), JSON.stringify({ pid: dead.pid, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      inbox.path('lock'),
+      JSON.stringify({ pid: dead.pid, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     inbox.drop('one.csv', payersCsv(['o-1']), 120);
     inbox.drop('two.csv', payersCsv(['o-2'], { 'o-2': { email: 'x' } }), 60);
     const r = await spawnBin(['inbox', 'inbox', '--json', '--settle', '1'], { cwd: h.tmp.dir, env: env() }).done;
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { file: string; folder: string; exitCode: number; summary: { rows: { ok: number } } });
-    expect(lines.map((l) => [l.file, l.folder, l.exitCode, l.summary.rows.ok])).toEqual([['one.csv', 'done', 0, 1], ['two.csv', 'failed', 1, 0]]);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) => JSON.parse(l) as { file: string; folder: string; exitCode: number; summary: { rows: { ok: number } } },
+      );
+    expect(lines.map((l) => [l.file, l.folder, l.exitCode, l.summary.rows.ok])).toEqual([
+      ['one.csv', 'done', 0, 1],
+      ['two.csv', 'failed', 1, 0],
+    ]);
     expect(existsSync(inbox.path('lock'))).toBe(false);
   });
 

@@ -30,7 +30,10 @@ describe('inbox: one pass', () => {
     inbox.drop('bad.csv', payersCsv(['b-1', 'b-2'], { 'b-2': { email: 'nope' } }), 120);
     const r = await once();
 
-    expect(r.files.map((f) => [f.file, f.folder, f.exitCode])).toEqual([['bad.csv', 'failed', 1], ['good.csv', 'done', 0]]);
+    expect(r.files.map((f) => [f.file, f.folder, f.exitCode])).toEqual([
+      ['bad.csv', 'failed', 1],
+      ['good.csv', 'done', 0],
+    ]);
     expect(r.exitCode).toBe(1);
     expect(inbox.list('incoming')).toEqual([]);
     expect(inbox.list('processing')).toEqual([]);
@@ -73,14 +76,27 @@ describe('inbox: crash and resume', () => {
     // The crash: a run of the file got through (some of) its calls, and the process died before moving it.
     const leftOver = inbox.drop('monday.csv', payersCsv(['m-1', 'm-2', 'm-3']), 300, 'processing');
     await run(
-      { inputs: [leftOver], baseUrl: h.sandbox.url, rate: 0, out: h.tmp.path('crashed-run'), stateDir: inbox.path('.payer-onboard') },
+      {
+        inputs: [leftOver],
+        baseUrl: h.sandbox.url,
+        rate: 0,
+        out: h.tmp.path('crashed-run'),
+        stateDir: inbox.path('.payer-onboard'),
+      },
       { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } },
     );
     inbox.drop('tuesday.csv', payersCsv(['t-1']), 30);
 
     const r = await once();
-    expect(r.files.map((f) => [f.file, f.folder])).toEqual([['monday.csv', 'done'], ['tuesday.csv', 'done']]);
-    expect(readResults(inbox.path(r.files[0]!.results!, 'results.csv')).map((x) => x.outcome)).toEqual(['ok', 'ok', 'ok']);
+    expect(r.files.map((f) => [f.file, f.folder])).toEqual([
+      ['monday.csv', 'done'],
+      ['tuesday.csv', 'done'],
+    ]);
+    expect(readResults(inbox.path(r.files[0]!.results!, 'results.csv')).map((x) => x.outcome)).toEqual([
+      'ok',
+      'ok',
+      'ok',
+    ]);
     expect(inbox.list('processing')).toEqual([]);
     const stats = h.sandbox.stats();
     expect(stats.payersCreated).toBe(4);
@@ -97,6 +113,9 @@ describe('inbox: crash and resume', () => {
     expect(inbox.list('incoming')).toEqual(['b.csv']);
     // With the right key the next pass resumes it first, then takes b.csv.
     const again = await once();
-    expect(again.files.map((f) => [f.file, f.folder])).toEqual([['a.csv', 'done'], ['b.csv', 'done']]);
+    expect(again.files.map((f) => [f.file, f.folder])).toEqual([
+      ['a.csv', 'done'],
+      ['b.csv', 'done'],
+    ]);
   });
 });

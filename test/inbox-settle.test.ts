@@ -2,7 +2,15 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInbox } from '../src/inbox/runInbox.js';
 import { SettleTracker } from '../src/inbox/SettleTracker.js';
-import { API_KEY, harness, memoryStream, PAYER_HEADER, payerRow, payersCsv, readResults } from './helpers/runHarness.js';
+import {
+  API_KEY,
+  harness,
+  memoryStream,
+  PAYER_HEADER,
+  payerRow,
+  payersCsv,
+  readResults,
+} from './helpers/runHarness.js';
 import { inboxAt } from './helpers/inboxFixtures.js';
 import { until } from './helpers/spawnBin.js';
 
@@ -10,7 +18,15 @@ describe('SettleTracker', () => {
   const T = 1_000_000;
   it('settles a file whose mtime is old at once, and a fresh one only after it stops changing for the settle time', () => {
     const t = new SettleTracker(2000);
-    expect(t.update([{ name: 'old.csv', size: 10, mtimeMs: T - 5000 }, { name: 'new.csv', size: 10, mtimeMs: T }], T)).toEqual(['old.csv']);
+    expect(
+      t.update(
+        [
+          { name: 'old.csv', size: 10, mtimeMs: T - 5000 },
+          { name: 'new.csv', size: 10, mtimeMs: T },
+        ],
+        T,
+      ),
+    ).toEqual(['old.csv']);
     // Grows: the clock starts again.
     expect(t.update([{ name: 'new.csv', size: 20, mtimeMs: T + 1000 }], T + 1000)).toEqual([]);
     expect(t.update([{ name: 'new.csv', size: 20, mtimeMs: T + 1000 }], T + 2500)).toEqual([]);
@@ -26,7 +42,16 @@ describe('SettleTracker', () => {
 
   it('orders settled files oldest first', () => {
     const t = new SettleTracker(0);
-    expect(t.update([{ name: 'b', size: 1, mtimeMs: 2 }, { name: 'a', size: 1, mtimeMs: 3 }, { name: 'c', size: 1, mtimeMs: 1 }], T)).toEqual(['c', 'b', 'a']);
+    expect(
+      t.update(
+        [
+          { name: 'b', size: 1, mtimeMs: 2 },
+          { name: 'a', size: 1, mtimeMs: 3 },
+          { name: 'c', size: 1, mtimeMs: 1 },
+        ],
+        T,
+      ),
+    ).toEqual(['c', 'b', 'a']);
   });
 });
 
@@ -55,7 +80,11 @@ describe('inbox: a half-written file', () => {
     inbox.drop('upload.csv', payersCsv(['u-1', 'u-2', 'u-3']), 60);
     const second = await runInbox({ dir: inbox.root, settle: 30, run: { baseUrl: h.sandbox.url, rate: 0 } }, context);
     expect(second.files.map((f) => [f.file, f.folder])).toEqual([['upload.csv', 'done']]);
-    expect(readResults(inbox.path(second.files[0]!.results!, 'results.csv')).map((r) => r.clientUserId)).toEqual(['u-1', 'u-2', 'u-3']);
+    expect(readResults(inbox.path(second.files[0]!.results!, 'results.csv')).map((r) => r.clientUserId)).toEqual([
+      'u-1',
+      'u-2',
+      'u-3',
+    ]);
   });
 
   it('--watch waits while the file keeps growing and takes it once it stops, until the signal', async () => {

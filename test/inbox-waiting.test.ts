@@ -17,7 +17,10 @@ afterEach(async () => {
 
 async function once() {
   const err = memoryStream();
-  const result = await runInbox({ dir: inbox.root, settle: 1, run: { baseUrl: h.sandbox.url, rate: 0 } }, { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, stderr: err.stream });
+  const result = await runInbox(
+    { dir: inbox.root, settle: 1, run: { baseUrl: h.sandbox.url, rate: 0 } },
+    { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, stderr: err.stream },
+  );
   return { ...result, stderr: err.text() };
 }
 
@@ -30,7 +33,9 @@ describe('inbox: rows waiting on the payers', () => {
     expect(inbox.list('done')).toEqual(['monday.csv']);
     expect(inbox.list(file!.results!)).toContain('pending-monday.csv');
     expect(inbox.list(file!.results!)).not.toContain('failed-monday.csv');
-    expect(file!.reason).toBe(`2 of 2 rows waiting on the payers (KYC, agreement); pending rows in ${file!.results}/pending-monday.csv`);
+    expect(file!.reason).toBe(
+      `2 of 2 rows waiting on the payers (KYC, agreement); pending rows in ${file!.results}/pending-monday.csv`,
+    );
     expect(r.stderr).not.toMatch(/fix/i);
   });
 
@@ -40,7 +45,9 @@ describe('inbox: rows waiting on the payers', () => {
     const [file] = r.files;
     expect([file!.folder, file!.exitCode]).toEqual(['failed', 1]);
     const note = readFileSync(inbox.path('failed', 'tuesday.csv.error.txt'), 'utf8');
-    expect(note).toContain('tuesday.csv: 1 of 2 rows not ok (1 invalid, 0 failed, 0 skipped); 1 waiting on the payers.');
+    expect(note).toContain(
+      'tuesday.csv: 1 of 2 rows not ok (1 invalid, 0 failed, 0 skipped); 1 waiting on the payers.',
+    );
     expect(note).toContain(`Fix the rows in ${file!.results}/failed-tuesday.csv and drop that file into incoming/.`);
     const pendingLine = note.split('\n').find((l) => l.includes('pending-tuesday.csv'));
     expect(pendingLine).toBe(

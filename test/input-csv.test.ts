@@ -29,7 +29,10 @@ async function rejection(path: string): Promise<InputError> {
 
 describe('CSV input', () => {
   it('reads a BOM, `;` delimiter, CRLF and quoted fields with delimiters, quotes and newlines, keeping every value a string', async () => {
-    const path = tmp.write('p.csv', '\uFEFFclientUserId;routingNumber;phone;note\r\nu1;021000021;+12175550100;"a;b"\r\nu2;011000015;+1 555;"two\r\nlines, ""quoted"""\r\n');
+    const path = tmp.write(
+      'p.csv',
+      '\uFEFFclientUserId;routingNumber;phone;note\r\nu1;021000021;+12175550100;"a;b"\r\nu2;011000015;+1 555;"two\r\nlines, ""quoted"""\r\n',
+    );
     const { input, records } = await readAll(path);
     expect(input.header).toEqual(['clientUserId', 'routingNumber', 'phone', 'note']);
     expect(input.dialect).toEqual({ delimiter: ';', bom: true, eol: '\r\n' });
@@ -51,7 +54,7 @@ describe('CSV input', () => {
     expect(csv.records.map((r) => r.line)).toEqual([2, 7]);
   });
 
-  it('marks a ragged row as that row\'s problem and goes on', async () => {
+  it("marks a ragged row as that row's problem and goes on", async () => {
     const { records } = await readAll(tmp.write('p.csv', 'a,b,c\n1,2\n1,2,3,\n1,2,3,4\n5,6,7\n'));
     expect(records.map((r) => r.problem?.message)).toEqual([
       'has 2 cells but the header has 3: check for a missing or extra delimiter',
@@ -61,7 +64,7 @@ describe('CSV input', () => {
     ]);
   });
 
-  it('marks a 1 MB cell as that row\'s problem', async () => {
+  it("marks a 1 MB cell as that row's problem", async () => {
     const { records } = await readAll(tmp.write('p.csv', `a,b\n1,${'x'.repeat(1024 * 1024)}\n2,3\n`));
     expect(records[0]!.problem).toEqual({ column: 'b', message: 'is 1048576 characters long, at most 10000' });
     expect(records[1]!.problem).toBeUndefined();
@@ -70,9 +73,17 @@ describe('CSV input', () => {
   it.each([
     ['empty.csv', '', 'empty.csv: is empty: expected a header line and at least one row'],
     ['blank.csv', '\n\n', 'blank.csv: is empty: expected a header line and at least one row'],
-    ['quote.csv', 'a,b\n1,2\n3,"4\n5,6\n', 'quote.csv:3: a quoted field opened here is never closed: check for a stray `"`'],
+    [
+      'quote.csv',
+      'a,b\n1,2\n3,"4\n5,6\n',
+      'quote.csv:3: a quoted field opened here is never closed: check for a stray `"`',
+    ],
     // Real UTF-8 (ü) before an invalid byte is a damaged file, not Windows-1252 (test/encoding-csv.test.ts has that).
-    ['mixed.csv', Buffer.concat([Buffer.from('a,b\n1,Mü\n2,M'), Buffer.from([0xfc]), Buffer.from('ller\n')]), 'mixed.csv:3:4: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"'],
+    [
+      'mixed.csv',
+      Buffer.concat([Buffer.from('a,b\n1,Mü\n2,M'), Buffer.from([0xfc]), Buffer.from('ller\n')]),
+      'mixed.csv:3:4: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"',
+    ],
     ['payers.xls', 'x', 'payers.xls: the old Excel format ".xls" cannot be read: save it as .xlsx or "CSV UTF-8"'],
     ['payers.pdf', 'x', 'payers.pdf: unsupported file type ".pdf": use .csv, .txt, .tsv, .xlsx, .jsonl or .ndjson'],
   ])('rejects %s with file, line and reason', async (name, content, message) => {

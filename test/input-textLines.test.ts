@@ -3,7 +3,12 @@ import { textLines } from '../src/input/textLines.js';
 
 async function split(...chunks: string[]): Promise<string[]> {
   const lines: string[] = [];
-  for await (const line of textLines((async function* () { yield* chunks; })())) lines.push(line);
+  for await (const line of textLines(
+    (async function* () {
+      yield* chunks;
+    })(),
+  ))
+    lines.push(line);
   return lines;
 }
 
@@ -20,15 +25,17 @@ describe('textLines', () => {
     expect(await split('x\r')).toEqual(['x']);
   });
 
-  it('throws the source\'s error where the lines are read', async () => {
+  it("throws the source's error where the lines are read", async () => {
     const failing = (async function* () {
       yield 'a\nb';
       throw new Error('disk gone');
     })();
     const seen: string[] = [];
-    await expect((async () => {
-      for await (const line of textLines(failing)) seen.push(line);
-    })()).rejects.toThrow('disk gone');
+    await expect(
+      (async () => {
+        for await (const line of textLines(failing)) seen.push(line);
+      })(),
+    ).rejects.toThrow('disk gone');
     expect(seen).toEqual(['a']);
   });
 });

@@ -82,7 +82,9 @@ describe('Journal file', () => {
     expect(after).toHaveLength(800);
     expect(after.filter((l) => l.includes('"s":"sent"'))).toHaveLength(200);
     for (let n = 0; n < 800; n++) {
-      expect(compacted.get(key(n))).toEqual(n % 4 === 0 ? { state: 'sent' } : { state: 'done', status: 201, answer: answer(n) });
+      expect(compacted.get(key(n))).toEqual(
+        n % 4 === 0 ? { state: 'sent' } : { state: 'done', status: 201, answer: answer(n) },
+      );
     }
     // New lines go after the compacted ones and are found too.
     compacted.done(key(0), 200, answer(0));

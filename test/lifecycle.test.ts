@@ -24,7 +24,10 @@ describe('the onboarding loop against the default (real-like) sandbox', () => {
     const first = await h.run({ inputs: [input] });
     expect(first.summary.exitCode).toBe(0);
     expect(first.results.map((r) => r.outcome)).toEqual(Array(20).fill('waiting'));
-    expect(first.results[0]).toMatchObject({ steps: 'compliance=ok payment-details=waiting agreement=ok', error: 'payment-details: waiting for KYC approval (kycStatus not_started)' });
+    expect(first.results[0]).toMatchObject({
+      steps: 'compliance=ok payment-details=waiting agreement=ok',
+      error: 'payment-details: waiting for KYC approval (kycStatus not_started)',
+    });
     expect(first.results.every((r) => r.kycUrl !== '' && r.agreementUrl !== '' && r.userId !== '')).toBe(true);
     expect(requests()).toBeLessThanOrEqual(4 * 20);
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 20, paymentDetailsCreated: 0 });
@@ -49,7 +52,11 @@ describe('the onboarding loop against the default (real-like) sandbox', () => {
     expect(third.results.map((r) => r.outcome)).toEqual(Array(20).fill('ok'));
     expect(third.results.slice(0, 10).every((r) => r.steps!.includes('payment-details=done-before'))).toBe(true);
     expect(requests() - before).toBeLessThanOrEqual(3 * 20);
-    expect(h.sandbox.stats()).toMatchObject({ payersCreated: 20, paymentDetailsCreated: 20, duplicatePaymentDetails: 0 });
+    expect(h.sandbox.stats()).toMatchObject({
+      payersCreated: 20,
+      paymentDetailsCreated: 20,
+      duplicatePaymentDetails: 0,
+    });
 
     // 4. With the journal kept: done rows cost nothing.
     before = requests();
@@ -85,7 +92,11 @@ describe('exactly once when answers are lost', () => {
   ])('%s: every payer and bank account once, exit 0', async (_name, mode) => {
     const own = await harness({ ...faults, kycAfter: undefined, ...mode });
     try {
-      const { summary, results } = await own.run({ inputs: [own.tmp.write('payers.csv', payersCsv(big))], retries: 8, concurrency: 16 });
+      const { summary, results } = await own.run({
+        inputs: [own.tmp.write('payers.csv', payersCsv(big))],
+        retries: 8,
+        concurrency: 16,
+      });
       expect(summary.exitCode).toBe(0);
       expect(results.filter((r) => r.outcome !== 'ok' && r.outcome !== 'waiting')).toEqual([]);
       const stats = own.sandbox.stats();
@@ -103,21 +114,24 @@ describe('a lost state dir', () => {
   it.each([
     ['full numbers', {}],
     ['numbers masked to their last 4 digits', { maskNumbers: true }],
-  ])('%s: the same file again adopts every stored account, adds nothing, at most 3 requests a row', async (_name, mode) => {
-    h = await harness({ kycAfter: 0, ...mode });
-    const input = h.tmp.write('payers.csv', payersCsv(hundred));
-    const first = await h.run({ inputs: [input], concurrency: 16 });
-    expect(first.results.every((r) => r.outcome === 'ok')).toBe(true);
-    expect(h.sandbox.stats().requests).toBeLessThanOrEqual(4 * 100);
-    rmSync(h.tmp.path('state'), { recursive: true, force: true });
-    const before = h.sandbox.stats();
+  ])(
+    '%s: the same file again adopts every stored account, adds nothing, at most 3 requests a row',
+    async (_name, mode) => {
+      h = await harness({ kycAfter: 0, ...mode });
+      const input = h.tmp.write('payers.csv', payersCsv(hundred));
+      const first = await h.run({ inputs: [input], concurrency: 16 });
+      expect(first.results.every((r) => r.outcome === 'ok')).toBe(true);
+      expect(h.sandbox.stats().requests).toBeLessThanOrEqual(4 * 100);
+      rmSync(h.tmp.path('state'), { recursive: true, force: true });
+      const before = h.sandbox.stats();
 
-    const { results } = await h.run({ inputs: [input], concurrency: 16 });
-    expect(results.map((r) => r.outcome)).toEqual(Array(100).fill('ok'));
-    expect(results.every((r) => r.steps!.includes('payment-details=done-before'))).toBe(true);
-    const after = h.sandbox.stats();
-    expect(after.requests - before.requests).toBeLessThanOrEqual(3 * 100);
-    expect(after).toMatchObject({ payersCreated: 100, paymentDetailsCreated: 100, duplicatePaymentDetails: 0 });
-    expect(after.payersUpdated).toBe(0);
-  });
+      const { results } = await h.run({ inputs: [input], concurrency: 16 });
+      expect(results.map((r) => r.outcome)).toEqual(Array(100).fill('ok'));
+      expect(results.every((r) => r.steps!.includes('payment-details=done-before'))).toBe(true);
+      const after = h.sandbox.stats();
+      expect(after.requests - before.requests).toBeLessThanOrEqual(3 * 100);
+      expect(after).toMatchObject({ payersCreated: 100, paymentDetailsCreated: 100, duplicatePaymentDetails: 0 });
+      expect(after.payersUpdated).toBe(0);
+    },
+  );
 });

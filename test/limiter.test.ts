@@ -10,16 +10,19 @@ async function acquireAll(limiter: RateLimiter, clock: FakeClock, n: number): Pr
 }
 
 describe('RateLimiter', () => {
-  it.each([1, 2, 5, 7, 10, 20, 50])('never lets more than %i starts into any one-second window, and holds that rate', async (rate) => {
-    const clock = new FakeClock();
-    const limiter = new RateLimiter(rate, clock);
-    const starts = await acquireAll(limiter, clock, rate * 30);
-    expect(maxInWindow(starts)).toBe(rate);
-    const first = starts[0] ?? 0;
-    const last = starts[starts.length - 1] ?? 0;
-    const mean = (starts.length - 1) / ((last - first) / 1000);
-    expect(Math.abs(mean - rate) / rate).toBeLessThan(0.05);
-  });
+  it.each([1, 2, 5, 7, 10, 20, 50])(
+    'never lets more than %i starts into any one-second window, and holds that rate',
+    async (rate) => {
+      const clock = new FakeClock();
+      const limiter = new RateLimiter(rate, clock);
+      const starts = await acquireAll(limiter, clock, rate * 30);
+      expect(maxInWindow(starts)).toBe(rate);
+      const first = starts[0] ?? 0;
+      const last = starts[starts.length - 1] ?? 0;
+      const mean = (starts.length - 1) / ((last - first) / 1000);
+      expect(Math.abs(mean - rate) / rate).toBeLessThan(0.05);
+    },
+  );
 
   it('keeps both bars when timers fire late, as real ones do', async () => {
     const random = seeded(7);

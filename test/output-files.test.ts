@@ -38,15 +38,39 @@ describe('results.csv lines', () => {
       },
     });
     expect(record).toEqual([
-      'p.csv', '7', 'u1', 'failed', 'a1b2', `'=HYPERLINK("x")`, 'not_started', '', '', 'pd-1;pd-2', 'true',
+      'p.csv',
+      '7',
+      'u1',
+      'failed',
+      'a1b2',
+      `'=HYPERLINK("x")`,
+      'not_started',
+      '',
+      '',
+      'pd-1;pd-2',
+      'true',
       'compliance=done-before payment-details=ok agreement=failed',
       'agreement: HTTP 400 agreementCompleted must be provided | x',
     ]);
   });
 
   it('lists the steps a re-run may skip: done now, updated, or done before; never waiting, failed or skipped ones', () => {
-    expect(doneSteps({ outcome: 'failed', paymentDetailIds: [], errors: [], steps: { compliance: 'done-before', 'payment-details': 'failed', agreement: 'ok' } })).toEqual(['compliance', 'agreement']);
-    expect(doneSteps({ outcome: 'waiting', paymentDetailIds: [], errors: [], steps: { compliance: 'updated', 'payment-details': 'waiting', agreement: 'skipped' } })).toEqual(['compliance']);
+    expect(
+      doneSteps({
+        outcome: 'failed',
+        paymentDetailIds: [],
+        errors: [],
+        steps: { compliance: 'done-before', 'payment-details': 'failed', agreement: 'ok' },
+      }),
+    ).toEqual(['compliance', 'agreement']);
+    expect(
+      doneSteps({
+        outcome: 'waiting',
+        paymentDetailIds: [],
+        errors: [],
+        steps: { compliance: 'updated', 'payment-details': 'waiting', agreement: 'skipped' },
+      }),
+    ).toEqual(['compliance']);
   });
 });
 
@@ -61,20 +85,42 @@ describe('output files', () => {
     expect(readFileSync(path, 'utf8')).toBe('a,b\n1,2\n');
   });
 
-  it('writes failed CSV rows in the input\'s dialect with the original cells, replacing an earlier error/completedSteps pair', async () => {
-    const failed = new RowFiles(tmp.dir, { path: 'x', name: 'in.csv', format: 'csv' }, ['Id', 'Note', 'error', 'completedSteps'], { delimiter: ';', bom: true, eol: '\r\n' });
+  it("writes failed CSV rows in the input's dialect with the original cells, replacing an earlier error/completedSteps pair", async () => {
+    const failed = new RowFiles(
+      tmp.dir,
+      { path: 'x', name: 'in.csv', format: 'csv' },
+      ['Id', 'Note', 'error', 'completedSteps'],
+      { delimiter: ';', bom: true, eol: '\r\n' },
+    );
     expect(failed.written()).toEqual({});
-    await failed.write({ outcome: 'failed', original: ['u1', ' keep  spaces; and "quotes" ', 'old error', 'compliance'], error: '-bad', completedSteps: 'compliance;agreement' });
+    await failed.write({
+      outcome: 'failed',
+      original: ['u1', ' keep  spaces; and "quotes" ', 'old error', 'compliance'],
+      error: '-bad',
+      completedSteps: 'compliance;agreement',
+    });
     await failed.close();
     const path = failed.written().failed!;
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(readFileSync(path, 'utf8')).toBe('\uFEFFId;Note;error;completedSteps\r\nu1;" keep  spaces; and ""quotes"" ";\'-bad;"compliance;agreement"\r\n');
+    expect(readFileSync(path, 'utf8')).toBe(
+      '\uFEFFId;Note;error;completedSteps\r\nu1;" keep  spaces; and ""quotes"" ";\'-bad;"compliance;agreement"\r\n',
+    );
   });
 
   it('writes failed JSONL rows as the same objects plus error and completedSteps, and bad lines unchanged', async () => {
     const failed = new RowFiles(tmp.dir, { path: 'x', name: 'in.jsonl', format: 'jsonl' });
-    await failed.write({ outcome: 'invalid', original: '{"clientUserId":"u1","postcode":90210}', error: 'email: is required', completedSteps: '' });
-    await failed.write({ outcome: 'invalid', original: '{"broken', error: '(line): is not valid JSON', completedSteps: '' });
+    await failed.write({
+      outcome: 'invalid',
+      original: '{"clientUserId":"u1","postcode":90210}',
+      error: 'email: is required',
+      completedSteps: '',
+    });
+    await failed.write({
+      outcome: 'invalid',
+      original: '{"broken',
+      error: '(line): is not valid JSON',
+      completedSteps: '',
+    });
     await failed.close();
     expect(readFileSync(tmp.path('failed-in.jsonl'), 'utf8')).toBe(
       '{"clientUserId":"u1","postcode":90210,"error":"email: is required","completedSteps":""}\n{"broken\n',

@@ -9,7 +9,9 @@ describe('progress bar', () => {
     for (const outcome of ['ok', 'waiting', 'waiting', 'failed', 'invalid'] as const) progress.add(outcome);
     progress.stop();
     const line = err.text().split('\r').at(-1)!;
-    expect(line).toMatch(/^\[#{24}\] 5\/5 rows {2}ok 1 {2}waiting 2 {2}invalid 1 {2}failed 1 {2}[\d.]+ rows\/s {2}ETA /);
+    expect(line).toMatch(
+      /^\[#{24}\] 5\/5 rows {2}ok 1 {2}waiting 2 {2}invalid 1 {2}failed 1 {2}[\d.]+ rows\/s {2}ETA /,
+    );
     expect(line).not.toContain('skipped');
   });
 

@@ -38,7 +38,10 @@ describe('failed and pending files are named after the original input', () => {
     await files.write(row('failed', 'a'));
     await files.write(row('waiting', 'b'));
     await files.close();
-    expect(files.written()).toEqual({ failed: tmp.path('out/failed-payers.csv'), pending: tmp.path('out/pending-payers.csv') });
+    expect(files.written()).toEqual({
+      failed: tmp.path('out/failed-payers.csv'),
+      pending: tmp.path('out/pending-payers.csv'),
+    });
   });
 
   it('two inputs of one original name in one run never share a file', async () => {
@@ -59,11 +62,20 @@ describe('failed and pending files are named after the original input', () => {
     const input = tmp.write('failed-payers.csv', 'Id,error,completedSteps\nkeep-me,old,\n');
     const later = tmp.write('pending-payers.csv', 'Id\nkeep-me-too\n');
     const set = new RowFileSet([input, later]);
-    const files = new RowFiles(tmp.dir, csvInput('failed-payers.csv'), ['Id', 'error', 'completedSteps'], undefined, set);
+    const files = new RowFiles(
+      tmp.dir,
+      csvInput('failed-payers.csv'),
+      ['Id', 'error', 'completedSteps'],
+      undefined,
+      set,
+    );
     await files.write(row('failed', 'new'));
     await files.write(row('waiting', 'new'));
     await files.close();
-    expect(files.written()).toEqual({ failed: tmp.path('failed-payers-2.csv'), pending: tmp.path('pending-payers-2.csv') });
+    expect(files.written()).toEqual({
+      failed: tmp.path('failed-payers-2.csv'),
+      pending: tmp.path('pending-payers-2.csv'),
+    });
     expect(readFileSync(input, 'utf8')).toBe('Id,error,completedSteps\nkeep-me,old,\n');
     expect(readFileSync(later, 'utf8')).toBe('Id\nkeep-me-too\n');
   });

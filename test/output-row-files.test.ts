@@ -27,19 +27,32 @@ const idsIn = (text: string) => [...text.matchAll(/id-([a-z]+)/g)].map((m) => m[
 describe('rowFileKind', () => {
   it('sends rows a person must act on to failed, rows a later run finishes to pending, ok rows nowhere', () => {
     const kinds = Object.fromEntries(OUTCOMES.map((o) => [o, rowFileKind(o)]));
-    expect(kinds).toEqual({ ok: undefined, waiting: 'pending', invalid: 'failed', failed: 'failed', skipped: 'pending' });
+    expect(kinds).toEqual({
+      ok: undefined,
+      waiting: 'pending',
+      invalid: 'failed',
+      failed: 'failed',
+      skipped: 'pending',
+    });
   });
 });
 
 describe('RowFiles routes every row not ok to exactly one file', () => {
   it('CSV: the input dialect, header and cells in both files, plus error and completedSteps', async () => {
-    const files = new RowFiles(tmp.dir, { path: tmp.path('payers.csv'), name: 'payers.csv', format: 'csv' }, ['Id', 'Note', 'error', 'completedSteps'], { delimiter: ';', bom: false, eol: '\n' });
+    const files = new RowFiles(
+      tmp.dir,
+      { path: tmp.path('payers.csv'), name: 'payers.csv', format: 'csv' },
+      ['Id', 'Note', 'error', 'completedSteps'],
+      { delimiter: ';', bom: false, eol: '\n' },
+    );
     for (const row of rowsByOutcome('csv')) await files.write(row);
     await files.close();
 
     expect(files.written()).toEqual({ failed: tmp.path('failed-payers.csv'), pending: tmp.path('pending-payers.csv') });
     expect(files.count).toEqual({ failed: 2, pending: 2 });
-    expect(readFileSync(tmp.path('failed-payers.csv'), 'utf8')).toBe('Id;Note;error;completedSteps\nid-invalid;x;why invalid;\nid-failed;x;why failed;\n');
+    expect(readFileSync(tmp.path('failed-payers.csv'), 'utf8')).toBe(
+      'Id;Note;error;completedSteps\nid-invalid;x;why invalid;\nid-failed;x;why failed;\n',
+    );
     expect(readFileSync(tmp.path('pending-payers.csv'), 'utf8')).toBe(
       'Id;Note;error;completedSteps\nid-waiting;x;why waiting;"compliance@3f9a1c;agreement;from=payers.csv:4"\nid-skipped;x;why skipped;\n',
     );
@@ -51,9 +64,16 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
     for (const row of rowsByOutcome('jsonl')) await files.write(row);
     await files.close();
     expect(idsIn(readFileSync(tmp.path('failed-p.jsonl'), 'utf8'))).toEqual(['invalid', 'failed']);
-    const pending = readFileSync(tmp.path('pending-p.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const pending = readFileSync(tmp.path('pending-p.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, string>);
     expect(pending).toEqual([
-      { clientUserId: 'id-waiting', error: 'why waiting', completedSteps: 'compliance@3f9a1c;agreement;from=payers.csv:4' },
+      {
+        clientUserId: 'id-waiting',
+        error: 'why waiting',
+        completedSteps: 'compliance@3f9a1c;agreement;from=payers.csv:4',
+      },
       { clientUserId: 'id-skipped', error: 'why skipped', completedSteps: '' },
     ]);
   });
@@ -62,9 +82,22 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
     const set = new RowFileSet();
     const input = tmp.path('payers.xlsx');
     const header = ['clientUserId', 'Note'];
-    const payers = new RowFiles(tmp.dir, { path: input, name: 'payers.xlsx', format: 'xlsx', sheet: 'Payers' }, header, undefined, set);
-    const bank = new RowFiles(tmp.dir, { path: input, name: 'payers.xlsx[Bank details]', format: 'xlsx', sheet: 'Bank details' }, header, undefined, set);
-    const write = (files: RowFiles, outcome: Outcome, id: string) => files.write({ outcome, original: [id, 'x'], error: `why ${outcome}`, completedSteps: 'compliance' });
+    const payers = new RowFiles(
+      tmp.dir,
+      { path: input, name: 'payers.xlsx', format: 'xlsx', sheet: 'Payers' },
+      header,
+      undefined,
+      set,
+    );
+    const bank = new RowFiles(
+      tmp.dir,
+      { path: input, name: 'payers.xlsx[Bank details]', format: 'xlsx', sheet: 'Bank details' },
+      header,
+      undefined,
+      set,
+    );
+    const write = (files: RowFiles, outcome: Outcome, id: string) =>
+      files.write({ outcome, original: [id, 'x'], error: `why ${outcome}`, completedSteps: 'compliance' });
     await write(payers, 'invalid', 'p-1');
     await write(payers, 'waiting', 'p-2');
     await write(bank, 'waiting', 'b-1');
@@ -73,7 +106,10 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
     await bank.close();
     await set.close();
 
-    expect(payers.written()).toEqual({ failed: tmp.path('failed-payers.xlsx'), pending: tmp.path('pending-payers.xlsx') });
+    expect(payers.written()).toEqual({
+      failed: tmp.path('failed-payers.xlsx'),
+      pending: tmp.path('pending-payers.xlsx'),
+    });
     expect(bank.written()).toEqual({ pending: tmp.path('pending-payers.xlsx') });
     const sheets = async (path: string) =>
       (await readWorkbook(path)).worksheets.map((sheet) => ({
@@ -81,11 +117,29 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
         rows: (sheet.getSheetValues() as unknown[][]).filter(Boolean).map((r) => r.slice(1)),
       }));
     expect(await sheets(tmp.path('failed-payers.xlsx'))).toEqual([
-      { name: 'Payers', rows: [['clientUserId', 'Note', 'error', 'completedSteps'], ['p-1', 'x', 'why invalid', 'compliance']] },
+      {
+        name: 'Payers',
+        rows: [
+          ['clientUserId', 'Note', 'error', 'completedSteps'],
+          ['p-1', 'x', 'why invalid', 'compliance'],
+        ],
+      },
     ]);
     expect(await sheets(tmp.path('pending-payers.xlsx'))).toEqual([
-      { name: 'Payers', rows: [['clientUserId', 'Note', 'error', 'completedSteps'], ['p-2', 'x', 'why waiting', 'compliance']] },
-      { name: 'Bank details', rows: [['clientUserId', 'Note', 'error', 'completedSteps'], ['b-1', 'x', 'why waiting', 'compliance']] },
+      {
+        name: 'Payers',
+        rows: [
+          ['clientUserId', 'Note', 'error', 'completedSteps'],
+          ['p-2', 'x', 'why waiting', 'compliance'],
+        ],
+      },
+      {
+        name: 'Bank details',
+        rows: [
+          ['clientUserId', 'Note', 'error', 'completedSteps'],
+          ['b-1', 'x', 'why waiting', 'compliance'],
+        ],
+      },
     ]);
   });
 

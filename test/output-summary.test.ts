@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { exitCodeFor, formatSummary, type Summary } from '../src/output/Summary.js';
 import type { Outcome } from '../src/types.js';
 
-const rows = (over: Partial<Record<Outcome, number>> = {}) => ({ ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0, ...over });
+const rows = (over: Partial<Record<Outcome, number>> = {}) => ({
+  ok: 0,
+  waiting: 0,
+  invalid: 0,
+  failed: 0,
+  skipped: 0,
+  ...over,
+});
 
 describe('exitCodeFor', () => {
   it.each([
@@ -19,20 +26,45 @@ describe('exitCodeFor', () => {
   });
 });
 
-function summary(counts: Record<Outcome, number>, files: { failed?: string[]; pending?: string[] }, over: Partial<Summary> = {}): Summary {
+function summary(
+  counts: Record<Outcome, number>,
+  files: { failed?: string[]; pending?: string[] },
+  over: Partial<Summary> = {},
+): Summary {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   return {
-    runId: 'r1', command: 'run', startedAt: '', endedAt: '', durationMs: 3200, sandbox: false, inputs: [],
-    rows: { total, ...counts }, requests: { total: 40, byStatus: { '200': 30, '500': 10 }, retries: 0 }, warnings: [],
+    runId: 'r1',
+    command: 'run',
+    startedAt: '',
+    endedAt: '',
+    durationMs: 3200,
+    sandbox: false,
+    inputs: [],
+    rows: { total, ...counts },
+    requests: { total: 40, byStatus: { '200': 30, '500': 10 }, retries: 0 },
+    warnings: [],
     exitCode: exitCodeFor(counts, over.aborted !== undefined),
-    outputs: { dir: '/o', results: '/o/results.csv', failed: files.failed ?? [], pending: files.pending ?? [], summary: '/o/summary.json', log: '/o/run.log', report: '/o/report.html' },
+    outputs: {
+      dir: '/o',
+      results: '/o/results.csv',
+      failed: files.failed ?? [],
+      pending: files.pending ?? [],
+      summary: '/o/summary.json',
+      log: '/o/run.log',
+      report: '/o/report.html',
+    },
     ...over,
   };
 }
 
 describe('formatSummary', () => {
   it('counts waiting apart, and says what happens next to each file: fix the failed one, run again for the pending one', () => {
-    const text = formatSummary(summary(rows({ ok: 12, waiting: 8, invalid: 1 }), { failed: ['/o/failed-payers.csv'], pending: ['/o/pending-payers.csv'] }));
+    const text = formatSummary(
+      summary(rows({ ok: 12, waiting: 8, invalid: 1 }), {
+        failed: ['/o/failed-payers.csv'],
+        pending: ['/o/pending-payers.csv'],
+      }),
+    );
     expect(text).toBe(
       [
         'payer-onboard run: 21 rows in 3.2 s: 12 ok, 8 waiting, 1 invalid, 0 failed, 0 skipped',
@@ -49,7 +81,9 @@ describe('formatSummary', () => {
 
   it('never asks anyone to fix pending rows, also when they were not attempted', () => {
     const aborted = { reason: 'api-down', message: 'the API is down' };
-    const text = formatSummary(summary(rows({ ok: 2, waiting: 1, skipped: 4 }), { pending: ['/o/pending-payers.csv'] }, { aborted }));
+    const text = formatSummary(
+      summary(rows({ ok: 2, waiting: 1, skipped: 4 }), { pending: ['/o/pending-payers.csv'] }, { aborted }),
+    );
     expect(text).toContain('  ABORTED: the API is down\n');
     expect(text).toContain(
       '  waiting on the payers (KYC, agreement) or not attempted (the run stopped): run the same file again later, or let the inbox do it; pending rows: /o/pending-payers.csv\n',

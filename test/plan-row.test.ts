@@ -11,27 +11,66 @@ import { complianceBody, paymentDetailBody } from './helpers/executeFixtures.js'
 
 const NOW = new Date('2026-11-23T12:00:00Z');
 const context = (over: Partial<PlanContext> = {}): PlanContext => ({
-  steps: [...STEPS], compliancePath: '/v1/payer', retries: 3, maxWaitDays: 30, now: NOW, knowledge: { gate: 'unknown' }, ...over,
+  steps: [...STEPS],
+  compliancePath: '/v1/payer',
+  retries: 3,
+  maxWaitDays: 30,
+  now: NOW,
+  knowledge: { gate: 'unknown' },
+  ...over,
 });
 const work = (over: Partial<RowWork> = {}): RowWork => ({
-  kind: 'payer', clientUserId: 'payer-001', compliance: complianceBody(), details: [paymentDetailBody()], completeAgreement: true, carried: { steps: [] }, ...over,
+  kind: 'payer',
+  clientUserId: 'payer-001',
+  compliance: complianceBody(),
+  details: [paymentDetailBody()],
+  completeAgreement: true,
+  carried: { steps: [] },
+  ...over,
 });
 const fresh: RowMemory = { accounts: [{ state: 'unknown' }] };
 const ok = <T>(body: T): Answer<never> => ({ ok: true, body }) as Answer<never>;
-const http = (step: 'compliance' | 'payment-details' | 'agreement', status: number, serverMessage?: string): Answer<never> =>
-  ({ ok: false, error: new ApiError({ step, kind: 'http', status, retryable: status >= 500 || status === 429, ...(serverMessage ? { serverMessage } : {}) }) }) as Answer<never>;
-const timeout = (): Answer<never> => ({ ok: false, error: new ApiError({ step: 'payment-details', kind: 'timeout', retryable: true, timeoutMs: 30_000 }) }) as Answer<never>;
+const http = (
+  step: 'compliance' | 'payment-details' | 'agreement',
+  status: number,
+  serverMessage?: string,
+): Answer<never> =>
+  ({
+    ok: false,
+    error: new ApiError({
+      step,
+      kind: 'http',
+      status,
+      retryable: status >= 500 || status === 429,
+      ...(serverMessage ? { serverMessage } : {}),
+    }),
+  }) as Answer<never>;
+const timeout = (): Answer<never> =>
+  ({
+    ok: false,
+    error: new ApiError({ step: 'payment-details', kind: 'timeout', retryable: true, timeoutMs: 30_000 }),
+  }) as Answer<never>;
 
 type Service = (action: Action, call: number) => Answer<never>;
 
 /** A service that registers, lists `stored`, creates accounts and completes agreements, with `kycStatus`. */
-function service(kycStatus: string, over: Partial<Record<Action['kind'], Service>> = {}, stored: object[] = []): Service {
+function service(
+  kycStatus: string,
+  over: Partial<Record<Action['kind'], Service>> = {},
+  stored: object[] = [],
+): Service {
   return (action, call) => {
     const custom = over[action.kind];
     if (custom) return custom(action, call);
     switch (action.kind) {
       case 'create-compliance':
-        return ok({ userId: 'u-1', agreementUrl: 'https://a', kycUrl: 'https://k', kycStatus, agreementStatus: 'not_started' });
+        return ok({
+          userId: 'u-1',
+          agreementUrl: 'https://a',
+          kycUrl: 'https://k',
+          kycStatus,
+          agreementStatus: 'not_started',
+        });
       case 'read-payer':
         return ok({ found: true, kycStatus, agreementStatus: 'completed' });
       case 'read-accounts':
@@ -50,7 +89,12 @@ function drive(row: RowWork, memory: RowMemory, ctx: PlanContext, answer: Servic
   let calls = 0;
   for (let actions = nextActions(state, ctx); actions.length > 0; actions = nextActions(state, ctx)) {
     rounds.push(actions.map((a) => a.kind));
-    applyRound(state, actions.map((action) => ({ action, answer: answer(action, ++calls) })), ctx, new Set());
+    applyRound(
+      state,
+      actions.map((action) => ({ action, answer: answer(action, ++calls) })),
+      ctx,
+      new Set(),
+    );
     if (rounds.length > 10) throw new Error('no end');
   }
   return { rounds, result: finishRow(state, ctx), state };
@@ -59,13 +103,23 @@ function drive(row: RowWork, memory: RowMemory, ctx: PlanContext, answer: Servic
 describe('plan: a first run of a new payer', () => {
   it('registers with the read of stored accounts alongside, then sends the account and the agreement together', () => {
     const { rounds, result } = drive(work(), fresh, context(), service('approved'));
-    expect(rounds).toEqual([['create-compliance', 'read-accounts'], ['complete-agreement', 'create-account']]);
-    expect(result).toMatchObject({ outcome: 'ok', steps: { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' }, paymentDetailIds: ['pd-4'], errors: [] });
+    expect(rounds).toEqual([
+      ['create-compliance', 'read-accounts'],
+      ['complete-agreement', 'create-account'],
+    ]);
+    expect(result).toMatchObject({
+      outcome: 'ok',
+      steps: { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' },
+      paymentDetailIds: ['pd-4'],
+      errors: [],
+    });
   });
 
   it('KYC not approved: the refused account waits (no retry), and the run learns the gate', () => {
     const ctx = context();
-    const refuse = service('not_started', { 'create-account': () => http('payment-details', 500, 'Internal server error') });
+    const refuse = service('not_started', {
+      'create-account': () => http('payment-details', 500, 'Internal server error'),
+    });
     const { rounds, result } = drive(work(), fresh, ctx, refuse);
     expect(rounds).toHaveLength(2);
     expect(result.outcome).toBe('waiting');
@@ -85,7 +139,9 @@ describe('plan: a first run of a new payer', () => {
     expect(ctx.knowledge.gate).toBe('open');
     // A later 500 is in doubt: read, nothing stored, created again.
     let creates = 0;
-    const flaky = service('pending', { 'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })) });
+    const flaky = service('pending', {
+      'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })),
+    });
     const { rounds, result } = drive(work({ clientUserId: 'payer-002' }), fresh, ctx, flaky);
     expect(rounds.flat().filter((k) => k === 'create-account')).toHaveLength(2);
     expect(rounds[2]).toEqual(['read-accounts']);
@@ -94,7 +150,15 @@ describe('plan: a first run of a new payer', () => {
   });
 
   it('KYC rejected: failed, for a person to contact the payer; no account sent', () => {
-    const { rounds, result } = drive(work(), { payer: { digest: complianceDigest(complianceBody()), kycStatus: 'pending', agreementDone: true }, accounts: [{ state: 'unknown' }] }, context(), service('rejected'));
+    const { rounds, result } = drive(
+      work(),
+      {
+        payer: { digest: complianceDigest(complianceBody()), kycStatus: 'pending', agreementDone: true },
+        accounts: [{ state: 'unknown' }],
+      },
+      context(),
+      service('rejected'),
+    );
     expect(rounds).toEqual([['read-payer']]);
     expect(result.outcome).toBe('failed');
     expect(result.errors).toContain('kyc: KYC rejected: the payer must be contacted');
@@ -103,48 +167,93 @@ describe('plan: a first run of a new payer', () => {
 
 describe('plan: re-runs', () => {
   const known = (over: object = {}): RowMemory => ({
-    payer: { digest: complianceDigest(complianceBody()), kycStatus: 'approved', agreementStatus: 'completed', agreementDone: true, since: NOW.toISOString(), ...over },
+    payer: {
+      digest: complianceDigest(complianceBody()),
+      kycStatus: 'approved',
+      agreementStatus: 'completed',
+      agreementDone: true,
+      since: NOW.toISOString(),
+      ...over,
+    },
     accounts: [{ state: 'done', id: 'pd-9' }],
   });
 
   it('a row the journal knows as done sends nothing', () => {
     const { rounds, result } = drive(work(), known(), context(), service('approved'));
     expect(rounds).toEqual([]);
-    expect(result).toMatchObject({ outcome: 'ok', steps: { compliance: 'done-before', 'payment-details': 'done-before', agreement: 'done-before' }, paymentDetailIds: ['pd-9'] });
+    expect(result).toMatchObject({
+      outcome: 'ok',
+      steps: { compliance: 'done-before', 'payment-details': 'done-before', agreement: 'done-before' },
+      paymentDetailIds: ['pd-9'],
+    });
   });
 
   it('a waiting row costs one read while KYC is pending; once approved, what is stored is read before the create', () => {
     const waiting: RowMemory = { ...known({ kycStatus: 'pending' }), accounts: [{ state: 'in-doubt' }] };
     const ctx = context({ knowledge: { gate: 'gated' } });
     expect(drive(work(), waiting, ctx, service('pending')).rounds).toEqual([['read-payer']]);
-    expect(drive(work(), waiting, ctx, service('approved')).rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
+    expect(drive(work(), waiting, ctx, service('approved')).rounds).toEqual([
+      ['read-payer'],
+      ['read-accounts'],
+      ['create-account'],
+    ]);
     // Never sent from here, but maybe from elsewhere (a pending file run on another machine): read all the same.
     const neverSent: RowMemory = { ...waiting, accounts: [{ state: 'unknown' }] };
-    expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
+    expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([
+      ['read-payer'],
+      ['read-accounts'],
+      ['create-account'],
+    ]);
   });
 
-  it('once the gate is known, an approved payer whose agreement is neither completed nor the row\'s to complete waits', () => {
-    const memory: RowMemory = { ...known({ kycStatus: 'pending', agreementStatus: 'not_started', agreementDone: false }), accounts: [{ state: 'unknown' }] };
-    const notSigned = service('approved', { 'read-payer': () => ok({ found: true, kycStatus: 'approved', agreementStatus: 'not_started' }) });
-    const { rounds, result } = drive(work({ completeAgreement: false }), memory, context({ knowledge: { gate: 'gated' } }), notSigned);
+  it("once the gate is known, an approved payer whose agreement is neither completed nor the row's to complete waits", () => {
+    const memory: RowMemory = {
+      ...known({ kycStatus: 'pending', agreementStatus: 'not_started', agreementDone: false }),
+      accounts: [{ state: 'unknown' }],
+    };
+    const notSigned = service('approved', {
+      'read-payer': () => ok({ found: true, kycStatus: 'approved', agreementStatus: 'not_started' }),
+    });
+    const { rounds, result } = drive(
+      work({ completeAgreement: false }),
+      memory,
+      context({ knowledge: { gate: 'gated' } }),
+      notSigned,
+    );
     expect(rounds).toEqual([['read-payer']]);
     expect(result).toMatchObject({ outcome: 'waiting', steps: { 'payment-details': 'waiting', agreement: 'skipped' } });
-    expect(result.errors).toEqual(['payment-details: waiting for the agreement to be completed (agreementStatus not_started)']);
+    expect(result.errors).toEqual([
+      'payment-details: waiting for the agreement to be completed (agreementStatus not_started)',
+    ]);
   });
 
   it('a 503 or a 400 about the account is not the gate: no row waits on it, and the run learns nothing', () => {
     const ctx = context();
-    const invalid = drive(work(), fresh, ctx, service('pending', { 'create-account': () => http('payment-details', 400, 'Invalid bank account details') }));
+    const invalid = drive(
+      work(),
+      fresh,
+      ctx,
+      service('pending', { 'create-account': () => http('payment-details', 400, 'Invalid bank account details') }),
+    );
     expect(invalid.result.outcome).toBe('failed');
     expect(invalid.result.errors[0]).toBe('payment-details: HTTP 400 Invalid bank account details');
     let creates = 0;
-    const busy = drive(work(), fresh, ctx, service('pending', { 'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 503) : ok({ id: `pd-${call}` })) }));
+    const busy = drive(
+      work(),
+      fresh,
+      ctx,
+      service('pending', {
+        'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 503) : ok({ id: `pd-${call}` })),
+      }),
+    );
     expect(busy.result.steps['payment-details']).toBe('ok');
     expect(ctx.knowledge.gate).toBe('open');
   });
 
   it('a lost journal: a stored account that matches is adopted, on the last 4 digits when masked, currency in any case', () => {
-    const stored = [{ id: 'pd-old', currency: 'usd', accountNumber: '6789', routingNumber: '021000021', status: 'approved' }];
+    const stored = [
+      { id: 'pd-old', currency: 'usd', accountNumber: '6789', routingNumber: '021000021', status: 'approved' },
+    ];
     const { rounds, result } = drive(work(), fresh, context(), service('approved', {}, stored));
     expect(rounds).toEqual([['create-compliance', 'read-accounts'], ['complete-agreement']]);
     expect(result).toMatchObject({ outcome: 'ok', paymentDetailIds: ['pd-old'] });
@@ -157,28 +266,46 @@ describe('plan: re-runs', () => {
     expect(result.paymentDetailIds).toEqual(['pd-4']);
   });
 
-  it('an unclear create is read before any new attempt, and a stored match is taken as this run\'s', () => {
+  it("an unclear create is read before any new attempt, and a stored match is taken as this run's", () => {
     const stored: object[] = [];
-    const lost = service('approved', {
-      'create-account': () => {
-        stored.push({ id: 'pd-lost', currency: 'USD', accountNumber: '000123456789' });
-        return timeout();
+    const lost = service(
+      'approved',
+      {
+        'create-account': () => {
+          stored.push({ id: 'pd-lost', currency: 'USD', accountNumber: '000123456789' });
+          return timeout();
+        },
       },
-    }, stored);
+      stored,
+    );
     const { rounds, result } = drive(work(), fresh, context(), lost);
-    expect(rounds).toEqual([['create-compliance', 'read-accounts'], ['complete-agreement', 'create-account'], ['read-accounts']]);
+    expect(rounds).toEqual([
+      ['create-compliance', 'read-accounts'],
+      ['complete-agreement', 'create-account'],
+      ['read-accounts'],
+    ]);
     expect(result).toMatchObject({ outcome: 'ok', paymentDetailIds: ['pd-lost'], steps: { 'payment-details': 'ok' } });
   });
 
   it('changed payer data: /v1/payer fails the row naming the columns, and its other steps go on; /v2/payer sends it again', () => {
-    const memory: RowMemory = { ...known({ fields: fieldDigests(complianceBody()) }), accounts: [{ state: 'unknown' }] };
+    const memory: RowMemory = {
+      ...known({ fields: fieldDigests(complianceBody()) }),
+      accounts: [{ state: 'unknown' }],
+    };
     const changed = work({ compliance: { ...complianceBody(), email: 'new@example.com' } });
     const v1 = drive(changed, memory, context(), service('approved'));
     expect(v1.result.outcome).toBe('failed');
     expect(v1.result.steps).toMatchObject({ compliance: 'done-before', 'payment-details': 'ok' });
-    expect(v1.result.errors[0]).toMatch(/^compliance: email changed since the payer was registered and was not sent .*--compliance-path \/v2\/payer/);
+    expect(v1.result.errors[0]).toMatch(
+      /^compliance: email changed since the payer was registered and was not sent .*--compliance-path \/v2\/payer/,
+    );
     // Known only from a failed file's digest (no journal here): the change is noticed, the columns cannot be named.
-    const carried = drive(work({ ...changed, carried: { steps: ['compliance'], complianceDigest: complianceDigest(complianceBody()) } }), fresh, context(), service('approved'));
+    const carried = drive(
+      work({ ...changed, carried: { steps: ['compliance'], complianceDigest: complianceDigest(complianceBody()) } }),
+      fresh,
+      context(),
+      service('approved'),
+    );
     expect(carried.result.errors[0]).toMatch(/^compliance: payer cells changed since/);
     const v2 = drive(changed, memory, context({ compliancePath: '/v2/payer' }), service('approved'));
     expect(v2.rounds[0]).toEqual(['create-compliance', 'read-accounts']);
@@ -186,17 +313,28 @@ describe('plan: re-runs', () => {
   });
 
   it('a row whose SSN differs from what is registered under its id is someone else: nothing of it is sent', () => {
-    const memory: RowMemory = { ...known({ fields: fieldDigests(complianceBody()) }), accounts: [{ state: 'unknown' }] };
-    const other = work({ compliance: { ...complianceBody(), ssn: '999-99-9999' }, details: [paymentDetailBody('000999999999')] });
+    const memory: RowMemory = {
+      ...known({ fields: fieldDigests(complianceBody()) }),
+      accounts: [{ state: 'unknown' }],
+    };
+    const other = work({
+      compliance: { ...complianceBody(), ssn: '999-99-9999' },
+      details: [paymentDetailBody('000999999999')],
+    });
     const { rounds, result } = drive(other, memory, context(), service('approved'));
     expect(rounds).toEqual([]);
     expect(result.outcome).toBe('failed');
     expect(result.steps).toMatchObject({ compliance: 'failed', 'payment-details': 'failed' });
-    expect(result.errors[0]).toMatch(/^compliance: ssn differ from what is registered for this clientUserId; nothing was sent/);
+    expect(result.errors[0]).toMatch(
+      /^compliance: ssn differ from what is registered for this clientUserId; nothing was sent/,
+    );
   });
 
   it('a row waiting longer than --max-wait fails, for a person to chase the payer', () => {
-    const old: RowMemory = { ...known({ kycStatus: 'pending', since: '2026-10-01T00:00:00Z' }), accounts: [{ state: 'unknown' }] };
+    const old: RowMemory = {
+      ...known({ kycStatus: 'pending', since: '2026-10-01T00:00:00Z' }),
+      accounts: [{ state: 'unknown' }],
+    };
     const { result } = drive(work(), old, context({ knowledge: { gate: 'gated' } }), service('pending'));
     expect(result.outcome).toBe('failed');
     expect(result.errors.at(-1)).toBe('still waiting after 53 days (--max-wait 30): the payer must be contacted');
@@ -204,24 +342,53 @@ describe('plan: re-runs', () => {
 
   it('a payer the journal registered but the service no longer knows (its data was reset) is registered again', () => {
     const memory: RowMemory = { ...known({ kycStatus: 'pending' }), accounts: [{ state: 'unknown' }] };
-    const { rounds, result } = drive(work(), memory, context(), service('approved', { 'read-payer': () => ok({ found: false }) }));
-    expect(rounds).toEqual([['read-payer'], ['create-compliance', 'read-accounts'], ['complete-agreement', 'create-account']]);
-    expect(result).toMatchObject({ outcome: 'ok', steps: { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' } });
+    const { rounds, result } = drive(
+      work(),
+      memory,
+      context(),
+      service('approved', { 'read-payer': () => ok({ found: false }) }),
+    );
+    expect(rounds).toEqual([
+      ['read-payer'],
+      ['create-compliance', 'read-accounts'],
+      ['complete-agreement', 'create-account'],
+    ]);
+    expect(result).toMatchObject({
+      outcome: 'ok',
+      steps: { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' },
+    });
   });
 
   it('a bank row for a payer the service does not know fails as "payer not registered"', () => {
     const bank = work({ kind: 'bank', compliance: undefined, completeAgreement: false });
-    const { rounds, result } = drive(bank, fresh, context(), service('approved', { 'read-payer': () => ok({ found: false }), 'read-accounts': () => ok({ found: false, accounts: [] }) }));
+    const { rounds, result } = drive(
+      bank,
+      fresh,
+      context(),
+      service('approved', {
+        'read-payer': () => ok({ found: false }),
+        'read-accounts': () => ok({ found: false, accounts: [] }),
+      }),
+    );
     expect(rounds).toEqual([['read-payer', 'read-accounts']]);
     expect(result.outcome).toBe('failed');
-    expect(result.errors).toEqual(['payment-details: payer not registered (the service does not know this clientUserId)']);
+    expect(result.errors).toEqual([
+      'payment-details: payer not registered (the service does not know this clientUserId)',
+    ]);
   });
 
-  it('refused while KYC is approved and this run\'s agreement was out with it: tried once more after the agreement', () => {
+  it("refused while KYC is approved and this run's agreement was out with it: tried once more after the agreement", () => {
     let creates = 0;
-    const compliantOnly = service('approved', { 'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })) });
+    const compliantOnly = service('approved', {
+      'create-account': (_a, call) => (++creates === 1 ? http('payment-details', 500) : ok({ id: `pd-${call}` })),
+    });
     const { rounds, result } = drive(work(), fresh, context({ knowledge: { gate: 'gated' } }), compliantOnly);
-    expect(rounds).toEqual([['create-compliance', 'read-accounts'], ['complete-agreement', 'create-account'], ['read-accounts'], ['create-account']]);
+    expect(rounds).toEqual([
+      ['create-compliance', 'read-accounts'],
+      ['complete-agreement', 'create-account'],
+      ['read-accounts'],
+      ['create-account'],
+    ]);
     expect(result.outcome).toBe('ok');
   });
 });

@@ -13,9 +13,10 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const CHECK = join(import.meta.dirname, '..', 'scripts', 'check-report.mjs');
 const have = existsSync(CHROMIUM);
 const required = process.env.PAYER_ONBOARD_REQUIRE_BROWSER === '1';
-const title = have || required
-  ? 'report.html in headless chromium'
-  : `report.html in headless chromium: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`;
+const title =
+  have || required
+    ? 'report.html in headless chromium'
+    : `report.html in headless chromium: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`;
 
 if (!have && !required) console.warn(title);
 
@@ -35,10 +36,23 @@ describe.skipIf(!have && !required)(title, () => {
     const { summary, results } = await h.run({ inputs: [input], bankDetails: bank, retries: 10 });
     const shot = h.tmp.path('report.png');
 
-    const { stdout } = await promisify(execFile)(process.execPath, ['--experimental-websocket', CHECK, summary.outputs.report, shot], { timeout: 50_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--experimental-websocket', CHECK, summary.outputs.report, shot],
+      { timeout: 50_000 },
+    );
     const page = JSON.parse(stdout) as {
-      consoleErrors: string[]; exceptions: string[]; logErrors: string[]; requests: string[];
-      dom: { counts: Record<string, number>; charts: Array<{ label: string; shapes: number; visible: boolean }>; tableRows: number; tableVisible: boolean; firstRow: string[] };
+      consoleErrors: string[];
+      exceptions: string[];
+      logErrors: string[];
+      requests: string[];
+      dom: {
+        counts: Record<string, number>;
+        charts: Array<{ label: string; shapes: number; visible: boolean }>;
+        tableRows: number;
+        tableVisible: boolean;
+        firstRow: string[];
+      };
       filter: { term: string; shown: number; expected: number; label: number; restored: number };
     };
 
@@ -48,13 +62,24 @@ describe.skipIf(!have && !required)(title, () => {
     expect(page.requests).toEqual([]);
 
     const notOk = results.filter((r) => r.outcome !== 'ok');
-    const fromCsv: Record<string, number> = { total: results.length, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
+    const fromCsv: Record<string, number> = {
+      total: results.length,
+      ok: 0,
+      waiting: 0,
+      invalid: 0,
+      failed: 0,
+      skipped: 0,
+    };
     for (const r of results) fromCsv[r.outcome!]!++;
     expect(page.dom.counts).toEqual(fromCsv);
     expect(page.dom.tableRows).toBe(notOk.length);
     expect(page.dom.tableVisible).toBe(true);
     expect(page.dom.firstRow.slice(0, 3)).toEqual([notOk[0]!.source, notOk[0]!.line, notOk[0]!.clientUserId]);
-    expect(page.dom.charts.map((c) => c.label)).toEqual(['rows by outcome', 'most frequent errors', expect.stringMatching(/^requests per second/)]);
+    expect(page.dom.charts.map((c) => c.label)).toEqual([
+      'rows by outcome',
+      'most frequent errors',
+      expect.stringMatching(/^requests per second/),
+    ]);
     for (const chart of page.dom.charts) {
       expect(chart.visible).toBe(true);
       expect(chart.shapes).toBeGreaterThan(0);

@@ -23,7 +23,10 @@ describe('report.html of a run', () => {
 
     const html = readReport(summary.outputs.report);
     const counts = Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]));
-    const fromCsv = { total: results.length, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 } as Record<string, number>;
+    const fromCsv = { total: results.length, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 } as Record<
+      string,
+      number
+    >;
     for (const r of results) fromCsv[r.outcome!]!++;
     expect(counts).toEqual(fromCsv);
     expect(fromCsv).toMatchObject({ ok: 3, invalid: 2, failed: 1 });
@@ -31,7 +34,11 @@ describe('report.html of a run', () => {
 
     // The table: one line per row not ok, in results.csv's order, with its line, id, step and message.
     const notOk = results.filter((r) => r.outcome !== 'ok');
-    const tableRows = [...html.matchAll(/<tr data-outcome="([a-z]+)"><td>([^<]*)<\/td><td>(\d+)<\/td><td>([^<]*)<\/td><td>.*?<\/td><td>([^<]*)<\/td>/g)];
+    const tableRows = [
+      ...html.matchAll(
+        /<tr data-outcome="([a-z]+)"><td>([^<]*)<\/td><td>(\d+)<\/td><td>([^<]*)<\/td><td>.*?<\/td><td>([^<]*)<\/td>/g,
+      ),
+    ];
     expect(tableRows.map((m) => [m[1], m[2], m[3]])).toEqual(notOk.map((r) => [r.outcome, r.source, r.line]));
     expect(tableRows.find((m) => m[2] === 'bank.csv')?.[5]).toBe('payment-details');
     expect(tableRows.find((m) => m[1] === 'invalid')?.[5]).toBe('validation');
@@ -39,7 +46,8 @@ describe('report.html of a run', () => {
     // Markup from a cell is text, never markup; no personal value results.csv does not hold.
     expect(html).not.toContain('<img src=x');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    for (const secret of ['123-45-6789', '000123456789', '021000021', 'r-1@example.com']) expect(html).not.toContain(secret);
+    for (const secret of ['123-45-6789', '000123456789', '021000021', 'r-1@example.com'])
+      expect(html).not.toContain(secret);
     // The error chart groups messages without the values they quote.
     expect(html).toContain('dateOfBirth: must be YYYY-MM-DD, got');
     expect(html).not.toMatch(/<text[^>]*>[^<]*31\/12\/1980/);
@@ -50,7 +58,11 @@ describe('report.html of a run', () => {
     const { summary } = await h.run({ inputs: [input], command: 'validate' });
     const html = readReport(summary.outputs.report);
     expect(html).toContain('validate sends nothing');
-    expect(Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]))).toMatchObject({ total: 5, ok: 3, invalid: 2 });
+    expect(Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]))).toMatchObject({
+      total: 5,
+      ok: 3,
+      invalid: 2,
+    });
   });
 
   it('caps the table but still counts every row', async () => {
@@ -70,7 +82,13 @@ describe('rowStep', () => {
     expect(rowStep('failed', '', 'agreement: HTTP 404 not found')).toBe('agreement');
     expect(rowStep('invalid', '', 'email: bad')).toBe('validation');
     expect(rowStep('skipped', 'compliance=skipped', '')).toBe('not attempted');
-    expect(rowStep('waiting', 'compliance=ok payment-details=waiting agreement=ok', 'payment-details: waiting for KYC approval')).toBe('payment-details');
+    expect(
+      rowStep(
+        'waiting',
+        'compliance=ok payment-details=waiting agreement=ok',
+        'payment-details: waiting for KYC approval',
+      ),
+    ).toBe('payment-details');
     expect(rowStep('failed', 'compliance=ok payment-details=waiting agreement=failed', '')).toBe('agreement');
   });
 });

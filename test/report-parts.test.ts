@@ -8,9 +8,15 @@ import { rateChart } from '../src/report/svgCharts.js';
 
 describe('normaliseError', () => {
   it('groups messages that differ only by the values they quote or the row they name', () => {
-    expect(normaliseError('email: must be a valid e-mail address, got something shaped "aaa@a"')).toBe('email: must be a valid e-mail address, got something shaped "…"');
-    expect(normaliseError('clientUserId: "p-4" appears again: the same payer is already on line 5', 'p-4')).toBe('clientUserId: "…" appears again: the same payer is already on line N');
-    expect(normaliseError('agreement: HTTP 404 Payer with client user ID p-9 not found', 'p-9')).toBe('agreement: HTTP 404 Payer with client user ID <id> not found');
+    expect(normaliseError('email: must be a valid e-mail address, got something shaped "aaa@a"')).toBe(
+      'email: must be a valid e-mail address, got something shaped "…"',
+    );
+    expect(normaliseError('clientUserId: "p-4" appears again: the same payer is already on line 5', 'p-4')).toBe(
+      'clientUserId: "…" appears again: the same payer is already on line N',
+    );
+    expect(normaliseError('agreement: HTTP 404 Payer with client user ID p-9 not found', 'p-9')).toBe(
+      'agreement: HTTP 404 Payer with client user ID <id> not found',
+    );
     expect(normaliseError("'=compliance: x")).toBe('=compliance: x');
   });
 });
@@ -43,14 +49,30 @@ describe('RequestTimeline', () => {
 describe('buildReport', () => {
   const data: ReportData = {
     run: {
-      runId: 'r<1>', command: 'run', startedAt: '2026-01-01T00:00:00Z', endedAt: '2026-01-01T00:00:01Z', durationMs: 1000, sandbox: false,
-      inputs: [{ source: 'a"b.csv', rows: 1 }], exitCode: 1, requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
+      runId: 'r<1>',
+      command: 'run',
+      startedAt: '2026-01-01T00:00:00Z',
+      endedAt: '2026-01-01T00:00:01Z',
+      durationMs: 1000,
+      sandbox: false,
+      inputs: [{ source: 'a"b.csv', rows: 1 }],
+      exitCode: 1,
+      requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
       files: { results: 'results.csv', failed: ['failed-a"b.csv'], pending: [] },
     },
     counts: { total: 1, ok: 0, waiting: 0, invalid: 0, failed: 1, skipped: 0 },
     topErrors: [{ message: 'x: <script>alert(1)</script>', count: 1 }],
     waitingOn: [],
-    rows: [{ source: 'a"b.csv', line: '2', clientUserId: "o'neil</td>", outcome: 'failed', step: 'compliance', message: 'compliance: HTTP 400 <b>no</b>' }],
+    rows: [
+      {
+        source: 'a"b.csv',
+        line: '2',
+        clientUserId: "o'neil</td>",
+        outcome: 'failed',
+        step: 'compliance',
+        message: 'compliance: HTTP 400 <b>no</b>',
+      },
+    ],
     rowsNotOk: 1,
     series: { seconds: [{ ok: 0, throttled: 0, error: 1, network: 0 }] },
   };

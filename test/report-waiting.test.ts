@@ -16,26 +16,44 @@ afterEach(() => {
 
 const KYC = 'payment-details: waiting for KYC approval (kycStatus pending)';
 const line = (id: string, outcome: string, steps: string, error: string) =>
-  ['payers.csv', id.slice(2), id, outcome, '', '', '', '', '', '', '', steps, error].map((c) => (/[,"]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',');
+  ['payers.csv', id.slice(2), id, outcome, '', '', '', '', '', '', '', steps, error]
+    .map((c) => (/[,"]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c))
+    .join(',');
 
 /** A first run as onboarding goes: some payers done, most waiting for KYC, one row to fix. */
 function firstRun(): Summary {
-  const results = tmp.write('results.csv', [
-    RESULT_COLUMNS.join(','),
-    line('p-2', 'ok', 'compliance=ok payment-details=ok agreement=ok', ''),
-    line('p-3', 'waiting', 'compliance=ok payment-details=waiting agreement=ok', KYC),
-    line('p-4', 'waiting', 'compliance=ok payment-details=waiting agreement=ok', KYC),
-    line('p-5', 'invalid', '', 'email: must be a valid e-mail address, got something shaped "aaa"'),
-    '',
-  ].join('\n'));
+  const results = tmp.write(
+    'results.csv',
+    [
+      RESULT_COLUMNS.join(','),
+      line('p-2', 'ok', 'compliance=ok payment-details=ok agreement=ok', ''),
+      line('p-3', 'waiting', 'compliance=ok payment-details=waiting agreement=ok', KYC),
+      line('p-4', 'waiting', 'compliance=ok payment-details=waiting agreement=ok', KYC),
+      line('p-5', 'invalid', '', 'email: must be a valid e-mail address, got something shaped "aaa"'),
+      '',
+    ].join('\n'),
+  );
   const rows = { ok: 1, waiting: 2, invalid: 1, failed: 0, skipped: 0 };
   return {
-    runId: 'r1', command: 'run', startedAt: '2026-01-01T00:00:00Z', endedAt: '2026-01-01T00:00:01Z', durationMs: 1000, sandbox: true,
-    inputs: [{ source: 'payers.csv', path: '/in/payers.csv', format: 'csv', rows: 4 }], rows: { total: 4, ...rows },
-    requests: { total: 9, byStatus: { '200': 7, '500': 2 }, retries: 0 }, warnings: [], exitCode: exitCodeFor(rows, false),
+    runId: 'r1',
+    command: 'run',
+    startedAt: '2026-01-01T00:00:00Z',
+    endedAt: '2026-01-01T00:00:01Z',
+    durationMs: 1000,
+    sandbox: true,
+    inputs: [{ source: 'payers.csv', path: '/in/payers.csv', format: 'csv', rows: 4 }],
+    rows: { total: 4, ...rows },
+    requests: { total: 9, byStatus: { '200': 7, '500': 2 }, retries: 0 },
+    warnings: [],
+    exitCode: exitCodeFor(rows, false),
     outputs: {
-      dir: tmp.dir, results, failed: [tmp.path('failed-payers.csv')], pending: [tmp.path('pending-payers.csv')],
-      summary: tmp.path('summary.json'), log: tmp.path('run.log'), report: tmp.path('report.html'),
+      dir: tmp.dir,
+      results,
+      failed: [tmp.path('failed-payers.csv')],
+      pending: [tmp.path('pending-payers.csv')],
+      summary: tmp.path('summary.json'),
+      log: tmp.path('run.log'),
+      report: tmp.path('report.html'),
     },
   };
 }
@@ -50,11 +68,17 @@ describe('report.html of a run with waiting rows', () => {
       ['p-5', 'invalid', 'validation', 'email: must be a valid e-mail address, got something shaped "aaa"'],
     ]);
     expect(data.waitingOn).toEqual([{ message: KYC, count: 2 }]);
-    expect(data.topErrors.map((t) => t.message)).toEqual(['email: must be a valid e-mail address, got something shaped "…"']);
+    expect(data.topErrors.map((t) => t.message)).toEqual([
+      'email: must be a valid e-mail address, got something shaped "…"',
+    ]);
 
     const html = buildReport(data);
-    expect(Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]))).toMatchObject({ waiting: 2 });
-    expect(html).toContain('<tr data-outcome="waiting"><td>payers.csv</td><td>3</td><td>p-3</td><td><span class="pill waiting">waiting</span></td><td>payment-details</td>');
+    expect(Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]))).toMatchObject({
+      waiting: 2,
+    });
+    expect(html).toContain(
+      '<tr data-outcome="waiting"><td>payers.csv</td><td>3</td><td>p-3</td><td><span class="pill waiting">waiting</span></td><td>payment-details</td>',
+    );
     expect(html).toContain('<option value="waiting">waiting</option>');
   });
 

@@ -16,7 +16,10 @@ async function failedAfterLostAnswer() {
   h = await harness({ kycAfter: 0 });
   h.sandbox.script([{ route: 'payment-details', fault: 'slow', delayMs: 5000 }]);
   const first = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['e-1']))], retries: 0, timeout: 0.5 });
-  expect(first.results[0]).toMatchObject({ outcome: 'failed', steps: 'compliance=ok payment-details=failed agreement=ok' });
+  expect(first.results[0]).toMatchObject({
+    outcome: 'failed',
+    steps: 'compliance=ok payment-details=failed agreement=ok',
+  });
   expect(h.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
   const failed = first.summary.outputs.failed[0]!;
   const [header, row] = readFileSync(failed, 'utf8').trim().split('\n');
@@ -30,8 +33,15 @@ describe('a failed file fed back where no journal knows it', () => {
   it('on /v1/payer: the stored account is adopted, and the row says the changed e-mail was not sent', async () => {
     const failed = await failedAfterLostAnswer();
     const { summary, results } = await h!.run({ inputs: [failed], stateDir: h!.tmp.path('other-machine') });
-    expect(results[0]).toMatchObject({ source: 'payers.csv', line: '2', outcome: 'failed', steps: 'compliance=done-before payment-details=done-before agreement=done-before' });
-    expect(results[0]!.error).toMatch(/^compliance: payer cells changed since the payer was registered and was not sent .*--compliance-path \/v2\/payer/);
+    expect(results[0]).toMatchObject({
+      source: 'payers.csv',
+      line: '2',
+      outcome: 'failed',
+      steps: 'compliance=done-before payment-details=done-before agreement=done-before',
+    });
+    expect(results[0]!.error).toMatch(
+      /^compliance: payer cells changed since the payer was registered and was not sent .*--compliance-path \/v2\/payer/,
+    );
     expect(summary.exitCode).toBe(1);
     expect(h!.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
     expect((h!.sandbox.payer('e-1')!.request as { email: string }).email).toBe('e-1@example.com');
@@ -39,8 +49,16 @@ describe('a failed file fed back where no journal knows it', () => {
 
   it('on /v2/payer: the changed e-mail is sent (compliance=updated) and the stored account adopted', async () => {
     const failed = await failedAfterLostAnswer();
-    const { summary, results } = await h!.run({ inputs: [failed], stateDir: h!.tmp.path('other-machine'), compliancePath: '/v2/payer' });
-    expect(results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=updated payment-details=done-before agreement=done-before', error: '' });
+    const { summary, results } = await h!.run({
+      inputs: [failed],
+      stateDir: h!.tmp.path('other-machine'),
+      compliancePath: '/v2/payer',
+    });
+    expect(results[0]).toMatchObject({
+      outcome: 'ok',
+      steps: 'compliance=updated payment-details=done-before agreement=done-before',
+      error: '',
+    });
     expect(summary.exitCode).toBe(0);
     expect(h!.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
     expect((h!.sandbox.payer('e-1')!.request as { email: string }).email).toBe('e-1.new@example.com');
@@ -51,7 +69,23 @@ describe('a failed file fed back where no journal knows it', () => {
 describe('a file of bank rows alone', () => {
   it('goes to payers registered already; a payer the service does not know fails that row', async () => {
     h = await harness({ kycAfter: 0 });
-    await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['b-1'], { 'b-1': { bankName: '', accountName: '', currency: '', accountNumber: '', routingNumber: '', accountType: '' } }))] });
+    await h.run({
+      inputs: [
+        h.tmp.write(
+          'payers.csv',
+          payersCsv(['b-1'], {
+            'b-1': {
+              bankName: '',
+              accountName: '',
+              currency: '',
+              accountNumber: '',
+              routingNumber: '',
+              accountType: '',
+            },
+          }),
+        ),
+      ],
+    });
     const bank = h.tmp.write(
       'accounts.csv',
       'clientUserId,bankName,accountName,currency,beneficiaryType,addressLine1,city,country,dateOfBirth,postalCode,accountNumber,routingNumber\n' +
@@ -63,7 +97,9 @@ describe('a file of bank rows alone', () => {
       ['b-1', 'ok', 'payment-details=ok'],
       ['nobody', 'failed', 'payment-details=failed'],
     ]);
-    expect(results[1]!.error).toBe('payment-details: payer not registered (the service does not know this clientUserId)');
+    expect(results[1]!.error).toBe(
+      'payment-details: payer not registered (the service does not know this clientUserId)',
+    );
     expect(h.sandbox.payer('b-1')!.paymentDetails).toHaveLength(1);
   });
 });

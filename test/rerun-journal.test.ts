@@ -43,9 +43,15 @@ describe('re-runs through the journal', () => {
     await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['e-1']))] });
     const edited = payersCsv(['e-1'], { 'e-1': { accountNumber: '000999888777' } });
     const { results } = await h.run({ inputs: [h.tmp.write('edited.csv', edited)] });
-    expect(results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=done-before payment-details=ok agreement=done-before' });
+    expect(results[0]).toMatchObject({
+      outcome: 'ok',
+      steps: 'compliance=done-before payment-details=ok agreement=done-before',
+    });
     const stored = h.sandbox.payer('e-1')!;
-    expect(stored.paymentDetails.map((p) => (p.request as { accountNumber: string }).accountNumber)).toEqual(['000123456789', '000999888777']);
+    expect(stored.paymentDetails.map((p) => (p.request as { accountNumber: string }).accountNumber)).toEqual([
+      '000123456789',
+      '000999888777',
+    ]);
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 0, paymentDetailsCreated: 2 });
   });
 
@@ -54,12 +60,21 @@ describe('re-runs through the journal', () => {
     await h.run({ inputs: [input] });
     // Simulate a crash after the create went out but before its answer was recorded.
     const path = journalPath();
-    writeFileSync(path, readFileSync(path, 'utf8').split('\n').filter((l) => !(l.includes('"s":"done"') && l.includes('"c":201'))).join('\n'));
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => !(l.includes('"s":"done"') && l.includes('"c":201')))
+        .join('\n'),
+    );
     const before = h.sandbox.stats().requests;
 
     const { summary, results } = await h.run({ inputs: [input] });
     expect(summary.exitCode).toBe(0);
-    expect(results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=done-before payment-details=done-before agreement=done-before' });
+    expect(results[0]).toMatchObject({
+      outcome: 'ok',
+      steps: 'compliance=done-before payment-details=done-before agreement=done-before',
+    });
     expect(results[0]!.paymentDetailId).toBe(h.sandbox.payer('d-1')!.paymentDetails[0]!.id);
     const stats = h.sandbox.stats();
     expect(stats.requests - before).toBe(1); // the read of stored accounts, nothing else
@@ -83,8 +98,14 @@ describe('re-runs through the journal', () => {
     const input = h.tmp.write('payers.csv', payersCsv(['m-1']));
     await h.run({ inputs: [input], steps: 'compliance' });
     const failedStyle = `${payersCsv(['m-1']).trim().split('\n')[0]},error,completedSteps\n${payersCsv(['m-1']).trim().split('\n')[1]},"payment-details: HTTP 500",compliance\n`;
-    const other = await h.run({ inputs: [h.tmp.write('failed-payers.csv', failedStyle)], stateDir: h.tmp.path('other-machine') });
-    expect(other.results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=done-before payment-details=ok agreement=ok' });
+    const other = await h.run({
+      inputs: [h.tmp.write('failed-payers.csv', failedStyle)],
+      stateDir: h.tmp.path('other-machine'),
+    });
+    expect(other.results[0]).toMatchObject({
+      outcome: 'ok',
+      steps: 'compliance=done-before payment-details=ok agreement=ok',
+    });
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 0 });
   });
 

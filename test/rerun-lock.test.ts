@@ -17,7 +17,10 @@ afterEach(async () => {
 function writeLock(pid: number) {
   const state = h.tmp.path('state');
   mkdirSync(state, { recursive: true });
-  writeFileSync(join(state, 'lock'), JSON.stringify({ pid, host: hostname(), startedAt: '2026-11-21T10:00:00.000Z', runId: 'other-run' }));
+  writeFileSync(
+    join(state, 'lock'),
+    JSON.stringify({ pid, host: hostname(), startedAt: '2026-11-21T10:00:00.000Z', runId: 'other-run' }),
+  );
   return join(state, 'lock');
 }
 
@@ -27,10 +30,15 @@ describe('one run at a time per state dir', () => {
     try {
       writeLock(other.pid!);
       const input = h.tmp.write('payers.csv', payersCsv(['l-1']));
-      const error = await h.run({ inputs: [input] }).then(() => undefined, (e: unknown) => e);
+      const error = await h.run({ inputs: [input] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(LockedError);
       expect((error as LockedError).exitCode).toBe(2);
-      expect((error as LockedError).message).toContain(`another run is using ${h.tmp.path('state')}: pid ${other.pid} on ${hostname()}, started 2026-11-21T10:00:00.000Z (run other-run)`);
+      expect((error as LockedError).message).toContain(
+        `another run is using ${h.tmp.path('state')}: pid ${other.pid} on ${hostname()}, started 2026-11-21T10:00:00.000Z (run other-run)`,
+      );
       expect(h.sandbox.stats().requests).toBe(0);
     } finally {
       other.kill();

@@ -14,8 +14,23 @@ afterEach(async () => {
   await h.close();
 });
 
-const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i + 1).padStart(3, '0')}`);
-const runArgs = (out: string) => ['run', 'payers.csv', '--base-url', h.sandbox.url, '--rate', '0', '--concurrency', '4', '--out', out, '--state-dir', 'state', '--no-progress'];
+const ids = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${String(i + 1).padStart(3, '0')}`);
+const runArgs = (out: string) => [
+  'run',
+  'payers.csv',
+  '--base-url',
+  h.sandbox.url,
+  '--rate',
+  '0',
+  '--concurrency',
+  '4',
+  '--out',
+  out,
+  '--state-dir',
+  'state',
+  '--no-progress',
+];
 
 describe('interrupted and killed runs', () => {
   it('SIGINT: stops sending, lets calls in flight finish, writes every row, exits 3; the re-run finishes the job', async () => {
@@ -35,12 +50,22 @@ describe('interrupted and killed runs', () => {
     expect(results.every((r) => ['ok', 'skipped', 'failed'].includes(r.outcome!))).toBe(true);
     // No call was left half done: every payer the server created has the row's other calls too, or is not ok.
     const notOk = results.filter((r) => r.outcome !== 'ok').length;
-    const rowsIn = (name: string) => (existsSync(join(h.tmp.dir, 'out1', name)) ? readFileSync(join(h.tmp.dir, 'out1', name), 'utf8').trim().split('\n').length - 1 : 0);
+    const rowsIn = (name: string) =>
+      existsSync(join(h.tmp.dir, 'out1', name))
+        ? readFileSync(join(h.tmp.dir, 'out1', name), 'utf8')
+            .trim()
+            .split('\n').length - 1
+        : 0;
     expect(rowsIn('failed-payers.csv') + rowsIn('pending-payers.csv')).toBe(notOk);
 
     const again = await spawnBin(runArgs('out2'), { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } }).done;
     expect(again.code).toBe(0);
-    expect(h.sandbox.stats()).toMatchObject({ payersCreated: 60, paymentDetailsCreated: 60, agreementsCompleted: 60, duplicatePaymentDetails: 0 });
+    expect(h.sandbox.stats()).toMatchObject({
+      payersCreated: 60,
+      paymentDetailsCreated: 60,
+      agreementsCompleted: 60,
+      duplicatePaymentDetails: 0,
+    });
   });
 
   it('SIGKILL at several points, re-running each time: every payer and bank account created exactly once', async () => {
@@ -63,7 +88,13 @@ describe('interrupted and killed runs', () => {
 
     const stats = h.sandbox.stats();
     // The sandbox ignores Idempotency-Key, as the real service does: the journal and the reads alone keep this.
-    expect(stats).toMatchObject({ payersCreated: n, paymentDetailsCreated: n, agreementsCompleted: n, duplicatePaymentDetails: 0, idempotentReplays: 0 });
+    expect(stats).toMatchObject({
+      payersCreated: n,
+      paymentDetailsCreated: n,
+      agreementsCompleted: n,
+      duplicatePaymentDetails: 0,
+      idempotentReplays: 0,
+    });
     // Only payers in flight at a kill are re-registered (4 at a time): create compliance is safe to send again.
     expect(stats.duplicatePayers).toBeLessThanOrEqual(3 * 4);
     const results = readResults(join(h.tmp.dir, 'final', 'results.csv'));
@@ -80,7 +111,10 @@ describe('interrupted and killed runs', () => {
     h.sandbox.script([{ route: '*', fault: 'slow', delayMs: 3000, times: 4 }]);
     await until(() => h.sandbox.stats().scripted >= 1, 'a slow call in flight');
     run.child.kill('SIGINT');
-    await until(() => run.child.exitCode !== null || /SIGINT: finishing/.test(stderrOf(run)), 'the first signal to be taken');
+    await until(
+      () => run.child.exitCode !== null || /SIGINT: finishing/.test(stderrOf(run)),
+      'the first signal to be taken',
+    );
     run.child.kill('SIGINT');
     const { code, stderr } = await run.done;
     expect(code).toBe(3);
@@ -88,6 +122,10 @@ describe('interrupted and killed runs', () => {
 
     const again = await spawnBin(runArgs('out2'), { cwd: h.tmp.dir, env }).done;
     expect(again.code).toBe(0);
-    expect(h.sandbox.stats()).toMatchObject({ payersCreated: 40, paymentDetailsCreated: 40, duplicatePaymentDetails: 0 });
+    expect(h.sandbox.stats()).toMatchObject({
+      payersCreated: 40,
+      paymentDetailsCreated: 40,
+      duplicatePaymentDetails: 0,
+    });
   });
 });

@@ -43,11 +43,30 @@ describe('mapHeader for a payer file', () => {
 });
 
 describe('mapHeader for a bank-details file', () => {
-  const required = ['clientUserId', 'bankName', 'accountName', 'currency', 'beneficiaryType', 'addressLine1', 'city', 'country', 'dateOfBirth', 'postalCode'];
+  const required = [
+    'clientUserId',
+    'bankName',
+    'accountName',
+    'currency',
+    'beneficiaryType',
+    'addressLine1',
+    'city',
+    'country',
+    'dateOfBirth',
+    'postalCode',
+  ];
 
   test('nothing defaults, so every required payment-detail field needs a column', () => {
     expect(mapHeader(['Client User Id', 'IBAN'], 'bank-details').missing).toEqual([
-      'bankName', 'accountName', 'beneficiaryType', 'currency', 'addressLine1', 'city', 'country', 'dateOfBirth', 'postalCode',
+      'bankName',
+      'accountName',
+      'beneficiaryType',
+      'currency',
+      'addressLine1',
+      'city',
+      'country',
+      'dateOfBirth',
+      'postalCode',
     ]);
   });
 

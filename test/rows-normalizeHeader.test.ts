@@ -4,8 +4,11 @@ import { fieldForColumn } from '../src/rows/fieldForColumn.js';
 
 describe('normalizeHeader', () => {
   test('ignores case, spaces, underscores, dashes and dots', () => {
-    expect(['First Name', 'first_name', 'FIRSTNAME', 'first-name', 'first.name', ' First  Name ', 'firstName'].map(normalizeHeader))
-      .toEqual(Array(7).fill('firstname'));
+    expect(
+      ['First Name', 'first_name', 'FIRSTNAME', 'first-name', 'first.name', ' First  Name ', 'firstName'].map(
+        normalizeHeader,
+      ),
+    ).toEqual(Array(7).fill('firstname'));
   });
 
   test('keeps letters and digits as they are otherwise', () => {

@@ -22,10 +22,18 @@ async function rejected(inputs: string[]): Promise<PayerOnboardError> {
 
 describe('run: a file that cannot be used is rejected before anything is sent (exit 2)', () => {
   it.each([
-    ['payers.xlsx', 'x', 'payers.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx'],
+    [
+      'payers.xlsx',
+      'x',
+      'payers.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',
+    ],
     ['empty.csv', '', 'empty.csv: is empty: expected a header line and at least one row'],
     ['header.csv', `${PAYER_HEADER}\n`, 'header.csv: has a header but no rows'],
-    ['quote.csv', `${PAYER_HEADER}\n${payerRow('p-1')}\np-2,"p-2@example.com,Ada\n${payerRow('p-3')}\n`, 'quote.csv:3: a quoted field opened here is never closed: check for a stray `"`'],
+    [
+      'quote.csv',
+      `${PAYER_HEADER}\n${payerRow('p-1')}\np-2,"p-2@example.com,Ada\n${payerRow('p-3')}\n`,
+      'quote.csv:3: a quoted field opened here is never closed: check for a stray `"`',
+    ],
   ])('%s', async (name, content, message) => {
     const good = h.tmp.write('good.csv', payersCsv(['g-1']));
     const error = await rejected([good, h.tmp.write(name, content)]);
@@ -42,7 +50,12 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
 
   it('a non-UTF-8 byte after UTF-8 text, naming line and column', async () => {
     // Windows-1252 is assumed only when no UTF-8 came first (test/encoding-csv.test.ts): here `Zoë` is UTF-8.
-    const content = Buffer.concat([Buffer.from(`${PAYER_HEADER}\n${payerRow('p-1', { firstName: 'Zoë' })}\n`), Buffer.from('p-2,x@example.com,J'), Buffer.from([0xfc]), Buffer.from('rgen\n')]);
+    const content = Buffer.concat([
+      Buffer.from(`${PAYER_HEADER}\n${payerRow('p-1', { firstName: 'Zoë' })}\n`),
+      Buffer.from('p-2,x@example.com,J'),
+      Buffer.from([0xfc]),
+      Buffer.from('rgen\n'),
+    ]);
     const error = await rejected([h.tmp.write('latin.csv', content)]);
     expect(error.message).toBe('latin.csv:3:20: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"');
     expect(h.sandbox.stats().requests).toBe(0);
@@ -50,29 +63,55 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
 
   it('missing required columns, named', async () => {
     const error = await rejected([h.tmp.write('cols.csv', 'clientUserId,email,First Name\np-1,a@example.com,Ada\n')]);
-    expect(error.message).toMatch(/^cols\.csv:1: missing required columns lastName, beneficiaryType, dateOfBirth, addressLine1, city, state, postcode, country, nationality, phone, ssn/);
+    expect(error.message).toMatch(
+      /^cols\.csv:1: missing required columns lastName, beneficiaryType, dateOfBirth, addressLine1, city, state, postcode, country, nationality, phone, ssn/,
+    );
   });
 });
 
-describe('run: a bad row is that row\'s problem; every valid row still goes through', () => {
+describe("run: a bad row is that row's problem; every valid row still goes through", () => {
   it('a ragged row and a 1 MB cell', async () => {
     const csv = `${PAYER_HEADER}\n${payerRow('p-1')}\np-2,short,row\n${payerRow('p-3', { addressLine1: 'x'.repeat(1024 * 1024) })}\n${payerRow('p-4')}\n`;
     const { summary, results } = await h.run({ inputs: [h.tmp.write('rows.csv', csv)] });
     expect(summary.exitCode).toBe(1);
-    expect(results.map((r) => [r.line, r.outcome])).toEqual([['2', 'ok'], ['3', 'invalid'], ['4', 'invalid'], ['5', 'ok']]);
+    expect(results.map((r) => [r.line, r.outcome])).toEqual([
+      ['2', 'ok'],
+      ['3', 'invalid'],
+      ['4', 'invalid'],
+      ['5', 'ok'],
+    ]);
     expect(results[1]!.error).toBe('(row): has 3 cells but the header has 20: check for a missing or extra delimiter');
     expect(results[2]!.error).toBe('addressLine1: is 1048576 characters long, at most 10000');
     expect(h.sandbox.stats().payersCreated).toBe(2);
   });
 
   it('a JSONL line that is not JSON', async () => {
-    const good = (id: string) => JSON.stringify({
-      clientUserId: id, email: `${id}@example.com`, firstName: 'A', lastName: 'B', beneficiaryType: 'individual', dateOfBirth: '1980-01-01',
-      addressLine1: '1 St', city: 'C', state: 'S', postcode: 12345, country: 'US', nationality: 'US', phone: '+12175550100', ssn: '1',
+    const good = (id: string) =>
+      JSON.stringify({
+        clientUserId: id,
+        email: `${id}@example.com`,
+        firstName: 'A',
+        lastName: 'B',
+        beneficiaryType: 'individual',
+        dateOfBirth: '1980-01-01',
+        addressLine1: '1 St',
+        city: 'C',
+        state: 'S',
+        postcode: 12345,
+        country: 'US',
+        nationality: 'US',
+        phone: '+12175550100',
+        ssn: '1',
+      });
+    const { summary, results } = await h.run({
+      inputs: [h.tmp.write('p.jsonl', `${good('j-1')}\n{"clientUserId": "j-2",\n${good('j-3')}\n`)],
     });
-    const { summary, results } = await h.run({ inputs: [h.tmp.write('p.jsonl', `${good('j-1')}\n{"clientUserId": "j-2",\n${good('j-3')}\n`)] });
     expect(summary.rows).toMatchObject({ ok: 2, invalid: 1 });
-    expect(results.map((r) => [r.line, r.outcome])).toEqual([['1', 'ok'], ['2', 'invalid'], ['3', 'ok']]);
+    expect(results.map((r) => [r.line, r.outcome])).toEqual([
+      ['1', 'ok'],
+      ['2', 'invalid'],
+      ['3', 'ok'],
+    ]);
     expect(h.sandbox.payer('j-1')!.request).toMatchObject({ postcode: '12345' });
   });
 });

@@ -24,23 +24,41 @@ const failedFile = (rows: Array<[string, Record<string, string>, string]>) =>
 
 describe('steps a row already carried stay done', () => {
   it('an invalid row of a failed file keeps its completedSteps in the next failed file', async () => {
-    const input = h.tmp.write('failed-payers.csv', failedFile([['c-1', { email: 'not-an-email' }, 'compliance;payment-details']]));
+    const input = h.tmp.write(
+      'failed-payers.csv',
+      failedFile([['c-1', { email: 'not-an-email' }, 'compliance;payment-details']]),
+    );
     const { summary } = await h.run({ inputs: [input] });
-    expect(carriedSteps(summary.outputs.failed[0]!)).toMatchObject({ ok: true, value: ['compliance', 'payment-details'] });
+    expect(carriedSteps(summary.outputs.failed[0]!)).toMatchObject({
+      ok: true,
+      value: ['compliance', 'payment-details'],
+    });
     expect(h.sandbox.stats().requests).toBe(0);
   });
 
   it('a row run with fewer --steps keeps the steps it carried, plus the ones done now', async () => {
     const input = h.tmp.write('failed-payers.csv', failedFile([['c-2', {}, 'payment-details']]));
-    h.sandbox.script([{ route: 'agreement', status: 400, body: { statusCode: 400, message: 'agreementCompleted must be provided', error: 'Bad Request' } }]);
+    h.sandbox.script([
+      {
+        route: 'agreement',
+        status: 400,
+        body: { statusCode: 400, message: 'agreementCompleted must be provided', error: 'Bad Request' },
+      },
+    ]);
     const { summary, results } = await h.run({ inputs: [input], steps: 'compliance,agreement' });
     expect(results[0]).toMatchObject({ outcome: 'failed', steps: 'compliance=ok agreement=failed' });
-    expect(carriedSteps(summary.outputs.failed[0]!)).toMatchObject({ ok: true, value: ['compliance', 'payment-details'] });
+    expect(carriedSteps(summary.outputs.failed[0]!)).toMatchObject({
+      ok: true,
+      value: ['compliance', 'payment-details'],
+    });
   });
 
   it('bank-details rows respect --steps', async () => {
     const payers = h.tmp.write('payers.csv', payersCsv(['s-1']));
-    const bank = h.tmp.write('bank.csv', 'clientUserId,bankName,accountName,currency,beneficiaryType,addressLine1,city,country,dateOfBirth,postalCode,accountNumber,routingNumber\ns-1,Bank,Ada,USD,individual,1 St,City,US,1980-01-01,12345,1234567,021000021\n');
+    const bank = h.tmp.write(
+      'bank.csv',
+      'clientUserId,bankName,accountName,currency,beneficiaryType,addressLine1,city,country,dateOfBirth,postalCode,accountNumber,routingNumber\ns-1,Bank,Ada,USD,individual,1 St,City,US,1980-01-01,12345,1234567,021000021\n',
+    );
     const { results } = await h.run({ inputs: [payers], bankDetails: bank, steps: 'compliance' });
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 1, paymentDetailsCreated: 0 });
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'ok']);
@@ -49,10 +67,28 @@ describe('steps a row already carried stay done', () => {
 
 describe('the same bank account twice in one row', () => {
   it('is sent once, and both entries get its id', async () => {
-    const account = { bankName: 'Thames Bank', accountName: 'Ada', currency: 'GBP', accountNumber: '31926819', sortCode: '601613' };
+    const account = {
+      bankName: 'Thames Bank',
+      accountName: 'Ada',
+      currency: 'GBP',
+      accountNumber: '31926819',
+      sortCode: '601613',
+    };
     const line = JSON.stringify({
-      clientUserId: 'j-1', email: 'j-1@example.com', firstName: 'A', lastName: 'B', beneficiaryType: 'individual', dateOfBirth: '1980-01-01',
-      addressLine1: '1 St', city: 'London', state: 'LND', postcode: 'W1U 4EG', country: 'GB', nationality: 'GB', phone: '+442079460000', ssn: '1',
+      clientUserId: 'j-1',
+      email: 'j-1@example.com',
+      firstName: 'A',
+      lastName: 'B',
+      beneficiaryType: 'individual',
+      dateOfBirth: '1980-01-01',
+      addressLine1: '1 St',
+      city: 'London',
+      state: 'LND',
+      postcode: 'W1U 4EG',
+      country: 'GB',
+      nationality: 'GB',
+      phone: '+442079460000',
+      ssn: '1',
       paymentDetails: [account, account],
     });
     const { results } = await h.run({ inputs: [h.tmp.write('p.jsonl', `${line}\n`)] });
@@ -68,7 +104,12 @@ describe('interrupted before sending', () => {
   it('a signal while the input is checked sends nothing and exits 3', async () => {
     const controller = new AbortController();
     controller.abort('SIGINT');
-    const error = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['i-1']))] }, undefined, controller.signal).then(() => undefined, (e: unknown) => e);
+    const error = await h
+      .run({ inputs: [h.tmp.write('payers.csv', payersCsv(['i-1']))] }, undefined, controller.signal)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(AbortedError);
     expect((error as AbortedError).exitCode).toBe(3);
     expect(h.sandbox.stats().requests).toBe(0);

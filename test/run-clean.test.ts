@@ -13,7 +13,9 @@ afterEach(async () => {
 describe('run: a clean file', () => {
   it('makes every call once and writes what the server issued', async () => {
     const ids = ['p-1', 'p-2', 'p-3', 'p-4'];
-    const csv = payersCsv(ids, { 'p-4': { bankName: '', accountName: '', currency: '', accountNumber: '', routingNumber: '', accountType: '' } });
+    const csv = payersCsv(ids, {
+      'p-4': { bankName: '', accountName: '', currency: '', accountNumber: '', routingNumber: '', accountType: '' },
+    });
     const input = h.tmp.write('payers.csv', csv);
     const { summary, results } = await h.run({ inputs: [input], concurrency: 4 });
 
@@ -27,7 +29,12 @@ describe('run: a clean file', () => {
     // A first run: per payer, create compliance with the read of its stored accounts alongside (the journal cannot
     // know whether the service has the payer), then payment details and the agreement; p-4 has no account to read.
     expect(summary.requests.total).toBe(14);
-    expect(stats.byRoute).toMatchObject({ compliance: 4, 'read-payment-details': 3, 'payment-details': 3, agreement: 4 });
+    expect(stats.byRoute).toMatchObject({
+      compliance: 4,
+      'read-payment-details': 3,
+      'payment-details': 3,
+      agreement: 4,
+    });
 
     expect(results.map((r) => [r.line, r.clientUserId, r.outcome, r.steps])).toEqual([
       ['2', 'p-1', 'ok', 'compliance=ok payment-details=ok agreement=ok'],
@@ -54,8 +61,17 @@ describe('run: a clean file', () => {
     const input = h.tmp.write('payers.csv', payersCsv(['p-1']));
     await h.run({ inputs: [input] });
     const stored = h.sandbox.payer('p-1')!;
-    expect(stored.request).toMatchObject({ phone: '+12175550100', postcode: '62701', ssn: '123-45-6789', country: 'US' });
-    expect(stored.paymentDetails[0]!.request).toMatchObject({ routingNumber: '021000021', accountNumber: '000123456789', postalCode: '62701' });
+    expect(stored.request).toMatchObject({
+      phone: '+12175550100',
+      postcode: '62701',
+      ssn: '123-45-6789',
+      country: 'US',
+    });
+    expect(stored.paymentDetails[0]!.request).toMatchObject({
+      routingNumber: '021000021',
+      accountNumber: '000123456789',
+      postalCode: '62701',
+    });
   });
 
   it('creates results, summary and log mode 0600 and no failed file when every row is ok', async () => {

@@ -12,7 +12,11 @@ describe('run: a flaky API', () => {
     // Each 429 (Retry-After: 1) pauses every call for a second: a few are enough to show it.
     h = await harness({ fault429: 0.03, fault500: 0.1, faultReset: 0.05, faultCommit500: 0.05, seed: 7 });
     const ids = Array.from({ length: 24 }, (_, i) => `f-${i + 1}`);
-    const { summary, results } = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(ids))], concurrency: 6, retries: 10 });
+    const { summary, results } = await h.run({
+      inputs: [h.tmp.write('payers.csv', payersCsv(ids))],
+      concurrency: 6,
+      retries: 10,
+    });
 
     expect(results.filter((r) => r.outcome !== 'ok')).toEqual([]);
     expect(summary.exitCode).toBe(0);
@@ -30,7 +34,10 @@ describe('run: a flaky API', () => {
   it('stops at a rejected key within a few requests, marks the rest skipped, exit 3', async () => {
     h = await harness();
     const ids = Array.from({ length: 30 }, (_, i) => `k-${i + 1}`);
-    const { summary, results } = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(ids))], concurrency: 2 }, { PAYER_API_KEY: 'wrong-key' });
+    const { summary, results } = await h.run(
+      { inputs: [h.tmp.write('payers.csv', payersCsv(ids))], concurrency: 2 },
+      { PAYER_API_KEY: 'wrong-key' },
+    );
 
     expect(summary.exitCode).toBe(3);
     expect(summary.aborted?.reason).toBe('key-rejected');
@@ -50,7 +57,13 @@ describe('run: a flaky API', () => {
     // Another state dir: the journal does not know the payer, so compliance is sent again and answered 409.
     const { summary, results } = await h.run({ inputs: [input], stateDir: h.tmp.path('other-state') });
     expect(summary.exitCode).toBe(0);
-    expect(results[0]).toMatchObject({ outcome: 'ok', steps: 'compliance=done-before payment-details=ok agreement=ok', userId: '', agreementUrl: '', kycStatus: 'approved' });
+    expect(results[0]).toMatchObject({
+      outcome: 'ok',
+      steps: 'compliance=done-before payment-details=ok agreement=ok',
+      userId: '',
+      agreementUrl: '',
+      kycStatus: 'approved',
+    });
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 1, paymentDetailsCreated: 1 });
   });
 });

@@ -24,7 +24,12 @@ describe('run: invalid rows', () => {
     expect(first.summary.rows).toMatchObject({ ok: 1, invalid: 3 });
     expect(h.sandbox.stats().payersCreated).toBe(1);
     expect(h.sandbox.payer('p-2')).toBeUndefined();
-    expect(first.results.map((r) => [r.line, r.outcome])).toEqual([['2', 'ok'], ['3', 'invalid'], ['4', 'invalid'], ['5', 'invalid']]);
+    expect(first.results.map((r) => [r.line, r.outcome])).toEqual([
+      ['2', 'ok'],
+      ['3', 'invalid'],
+      ['4', 'invalid'],
+      ['5', 'invalid'],
+    ]);
     const p2 = first.results[1]!.error;
     expect(p2).toContain('dateOfBirth: must be YYYY-MM-DD, got something shaped "99/99/9999"');
     expect(p2).toContain('routingNumber');
@@ -49,7 +54,10 @@ describe('run: invalid rows', () => {
     writeFileSync(failedPath, `${fixed}\n`);
     const second = await h.run({ inputs: [failedPath] });
     expect(second.summary.exitCode).toBe(0);
-    expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([['p-2', 'ok'], ['p-3', 'ok']]);
+    expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([
+      ['p-2', 'ok'],
+      ['p-3', 'ok'],
+    ]);
     expect(h.sandbox.stats().payersCreated).toBe(3);
   });
 

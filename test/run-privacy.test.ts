@@ -23,17 +23,32 @@ describe('run: no key and no personal value in logs, stderr or results.csv', () 
   it('even at --log-level trace, with failures and invalid rows', async () => {
     const csv = payersCsv(['s-1', 's-2', 's-3'], {
       's-1': SECRETS,
-      's-2': { ...SECRETS, email: 'private.person2@example.org', routingNumber: '011000016', accountNumber: '55509999999' },
+      's-2': {
+        ...SECRETS,
+        email: 'private.person2@example.org',
+        routingNumber: '011000016',
+        accountNumber: '55509999999',
+      },
       's-3': { ...SECRETS, email: 'private.person3@example.org', dateOfBirth: '03/04/1971' },
     });
-    const { summary, stderr } = await h.run({ inputs: [h.tmp.write('payers.csv', csv)], logLevel: 'trace', retries: 1 });
+    const { summary, stderr } = await h.run({
+      inputs: [h.tmp.write('payers.csv', csv)],
+      logLevel: 'trace',
+      retries: 1,
+    });
     const log = readFileSync(summary.outputs.log, 'utf8');
     const results = readFileSync(summary.outputs.results, 'utf8');
     expect(log.length).toBeGreaterThan(0);
     expect(log).toContain('"level":20'); // request-level lines were written
     for (const text of [log, stderr, results, JSON.stringify(summary)]) {
       expect(text).not.toContain(API_KEY);
-      for (const value of [...Object.values(SECRETS), 'private.person2@example.org', '011000016', '55509999999', '03/04/1971']) {
+      for (const value of [
+        ...Object.values(SECRETS),
+        'private.person2@example.org',
+        '011000016',
+        '55509999999',
+        '03/04/1971',
+      ]) {
         expect(text).not.toContain(value);
       }
     }

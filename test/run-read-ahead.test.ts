@@ -25,7 +25,8 @@ describe('run: a row held back by a slow call', () => {
     const poll = setInterval(() => {
       const stats = h.sandbox.stats();
       if (heldSince === undefined && stats.scripted > 0) heldSince = performance.now();
-      if (heldSince !== undefined && performance.now() - heldSince < 5000) startedWhileHeld = Math.max(startedWhileHeld, stats.payersCreated);
+      if (heldSince !== undefined && performance.now() - heldSince < 5000)
+        startedWhileHeld = Math.max(startedWhileHeld, stats.payersCreated);
     }, 20);
     const { summary, results } = await h.run({ inputs: [input], concurrency });
     clearInterval(poll);

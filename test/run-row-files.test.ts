@@ -22,7 +22,11 @@ describe('failed and pending files of a run', () => {
     const input = h.tmp.write('payers.csv', payersCsv(['w-1', 'w-2', 'w-3'], { 'w-2': { email: 'not-an-email' } }));
     const { summary, results, stderr } = await h.run({ inputs: [input] });
 
-    expect(results.map((r) => [r.source, r.line, r.outcome])).toEqual([['payers.csv', '2', 'waiting'], ['payers.csv', '3', 'invalid'], ['payers.csv', '4', 'waiting']]);
+    expect(results.map((r) => [r.source, r.line, r.outcome])).toEqual([
+      ['payers.csv', '2', 'waiting'],
+      ['payers.csv', '3', 'invalid'],
+      ['payers.csv', '4', 'waiting'],
+    ]);
     expect(summary.exitCode).toBe(1);
     expect(summary.outputs.failed.map((p) => basename(p))).toEqual(['failed-payers.csv']);
     expect(summary.outputs.pending.map((p) => basename(p))).toEqual(['pending-payers.csv']);
@@ -31,8 +35,14 @@ describe('failed and pending files of a run', () => {
     const pending = rowsOf(summary.outputs.pending[0]!);
     expect(pending.map((r) => r.clientUserId)).toEqual(['w-1', 'w-3']);
     expect(pending[0]!.completedSteps).toMatch(/^compliance@[0-9a-f]{6};agreement;from=payers\.csv:2$/);
-    expect(parseCompletedSteps(pending[1]!.completedSteps!)).toMatchObject({ ok: true, value: ['compliance', 'agreement'], origin: { source: 'payers.csv', line: 4 } });
-    expect(stderr).toContain(`  waiting on the payers (KYC, agreement): run the same file again later, or let the inbox do it; pending rows: ${summary.outputs.pending[0]}\n`);
+    expect(parseCompletedSteps(pending[1]!.completedSteps!)).toMatchObject({
+      ok: true,
+      value: ['compliance', 'agreement'],
+      origin: { source: 'payers.csv', line: 4 },
+    });
+    expect(stderr).toContain(
+      `  waiting on the payers (KYC, agreement): run the same file again later, or let the inbox do it; pending rows: ${summary.outputs.pending[0]}\n`,
+    );
 
     const fixed = h.tmp.write('only-waiting.csv', payersCsv(['w-4']));
     const waitingOnly = await h.run({ inputs: [fixed] });

@@ -19,7 +19,10 @@ describe('sandbox authentication', () => {
 
   it('a wrong key is 401 and creates nothing', async () => {
     const sandbox = await start();
-    const reply = await call(sandbox, 'POST', '/v1/payer', { body: payer(), headers: { 'x-api-key': `${KEY}x`, 'content-type': 'application/json' } });
+    const reply = await call(sandbox, 'POST', '/v1/payer', {
+      body: payer(),
+      headers: { 'x-api-key': `${KEY}x`, 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual(UNAUTHORIZED);
     expect(sandbox.payer('payer-1')).toBeUndefined();
@@ -28,14 +31,20 @@ describe('sandbox authentication', () => {
 
   it('the key is checked before the body: an invalid body without a key is 401, not 400', async () => {
     const sandbox = await start();
-    const reply = await call(sandbox, 'POST', '/v1/payer', { body: { nope: 1 }, headers: { 'content-type': 'application/json' } });
+    const reply = await call(sandbox, 'POST', '/v1/payer', {
+      body: { nope: 1 },
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(401);
   });
 
   it('accepts the configured key and uses sandbox-key by default', async () => {
     const sandbox = await start({ apiKey: undefined });
     expect(sandbox.options.apiKey).toBe('sandbox-key');
-    const reply = await call(sandbox, 'POST', '/v1/payer', { body: payer(), headers: { 'x-api-key': 'sandbox-key', 'content-type': 'application/json' } });
+    const reply = await call(sandbox, 'POST', '/v1/payer', {
+      body: payer(),
+      headers: { 'x-api-key': 'sandbox-key', 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(200);
   });
 

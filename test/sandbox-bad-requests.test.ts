@@ -4,12 +4,25 @@ import { call, closeSandboxes, createPayer, KEY, payer, paymentDetail, start } f
 
 afterEach(closeSandboxes);
 
-const SECRETS = { ssn: '987-65-4321', accountNumber: '5550001111', iban: 'DE89370400440532013000', routingNumber: '021000021', documentNumber: 'X1234567' };
+const SECRETS = {
+  ssn: '987-65-4321',
+  accountNumber: '5550001111',
+  iban: 'DE89370400440532013000',
+  routingNumber: '021000021',
+  documentNumber: 'X1234567',
+};
 
 describe('sandbox validation (400, NestJS shape, messages naming the field)', () => {
   it('lists every problem of a compliance body, class-validator style', async () => {
     const sandbox = await start();
-    const body = payer({ email: 'not-an-email', country: 'USA', beneficiaryType: 'person', phone: '217-555-0100', dateOfBirth: '31/12/1980', firstName: '' });
+    const body = payer({
+      email: 'not-an-email',
+      country: 'USA',
+      beneficiaryType: 'person',
+      phone: '217-555-0100',
+      dateOfBirth: '31/12/1980',
+      firstName: '',
+    });
     delete body.lastName;
     const reply = await call(sandbox, 'POST', '/v1/payer', { body });
     expect(reply.status).toBe(400);
@@ -47,7 +60,11 @@ describe('sandbox validation (400, NestJS shape, messages naming the field)', ()
     const sandbox = await start();
     await createPayer(sandbox);
     const missing = await call(sandbox, 'PATCH', '/v2/payer/payer-1', { body: {} });
-    expect(missing.body).toEqual({ statusCode: 400, message: ['agreementCompleted must be provided'], error: 'Bad Request' });
+    expect(missing.body).toEqual({
+      statusCode: 400,
+      message: ['agreementCompleted must be provided'],
+      error: 'Bad Request',
+    });
     const empty = await call(sandbox, 'PATCH', '/v2/payer/payer-1', {});
     expect(empty.body).toEqual(missing.body);
     const text = await call(sandbox, 'PATCH', '/v2/payer/payer-1', { body: { agreementCompleted: 'yes' } });
@@ -64,11 +81,21 @@ describe('sandbox validation (400, NestJS shape, messages naming the field)', ()
   it('never echoes ssn, accountNumber, iban, routingNumber or documentNumber values', async () => {
     const sandbox = await start();
     await createPayer(sandbox);
-    const badPayer = await call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'p2', ssn: 12345, email: SECRETS.ssn }) });
-    const badDetail = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', {
-      body: paymentDetail({ ...SECRETS, ssn: undefined, currency: SECRETS.iban, country: SECRETS.accountNumber, bankName: '' }),
+    const badPayer = await call(sandbox, 'POST', '/v1/payer', {
+      body: payer({ clientUserId: 'p2', ssn: 12345, email: SECRETS.ssn }),
     });
-    const malformed = await call(sandbox, 'POST', '/v1/payer', { body: `{"ssn": "${SECRETS.ssn}", "iban": "${SECRETS.iban}` });
+    const badDetail = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', {
+      body: paymentDetail({
+        ...SECRETS,
+        ssn: undefined,
+        currency: SECRETS.iban,
+        country: SECRETS.accountNumber,
+        bankName: '',
+      }),
+    });
+    const malformed = await call(sandbox, 'POST', '/v1/payer', {
+      body: `{"ssn": "${SECRETS.ssn}", "iban": "${SECRETS.iban}`,
+    });
     for (const reply of [badPayer, badDetail, malformed]) {
       expect(reply.status).toBe(400);
       for (const secret of Object.values(SECRETS)) expect(reply.text).not.toContain(secret);
@@ -86,12 +113,25 @@ describe('sandbox: other bad requests get a clear 4xx and the server keeps servi
 
   it('a body that is not JSON by content type is 415; +json types and charset are fine', async () => {
     const sandbox = await start();
-    const wrong = await call(sandbox, 'POST', '/v1/payer', { body: JSON.stringify(payer()), headers: { 'x-api-key': KEY, 'content-type': 'text/plain' } });
+    const wrong = await call(sandbox, 'POST', '/v1/payer', {
+      body: JSON.stringify(payer()),
+      headers: { 'x-api-key': KEY, 'content-type': 'text/plain' },
+    });
     expect(wrong.status).toBe(415);
-    expect(wrong.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json', error: 'Unsupported Media Type' });
-    const form = await call(sandbox, 'POST', '/v1/payer', { body: 'a=1', headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(wrong.body).toEqual({
+      statusCode: 415,
+      message: 'Content-Type must be application/json',
+      error: 'Unsupported Media Type',
+    });
+    const form = await call(sandbox, 'POST', '/v1/payer', {
+      body: 'a=1',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
-    const charset = await call(sandbox, 'POST', '/v1/payer', { body: payer(), headers: { 'x-api-key': KEY, 'content-type': 'application/json; charset=utf-8' } });
+    const charset = await call(sandbox, 'POST', '/v1/payer', {
+      body: payer(),
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(charset.status).toBe(200);
   });
 
@@ -121,7 +161,11 @@ describe('sandbox: other bad requests get a clear 4xx and the server keeps servi
     const big = JSON.stringify(payer({ companyName: 'x'.repeat(1024 * 1024) }));
     const reply = await call(sandbox, 'POST', '/v1/payer', { body: big });
     expect(reply.status).toBe(413);
-    expect(reply.body).toEqual({ statusCode: 413, message: 'Request body is larger than 1048576 bytes', error: 'Payload Too Large' });
+    expect(reply.body).toEqual({
+      statusCode: 413,
+      message: 'Request body is larger than 1048576 bytes',
+      error: 'Payload Too Large',
+    });
     expect(sandbox.payer('payer-1')).toBeUndefined();
     expect((await createPayer(sandbox)).status).toBe(200);
   });
@@ -143,7 +187,9 @@ describe('sandbox: other bad requests get a clear 4xx and the server keeps servi
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(sandbox.port, '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
       let data = '';
-      socket.on('data', (chunk) => { data += chunk.toString(); });
+      socket.on('data', (chunk) => {
+        data += chunk.toString();
+      });
       socket.on('end', () => resolve(data));
       socket.on('error', reject);
     });

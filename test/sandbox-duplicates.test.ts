@@ -9,7 +9,11 @@ describe('sandbox duplicates: a second create-compliance for the same clientUser
     const first = await createPayer(sandbox);
     const again = await createPayer(sandbox, { firstName: 'Changed' });
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ statusCode: 409, message: 'Payer with client user ID payer-1 already exists', error: 'Conflict' });
+    expect(again.body).toEqual({
+      statusCode: 409,
+      message: 'Payer with client user ID payer-1 already exists',
+      error: 'Conflict',
+    });
     expect(sandbox.payer('payer-1')?.userId).toBe(first.body.userId);
     expect((sandbox.payer('payer-1')!.request as { firstName: string }).firstName).toBe('Ada');
     const stats = sandbox.stats();
@@ -26,7 +30,12 @@ describe('sandbox duplicates: a second create-compliance for the same clientUser
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect((sandbox.payer('payer-1')!.request as { firstName: string }).firstName).toBe('Ada');
-    expect(sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 1, payersUpdated: 0, byStatus: { '200': 2 } });
+    expect(sandbox.stats()).toMatchObject({
+      payersCreated: 1,
+      duplicatePayers: 1,
+      payersUpdated: 0,
+      byStatus: { '200': 2 },
+    });
   });
 
   it('return-existing reports the agreement as completed once it is', async () => {

@@ -50,17 +50,24 @@ describe('sandbox endpoints: success answers', () => {
     const sandbox = await start({ kycAfter: 0 });
     await createPayer(sandbox);
     const first = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail() });
-    const second = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail({ currency: 'EUR', rails: 'swift' }) });
+    const second = await call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', {
+      body: paymentDetail({ currency: 'EUR', rails: 'swift' }),
+    });
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.body.payment_detail.id).not.toBe(first.body.payment_detail.id);
     expect(second.body.payment_detail.rails).toBe('swift');
-    expect(sandbox.payer('payer-1')?.paymentDetails.map((d) => d.id)).toEqual([first.body.payment_detail.id, second.body.payment_detail.id]);
+    expect(sandbox.payer('payer-1')?.paymentDetails.map((d) => d.id)).toEqual([
+      first.body.payment_detail.id,
+      second.body.payment_detail.id,
+    ]);
   });
 
   it('update agreement answers 200 { success: true } and records it', async () => {
     const sandbox = await start();
     await createPayer(sandbox);
-    const reply = await call(sandbox, 'PATCH', `/${paths.agreement('payer-1')}`, { body: { agreementCompleted: true } });
+    const reply = await call(sandbox, 'PATCH', `/${paths.agreement('payer-1')}`, {
+      body: { agreementCompleted: true },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ success: true });
     expect(sandbox.payer('payer-1')?.agreementCompleted).toBe(true);
@@ -82,7 +89,11 @@ describe('sandbox endpoints: unknown payers', () => {
     const sandbox = await start();
     const reply = await call(sandbox, 'PATCH', '/v2/payer/nobody', { body: { agreementCompleted: true } });
     expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ statusCode: 404, message: 'Payer with client user ID nobody not found', error: 'Not Found' });
+    expect(reply.body).toEqual({
+      statusCode: 404,
+      message: 'Payer with client user ID nobody not found',
+      error: 'Not Found',
+    });
   });
 });
 

@@ -26,7 +26,11 @@ describe('sandbox random faults (seeded)', () => {
     const withHeader = await start({ fault429: 1 });
     const a = await createPayer(withHeader);
     expect(a.status).toBe(429);
-    expect(a.body).toEqual({ statusCode: 429, message: 'ThrottlerException: Too Many Requests', error: 'Too Many Requests' });
+    expect(a.body).toEqual({
+      statusCode: 429,
+      message: 'ThrottlerException: Too Many Requests',
+      error: 'Too Many Requests',
+    });
     expect(a.headers.get('retry-after')).toBe('1');
     const without = await start({ fault429: 1, retryAfter: false });
     const b = await createPayer(without);
@@ -63,10 +67,14 @@ describe('sandbox random faults (seeded)', () => {
 
   it('fault-slow: a client that gives up sees a timeout, the payer exists, and close() does not wait for the answer', async () => {
     const sandbox = await start({ faultSlow: 1, slowMs: 10 * 60_000 });
-    await expect(call(sandbox, 'POST', '/v1/payer', { body: payer(), signal: AbortSignal.timeout(300) })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(
+      call(sandbox, 'POST', '/v1/payer', { body: payer(), signal: AbortSignal.timeout(300) }),
+    ).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(sandbox.payer('payer-1')).toBeDefined();
     // A second slow request still waiting while we close: close() must end it, not wait ten minutes.
-    const pending = call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'p2' }) }).catch((error: unknown) => error);
+    const pending = call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'p2' }) }).catch(
+      (error: unknown) => error,
+    );
     await expect.poll(() => sandbox.stats().inFlight).toBeGreaterThan(0);
     await sandbox.close();
     expect(await pending).toBeInstanceOf(Error);
@@ -77,7 +85,8 @@ describe('sandbox random faults (seeded)', () => {
     const sandbox = await start({ ...mixed, seed });
     const out: number[] = [];
     // A PATCH for an unknown payer answers 404 when no fault hits it.
-    for (let i = 0; i < count; i += 1) out.push((await call(sandbox, 'PATCH', '/v2/payer/nobody', { body: { agreementCompleted: true } })).status);
+    for (let i = 0; i < count; i += 1)
+      out.push((await call(sandbox, 'PATCH', '/v2/payer/nobody', { body: { agreementCompleted: true } })).status);
     return out;
   }
 
@@ -95,16 +104,29 @@ describe('sandbox random faults (seeded)', () => {
   it('fault counters match the answers sent', async () => {
     const sandbox = await start({ ...mixed, seed: 7 });
     const seen: number[] = [];
-    for (let i = 0; i < 40; i += 1) seen.push((await call(sandbox, 'PATCH', '/v2/payer/nobody', { body: { agreementCompleted: true } })).status);
+    for (let i = 0; i < 40; i += 1)
+      seen.push((await call(sandbox, 'PATCH', '/v2/payer/nobody', { body: { agreementCompleted: true } })).status);
     const stats = sandbox.stats();
     const count = (s: number) => seen.filter((x) => x === s).length;
-    expect(stats.faults).toEqual({ '429': count(429), '500': count(500), '503': count(503), reset: 0, commit500: 0, slow: 0 });
-    expect(stats.byStatus).toEqual(Object.fromEntries([404, 429, 500, 503].filter((s) => count(s) > 0).map((s) => [String(s), count(s)])));
+    expect(stats.faults).toEqual({
+      '429': count(429),
+      '500': count(500),
+      '503': count(503),
+      reset: 0,
+      commit500: 0,
+      slow: 0,
+    });
+    expect(stats.byStatus).toEqual(
+      Object.fromEntries([404, 429, 500, 503].filter((s) => count(s) > 0).map((s) => [String(s), count(s)])),
+    );
   });
 
   it('unauthorised and unknown-path requests never draw a fault', async () => {
     const sandbox = await start({ fault500: 1 });
-    expect((await call(sandbox, 'POST', '/v1/payer', { body: payer(), headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect(
+      (await call(sandbox, 'POST', '/v1/payer', { body: payer(), headers: { 'content-type': 'application/json' } }))
+        .status,
+    ).toBe(401);
     expect((await call(sandbox, 'GET', '/nowhere')).status).toBe(404);
     expect(sandbox.stats().faults['500']).toBe(0);
   });

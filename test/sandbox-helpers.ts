@@ -73,17 +73,30 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export async function call(sandbox: SandboxHandle, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+export async function call(
+  sandbox: SandboxHandle,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply> {
   const headers = options.headers ?? { 'x-api-key': KEY, 'content-type': 'application/json', ...options.extraHeaders };
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
   const response = await fetch(`${sandbox.url}${path}`, { method, headers, body, signal: options.signal });
   const text = await response.text();
   const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
   return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text, text };
 }
 
-export const createPayer = (sandbox: SandboxHandle, overrides: Record<string, unknown> = {}, extraHeaders?: Record<string, string>) =>
-  call(sandbox, 'POST', '/v1/payer', { body: payer(overrides), extraHeaders });
+export const createPayer = (
+  sandbox: SandboxHandle,
+  overrides: Record<string, unknown> = {},
+  extraHeaders?: Record<string, string>,
+) => call(sandbox, 'POST', '/v1/payer', { body: payer(overrides), extraHeaders });
 
 /**
  * One request over node:http without keep-alive, resolving to the status or rejecting with the socket
@@ -91,14 +104,18 @@ export const createPayer = (sandbox: SandboxHandle, overrides: Record<string, un
  */
 export function rawPost(sandbox: SandboxHandle, path: string, body: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${sandbox.url}${path}`, {
-      method: 'POST',
-      agent: false,
-      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      `${sandbox.url}${path}`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });

@@ -15,21 +15,33 @@ describe('sandbox Idempotency-Key, off by default as the real service', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
-    const send = () => call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail(), extraHeaders: key('pd-1') });
+    const send = () =>
+      call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail(), extraHeaders: key('pd-1') });
     const a = await send();
     const b = await send();
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body.payment_detail.id).not.toBe(a.body.payment_detail.id);
     expect(sandbox.payer('payer-1')?.paymentDetails).toHaveLength(2);
     // A reused key with another body is not refused either: the service never looked at it.
-    expect((await call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'payer-2' }), extraHeaders: key('k1') })).status).toBe(200);
-    expect(sandbox.stats()).toMatchObject({ payersCreated: 2, duplicatePayers: 1, paymentDetailsCreated: 2, duplicatePaymentDetails: 1, idempotentReplays: 0, idempotencyMismatches: 0 });
+    expect(
+      (await call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'payer-2' }), extraHeaders: key('k1') }))
+        .status,
+    ).toBe(200);
+    expect(sandbox.stats()).toMatchObject({
+      payersCreated: 2,
+      duplicatePayers: 1,
+      paymentDetailsCreated: 2,
+      duplicatePaymentDetails: 1,
+      idempotentReplays: 0,
+      idempotencyMismatches: 0,
+    });
   });
 });
 
 describe('sandbox Idempotency-Key, on', () => {
   // The replay mode, with the 409 for a repeat without a key, so each behaviour below shows on its own.
-  const startOn = (options: SandboxOptions = {}) => start({ idempotency: 'on', duplicates: 'conflict', kycAfter: 0, ...options });
+  const startOn = (options: SandboxOptions = {}) =>
+    start({ idempotency: 'on', duplicates: 'conflict', kycAfter: 0, ...options });
 
   it('the same key on the same route replays the first answer without running the handler again', async () => {
     const sandbox = await startOn();
@@ -45,7 +57,8 @@ describe('sandbox Idempotency-Key, on', () => {
   it('replays a 201 payment detail instead of storing a second one', async () => {
     const sandbox = await startOn();
     await createPayer(sandbox);
-    const send = () => call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail(), extraHeaders: key('pd-1') });
+    const send = () =>
+      call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail(), extraHeaders: key('pd-1') });
     const first = await send();
     const again = await send();
     expect([first.status, again.status]).toEqual([201, 201]);
@@ -65,8 +78,14 @@ describe('sandbox Idempotency-Key, on', () => {
     const sandbox = await startOn();
     await createPayer(sandbox, { clientUserId: 'a' });
     await createPayer(sandbox, { clientUserId: 'b' });
-    const onA = await call(sandbox, 'PATCH', '/v2/payer/a', { body: { agreementCompleted: true }, extraHeaders: key('same') });
-    const onB = await call(sandbox, 'PATCH', '/v2/payer/b', { body: { agreementCompleted: true }, extraHeaders: key('same') });
+    const onA = await call(sandbox, 'PATCH', '/v2/payer/a', {
+      body: { agreementCompleted: true },
+      extraHeaders: key('same'),
+    });
+    const onB = await call(sandbox, 'PATCH', '/v2/payer/b', {
+      body: { agreementCompleted: true },
+      extraHeaders: key('same'),
+    });
     expect([onA.status, onB.status]).toEqual([200, 200]);
     expect(sandbox.stats()).toMatchObject({ agreementsCompleted: 2, idempotentReplays: 0 });
   });
@@ -74,16 +93,24 @@ describe('sandbox Idempotency-Key, on', () => {
   it('the same key with a different body is 422, not a silent replay', async () => {
     const sandbox = await startOn();
     await createPayer(sandbox, {}, key('k1'));
-    const other = await call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'payer-2' }), extraHeaders: key('k1') });
+    const other = await call(sandbox, 'POST', '/v1/payer', {
+      body: payer({ clientUserId: 'payer-2' }),
+      extraHeaders: key('k1'),
+    });
     expect(other.status).toBe(422);
-    expect(other.body).toEqual({ statusCode: 422, message: 'Idempotency-Key was already used with a different request body', error: 'Unprocessable Entity' });
+    expect(other.body).toEqual({
+      statusCode: 422,
+      message: 'Idempotency-Key was already used with a different request body',
+      error: 'Unprocessable Entity',
+    });
     expect(sandbox.payer('payer-2')).toBeUndefined();
     expect(sandbox.stats().idempotencyMismatches).toBe(1);
   });
 
   it('only successes are remembered: a 404 retried with the same key runs again once the payer exists', async () => {
     const sandbox = await startOn();
-    const send = () => call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail(), extraHeaders: key('pd') });
+    const send = () =>
+      call(sandbox, 'POST', '/v2/payer/payer-1/payment-details', { body: paymentDetail(), extraHeaders: key('pd') });
     expect((await send()).status).toBe(404);
     await createPayer(sandbox);
     expect((await send()).status).toBe(201);

@@ -5,9 +5,13 @@ afterEach(closeSandboxes);
 
 const addAccount = (sandbox: Awaited<ReturnType<typeof start>>, id = 'payer-1') =>
   call(sandbox, 'POST', `/v2/payer/${encodeURIComponent(id)}/payment-details`, { body: paymentDetail() });
-const readPayer = (sandbox: Awaited<ReturnType<typeof start>>, id = 'payer-1') => call(sandbox, 'GET', `/v2/payer/${encodeURIComponent(id)}`);
+const readPayer = (sandbox: Awaited<ReturnType<typeof start>>, id = 'payer-1') =>
+  call(sandbox, 'GET', `/v2/payer/${encodeURIComponent(id)}`);
 const setKyc = (sandbox: Awaited<ReturnType<typeof start>>, id: string, body: unknown) =>
-  call(sandbox, 'POST', `/__sandbox/payers/${encodeURIComponent(id)}/kyc`, { body, headers: { 'content-type': 'application/json' } });
+  call(sandbox, 'POST', `/__sandbox/payers/${encodeURIComponent(id)}/kyc`, {
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
 
 describe('sandbox KYC gate: a bank account waits for KYC', () => {
   it('500 by default, as the real service: nothing stored, counted as a KYC refusal', async () => {
@@ -18,7 +22,11 @@ describe('sandbox KYC gate: a bank account waits for KYC', () => {
     expect(refused.status).toBe(500);
     expect(refused.body).toEqual({ statusCode: 500, message: 'Internal server error' });
     expect(sandbox.payer('payer-1')?.paymentDetails).toEqual([]);
-    expect(sandbox.stats()).toMatchObject({ kycRefusals: 1, paymentDetailsCreated: 0, byStatus: { '200': 1, '500': 1 } });
+    expect(sandbox.stats()).toMatchObject({
+      kycRefusals: 1,
+      paymentDetailsCreated: 0,
+      byStatus: { '200': 1, '500': 1 },
+    });
   });
 
   it('400 naming KYC with kycGate 400', async () => {
@@ -34,7 +42,10 @@ describe('sandbox KYC gate: a bank account waits for KYC', () => {
     const sandbox = await start({ kycGate: 'off' });
     await createPayer(sandbox);
     expect((await addAccount(sandbox)).status).toBe(201);
-    expect(sandbox.payer('payer-1')).toMatchObject({ kycStatus: 'not_started', paymentDetails: [{ status: 'pending' }] });
+    expect(sandbox.payer('payer-1')).toMatchObject({
+      kycStatus: 'not_started',
+      paymentDetails: [{ status: 'pending' }],
+    });
     expect(sandbox.stats()).toMatchObject({ kycRefusals: 0, paymentDetailsCreated: 1 });
   });
 
@@ -65,7 +76,12 @@ describe('sandbox KYC and agreement statuses', () => {
     expect(created.body.status).toEqual({ agreementStatus: 'not_started', kycStatus: 'not_started' });
     const read = await readPayer(sandbox);
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ kycStatus: 'not_started', agreementStatus: 'not_started', isCompliant: false, userId: created.body.userId });
+    expect(read.body).toEqual({
+      kycStatus: 'not_started',
+      agreementStatus: 'not_started',
+      isCompliant: false,
+      userId: created.body.userId,
+    });
     expect(sandbox.payer('payer-1')).toMatchObject({ kycStatus: 'not_started', agreementStatus: 'not_started' });
   });
 
@@ -73,13 +89,23 @@ describe('sandbox KYC and agreement statuses', () => {
     const sandbox = await start();
     await createPayer(sandbox);
     sandbox.setKyc('payer-1', 'approved');
-    expect((await readPayer(sandbox)).body).toMatchObject({ kycStatus: 'approved', agreementStatus: 'not_started', isCompliant: false });
+    expect((await readPayer(sandbox)).body).toMatchObject({
+      kycStatus: 'approved',
+      agreementStatus: 'not_started',
+      isCompliant: false,
+    });
     await call(sandbox, 'PATCH', '/v2/payer/payer-1', { body: { agreementCompleted: true } });
-    expect((await readPayer(sandbox)).body).toMatchObject({ kycStatus: 'approved', agreementStatus: 'completed', isCompliant: true });
+    expect((await readPayer(sandbox)).body).toMatchObject({
+      kycStatus: 'approved',
+      agreementStatus: 'completed',
+      isCompliant: true,
+    });
     expect((await createPayer(sandbox)).body.status).toEqual({ agreementStatus: 'completed', kycStatus: 'approved' });
     // The handle keeps the answer given at creation; its statuses now are beside it.
     expect(sandbox.payer('payer-1')).toMatchObject({
-      response: { status: { agreementStatus: 'not_started', kycStatus: 'not_started' } }, kycStatus: 'approved', agreementStatus: 'completed',
+      response: { status: { agreementStatus: 'not_started', kycStatus: 'not_started' } },
+      kycStatus: 'approved',
+      agreementStatus: 'completed',
     });
   });
 
@@ -105,7 +131,9 @@ describe('sandbox KYC and agreement statuses', () => {
   it('kycAfter with a real clock and a fraction of a second', async () => {
     const sandbox = await start({ kycAfter: 0.05 });
     await createPayer(sandbox);
-    await expect.poll(async () => (await readPayer(sandbox)).body.kycStatus, { interval: 20, timeout: 2000 }).toBe('approved');
+    await expect
+      .poll(async () => (await readPayer(sandbox)).body.kycStatus, { interval: 20, timeout: 2000 })
+      .toBe('approved');
   });
 
   it('a status set by the admin route stays: kycAfter does not approve a rejected payer', async () => {
@@ -119,7 +147,7 @@ describe('sandbox KYC and agreement statuses', () => {
 });
 
 describe('POST /__sandbox/payers/{clientUserId}/kyc and handle.setKyc', () => {
-  it('sets any of the service\'s KYC statuses, needs no key and is not counted', async () => {
+  it("sets any of the service's KYC statuses, needs no key and is not counted", async () => {
     const sandbox = await start();
     await createPayer(sandbox, { clientUserId: 'a/b' });
     for (const kycStatus of ['initiated', 'pending', 'retry_required', 'failed', 'approved']) {
@@ -137,12 +165,18 @@ describe('POST /__sandbox/payers/{clientUserId}/kyc and handle.setKyc', () => {
     await createPayer(sandbox);
     const bad = await setKyc(sandbox, 'payer-1', { kycStatus: 'done' });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toEqual(['kycStatus must be one of the following values: not_started, initiated, pending, approved, rejected, failed, retry_required']);
+    expect(bad.body.message).toEqual([
+      'kycStatus must be one of the following values: not_started, initiated, pending, approved, rejected, failed, retry_required',
+    ]);
     expect((await setKyc(sandbox, 'payer-1', {})).status).toBe(400);
     expect((await setKyc(sandbox, 'payer-1', '{"kycStatus":')).status).toBe(400);
     const unknown = await setKyc(sandbox, 'ghost', { kycStatus: 'approved' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ statusCode: 404, message: 'Payer with client user ID ghost not found', error: 'Not Found' });
+    expect(unknown.body).toEqual({
+      statusCode: 404,
+      message: 'Payer with client user ID ghost not found',
+      error: 'Not Found',
+    });
     expect(sandbox.payer('payer-1')?.kycStatus).toBe('not_started');
   });
 

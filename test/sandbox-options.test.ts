@@ -8,10 +8,27 @@ afterEach(closeSandboxes);
 describe('sandbox options', () => {
   it('defaults', () => {
     expect(resolveSandboxOptions()).toEqual({
-      host: '127.0.0.1', port: 0, apiKey: 'sandbox-key', latencyMs: 0, rateLimit: 0, retryAfter: true, duplicates: 'return-existing',
-      idempotency: 'off', kycGate: '500', accountApproveMs: 1000, maskNumbers: false,
-      fault429: 0, fault500: 0, fault503: 0, faultReset: 0, faultCommit500: 0, faultSlow: 0, slowMs: 120_000, seed: 1,
-      keepRequests: true, maxBodyBytes: 1024 * 1024,
+      host: '127.0.0.1',
+      port: 0,
+      apiKey: 'sandbox-key',
+      latencyMs: 0,
+      rateLimit: 0,
+      retryAfter: true,
+      duplicates: 'return-existing',
+      idempotency: 'off',
+      kycGate: '500',
+      accountApproveMs: 1000,
+      maskNumbers: false,
+      fault429: 0,
+      fault500: 0,
+      fault503: 0,
+      faultReset: 0,
+      faultCommit500: 0,
+      faultSlow: 0,
+      slowMs: 120_000,
+      seed: 1,
+      keepRequests: true,
+      maxBodyBytes: 1024 * 1024,
     });
   });
 
@@ -19,8 +36,16 @@ describe('sandbox options', () => {
     let caught: unknown;
     try {
       resolveSandboxOptions({
-        port: 70000, fault500: 1.5, duplicates: 'ignore' as never, latencyMs: -1, seed: 1.5,
-        idempotency: 'yes' as never, kycAfter: -1, kycGate: 500 as never, accountApproveMs: 0.5, now: 5 as never,
+        port: 70000,
+        fault500: 1.5,
+        duplicates: 'ignore' as never,
+        latencyMs: -1,
+        seed: 1.5,
+        idempotency: 'yes' as never,
+        kycAfter: -1,
+        kycGate: 500 as never,
+        accountApproveMs: 0.5,
+        now: 5 as never,
       });
     } catch (error) {
       caught = error;
@@ -42,7 +67,9 @@ describe('sandbox options', () => {
   });
 
   it('fault rates may not add up to more than 1', () => {
-    expect(() => resolveSandboxOptions({ fault500: 0.6, fault503: 0.6 })).toThrow('faults: fault rates add up to 1.2, more than 1');
+    expect(() => resolveSandboxOptions({ fault500: 0.6, fault503: 0.6 })).toThrow(
+      'faults: fault rates add up to 1.2, more than 1',
+    );
   });
 
   it('startSandbox checks its options too', async () => {

@@ -37,7 +37,9 @@ describe('sandbox rate limit', () => {
 
   it('0 means no limit', async () => {
     const sandbox = await start({ rateLimit: 0 });
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => createPayer(sandbox, { clientUserId: `p${i}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => createPayer(sandbox, { clientUserId: `p${i}` })),
+    );
     expect(replies.every((r) => r.status === 200)).toBe(true);
     expect(sandbox.stats().rateLimited).toBe(0);
   });

@@ -7,9 +7,13 @@ afterEach(closeSandboxes);
 
 const addAccount = (sandbox: SandboxHandle, overrides: Record<string, unknown> = {}, id = 'payer-1') =>
   call(sandbox, 'POST', `/${paths.paymentDetails(id)}`, { body: paymentDetail(overrides) });
-const listAccounts = (sandbox: SandboxHandle, id = 'payer-1', query = '') => call(sandbox, 'GET', `/${paths.paymentDetails(id)}${query}`);
+const listAccounts = (sandbox: SandboxHandle, id = 'payer-1', query = '') =>
+  call(sandbox, 'GET', `/${paths.paymentDetails(id)}${query}`);
 const setStatus = (sandbox: SandboxHandle, id: string, body: unknown) =>
-  call(sandbox, 'POST', `/__sandbox/payment-details/${encodeURIComponent(id)}/status`, { body, headers: { 'content-type': 'application/json' } });
+  call(sandbox, 'POST', `/__sandbox/payment-details/${encodeURIComponent(id)}/status`, {
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
 
 describe('GET /v2/payer/{clientUserId}', () => {
   it('200 with the statuses, isCompliant and userId, in the shape the client reads', async () => {
@@ -18,21 +22,32 @@ describe('GET /v2/payer/{clientUserId}', () => {
     const reply = await call(sandbox, 'GET', `/${paths.payer('acme/ü 1')}`);
     expect(reply.status).toBe(200);
     expect(payerStatusResponse.safeParse(reply.body).success).toBe(true);
-    expect(reply.body).toEqual({ kycStatus: 'not_started', agreementStatus: 'not_started', isCompliant: false, userId: created.body.userId });
+    expect(reply.body).toEqual({
+      kycStatus: 'not_started',
+      agreementStatus: 'not_started',
+      isCompliant: false,
+      userId: created.body.userId,
+    });
   });
 
   it('404 for a payer the service does not know', async () => {
     const sandbox = await start();
     const reply = await call(sandbox, 'GET', `/${paths.payer('nobody')}`);
     expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ statusCode: 404, message: 'Payer with client user ID nobody not found', error: 'Not Found' });
+    expect(reply.body).toEqual({
+      statusCode: 404,
+      message: 'Payer with client user ID nobody not found',
+      error: 'Not Found',
+    });
   });
 
   it('needs the key like every API route', async () => {
     const sandbox = await start();
     await createPayer(sandbox);
     expect((await call(sandbox, 'GET', '/v2/payer/payer-1', { headers: {} })).status).toBe(401);
-    expect((await call(sandbox, 'GET', '/v2/payer/payer-1/payment-details', { headers: { 'x-api-key': `${KEY}x` } })).status).toBe(401);
+    expect(
+      (await call(sandbox, 'GET', '/v2/payer/payer-1/payment-details', { headers: { 'x-api-key': `${KEY}x` } })).status,
+    ).toBe(401);
   });
 });
 
@@ -41,20 +56,53 @@ describe('GET /v2/payer/{clientUserId}/payment-details', () => {
     const sandbox = await start({ kycAfter: 0 });
     const created = await createPayer(sandbox);
     const usd = await addAccount(sandbox);
-    const eur = await addAccount(sandbox, { currency: 'EUR', rails: 'swift', accountNumber: undefined, routingNumber: undefined, accountType: undefined, iban: 'DE89370400440532013000', swiftBic: 'COBADEFFXXX', country: 'DE' });
+    const eur = await addAccount(sandbox, {
+      currency: 'EUR',
+      rails: 'swift',
+      accountNumber: undefined,
+      routingNumber: undefined,
+      accountType: undefined,
+      iban: 'DE89370400440532013000',
+      swiftBic: 'COBADEFFXXX',
+      country: 'DE',
+    });
     const reply = await listAccounts(sandbox);
     expect(reply.status).toBe(200);
     expect(paymentDetailsListResponse.safeParse(reply.body).success).toBe(true);
     expect(reply.body.paymentDetails).toEqual([
       {
-        id: usd.body.payment_detail.id, userId: created.body.userId, clientUserId: 'payer-1', bankName: 'First Bank', accountName: 'Ada Lovelace',
-        beneficiaryType: 'individual', accountNumber: '000123456789', routingNumber: '021000021', iban: null, sortCode: null, swiftBic: null,
-        currency: 'usd', status: 'pending', rails: 'local', country: 'US',
+        id: usd.body.payment_detail.id,
+        userId: created.body.userId,
+        clientUserId: 'payer-1',
+        bankName: 'First Bank',
+        accountName: 'Ada Lovelace',
+        beneficiaryType: 'individual',
+        accountNumber: '000123456789',
+        routingNumber: '021000021',
+        iban: null,
+        sortCode: null,
+        swiftBic: null,
+        currency: 'usd',
+        status: 'pending',
+        rails: 'local',
+        country: 'US',
       },
       {
-        id: eur.body.payment_detail.id, userId: created.body.userId, clientUserId: 'payer-1', bankName: 'First Bank', accountName: 'Ada Lovelace',
-        beneficiaryType: 'individual', accountNumber: null, routingNumber: null, iban: 'DE89370400440532013000', sortCode: null, swiftBic: 'COBADEFFXXX',
-        currency: 'eur', status: 'pending', rails: 'swift', country: 'DE',
+        id: eur.body.payment_detail.id,
+        userId: created.body.userId,
+        clientUserId: 'payer-1',
+        bankName: 'First Bank',
+        accountName: 'Ada Lovelace',
+        beneficiaryType: 'individual',
+        accountNumber: null,
+        routingNumber: null,
+        iban: 'DE89370400440532013000',
+        sortCode: null,
+        swiftBic: 'COBADEFFXXX',
+        currency: 'eur',
+        status: 'pending',
+        rails: 'swift',
+        country: 'DE',
       },
     ]);
     expect(reply.body.paymentDetails[0].id).toMatch(UUID);
@@ -86,9 +134,22 @@ describe('GET /v2/payer/{clientUserId}/payment-details', () => {
     const sandbox = await start({ kycAfter: 0, maskNumbers: true });
     await createPayer(sandbox);
     await addAccount(sandbox);
-    await addAccount(sandbox, { currency: 'GBP', accountNumber: undefined, routingNumber: undefined, iban: 'GB29NWBK60161331926819', sortCode: '601613' });
+    await addAccount(sandbox, {
+      currency: 'GBP',
+      accountNumber: undefined,
+      routingNumber: undefined,
+      iban: 'GB29NWBK60161331926819',
+      sortCode: '601613',
+    });
     const reply = await listAccounts(sandbox);
-    expect(reply.body.paymentDetails.map((d: Record<string, unknown>) => [d.accountNumber, d.iban, d.routingNumber, d.sortCode])).toEqual([
+    expect(
+      reply.body.paymentDetails.map((d: Record<string, unknown>) => [
+        d.accountNumber,
+        d.iban,
+        d.routingNumber,
+        d.sortCode,
+      ]),
+    ).toEqual([
       ['6789', null, '021000021', null],
       [null, '6819', null, '601613'],
     ]);
@@ -113,12 +174,14 @@ describe('GET /v2/payer/{clientUserId}/payment-details', () => {
     const sandbox = await start({ kycAfter: 0, accountApproveMs: 30 });
     await createPayer(sandbox);
     await addAccount(sandbox);
-    await expect.poll(async () => (await listAccounts(sandbox)).body.paymentDetails[0].status, { interval: 20, timeout: 2000 }).toBe('approved');
+    await expect
+      .poll(async () => (await listAccounts(sandbox)).body.paymentDetails[0].status, { interval: 20, timeout: 2000 })
+      .toBe('approved');
   });
 });
 
 describe('POST /__sandbox/payment-details/{id}/status and handle.setPaymentDetailStatus', () => {
-  it('pins an account\'s status: failed stays failed, pending stays pending', async () => {
+  it("pins an account's status: failed stays failed, pending stays pending", async () => {
     let now = 0;
     const sandbox = await start({ kycAfter: 0, accountApproveMs: 10, now: () => now });
     await createPayer(sandbox);
@@ -129,7 +192,10 @@ describe('POST /__sandbox/payment-details/{id}/status and handle.setPaymentDetai
     expect(reply.body).toEqual({ id: a, status: 'failed' });
     sandbox.setPaymentDetailStatus(b, 'pending');
     now += 1_000;
-    expect((await listAccounts(sandbox)).body.paymentDetails.map((d: { status: string }) => d.status)).toEqual(['failed', 'pending']);
+    expect((await listAccounts(sandbox)).body.paymentDetails.map((d: { status: string }) => d.status)).toEqual([
+      'failed',
+      'pending',
+    ]);
     sandbox.setPaymentDetailStatus(b, 'approved');
     expect(sandbox.payer('payer-1')?.paymentDetails.map((d) => d.status)).toEqual(['failed', 'approved']);
     expect(sandbox.stats().requests).toBe(4);
@@ -144,7 +210,11 @@ describe('POST /__sandbox/payment-details/{id}/status and handle.setPaymentDetai
     expect(bad.body.message).toEqual(['status must be one of the following values: pending, approved, failed']);
     const unknown = await setStatus(sandbox, 'nope', { status: 'approved' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ statusCode: 404, message: 'Payment detail with ID nope not found', error: 'Not Found' });
+    expect(unknown.body).toEqual({
+      statusCode: 404,
+      message: 'Payment detail with ID nope not found',
+      error: 'Not Found',
+    });
     expect(() => sandbox.setPaymentDetailStatus('nope', 'approved')).toThrow('Payment detail with ID nope not found');
   });
 });

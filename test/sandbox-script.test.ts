@@ -20,7 +20,10 @@ describe('sandbox scripted answers', () => {
   it('429 with a given Retry-After (seconds or an HTTP date), then normal', async () => {
     const sandbox = await start();
     const date = 'Wed, 21 Oct 2015 07:28:00 GMT';
-    sandbox.script([{ route: 'compliance', status: 429, retryAfter: 2 }, { route: 'compliance', status: 429, retryAfter: date }]);
+    sandbox.script([
+      { route: 'compliance', status: 429, retryAfter: 2 },
+      { route: 'compliance', status: 429, retryAfter: date },
+    ]);
     const a = await createPayer(sandbox);
     expect(a.status).toBe(429);
     expect(a.headers.get('retry-after')).toBe('2');
@@ -37,7 +40,10 @@ describe('sandbox scripted answers', () => {
 
   it('times repeats a step; steps of other routes wait for their route', async () => {
     const sandbox = await start();
-    sandbox.script([{ route: 'agreement', status: 503, times: 2 }, { route: 'compliance', status: 502 }]);
+    sandbox.script([
+      { route: 'agreement', status: 503, times: 2 },
+      { route: 'compliance', status: 502 },
+    ]);
     expect((await createPayer(sandbox)).status).toBe(502);
     expect((await createPayer(sandbox)).status).toBe(200);
     const patch = () => call(sandbox, 'PATCH', '/v2/payer/payer-1', { body: { agreementCompleted: true } });
@@ -47,11 +53,17 @@ describe('sandbox scripted answers', () => {
   it('a custom body: objects as JSON, strings as text', async () => {
     const sandbox = await start();
     sandbox.script([
-      { status: 400, body: { message: 'Validation failed', errors: [{ field: 'iban', message: 'Invalid bank account details' }] } },
+      {
+        status: 400,
+        body: { message: 'Validation failed', errors: [{ field: 'iban', message: 'Invalid bank account details' }] },
+      },
       { status: 502, body: '<html>Bad gateway</html>' },
     ]);
     const json = await createPayer(sandbox);
-    expect(json.body).toEqual({ message: 'Validation failed', errors: [{ field: 'iban', message: 'Invalid bank account details' }] });
+    expect(json.body).toEqual({
+      message: 'Validation failed',
+      errors: [{ field: 'iban', message: 'Invalid bank account details' }],
+    });
     const text = await createPayer(sandbox);
     expect(text.status).toBe(502);
     expect(text.headers.get('content-type')).toContain('text/plain');
@@ -108,16 +120,24 @@ describe('sandbox scripted answers', () => {
 
   it('scripts over HTTP: POST /__sandbox/script with an array or { steps }', async () => {
     const sandbox = await start();
-    const queued = await call(sandbox, 'POST', '/__sandbox/script', { body: [{ route: 'compliance', status: 503 }], headers: { 'content-type': 'application/json' } });
+    const queued = await call(sandbox, 'POST', '/__sandbox/script', {
+      body: [{ route: 'compliance', status: 503 }],
+      headers: { 'content-type': 'application/json' },
+    });
     expect(queued.body).toEqual({ pending: 1 });
-    const more = await call(sandbox, 'POST', '/__sandbox/script', { body: { steps: [{ status: 500, times: 2 }] }, headers: {} });
+    const more = await call(sandbox, 'POST', '/__sandbox/script', {
+      body: { steps: [{ status: 500, times: 2 }] },
+      headers: {},
+    });
     expect(more.body).toEqual({ pending: 3 });
     expect((await createPayer(sandbox)).status).toBe(503);
   });
 
   it('rejects malformed steps, over HTTP (400) and from the handle (throws)', async () => {
     const sandbox = await start();
-    const bad = await call(sandbox, 'POST', '/__sandbox/script', { body: [{ route: 'DELETE /v1/payer', status: 500 }, { times: 2 }] });
+    const bad = await call(sandbox, 'POST', '/__sandbox/script', {
+      body: [{ route: 'DELETE /v1/payer', status: 500 }, { times: 2 }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toEqual([
       'steps.0.route: must be *, compliance, compliance-v2, payment-details, agreement, read-payer, read-payment-details or a route like "POST /v1/payer"',

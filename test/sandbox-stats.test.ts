@@ -86,7 +86,12 @@ describe('sandbox stats: routes, reads and the lifecycle', () => {
   it('byRoute names every route (zero included), reads counts the GETs, refused requests included', async () => {
     const sandbox = await start();
     expect(sandbox.stats().byRoute).toEqual({
-      compliance: 0, 'compliance-v2': 0, 'payment-details': 0, agreement: 0, 'read-payer': 0, 'read-payment-details': 0,
+      compliance: 0,
+      'compliance-v2': 0,
+      'payment-details': 0,
+      agreement: 0,
+      'read-payer': 0,
+      'read-payment-details': 0,
     });
     await createPayer(sandbox);
     await call(sandbox, 'POST', '/v2/payer', { body: payer() });
@@ -100,7 +105,14 @@ describe('sandbox stats: routes, reads and the lifecycle', () => {
       requests: 8,
       reads: 3,
       kycRefusals: 1,
-      byRoute: { compliance: 1, 'compliance-v2': 1, 'payment-details': 1, agreement: 1, 'read-payer': 2, 'read-payment-details': 1 },
+      byRoute: {
+        compliance: 1,
+        'compliance-v2': 1,
+        'payment-details': 1,
+        agreement: 1,
+        'read-payer': 2,
+        'read-payment-details': 1,
+      },
     });
     sandbox.reset();
     expect(sandbox.stats()).toMatchObject({ reads: 0, kycRefusals: 0, byRoute: { 'read-payer': 0 } });

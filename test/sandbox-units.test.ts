@@ -74,7 +74,15 @@ describe('seeded randomness', () => {
     const counts = new Map<string, number>();
     const n = 20_000;
     for (let i = 0; i < n; i += 1) {
-      const kind = drawFault(rng, { fault429: 0.1, fault500: 0.2, fault503: 0, faultReset: 0.05, faultCommit500: 0.05, faultSlow: 0.1 }) ?? 'none';
+      const kind =
+        drawFault(rng, {
+          fault429: 0.1,
+          fault500: 0.2,
+          fault503: 0,
+          faultReset: 0.05,
+          faultCommit500: 0.05,
+          faultSlow: 0.1,
+        }) ?? 'none';
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
     }
     const share = (k: string) => (counts.get(k) ?? 0) / n;

@@ -17,7 +17,12 @@ describe('POST /v2/payer: create or update compliance data', () => {
     expect(complianceResponse.safeParse(reply.body).success).toBe(true);
     expect(reply.body.status).toEqual({ agreementStatus: 'not_started', kycStatus: 'not_started' });
     expect(reply.body.userId).toMatch(UUID);
-    expect(sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 0, payersUpdated: 0, byRoute: { 'compliance-v2': 1, compliance: 0 } });
+    expect(sandbox.stats()).toMatchObject({
+      payersCreated: 1,
+      duplicatePayers: 0,
+      payersUpdated: 0,
+      byRoute: { 'compliance-v2': 1, compliance: 0 },
+    });
   });
 
   it('for a known payer replaces the stored data and answers 200 with the current answer', async () => {
@@ -29,7 +34,11 @@ describe('POST /v2/payer: create or update compliance data', () => {
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({ ...first.body, status: { agreementStatus: 'completed', kycStatus: 'approved' } });
     expect(firstName(sandbox)).toBe('Augusta');
-    expect(sandbox.payer('payer-1')).toMatchObject({ userId: first.body.userId, kycStatus: 'approved', agreementStatus: 'completed' });
+    expect(sandbox.payer('payer-1')).toMatchObject({
+      userId: first.body.userId,
+      kycStatus: 'approved',
+      agreementStatus: 'completed',
+    });
     expect(sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePayers: 1, payersUpdated: 1 });
   });
 

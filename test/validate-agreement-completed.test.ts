@@ -3,7 +3,9 @@ import { TEMPLATE_EXAMPLE } from '../src/rows/fields.js';
 import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 const cellsOf = (row: Record<string, unknown>) =>
-  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
 const payer = (value: unknown, defaultAgreementCompleted = true) =>
   validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, agreementCompleted: undefined, 'Agreement Completed': value }), {
     defaultAgreementCompleted,
@@ -29,6 +31,8 @@ describe('agreementCompleted cell', () => {
   });
 
   test('anything else is an issue under the column as written', () => {
-    expect(agreed('maybe')).toEqual([{ column: 'Agreement Completed', message: 'must be true/false, yes/no, y/n or 1/0, got "maybe"' }]);
+    expect(agreed('maybe')).toEqual([
+      { column: 'Agreement Completed', message: 'must be true/false, yes/no, y/n or 1/0, got "maybe"' },
+    ]);
   });
 });

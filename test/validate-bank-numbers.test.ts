@@ -4,9 +4,14 @@ import type { PayerRowResult } from '../src/types.js';
 import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 const cellsOf = (row: Record<string, unknown>) =>
-  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
 const payer = (over: Record<string, unknown>) =>
-  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), { defaultAgreementCompleted: true, today: new Date(2024, 5, 15) });
+  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), {
+    defaultAgreementCompleted: true,
+    today: new Date(2024, 5, 15),
+  });
 const detailOf = (r: PayerRowResult) => {
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   return r.paymentDetails[0];
@@ -28,7 +33,8 @@ describe('routingNumber', () => {
     expect(issuesOf(payer({ 'Routing Number': '21000021', routingNumber: undefined }))).toEqual([
       {
         column: 'Routing Number',
-        message: 'must be 9 digits with a valid ABA checksum; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again',
+        message:
+          'must be 9 digits with a valid ABA checksum; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again',
       },
     ]);
   });
@@ -62,7 +68,10 @@ describe('swiftBic', () => {
 
   test.each(['DEUTDEF', 'DEUTDEFF50', 'DEUT-DE-FF', '1234DEFF'])('%s is refused', (bic) => {
     expect(issuesOf(payer({ swiftBic: bic }))).toEqual([
-      { column: 'swiftBic', message: `must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500, got "${bic}"` },
+      {
+        column: 'swiftBic',
+        message: `must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500, got "${bic}"`,
+      },
     ]);
   });
 });
@@ -70,6 +79,8 @@ describe('swiftBic', () => {
 describe('no invented corridor rules', () => {
   test('a USD swift account with only an IBAN, or an EUR one with only a sort code, is not refused here', () => {
     expect(payer({ rails: 'swift', routingNumber: undefined, iban: 'DE89370400440532013000' }).ok).toBe(true);
-    expect(payer({ currency: 'EUR', routingNumber: undefined, accountNumber: undefined, sortCode: '12-34-56' }).ok).toBe(true);
+    expect(
+      payer({ currency: 'EUR', routingNumber: undefined, accountNumber: undefined, sortCode: '12-34-56' }).ok,
+    ).toBe(true);
   });
 });

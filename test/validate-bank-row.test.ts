@@ -3,7 +3,10 @@ import { paymentDetailRequest } from '../src/schema/index.js';
 import { validateBankRow } from '../src/validate/validateBankRow.js';
 
 const bank = (row: Record<string, unknown>) =>
-  validateBankRow(Object.entries(row).map(([column, value]) => ({ column, value })), { today: new Date(2024, 5, 15) });
+  validateBankRow(
+    Object.entries(row).map(([column, value]) => ({ column, value })),
+    { today: new Date(2024, 5, 15) },
+  );
 
 const complete = {
   'Client User ID': 'payer-0001',
@@ -27,8 +30,17 @@ describe('validateBankRow', () => {
       ok: true,
       clientUserId: 'payer-0001',
       paymentDetail: {
-        bankName: 'Lloyds', accountName: 'Jane Doe', beneficiaryType: 'individual', currency: 'GBP', addressLine1: '1 High St',
-        city: 'London', country: 'GB', dateOfBirth: '1985-04-12', postalCode: 'EC1A 1BB', accountNumber: '31926819', sortCode: '30-94-57',
+        bankName: 'Lloyds',
+        accountName: 'Jane Doe',
+        beneficiaryType: 'individual',
+        currency: 'GBP',
+        addressLine1: '1 High St',
+        city: 'London',
+        country: 'GB',
+        dateOfBirth: '1985-04-12',
+        postalCode: 'EC1A 1BB',
+        accountNumber: '31926819',
+        sortCode: '30-94-57',
       },
       completedSteps: ['compliance'],
     });
@@ -36,7 +48,9 @@ describe('validateBankRow', () => {
   });
 
   test('nothing defaults: every required field is its own, and every issue is collected', () => {
-    expect(bank({ 'Client User ID': 'p-2', 'Bank Name': 'Lloyds', Currency: 'pounds', Country: 'UK', postcode: 'ignored' })).toEqual({
+    expect(
+      bank({ 'Client User ID': 'p-2', 'Bank Name': 'Lloyds', Currency: 'pounds', Country: 'UK', postcode: 'ignored' }),
+    ).toEqual({
       ok: false,
       clientUserId: 'p-2',
       issues: [
@@ -53,15 +67,24 @@ describe('validateBankRow', () => {
   });
 
   test('clientUserId is required', () => {
-    expect(bank({ ...complete, 'Client User ID': ' ' })).toEqual({ ok: false, issues: [{ column: 'Client User ID', message: 'is required' }] });
+    expect(bank({ ...complete, 'Client User ID': ' ' })).toEqual({
+      ok: false,
+      issues: [{ column: 'Client User ID', message: 'is required' }],
+    });
   });
 
   test('the same bank rules apply: routing checksum, IBAN, BIC', () => {
-    expect(bank({ ...complete, routingNumber: '123456789', iban: 'GB00WEST12345698765432', swiftBic: 'LOYD' })).toMatchObject({
+    expect(
+      bank({ ...complete, routingNumber: '123456789', iban: 'GB00WEST12345698765432', swiftBic: 'LOYD' }),
+    ).toMatchObject({
       issues: [
         { column: 'routingNumber', message: 'must be 9 digits with a valid ABA checksum' },
         { column: 'iban', message: 'must be a valid IBAN: its check digits do not match (mod-97)' },
-        { column: 'swiftBic', message: 'must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500, got "LOYD"' },
+        {
+          column: 'swiftBic',
+          message:
+            'must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500, got "LOYD"',
+        },
       ],
     });
   });

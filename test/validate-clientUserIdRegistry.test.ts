@@ -17,6 +17,9 @@ describe('clientUserId registry', () => {
   });
 
   test('the issue names the earlier place', () => {
-    expect(duplicateClientUserIdIssue('Client ID', 'payers.csv line 2')).toEqual({ column: 'Client ID', message: 'is already used on payers.csv line 2' });
+    expect(duplicateClientUserIdIssue('Client ID', 'payers.csv line 2')).toEqual({
+      column: 'Client ID',
+      message: 'is already used on payers.csv line 2',
+    });
   });
 });

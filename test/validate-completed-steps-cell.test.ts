@@ -3,8 +3,13 @@ import { formatCompletedSteps, parseCompletedSteps } from '../src/validate/compl
 
 describe('formatCompletedSteps', () => {
   it('writes the steps in call order, the digest beside compliance, then where the row came from', () => {
-    expect(formatCompletedSteps({ steps: ['agreement', 'compliance', 'payment-details'], complianceDigest: '3F9A1C', origin: { source: 'payers.csv', line: 12 } }))
-      .toBe('compliance@3f9a1c;payment-details;agreement;from=payers.csv:12');
+    expect(
+      formatCompletedSteps({
+        steps: ['agreement', 'compliance', 'payment-details'],
+        complianceDigest: '3F9A1C',
+        origin: { source: 'payers.csv', line: 12 },
+      }),
+    ).toBe('compliance@3f9a1c;payment-details;agreement;from=payers.csv:12');
     expect(formatCompletedSteps({ steps: [] })).toBe('');
     expect(formatCompletedSteps({ steps: [], origin: { source: 'p.jsonl', line: 3 } })).toBe('from=p.jsonl:3');
   });
@@ -17,26 +22,44 @@ describe('formatCompletedSteps', () => {
     const origin = { source: 'Payers 2024; v2, final=yes 100%.csv', line: 7 };
     const cell = formatCompletedSteps({ steps: ['compliance'], origin });
     expect(cell).toBe('compliance;from=Payers%202024%3B%20v2%2C%20final%3Dyes%20100%25.csv:7');
-    expect(formatCompletedSteps({ steps: [], origin: { source: 'payés.xlsx[Bank details]', line: 2 } })).toBe('from=payés.xlsx[Bank%20details]:2');
+    expect(formatCompletedSteps({ steps: [], origin: { source: 'payés.xlsx[Bank details]', line: 2 } })).toBe(
+      'from=payés.xlsx[Bank%20details]:2',
+    );
   });
 });
 
 describe('parseCompletedSteps reads back what formatCompletedSteps wrote', () => {
   it.each([
-    { steps: ['compliance', 'payment-details', 'agreement'] as const, complianceDigest: '3f9a1c', origin: { source: 'payers.csv', line: 12 } },
-    { steps: ['compliance'] as const, complianceDigest: '0123456789abcdef', origin: { source: 'a:b;c,d=e%f "g"\th.csv', line: 99999 } },
+    {
+      steps: ['compliance', 'payment-details', 'agreement'] as const,
+      complianceDigest: '3f9a1c',
+      origin: { source: 'payers.csv', line: 12 },
+    },
+    {
+      steps: ['compliance'] as const,
+      complianceDigest: '0123456789abcdef',
+      origin: { source: 'a:b;c,d=e%f "g"\th.csv', line: 99999 },
+    },
     { steps: [] as const, origin: { source: 'payers.xlsx[Bank details]', line: 3 } },
     { steps: ['payment-details'] as const },
   ])('$steps $origin', (cell) => {
     const parsed = parseCompletedSteps(formatCompletedSteps(cell));
-    expect(parsed).toEqual({ ok: true, value: [...cell.steps], ...(cell.complianceDigest ? { complianceDigest: cell.complianceDigest } : {}), ...(cell.origin ? { origin: cell.origin } : {}) });
+    expect(parsed).toEqual({
+      ok: true,
+      value: [...cell.steps],
+      ...(cell.complianceDigest ? { complianceDigest: cell.complianceDigest } : {}),
+      ...(cell.origin ? { origin: cell.origin } : {}),
+    });
   });
 });
 
 describe('parseCompletedSteps as people edit the cell', () => {
   it.each([
     ['Compliance@3F9A1C, Agreement', { value: ['compliance', 'agreement'], complianceDigest: '3f9a1c' }],
-    ['agreement compliance @ 3f9a1c ;; FROM = payers.csv:12', { value: ['compliance', 'agreement'], complianceDigest: '3f9a1c', origin: { source: 'payers.csv', line: 12 } }],
+    [
+      'agreement compliance @ 3f9a1c ;; FROM = payers.csv:12',
+      { value: ['compliance', 'agreement'], complianceDigest: '3f9a1c', origin: { source: 'payers.csv', line: 12 } },
+    ],
     ['compliance@3f9a1c;compliance', { value: ['compliance'], complianceDigest: '3f9a1c' }],
     ['from=payers.csv:12;from=payers.csv:12', { value: [], origin: { source: 'payers.csv', line: 12 } }],
     ['  ', { value: [] }],
@@ -55,7 +78,10 @@ describe('parseCompletedSteps as people edit the cell', () => {
     ['from=:12', '"from=:12" must be from=<file>:<line>'],
     ['from=pay%zz.csv:3', '"from=pay%zz.csv:3" must be from=<file>:<line>'],
     ['from=a.csv:1;from=b.csv:1', 'names two origins (from=)'],
-    ['from=my payers.csv:3', 'has unknown step "payers.csv:3" (steps are compliance, payment-details, agreement); "from=my" must be from=<file>:<line>'],
+    [
+      'from=my payers.csv:3',
+      'has unknown step "payers.csv:3" (steps are compliance, payment-details, agreement); "from=my" must be from=<file>:<line>',
+    ],
   ])('%j is rejected, naming what is wrong', (text, message) => {
     expect(parseCompletedSteps(text)).toEqual({ ok: false, message });
   });

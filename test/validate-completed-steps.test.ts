@@ -4,9 +4,14 @@ import { validateBankRow } from '../src/validate/validateBankRow.js';
 import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 const cellsOf = (row: Record<string, unknown>) =>
-  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
 const payer = (over: Record<string, unknown>) =>
-  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), { defaultAgreementCompleted: true, today: new Date(2024, 5, 15) });
+  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), {
+    defaultAgreementCompleted: true,
+    today: new Date(2024, 5, 15),
+  });
 
 describe('completedSteps cell', () => {
   test.each([
@@ -25,7 +30,12 @@ describe('completedSteps cell', () => {
     expect(result).toEqual({
       ok: false,
       clientUserId: 'payer-0001',
-      issues: [{ column: 'completedSteps', message: 'has unknown steps "kyc", "payment" (steps are compliance, payment-details, agreement)' }],
+      issues: [
+        {
+          column: 'completedSteps',
+          message: 'has unknown steps "kyc", "payment" (steps are compliance, payment-details, agreement)',
+        },
+      ],
     });
   });
 
@@ -44,11 +54,21 @@ describe('what a failed or pending file carries besides the steps', () => {
   const cell = 'compliance@3f9a1c;agreement;from=payers%202024.csv:12';
 
   test('a valid payer row carries the compliance digest and its origin', () => {
-    expect(payer({ completedSteps: cell })).toMatchObject({ ok: true, completedSteps: ['compliance', 'agreement'], complianceDigest: '3f9a1c', origin });
+    expect(payer({ completedSteps: cell })).toMatchObject({
+      ok: true,
+      completedSteps: ['compliance', 'agreement'],
+      complianceDigest: '3f9a1c',
+      origin,
+    });
   });
 
   test('an invalid payer row keeps them too, so its next failed file still names where it came from', () => {
-    expect(payer({ completedSteps: cell, email: 'nope' })).toMatchObject({ ok: false, completedSteps: ['compliance', 'agreement'], complianceDigest: '3f9a1c', origin });
+    expect(payer({ completedSteps: cell, email: 'nope' })).toMatchObject({
+      ok: false,
+      completedSteps: ['compliance', 'agreement'],
+      complianceDigest: '3f9a1c',
+      origin,
+    });
   });
 
   test('a row without the cell has neither: its own file and line are its origin', () => {
@@ -59,14 +79,27 @@ describe('what a failed or pending file carries besides the steps', () => {
 
   test('a bank row carries its origin; a digest on it is not kept, as it stands for no payer of its own', () => {
     const cells = Object.entries({
-      clientUserId: 'payer-0001', bankName: 'Lloyds', accountName: 'Jane Doe', beneficiaryType: 'individual', currency: 'GBP',
-      addressLine1: '1 High St', city: 'London', country: 'GB', dateOfBirth: '1985-04-12', postalCode: 'EC1A 1BB',
-      accountNumber: '31926819', sortCode: '309457', completedSteps: 'compliance@3f9a1c;from=bank.csv:4',
+      clientUserId: 'payer-0001',
+      bankName: 'Lloyds',
+      accountName: 'Jane Doe',
+      beneficiaryType: 'individual',
+      currency: 'GBP',
+      addressLine1: '1 High St',
+      city: 'London',
+      country: 'GB',
+      dateOfBirth: '1985-04-12',
+      postalCode: 'EC1A 1BB',
+      accountNumber: '31926819',
+      sortCode: '309457',
+      completedSteps: 'compliance@3f9a1c;from=bank.csv:4',
     }).map(([column, value]) => ({ column, value }));
     const result = validateBankRow(cells, { today: new Date(2024, 5, 15) });
     expect(result).toMatchObject({ ok: true, completedSteps: ['compliance'], origin: { source: 'bank.csv', line: 4 } });
     expect('complianceDigest' in result).toBe(false);
-    const invalid = validateBankRow([...cells.filter((c) => c.column !== 'currency'), { column: 'currency', value: 'XXX1' }], { today: new Date(2024, 5, 15) });
+    const invalid = validateBankRow(
+      [...cells.filter((c) => c.column !== 'currency'), { column: 'currency', value: 'XXX1' }],
+      { today: new Date(2024, 5, 15) },
+    );
     expect(invalid).toMatchObject({ ok: false, origin: { source: 'bank.csv', line: 4 } });
   });
 });

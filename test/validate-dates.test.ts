@@ -5,7 +5,9 @@ import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 const TODAY = new Date(2024, 5, 15); // 15 June 2024, local time
 const cellsOf = (row: Record<string, unknown>) =>
-  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
 const payer = (over: Record<string, unknown>) =>
   validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), { defaultAgreementCompleted: true, today: TODAY });
 const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
@@ -13,7 +15,9 @@ const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
 describe('dateOfBirth', () => {
   test('must be YYYY-MM-DD, named by the column as written', () => {
     const result = payer({ dateOfBirth: undefined, 'Date of Birth': '31/12/1980' });
-    expect(issuesOf(result)).toEqual([{ column: 'Date of Birth', message: 'must be YYYY-MM-DD, got something shaped "99/99/9999"' }]);
+    expect(issuesOf(result)).toEqual([
+      { column: 'Date of Birth', message: 'must be YYYY-MM-DD, got something shaped "99/99/9999"' },
+    ]);
   });
 
   test.each(['1981-02-29', '1980-13-01', '1980-04-31', '1980-00-10'])('%s is not a real calendar date', (date) => {

@@ -4,9 +4,14 @@ import type { PayerRowResult } from '../src/types.js';
 import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 const cellsOf = (row: Record<string, unknown>) =>
-  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
 const payer = (over: Record<string, unknown>) =>
-  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), { defaultAgreementCompleted: true, today: new Date(2024, 5, 15) });
+  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), {
+    defaultAgreementCompleted: true,
+    today: new Date(2024, 5, 15),
+  });
 const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
 
 describe('enums', () => {
@@ -14,7 +19,11 @@ describe('enums', () => {
     const result = payer({ beneficiaryType: 'Business', rails: 'SWIFT', accountType: 'Savings' });
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     expect(result.compliance.beneficiaryType).toBe('business');
-    expect(result.paymentDetails[0]).toMatchObject({ beneficiaryType: 'business', rails: 'swift', accountType: 'savings' });
+    expect(result.paymentDetails[0]).toMatchObject({
+      beneficiaryType: 'business',
+      rails: 'swift',
+      accountType: 'savings',
+    });
   });
 
   test('values outside the enum name the allowed ones', () => {

@@ -5,19 +5,39 @@ import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 // A JSONL line as the reader hands it over: its keys as columns, its JSON values as they parsed.
 const line = (object: Record<string, unknown>) =>
-  validatePayerRow(Object.entries(object).map(([column, value]) => ({ column, value })), {
-    defaultAgreementCompleted: false,
-    today: new Date(2024, 5, 15),
-  });
-const payerOnly = Object.fromEntries(Object.entries(TEMPLATE_EXAMPLE).filter(([, v]) => v !== '').slice(0, 16));
+  validatePayerRow(
+    Object.entries(object).map(([column, value]) => ({ column, value })),
+    {
+      defaultAgreementCompleted: false,
+      today: new Date(2024, 5, 15),
+    },
+  );
+const payerOnly = Object.fromEntries(
+  Object.entries(TEMPLATE_EXAMPLE)
+    .filter(([, v]) => v !== '')
+    .slice(0, 16),
+);
 const okOf = (r: PayerRowResult) => {
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   return r;
 };
 const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
 
-const usAccount = { bankName: 'Example Bank', accountName: 'Jane Doe', currency: 'usd', accountNumber: 123456789, routingNumber: '021000021' };
-const euAccount = { bank_name: 'Deutsche Bank', accountName: 'Jane Doe', currency: 'EUR', iban: 'DE89 3704 0044 0532 0130 00', bankCountry: 'de', rails: 'swift' };
+const usAccount = {
+  bankName: 'Example Bank',
+  accountName: 'Jane Doe',
+  currency: 'usd',
+  accountNumber: 123456789,
+  routingNumber: '021000021',
+};
+const euAccount = {
+  bank_name: 'Deutsche Bank',
+  accountName: 'Jane Doe',
+  currency: 'EUR',
+  iban: 'DE89 3704 0044 0532 0130 00',
+  bankCountry: 'de',
+  rails: 'swift',
+};
 
 describe('JSONL rows', () => {
   test('numbers become their decimal text, booleans are fine for agreementCompleted', () => {
@@ -31,14 +51,34 @@ describe('JSONL rows', () => {
     const result = okOf(line({ ...payerOnly, paymentDetails: [usAccount, euAccount] }));
     expect(result.paymentDetails).toEqual([
       {
-        bankName: 'Example Bank', accountName: 'Jane Doe', beneficiaryType: 'individual', currency: 'USD',
-        addressLine1: '123 Main Street', city: 'Springfield', country: 'US', dateOfBirth: '1985-04-12', postalCode: '62701',
-        accountNumber: '123456789', routingNumber: '021000021', addressLine2: 'Apt 4B', state: 'IL',
+        bankName: 'Example Bank',
+        accountName: 'Jane Doe',
+        beneficiaryType: 'individual',
+        currency: 'USD',
+        addressLine1: '123 Main Street',
+        city: 'Springfield',
+        country: 'US',
+        dateOfBirth: '1985-04-12',
+        postalCode: '62701',
+        accountNumber: '123456789',
+        routingNumber: '021000021',
+        addressLine2: 'Apt 4B',
+        state: 'IL',
       },
       {
-        bankName: 'Deutsche Bank', accountName: 'Jane Doe', beneficiaryType: 'individual', currency: 'EUR',
-        addressLine1: '123 Main Street', city: 'Springfield', country: 'DE', dateOfBirth: '1985-04-12', postalCode: '62701',
-        addressLine2: 'Apt 4B', state: 'IL', rails: 'swift', iban: 'DE89370400440532013000',
+        bankName: 'Deutsche Bank',
+        accountName: 'Jane Doe',
+        beneficiaryType: 'individual',
+        currency: 'EUR',
+        addressLine1: '123 Main Street',
+        city: 'Springfield',
+        country: 'DE',
+        dateOfBirth: '1985-04-12',
+        postalCode: '62701',
+        addressLine2: 'Apt 4B',
+        state: 'IL',
+        rails: 'swift',
+        iban: 'DE89370400440532013000',
       },
     ]);
   });
@@ -55,7 +95,14 @@ describe('JSONL rows', () => {
   });
 
   test('entry issues name the key inside the entry; lone objects have no index', () => {
-    expect(issuesOf(line({ ...payerOnly, paymentDetails: [usAccount, { ...euAccount, iban: 'DE00370400440532013000', routingCode: '1' }] }))).toEqual([
+    expect(
+      issuesOf(
+        line({
+          ...payerOnly,
+          paymentDetails: [usAccount, { ...euAccount, iban: 'DE00370400440532013000', routingCode: '1' }],
+        }),
+      ),
+    ).toEqual([
       { column: 'paymentDetails[1].iban', message: 'must be a valid IBAN: its check digits do not match (mod-97)' },
       { column: 'paymentDetails[1].routingCode', message: 'is not a payment-detail field' }, // `routing` is an alias now (issue 5)
     ]);
@@ -75,7 +122,9 @@ describe('JSONL rows', () => {
   });
 
   test('objects, arrays and booleans elsewhere are issues, not "[object Object]"', () => {
-    expect(issuesOf(line({ ...payerOnly, firstName: { given: 'Jane' }, lastName: ['Doe'], companyName: true }))).toEqual([
+    expect(
+      issuesOf(line({ ...payerOnly, firstName: { given: 'Jane' }, lastName: ['Doe'], companyName: true })),
+    ).toEqual([
       { column: 'firstName', message: 'must be text, got an object' },
       { column: 'lastName', message: 'must be text, got a list' },
       { column: 'companyName', message: 'must be text, got true' },
@@ -83,7 +132,9 @@ describe('JSONL rows', () => {
   });
 
   test('null is absent', () => {
-    expect(issuesOf(line({ ...payerOnly, ssn: null, companyName: null }))).toEqual([{ column: 'ssn', message: 'is required' }]);
+    expect(issuesOf(line({ ...payerOnly, ssn: null, companyName: null }))).toEqual([
+      { column: 'ssn', message: 'is required' },
+    ]);
   });
 
   test('two keys for one field on a line: the second is an issue unless it is blank', () => {

@@ -21,10 +21,13 @@ const sheet: Record<string, string> = {
   Notes: 'ignored here, carried by the caller',
 };
 const row = (over: Record<string, string> = {}) =>
-  validatePayerRow(Object.entries({ ...sheet, ...over }).map(([column, value]) => ({ column, value })), {
-    defaultAgreementCompleted: true,
-    today: new Date(2024, 5, 15),
-  });
+  validatePayerRow(
+    Object.entries({ ...sheet, ...over }).map(([column, value]) => ({ column, value })),
+    {
+      defaultAgreementCompleted: true,
+      today: new Date(2024, 5, 15),
+    },
+  );
 
 describe('a valid payer row', () => {
   test('gives the compliance body by spec names: trimmed, normalised where the rules say, otherwise as typed', () => {
@@ -54,26 +57,36 @@ describe('a valid payer row', () => {
   });
 
   test('optional fields are sent when given', () => {
-    const result = row({ 'Company Name': 'Lee LLC', 'Source of Funds': 'savings', 'Business Activity': 'consulting', 'Address Line 2': '#2' });
+    const result = row({
+      'Company Name': 'Lee LLC',
+      'Source of Funds': 'savings',
+      'Business Activity': 'consulting',
+      'Address Line 2': '#2',
+    });
     expect(result.ok && result.compliance).toMatchObject({
-      companyName: 'Lee LLC', sourceOfFunds: 'savings', businessActivity: 'consulting', addressLine2: '#2',
+      companyName: 'Lee LLC',
+      sourceOfFunds: 'savings',
+      businessActivity: 'consulting',
+      addressLine2: '#2',
     });
   });
 });
 
 describe('an invalid payer row', () => {
   test('collects every issue, in column order, each under the column as written (a blank cell too)', () => {
-    expect(row({
-      'E-mail': 'ann at example',
-      'Beneficiary Type': 'person',
-      'Date of Birth': '04/07/1990',
-      City: '   ',
-      Country: 'United States',
-      Phone: '512 555 0199',
-      SSN: '',
-      'Bank Name': 'Example Bank',
-      Currency: 'dollars',
-    })).toEqual({
+    expect(
+      row({
+        'E-mail': 'ann at example',
+        'Beneficiary Type': 'person',
+        'Date of Birth': '04/07/1990',
+        City: '   ',
+        Country: 'United States',
+        Phone: '512 555 0199',
+        SSN: '',
+        'Bank Name': 'Example Bank',
+        Currency: 'dollars',
+      }),
+    ).toEqual({
       ok: false,
       clientUserId: 'cu-17',
       issues: [
@@ -93,19 +106,37 @@ describe('an invalid payer row', () => {
   test('required columns absent altogether are named by field', () => {
     const result = validatePayerRow([{ column: 'Client User ID', value: 'x' }], { defaultAgreementCompleted: true });
     expect(result.ok ? [] : result.issues.map((i) => `${i.column}: ${i.message}`)).toEqual([
-      'email: is required', 'firstName: is required', 'lastName: is required', 'beneficiaryType: is required',
-      'dateOfBirth: is required', 'addressLine1: is required', 'city: is required', 'state: is required',
-      'postcode: is required', 'country: is required', 'nationality: is required', 'phone: is required', 'ssn: is required',
+      'email: is required',
+      'firstName: is required',
+      'lastName: is required',
+      'beneficiaryType: is required',
+      'dateOfBirth: is required',
+      'addressLine1: is required',
+      'city: is required',
+      'state: is required',
+      'postcode: is required',
+      'country: is required',
+      'nationality: is required',
+      'phone: is required',
+      'ssn: is required',
     ]);
   });
 
   test('without a clientUserId the invalid row has none', () => {
-    expect(row({ 'Client User ID': '' })).toEqual({ ok: false, issues: [{ column: 'Client User ID', message: 'is required' }] });
+    expect(row({ 'Client User ID': '' })).toEqual({
+      ok: false,
+      issues: [{ column: 'Client User ID', message: 'is required' }],
+    });
   });
 
   test('long values are cut to about 40 characters in messages', () => {
     expect(row({ Country: 'x'.repeat(100) })).toMatchObject({
-      issues: [{ column: 'Country', message: `must be an ISO 3166-1 alpha-2 country code such as US, got "${'x'.repeat(40)}…"` }],
+      issues: [
+        {
+          column: 'Country',
+          message: `must be an ISO 3166-1 alpha-2 country code such as US, got "${'x'.repeat(40)}…"`,
+        },
+      ],
     });
   });
 });

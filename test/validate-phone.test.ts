@@ -5,9 +5,14 @@ import type { PayerRowResult } from '../src/types.js';
 import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 
 const cellsOf = (row: Record<string, unknown>) =>
-  Object.entries(row).filter(([, v]) => v !== undefined).map(([column, value]) => ({ column, value }));
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
 const payer = (over: Record<string, unknown>) =>
-  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), { defaultAgreementCompleted: true, today: new Date(2024, 5, 15) });
+  validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, ...over }), {
+    defaultAgreementCompleted: true,
+    today: new Date(2024, 5, 15),
+  });
 const phoneOf = (r: PayerRowResult) => (r.ok ? r.compliance.phone : JSON.stringify(r.issues));
 const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
 
@@ -31,7 +36,10 @@ describe('phone', () => {
 
   test.each(['217-555-0100', '0044 20 7946 0958', '+1 217 555 0100 ext 5', '+0 123'])('%s is not E.164', (typed) => {
     expect(issuesOf(payer({ Phone: typed, phone: undefined }))).toEqual([
-      { column: 'Phone', message: `must be in E.164 format, e.g. +12175550100, got something shaped "${shapeOf(typed)}"` },
+      {
+        column: 'Phone',
+        message: `must be in E.164 format, e.g. +12175550100, got something shaped "${shapeOf(typed)}"`,
+      },
     ]);
   });
 });

@@ -62,7 +62,13 @@ describe('xlsx input', () => {
   it('reads the first sheet in tab order, or --sheet by name (case and spaces aside), and lists the sheets', async () => {
     const path = await writeWorkbook(tmp.path('book.xlsx'), [
       { name: 'Payers', rows: [['clientUserId'], ['p1']] },
-      { name: 'Bank details', rows: [['clientUserId', 'iban'], ['p1', 'x']] },
+      {
+        name: 'Bank details',
+        rows: [
+          ['clientUserId', 'iban'],
+          ['p1', 'x'],
+        ],
+      },
     ]);
     const first = await readAll(path);
     expect(first.input.sheets).toEqual(['Payers', 'Bank details']);
@@ -72,22 +78,45 @@ describe('xlsx input', () => {
     expect(bank.input.header).toEqual(['clientUserId', 'iban']);
   });
 
-  it('makes a spreadsheet error or a value right of the header that row\'s problem', async () => {
+  it("makes a spreadsheet error or a value right of the header that row's problem", async () => {
     const path = await writeWorkbook(tmp.path('p.xlsx'), [
-      { name: 'S', rows: [['a', 'b'], ['1', { error: '#REF!' }], ['2', '3', 'stray'], ['4', '5']] },
+      {
+        name: 'S',
+        rows: [
+          ['a', 'b'],
+          ['1', { error: '#REF!' }],
+          ['2', '3', 'stray'],
+          ['4', '5'],
+        ],
+      },
     ]);
     const { records } = await readAll(path);
     expect(records.map((r) => r.problem)).toEqual([
       { column: 'b', message: 'holds the spreadsheet error #REF!: fix the formula or type the value' },
-      { column: '(row)', message: 'has a value in column C, right of the last header: give that column a header or clear it' },
+      {
+        column: '(row)',
+        message: 'has a value in column C, right of the last header: give that column a header or clear it',
+      },
       undefined,
     ]);
   });
 
   it.each([
-    ['no such sheet', async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [['x'], ['1']] }]), 'Payers'), 'p.xlsx: has no sheet named "Payers" (its sheets: "A")'],
-    ['an empty sheet', async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [] }])), 'p.xlsx: sheet "A" is empty: expected a header row and at least one row'],
-    ['not a workbook', async () => readAll(tmp.write('p.xlsx', 'a,b\n1,2\n')), 'p.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx'],
+    [
+      'no such sheet',
+      async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [['x'], ['1']] }]), 'Payers'),
+      'p.xlsx: has no sheet named "Payers" (its sheets: "A")',
+    ],
+    [
+      'an empty sheet',
+      async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [] }])),
+      'p.xlsx: sheet "A" is empty: expected a header row and at least one row',
+    ],
+    [
+      'not a workbook',
+      async () => readAll(tmp.write('p.xlsx', 'a,b\n1,2\n')),
+      'p.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',
+    ],
     ['a missing file', async () => readAll(tmp.path('nope.xlsx')), 'nope.xlsx: cannot be read: no such file'],
   ])('rejects %s with an InputError', async (_, read, message) => {
     const error = await read().catch((e: unknown) => e);

@@ -15,13 +15,23 @@ const TEXT = ['postcode', 'ssn', 'accountNumber', 'routingNumber', 'phone'];
 
 describe('run: an .xlsx of payers', () => {
   it('sends date cells as YYYY-MM-DD and text-formatted numbers exactly as typed', async () => {
-    const input = await writeWorkbook(h.tmp.path('payers.xlsx'), [{ name: 'Payers', textColumns: TEXT, rows: payerRows(['x-1', 'x-2']) }]);
+    const input = await writeWorkbook(h.tmp.path('payers.xlsx'), [
+      { name: 'Payers', textColumns: TEXT, rows: payerRows(['x-1', 'x-2']) },
+    ]);
     const { summary, results } = await h.run({ inputs: [input] });
     expect(summary.exitCode).toBe(0);
-    expect(results.map((r) => [r.source, r.line, r.outcome])).toEqual([['payers.xlsx', '2', 'ok'], ['payers.xlsx', '3', 'ok']]);
+    expect(results.map((r) => [r.source, r.line, r.outcome])).toEqual([
+      ['payers.xlsx', '2', 'ok'],
+      ['payers.xlsx', '3', 'ok'],
+    ]);
     const stored = h.sandbox.payer('x-1')!;
     expect(stored.request).toMatchObject({ dateOfBirth: '1985-12-10', postcode: '02101', phone: '+12175550100' });
-    expect(stored.paymentDetails[0]!.request).toMatchObject({ routingNumber: '021000021', accountNumber: '000123456789', postalCode: '02101', dateOfBirth: '1985-12-10' });
+    expect(stored.paymentDetails[0]!.request).toMatchObject({
+      routingNumber: '021000021',
+      accountNumber: '000123456789',
+      postalCode: '02101',
+      dateOfBirth: '1985-12-10',
+    });
     expect(summary.outputs.failed).toEqual([]);
   });
 
@@ -34,8 +44,12 @@ describe('run: an .xlsx of payers', () => {
     expect(first.summary.exitCode).toBe(1);
     const bad = first.results.find((r) => r.clientUserId === 'z-1')!;
     expect(bad.outcome).toBe('invalid');
-    expect(bad.error).toContain('routingNumber: must be 9 digits with a valid ABA checksum; it has 8 digits: looks like a leading zero was lost: format the column as text');
-    expect(bad.error).toContain('phone: has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100');
+    expect(bad.error).toContain(
+      'routingNumber: must be 9 digits with a valid ABA checksum; it has 8 digits: looks like a leading zero was lost: format the column as text',
+    );
+    expect(bad.error).toContain(
+      'phone: has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100',
+    );
     expect(bad.error).not.toContain('21000021');
     expect(first.results.map((r) => r.outcome)).toEqual(['invalid', 'ok', 'invalid']);
 
@@ -66,8 +80,15 @@ describe('run: an .xlsx of payers', () => {
     await book.xlsx.writeFile(failedPath);
     const second = await h.run({ inputs: [failedPath] });
     expect(second.summary.exitCode).toBe(0);
-    expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([['z-1', 'ok'], ['z-3', 'ok']]);
-    expect(h.sandbox.payer('z-1')!.paymentDetails[0]!.request).toMatchObject({ routingNumber: '021000021', postalCode: '02101', accountNumber: '0123456789' });
+    expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([
+      ['z-1', 'ok'],
+      ['z-3', 'ok'],
+    ]);
+    expect(h.sandbox.payer('z-1')!.paymentDetails[0]!.request).toMatchObject({
+      routingNumber: '021000021',
+      postalCode: '02101',
+      accountNumber: '0123456789',
+    });
   });
 
   it('reads the sheet --sheet names', async () => {

@@ -16,7 +16,13 @@ afterEach(() => {
 async function payerOnboard(args: string[]) {
   const out = memoryStream();
   const err = memoryStream();
-  const code = await cli(args, { stdout: out.stream, stderr: err.stream, env: {}, cwd: tmp.dir, signal: new AbortController().signal });
+  const code = await cli(args, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env: {},
+    cwd: tmp.dir,
+    signal: new AbortController().signal,
+  });
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
@@ -27,12 +33,16 @@ describe('template --format xlsx', () => {
     const sheet = (await readWorkbook(tmp.path('t.xlsx'))).worksheets[0]!;
     expect(sheet.getRow(1).values).toEqual([undefined, ...TEMPLATE_COLUMNS]);
     const col = (name: string) => TEMPLATE_COLUMNS.indexOf(name) + 1;
-    for (const name of ['routingNumber', 'postcode', 'phone', 'accountNumber', 'sortCode', 'ssn']) expect(sheet.getColumn(col(name)).numFmt).toBe('@');
+    for (const name of ['routingNumber', 'postcode', 'phone', 'accountNumber', 'sortCode', 'ssn'])
+      expect(sheet.getColumn(col(name)).numFmt).toBe('@');
     expect(sheet.getColumn(col('dateOfBirth')).numFmt).toBe('yyyy-mm-dd');
     for (let i = 1; i <= TEMPLATE_COLUMNS.length; i++) expect(sheet.getRow(1).getCell(i).note).toBeTruthy();
-    const validations = (sheet as unknown as { dataValidations: { model: Record<string, { formulae: string[] }> } }).dataValidations.model;
+    const validations = (sheet as unknown as { dataValidations: { model: Record<string, { formulae: string[] }> } })
+      .dataValidations.model;
     const lists = Object.values(validations).map((v) => v.formulae[0]);
-    expect(lists).toEqual(expect.arrayContaining(['"individual,business"', '"local,swift,wire"', '"checking,savings"']));
+    expect(lists).toEqual(
+      expect.arrayContaining(['"individual,business"', '"local,swift,wire"', '"checking,savings"']),
+    );
     expect(sheet.getRow(2).getCell(col('routingNumber')).value).toBe('021000021');
     expect(sheet.getRow(2).getCell(col('dateOfBirth')).value).toEqual(day('1985-04-12'));
   });
@@ -44,8 +54,28 @@ describe('template --format xlsx', () => {
     const col = (name: string) => TEMPLATE_COLUMNS.indexOf(name) + 1;
     // What a person types: a date into the date column, digits into the text columns (which keep them as text).
     const people = [
-      { clientUserId: 'hand-1', email: 'rosa@example.com', firstName: 'Rosa', lastName: 'Parks', dateOfBirth: day('1913-02-04'), postcode: '01002', routingNumber: '011000015', accountNumber: '0001234' },
-      { clientUserId: 'hand-2', email: 'alan@example.com', firstName: 'Alan', lastName: 'Turing', dateOfBirth: day('1912-06-23'), postcode: '02139', routingNumber: '021000021', accountNumber: '0005678', accountType: 'savings', rails: 'wire' },
+      {
+        clientUserId: 'hand-1',
+        email: 'rosa@example.com',
+        firstName: 'Rosa',
+        lastName: 'Parks',
+        dateOfBirth: day('1913-02-04'),
+        postcode: '01002',
+        routingNumber: '011000015',
+        accountNumber: '0001234',
+      },
+      {
+        clientUserId: 'hand-2',
+        email: 'alan@example.com',
+        firstName: 'Alan',
+        lastName: 'Turing',
+        dateOfBirth: day('1912-06-23'),
+        postcode: '02139',
+        routingNumber: '021000021',
+        accountNumber: '0005678',
+        accountType: 'savings',
+        rails: 'wire',
+      },
     ];
     const example = sheet.getRow(2).values as unknown[];
     people.forEach((person, i) => {
@@ -63,7 +93,10 @@ describe('template --format xlsx', () => {
     // A rehearsal against a sandbox that behaves like the service: registered, bank accounts waiting for KYC.
     expect(run.stderr).toContain('0 ok, 2 waiting, 0 invalid, 0 failed');
     expect(run.code).toBe(0);
-    const results = parse(readFileSync(tmp.path('x/results.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const results = parse(readFileSync(tmp.path('x/results.csv'), 'utf8'), { columns: true }) as Record<
+      string,
+      string
+    >[];
     expect(results.map((r) => [r.clientUserId, r.outcome, r.steps])).toEqual([
       ['hand-1', 'waiting', 'compliance=ok payment-details=waiting agreement=ok'],
       ['hand-2', 'waiting', 'compliance=ok payment-details=waiting agreement=ok'],

@@ -21,7 +21,8 @@ const APPROVED_SHARE = 0.6;
  */
 export const demoCommand: CliCommand = {
   command: 'demo',
-  describe: 'onboard the bundled example payers against a built-in sandbox that behaves like the service: two runs, KYC in between',
+  describe:
+    'onboard the bundled example payers against a built-in sandbox that behaves like the service: two runs, KYC in between',
   builder: (yargs) => yargs,
   handler: async (_argv, io) => {
     const inputs = [join(FIXTURES, 'payers.csv'), join(FIXTURES, 'payers.jsonl')];
@@ -33,14 +34,18 @@ export const demoCommand: CliCommand = {
     try {
       const options = { inputs, baseUrl: sandbox.url, stateDir, rate: 20, concurrency: 8 };
       const context = { cwd: io.cwd, env: { PAYER_API_KEY: key }, stderr: io.stderr, signal: io.signal };
-      say(`first run of ${inputs.map((p) => relative(io.cwd, p)).join(' and ')}: payers are registered and get their links; bank accounts wait for KYC`);
+      say(
+        `first run of ${inputs.map((p) => relative(io.cwd, p)).join(' and ')}: payers are registered and get their links; bank accounts wait for KYC`,
+      );
       const first = await run(options, context);
       if (first.exitCode === 3) return 3;
 
       const registered = waitingIds(first.outputs.results);
       const approved = registered.slice(0, Math.ceil(registered.length * APPROVED_SHARE));
       for (const id of approved) sandbox.setKyc(id, 'approved');
-      say(`${approved.length} of ${registered.length} payers have passed KYC since (the sandbox approves them as people would, over days); the same files again:`);
+      say(
+        `${approved.length} of ${registered.length} payers have passed KYC since (the sandbox approves them as people would, over days); the same files again:`,
+      );
       const second = await run(options, context);
       if (second.exitCode === 3) return 3;
 
@@ -60,6 +65,9 @@ export const demoCommand: CliCommand = {
 
 /** The payers the first run left waiting, from its results.csv (one per payer: bank rows share their payer's id). */
 function waitingIds(resultsPath: string): string[] {
-  const rows = parse(readFileSync(resultsPath, 'utf8'), { columns: true }) as Array<{ clientUserId: string; outcome: string }>;
+  const rows = parse(readFileSync(resultsPath, 'utf8'), { columns: true }) as Array<{
+    clientUserId: string;
+    outcome: string;
+  }>;
   return [...new Set(rows.filter((r) => r.outcome === 'waiting').map((r) => r.clientUserId))];
 }

@@ -4,7 +4,9 @@ import { runInputFromArgv, withRunOptions } from './run.js';
 import { RUN_OPTIONS } from '../options.js';
 
 // Every run option except --out: each file gets its own DIR/results/<file>-<run id>/.
-const INBOX_RUN_OPTIONS = (Object.keys(RUN_OPTIONS) as Array<keyof typeof RUN_OPTIONS>).filter((name) => name !== 'out');
+const INBOX_RUN_OPTIONS = (Object.keys(RUN_OPTIONS) as Array<keyof typeof RUN_OPTIONS>).filter(
+  (name) => name !== 'out',
+);
 
 /**
  * `payer-onboard inbox DIR`: the shared drop folder, for cron (one pass) or a service (--watch).
@@ -15,10 +17,19 @@ export const inboxCommand: CliCommand = {
   describe: 'process the files dropped into DIR/incoming/ (for cron; --watch to keep polling)',
   builder: (yargs) =>
     withRunOptions(yargs, INBOX_RUN_OPTIONS)
-      .positional('dir', { type: 'string', describe: 'inbox folder holding incoming/ (created: processing/, done/, failed/, results/)' })
+      .positional('dir', {
+        type: 'string',
+        describe: 'inbox folder holding incoming/ (created: processing/, done/, failed/, results/)',
+      })
       .option('watch', { type: 'boolean', describe: 'keep polling incoming/ until SIGINT/SIGTERM [default: one pass]' })
-      .option('settle', { type: 'number', describe: 'seconds a file must stay unchanged (size and mtime) before it is taken [default: 10]' })
-      .example('$0 inbox /srv/payers --base-url https://api.example.com --api-key-file /etc/payer-onboard/key', 'one pass, from cron')
+      .option('settle', {
+        type: 'number',
+        describe: 'seconds a file must stay unchanged (size and mtime) before it is taken [default: 10]',
+      })
+      .example(
+        '$0 inbox /srv/payers --base-url https://api.example.com --api-key-file /etc/payer-onboard/key',
+        'one pass, from cron',
+      )
       .example('$0 inbox /srv/payers --watch --settle 30 ...', 'keep watching the folder'),
   handler: async (argv, io) => {
     const { inputs: _inputs, ...runInput } = runInputFromArgv(argv);
@@ -30,7 +41,12 @@ export const inboxCommand: CliCommand = {
         ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
         run: runInput,
         ...(json
-          ? { onFile: (o) => io.stdout.write(`${JSON.stringify({ file: o.file, folder: o.folder, path: o.path, exitCode: o.exitCode, reason: o.reason, results: o.results, summary: o.summary })}\n`) }
+          ? {
+              onFile: (o) =>
+                io.stdout.write(
+                  `${JSON.stringify({ file: o.file, folder: o.folder, path: o.path, exitCode: o.exitCode, reason: o.reason, results: o.results, summary: o.summary })}\n`,
+                ),
+            }
           : {}),
       },
       { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal },

@@ -14,7 +14,9 @@ export function withRunOptions(yargs: Argv, only?: ReadonlyArray<keyof typeof RU
     const extra = [
       'default' in def && def.default !== undefined ? `[default: ${String(def.default)}]` : '',
       'env' in def ? `[env: ${def.env}]` : '',
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     y = y.option(def.flag, {
       type: def.type,
       describe: extra ? `${def.describe} ${extra}` : def.describe,
@@ -34,7 +36,10 @@ export function runInputFromArgv(argv: Record<string, unknown>): RunOptionsInput
   return input as RunOptionsInput;
 }
 
-export async function runAndReport(input: RunOptionsInput & { command?: 'run' | 'validate' }, io: CliIo): Promise<number> {
+export async function runAndReport(
+  input: RunOptionsInput & { command?: 'run' | 'validate' },
+  io: CliIo,
+): Promise<number> {
   const summary = await run(input, { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal });
   if (input.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   return summary.exitCode;
@@ -45,10 +50,20 @@ export const runCommand: CliCommand = {
   describe: 'check every row, then register payers, store bank details and complete agreements',
   builder: (yargs) =>
     withRunOptions(yargs)
-      .positional('input', { type: 'string', array: true, describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson' })
-      .example('PAYER_API_KEY=... $0 run payers.csv --base-url https://api.example.com', 'onboard the payers in payers.csv')
+      .positional('input', {
+        type: 'string',
+        array: true,
+        describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson',
+      })
+      .example(
+        'PAYER_API_KEY=... $0 run payers.csv --base-url https://api.example.com',
+        'onboard the payers in payers.csv',
+      )
       .example('$0 run payers.csv --sandbox', 'rehearse against the built-in sandbox, no key needed')
-      .example('$0 run payer-onboard-results/<run id>/failed-payers.csv --base-url ...', 're-run the fixed failed rows'),
+      .example(
+        '$0 run payer-onboard-results/<run id>/failed-payers.csv --base-url ...',
+        're-run the fixed failed rows',
+      ),
   handler: (argv, io) => runAndReport(runInputFromArgv(argv), io),
 };
 
@@ -56,7 +71,22 @@ export const validateCommand: CliCommand = {
   command: 'validate <input...>',
   describe: 'read and check every row, write results and failed files; sends nothing, needs no key',
   builder: (yargs) =>
-    withRunOptions(yargs, ['bankDetails', 'sheet', 'map', 'dateFormat', 'out', 'steps', 'completeAgreement', 'logFile', 'logLevel', 'progress', 'json'])
-      .positional('input', { type: 'string', array: true, describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson' }),
+    withRunOptions(yargs, [
+      'bankDetails',
+      'sheet',
+      'map',
+      'dateFormat',
+      'out',
+      'steps',
+      'completeAgreement',
+      'logFile',
+      'logLevel',
+      'progress',
+      'json',
+    ]).positional('input', {
+      type: 'string',
+      array: true,
+      describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson',
+    }),
   handler: (argv, io) => runAndReport({ ...runInputFromArgv(argv), command: 'validate' }, io),
 };

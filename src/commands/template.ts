@@ -16,12 +16,21 @@ export const templateCommand: CliCommand = {
   describe: 'write a blank input file with every column and one example row',
   builder: (yargs) =>
     yargs
-      .option('format', { type: 'string', choices: ['csv', 'xlsx'], describe: 'csv, or xlsx with text columns, drop-down lists and a note on each header [default: from --out, else csv]' })
-      .option('out', { type: 'string', describe: 'file to write [default: payers-template.csv or .xlsx; - for stdout]' })
+      .option('format', {
+        type: 'string',
+        choices: ['csv', 'xlsx'],
+        describe:
+          'csv, or xlsx with text columns, drop-down lists and a note on each header [default: from --out, else csv]',
+      })
+      .option('out', {
+        type: 'string',
+        describe: 'file to write [default: payers-template.csv or .xlsx; - for stdout]',
+      })
       .option('force', { type: 'boolean', describe: 'overwrite an existing file' }),
   handler: async (argv, io) => {
     const given = argv.out as string | undefined;
-    const format = (argv.format as 'csv' | 'xlsx' | undefined) ?? (given?.toLowerCase().endsWith('.xlsx') ? 'xlsx' : 'csv');
+    const format =
+      (argv.format as 'csv' | 'xlsx' | undefined) ?? (given?.toLowerCase().endsWith('.xlsx') ? 'xlsx' : 'csv');
     const out = given ?? `payers-template.${format}`;
     const text = format === 'xlsx' ? await templateWorkbook() : templateCsv();
     if (out === '-') {
@@ -29,10 +38,13 @@ export const templateCommand: CliCommand = {
       return 0;
     }
     const path = resolve(io.cwd, out);
-    if (existsSync(path) && !argv.force) throw new ConfigError(`${out} already exists (use --force to overwrite)`, 'E_USAGE');
+    if (existsSync(path) && !argv.force)
+      throw new ConfigError(`${out} already exists (use --force to overwrite)`, 'E_USAGE');
     writeFileSync(path, text, { mode: 0o600 });
     chmodSync(path, 0o600);
-    io.stderr.write(`wrote ${out}: ${TEMPLATE_COLUMNS.length} columns and one example row${format === 'xlsx' ? ' (hover a header for what it takes)' : ''}\n`);
+    io.stderr.write(
+      `wrote ${out}: ${TEMPLATE_COLUMNS.length} columns and one example row${format === 'xlsx' ? ' (hover a header for what it takes)' : ''}\n`,
+    );
     return 0;
   },
 };

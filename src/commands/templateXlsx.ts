@@ -28,7 +28,7 @@ const NOTES: Record<string, string> = {
   documentNumber: `Government ID number. ${KEEP_AS_TEXT}`,
   accountType: 'checking or savings (pick from the list).',
   bsbNumber: `Australian BSB number. ${KEEP_AS_TEXT}`,
-  agreementCompleted: 'true or false: mark the payer\'s agreement completed. Blank uses the run\'s default.',
+  agreementCompleted: "true or false: mark the payer's agreement completed. Blank uses the run's default.",
 };
 const LISTS: Record<string, readonly string[]> = {
   beneficiaryType: BENEFICIARY_TYPES,
@@ -45,7 +45,11 @@ const ROWS = 5000;
 function noteFor(column: string): string {
   const need = (REQUIRED_PAYER_FIELDS as readonly string[]).includes(column) ? 'Required.' : 'Optional.';
   const override = /^bank[A-Z]/.test(column) && !['bankName', 'bankCode'].includes(column);
-  const own = NOTES[column] ?? (override ? `The bank account's own value when it differs from the payer's ${column.slice(4, 5).toLowerCase()}${column.slice(5)}.` : '');
+  const own =
+    NOTES[column] ??
+    (override
+      ? `The bank account's own value when it differs from the payer's ${column.slice(4, 5).toLowerCase()}${column.slice(5)}.`
+      : '');
   return `${need} ${own}`.trim();
 }
 

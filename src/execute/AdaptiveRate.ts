@@ -14,7 +14,13 @@ export interface AdaptiveRateOptions {
   maxIncreaseEveryMs?: number;
 }
 
-export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = { decreaseFactor: 0.7, floor: 1, increaseStep: 1, increaseEveryMs: 2000, maxIncreaseEveryMs: 60_000 };
+export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
+  decreaseFactor: 0.7,
+  floor: 1,
+  increaseStep: 1,
+  increaseEveryMs: 2000,
+  maxIncreaseEveryMs: 60_000,
+};
 
 const BUCKET_MS = 100;
 /** Ten buckets make the last second, plus the current one that is still filling. */
@@ -62,18 +68,26 @@ export class AdaptiveRate {
     this.#cap = cap > 0 ? cap : Number.POSITIVE_INFINITY;
     this.#options = { ...DEFAULT_ADAPTIVE_RATE, ...options };
     const { decreaseFactor, floor, increaseStep, increaseEveryMs, maxIncreaseEveryMs } = this.#options;
-    if (!(decreaseFactor > 0 && decreaseFactor < 1)) throw new RangeError(`decreaseFactor must be between 0 and 1, got ${decreaseFactor}`);
+    if (!(decreaseFactor > 0 && decreaseFactor < 1))
+      throw new RangeError(`decreaseFactor must be between 0 and 1, got ${decreaseFactor}`);
     if (!(floor > 0)) throw new RangeError(`floor must be above 0, got ${floor}`);
     if (!(increaseStep > 0)) throw new RangeError(`increaseStep must be above 0, got ${increaseStep}`);
     if (!(increaseEveryMs >= 0)) throw new RangeError(`increaseEveryMs must be 0 or more, got ${increaseEveryMs}`);
-    if (!(maxIncreaseEveryMs >= increaseEveryMs)) throw new RangeError(`maxIncreaseEveryMs must be at least increaseEveryMs, got ${maxIncreaseEveryMs}`);
+    if (!(maxIncreaseEveryMs >= increaseEveryMs))
+      throw new RangeError(`maxIncreaseEveryMs must be at least increaseEveryMs, got ${maxIncreaseEveryMs}`);
     this.#probeEveryMs = increaseEveryMs;
     this.#lastChangeAt = clock.now();
   }
 
   /** Counts of what the adaptation did, for the log and the benchmark. */
   get stats(): { decreases: number; increases: number; rate: number; ceiling: number; probeEveryMs: number } {
-    return { decreases: this.#decreases, increases: this.#increases, rate: this.#limiter.rate, ceiling: this.#ceiling, probeEveryMs: this.#probeEveryMs };
+    return {
+      decreases: this.#decreases,
+      increases: this.#increases,
+      rate: this.#limiter.rate,
+      ceiling: this.#ceiling,
+      probeEveryMs: this.#probeEveryMs,
+    };
   }
 
   /** A request went out at `at` (epoch ms). */
@@ -116,8 +130,12 @@ export class AdaptiveRate {
     const base = measurable ? Math.min(current, Math.max(1, this.sentRate(now))) : current;
     const floor = Math.min(this.#options.floor, this.#cap);
     const next = Math.min(this.#cap, Math.max(floor, base * this.#options.decreaseFactor));
-    const sameLimit = Number.isFinite(this.#ceiling) && Math.abs(base - this.#ceiling) <= Math.max(this.#options.increaseStep, 0.05 * this.#ceiling);
-    this.#probeEveryMs = sameLimit ? Math.min(this.#options.maxIncreaseEveryMs, this.#probeEveryMs * 2) : this.#options.increaseEveryMs;
+    const sameLimit =
+      Number.isFinite(this.#ceiling) &&
+      Math.abs(base - this.#ceiling) <= Math.max(this.#options.increaseStep, 0.05 * this.#ceiling);
+    this.#probeEveryMs = sameLimit
+      ? Math.min(this.#options.maxIncreaseEveryMs, this.#probeEveryMs * 2)
+      : this.#options.increaseEveryMs;
     this.#ceiling = base;
     this.#limiter.setRate(next);
     this.#lastDecreaseAt = now;
@@ -137,7 +155,10 @@ export class AdaptiveRate {
     const recovering = rate < recoverTo;
     const quietMs = recovering ? this.#options.increaseEveryMs / 4 : this.#probeEveryMs;
     if (now - this.#lastChangeAt < quietMs) return undefined;
-    const next = Math.min(this.#cap, recovering ? Math.min(recoverTo, rate + Math.max(step, 0.1 * this.#ceiling)) : rate + step);
+    const next = Math.min(
+      this.#cap,
+      recovering ? Math.min(recoverTo, rate + Math.max(step, 0.1 * this.#ceiling)) : rate + step,
+    );
     this.#limiter.setRate(next);
     this.#lastChangeAt = now;
     this.#increases += 1;

@@ -6,13 +6,18 @@ import type { Backoff } from './backoffDelay.js';
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './RateLimiter.js';
 import type { CompliancePath } from '../schema/index.js';
-import type { AccountsAnswer, AgreementAnswer, ComplianceAnswer, PayerAnswer, PaymentDetailAnswer } from './readAnswer.js';
+import type {
+  AccountsAnswer,
+  AgreementAnswer,
+  ComplianceAnswer,
+  PayerAnswer,
+  PaymentDetailAnswer,
+} from './readAnswer.js';
 
 /** A call's end: never thrown, so one row's failure stays that row's data. */
 export type CallResult<T> =
   /** `replayed`: not sent, the journal had this call's answer from an earlier run. */
-  | { ok: true; status: number; body: T; replayed?: boolean }
-  | { ok: false; error: ApiError };
+  { ok: true; status: number; body: T; replayed?: boolean } | { ok: false; error: ApiError };
 
 export type StopReason = 'key-rejected' | 'api-down' | 'interrupted';
 
@@ -79,13 +84,20 @@ export interface ApiClientOptions {
 
 export interface ApiClient {
   /** POST v1/payer (or v2/payer, the create-or-update path). */
-  createCompliance(body: ComplianceRequest, meta: { clientUserId: string; idempotencyKey: string }): Promise<CallResult<ComplianceAnswer>>;
+  createCompliance(
+    body: ComplianceRequest,
+    meta: { clientUserId: string; idempotencyKey: string },
+  ): Promise<CallResult<ComplianceAnswer>>;
   /**
    * POST v2/payer/{clientUserId}/payment-details. Never sent twice blindly: only a 429 or a connection refused
    * (the service certainly stored nothing) is retried here; any other failure comes back at once, for a read of
    * what is stored to settle it.
    */
-  createPaymentDetail(clientUserId: string, body: PaymentDetailRequest, meta: { idempotencyKey: string }): Promise<CallResult<PaymentDetailAnswer>>;
+  createPaymentDetail(
+    clientUserId: string,
+    body: PaymentDetailRequest,
+    meta: { idempotencyKey: string },
+  ): Promise<CallResult<PaymentDetailAnswer>>;
   /** GET v2/payer/{clientUserId}: the payer's statuses; `found: false` for a 404. */
   readPayer(clientUserId: string): Promise<CallResult<PayerAnswer>>;
   /** GET v2/payer/{clientUserId}/payment-details: every stored account; `found: false` for a 404. */

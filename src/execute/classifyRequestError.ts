@@ -3,8 +3,19 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 5
 
 /** Network failures worth another attempt: the connection broke, was refused, or the name did not resolve for now. */
 const RETRYABLE_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN',
-  'ENETUNREACH', 'ENETDOWN', 'EHOSTUNREACH', 'EHOSTDOWN', 'EADDRINUSE', 'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'EADDRINUSE',
+  'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
 export interface RequestFailure {

@@ -2,7 +2,16 @@
 // ("ssn 123-45-6789 is invalid"), so every personal value of the request is cut out of it, and so is the key.
 
 /** Values that are codes rather than personal data; echoing them back helps the reader and leaks nothing. */
-const NOT_PERSONAL = new Set(['clientUserId', 'beneficiaryType', 'rails', 'accountType', 'currency', 'country', 'nationality', 'agreementCompleted']);
+const NOT_PERSONAL = new Set([
+  'clientUserId',
+  'beneficiaryType',
+  'rails',
+  'accountType',
+  'currency',
+  'country',
+  'nationality',
+  'agreementCompleted',
+]);
 const MAX_LENGTH = 300;
 
 export function cleanServerMessage(message: string | undefined, body: unknown, apiKey: string): string | undefined {

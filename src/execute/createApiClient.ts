@@ -16,7 +16,15 @@ import { parseRetryAfter } from './parseRetryAfter.js';
 import { RateLimiter } from './RateLimiter.js';
 import { readAccounts, readAgreement, readCompliance, readPayer, readPaymentDetail, type Read } from './readAnswer.js';
 
-export type { ApiClient, ApiClientOptions, AttemptInfo, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
+export type {
+  ApiClient,
+  ApiClientOptions,
+  AttemptInfo,
+  CallResult,
+  ClientStats,
+  StopInfo,
+  StopReason,
+} from './ApiClient.js';
 
 interface CallSpec<T> {
   step: CallStep;
@@ -70,7 +78,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const apiKey = options.apiKey;
   const limiter = options.limiter ?? new RateLimiter(options.rate ?? 5, clock);
   // AIMD on 429s, never above the rate the client was given (a limiter passed in: its rate now).
-  const adaptive = options.adaptiveRate === false ? undefined : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate ?? 5, clock, options.adaptiveRate);
+  const adaptive =
+    options.adaptiveRate === false
+      ? undefined
+      : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate ?? 5, clock, options.adaptiveRate);
   const limit = pLimit(concurrency);
 
   const http = got.extend({
@@ -104,7 +115,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   function notSent(step: CallStep): ApiError {
     const reason = stopInfo?.reason;
-    return new ApiError({ step, kind: 'stopped', retryable: false, stoppedBecause: reason === undefined ? undefined : STOPPED_BECAUSE[reason] });
+    return new ApiError({
+      step,
+      kind: 'stopped',
+      retryable: false,
+      stoppedBecause: reason === undefined ? undefined : STOPPED_BECAUSE[reason],
+    });
   }
 
   function wakeBelowWaiters(): void {
@@ -137,15 +153,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
         const read = spec.read(end.body);
         if (read.problems.length > 0) {
-          logger?.warn({ step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems }, 'answer does not match the response schema; kept what was usable');
+          logger?.warn(
+            { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
+            'answer does not match the response schema; kept what was usable',
+          );
         }
         return { ok: true, status: end.status, body: read.value };
       }
-      if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined) return { ok: true, status: 404, body: spec.notFound };
+      if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
+        return { ok: true, status: 404, body: spec.notFound };
       const error = toApiError(spec, end);
       if (error.retryable && attempt < retries && stopInfo === undefined && (!spec.once || certainlyNotStored(end))) {
         const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt);
-        logger?.debug({ step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message }, 'retrying');
+        logger?.debug(
+          { step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message },
+          'retrying',
+        );
         lastError = error;
         await clock.sleep(delayMs, stopping.signal);
         continue;
@@ -167,7 +190,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const started = performance.now();
     let end: AttemptEnd;
     try {
-      const request = http(spec.path, { method: spec.method, headers: spec.headers, ...(spec.body === undefined ? {} : { json: spec.body }) });
+      const request = http(spec.path, {
+        method: spec.method,
+        headers: spec.headers,
+        ...(spec.body === undefined ? {} : { json: spec.body }),
+      });
       // The body is on the socket: from here the server can see it (a cold connection may take a while).
       // Uncapped, nothing is counted, and at thousands of requests a second the listener is not free.
       if (slot.counted) {
@@ -176,7 +203,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         });
       }
       const response = await request;
-      end = { kind: 'response', status: response.statusCode, body: response.body as unknown, headers: response.headers };
+      end = {
+        kind: 'response',
+        status: response.statusCode,
+        body: response.body as unknown,
+        headers: response.headers,
+      };
     } catch (error) {
       end = fromGotError(error);
     }
@@ -191,13 +223,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       end.pauseMs = retryDelay(end, attempt);
       const lowered = adaptive?.throttled(sentAt);
       limiter.pauseUntil(clock.now() + end.pauseMs);
-      if (lowered !== undefined) logger?.info({ rate: round2(lowered), pauseMs: end.pauseMs }, 'rate lowered after a 429');
+      if (lowered !== undefined)
+        logger?.info({ rate: round2(lowered), pauseMs: end.pauseMs }, 'rate lowered after a 429');
     } else if (end.kind === 'response' && end.status < 500) {
       const raised = adaptive?.succeeded();
       if (raised !== undefined) logger?.debug({ rate: round2(raised) }, 'rate raised after a quiet period');
     }
     logger?.debug(
-      { step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms, ...(end.kind === 'failure' ? { code: end.failure.code } : {}) },
+      {
+        step: spec.step,
+        clientUserId: spec.clientUserId,
+        attempt,
+        status,
+        ms,
+        ...(end.kind === 'failure' ? { code: end.failure.code } : {}),
+      },
       'request',
     );
     if (options.onAttempt !== undefined) {
@@ -245,15 +285,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     // Create compliance has no payer to be missing: a 404 there is a wrong address, for every row alike.
     if (error.kind === 'http' && error.status === 404 && error.step === 'compliance') {
-      stop('api-down', `stopped: create compliance answered ${error.message.replace(/^compliance: /, '')} at ${options.baseUrl}: check --base-url and --compliance-path`);
+      stop(
+        'api-down',
+        `stopped: create compliance answered ${error.message.replace(/^compliance: /, '')} at ${options.baseUrl}: check --base-url and --compliance-path`,
+      );
       return;
     }
     if (!countsAsTrouble) return;
-    const apiTrouble = error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
+    const apiTrouble =
+      error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
     if (!apiTrouble) return;
     consecutiveFailures += 1;
     if (consecutiveFailures >= maxConsecutiveFailures) {
-      stop('api-down', `stopped: API down, ${consecutiveFailures} calls in a row failed after retries (last: ${error.message})`);
+      stop(
+        'api-down',
+        `stopped: API down, ${consecutiveFailures} calls in a row failed after retries (last: ${error.message})`,
+      );
     }
   }
 
@@ -280,7 +327,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         once: true,
       }),
     readPayer: (clientUserId) =>
-      call({ step: 'status', clientUserId, method: 'GET', path: paths.payer(clientUserId), headers: {}, read: readPayer, notFound: { found: false } }),
+      call({
+        step: 'status',
+        clientUserId,
+        method: 'GET',
+        path: paths.payer(clientUserId),
+        headers: {},
+        read: readPayer,
+        notFound: { found: false },
+      }),
     readPaymentDetails: (clientUserId) =>
       call({
         step: 'payment-details',
@@ -292,7 +347,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         notFound: { found: false, accounts: [] },
       }),
     completeAgreement: (clientUserId, body) =>
-      call({ step: 'agreement', clientUserId, method: 'PATCH', path: paths.agreement(clientUserId), body, headers: {}, read: readAgreement }),
+      call({
+        step: 'agreement',
+        clientUserId,
+        method: 'PATCH',
+        path: paths.agreement(clientUserId),
+        body,
+        headers: {},
+        read: readAgreement,
+      }),
     backoff: (retry) => clock.sleep(backoffDelay(retry, backoff, random), stopping.signal),
     stopped: () => stopInfo,
     stop,
@@ -312,15 +375,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 /** An attempt the service cannot have acted on: it said so (429), or the connection never opened. */
 function certainlyNotStored(end: AttemptEnd): boolean {
   if (end.kind === 'response') return end.status === 429;
-  return end.kind === 'failure' && (end.failure.code === 'ECONNREFUSED' || end.failure.code === 'ENOTFOUND' || end.failure.code === 'EAI_AGAIN');
+  return (
+    end.kind === 'failure' &&
+    (end.failure.code === 'ECONNREFUSED' || end.failure.code === 'ENOTFOUND' || end.failure.code === 'EAI_AGAIN')
+  );
 }
 
 /** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */
 function fromGotError(error: unknown): AttemptEnd {
-  const response = (error as { response?: { statusCode?: unknown; body?: unknown; headers?: IncomingHttpHeaders } } | null)?.response;
+  const response = (
+    error as { response?: { statusCode?: unknown; body?: unknown; headers?: IncomingHttpHeaders } } | null
+  )?.response;
   if (response !== undefined && typeof response.statusCode === 'number') {
     const isParseError = error instanceof Error && error.name === 'ParseError';
-    return { kind: 'response', status: response.statusCode, body: isParseError ? undefined : response.body, headers: response.headers ?? {} };
+    return {
+      kind: 'response',
+      status: response.statusCode,
+      body: isParseError ? undefined : response.body,
+      headers: response.headers ?? {},
+    };
   }
   return { kind: 'failure', failure: classifyRequestError(error), error };
 }
@@ -330,11 +403,13 @@ function round2(n: number): number {
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name}: must be a number above 0, got ${value}`, 'E_USAGE');
+  if (!Number.isFinite(value) || value <= 0)
+    throw new ConfigError(`${name}: must be a number above 0, got ${value}`, 'E_USAGE');
   return value;
 }
 
 function wholeNumber(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name}: must be a whole number >= ${min}, got ${value}`, 'E_USAGE');
+  if (!Number.isInteger(value) || value < min)
+    throw new ConfigError(`${name}: must be a whole number >= ${min}, got ${value}`, 'E_USAGE');
   return value;
 }

@@ -7,7 +7,10 @@ import type { ApiClient, CallResult } from './ApiClient.js';
 import { canonicalJson, idempotencyKey } from './idempotencyKey.js';
 
 export interface RowDeps {
-  client: Pick<ApiClient, 'createCompliance' | 'createPaymentDetail' | 'completeAgreement' | 'readPayer' | 'readPaymentDetails' | 'backoff'>;
+  client: Pick<
+    ApiClient,
+    'createCompliance' | 'createPaymentDetail' | 'completeAgreement' | 'readPayer' | 'readPaymentDetails' | 'backoff'
+  >;
   journal: RowJournal | undefined;
   ctx: PlanContext;
   /** Stored accounts adopted by a row of this run: one stored account answers for one row at most. */
@@ -45,7 +48,12 @@ export async function executeRow(
       break;
     }
     const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
-    const adopted = applyRound(state, actions.map((action, i) => ({ action, answer: answers[i]! })), ctx, deps.taken);
+    const adopted = applyRound(
+      state,
+      actions.map((action, i) => ({ action, answer: answers[i]! })),
+      ctx,
+      deps.taken,
+    );
     // An account adopted from what is stored is known from now on, as if this journal had created it.
     for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account.identity, account.id!);
   }
@@ -74,7 +82,12 @@ async function perform(action: Action, state: RowState, deps: RowDeps): Promise<
   switch (action.kind) {
     case 'create-compliance': {
       const body = work.compliance!;
-      return answerOf(await client.createCompliance(body, { clientUserId: id, idempotencyKey: idempotencyKey('compliance', id, body) }));
+      return answerOf(
+        await client.createCompliance(body, {
+          clientUserId: id,
+          idempotencyKey: idempotencyKey('compliance', id, body),
+        }),
+      );
     }
     case 'read-payer':
       return answerOf(await client.readPayer(id));
@@ -88,10 +101,13 @@ async function perform(action: Action, state: RowState, deps: RowDeps): Promise<
       // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
       if (account.attempts > 0) await client.backoff(account.attempts - 1);
       const call = deps.journal?.accountSent(id, account.identity);
-      const result = await client.createPaymentDetail(id, detail, { idempotencyKey: idempotencyKey('payment-details', id, detail) });
+      const result = await client.createPaymentDetail(id, detail, {
+        idempotencyKey: idempotencyKey('payment-details', id, detail),
+      });
       if (call !== undefined) {
         if (result.ok) deps.journal!.accountDone(call, result.body.id);
-        else if (result.error.kind === 'stopped' || definitelyNotStored(result.error)) deps.journal!.accountNotStored(call);
+        else if (result.error.kind === 'stopped' || definitelyNotStored(result.error))
+          deps.journal!.accountNotStored(call);
       }
       return answerOf(result);
     }

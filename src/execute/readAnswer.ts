@@ -1,4 +1,12 @@
-import { agreementResponse, complianceResponse, paymentDetailResponse, paymentDetailsListResponse, payerStatusResponse, storedPaymentDetail, type StoredPaymentDetail } from '../schema/index.js';
+import {
+  agreementResponse,
+  complianceResponse,
+  paymentDetailResponse,
+  paymentDetailsListResponse,
+  payerStatusResponse,
+  storedPaymentDetail,
+  type StoredPaymentDetail,
+} from '../schema/index.js';
 
 // Success bodies are read leniently: the status code says the call worked, so a body that does not match the
 // spec's response schema (a userId that is not a UUID, a missing status, not JSON at all) must not turn a
@@ -47,7 +55,16 @@ export function readCompliance(body: unknown): Read<ComplianceAnswer> {
   const parsed = complianceResponse.safeParse(body);
   if (parsed.success) {
     const { userId, agreementUrl, kycUrl, status } = parsed.data;
-    return { value: defined({ userId, agreementUrl, kycUrl, agreementStatus: status.agreementStatus, kycStatus: status.kycStatus }), problems: [] };
+    return {
+      value: defined({
+        userId,
+        agreementUrl,
+        kycUrl,
+        agreementStatus: status.agreementStatus,
+        kycStatus: status.kycStatus,
+      }),
+      problems: [],
+    };
   }
   const status = record(record(body)?.['status']);
   return {
@@ -115,11 +132,16 @@ export function readAccounts(body: unknown): Read<AccountsAnswer> {
     return one.success ? [one.data] : [];
   });
   const unreadable = !Array.isArray(list) || accounts.length < items.length;
-  return { value: { found: true, accounts, ...(unreadable ? { unreadable } : {}) }, problems: issuePaths(parsed.error.issues) };
+  return {
+    value: { found: true, accounts, ...(unreadable ? { unreadable } : {}) },
+    problems: issuePaths(parsed.error.issues),
+  };
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function string(value: unknown): string | undefined {

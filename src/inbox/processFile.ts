@@ -28,7 +28,12 @@ export interface FileOutcome {
  * the end (aborted, interrupted, not configured, state dir busy) leaves it in processing/: the next inbox run
  * resumes it first, and the journal makes sending its rows again safe.
  */
-export async function processFile(paths: InboxPaths, name: string, input: Omit<RunInput, 'inputs' | 'out'>, context: RunContext): Promise<FileOutcome> {
+export async function processFile(
+  paths: InboxPaths,
+  name: string,
+  input: Omit<RunInput, 'inputs' | 'out'>,
+  context: RunContext,
+): Promise<FileOutcome> {
   const runId = makeRunId(new Date());
   const at = join(paths.processing, name);
   const outDir = join(paths.results, `${name}-${runId}`);
@@ -40,27 +45,51 @@ export async function processFile(paths: InboxPaths, name: string, input: Omit<R
     if (error instanceof InputError) {
       // The file itself cannot be used (unsupported, unreadable, no usable header): no point retrying it.
       const moved = moveInto(at, paths.failed, name, runId);
-      writeNote(moved, [`${basename(moved)} was not processed: ${error.message}`, '', 'Nothing was sent. Fix the file and drop it into incoming/ again.']);
+      writeNote(moved, [
+        `${basename(moved)} was not processed: ${error.message}`,
+        '',
+        'Nothing was sent. Fix the file and drop it into incoming/ again.',
+      ]);
       return { file: name, folder: 'failed', path: rel(moved), exitCode: 2, reason: error.message, stop: false };
     }
     if (error instanceof PayerOnboardError) {
       // Configuration or a busy state dir: not this file's fault. It waits in processing/ for the next run.
-      return { file: name, folder: 'processing', path: rel(at), exitCode: error.exitCode, reason: error.message, stop: true };
+      return {
+        file: name,
+        folder: 'processing',
+        path: rel(at),
+        exitCode: error.exitCode,
+        reason: error.message,
+        stop: true,
+      };
     }
     throw error;
   }
 
   const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
   if (summary.aborted) {
-    return { ...base, folder: 'processing', path: rel(at), reason: `${summary.aborted.message}; left in processing/ to resume`, stop: true };
+    return {
+      ...base,
+      folder: 'processing',
+      path: rel(at),
+      reason: `${summary.aborted.message}; left in processing/ to resume`,
+      stop: true,
+    };
   }
   const r = summary.rows;
   const pendingFile = summary.outputs.pending?.[0];
   // Rows waiting on the payer are the normal state of onboarding: named, never as something to fix.
-  const waiting = r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r)}` : undefined;
+  const waiting =
+    r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r)}` : undefined;
   if (summary.exitCode === 0) {
     const reason = waiting && `${waiting}${pendingFile ? `; pending rows in ${rel(pendingFile)}` : ''}`;
-    return { ...base, folder: 'done', path: rel(moveInto(at, paths.done, name, runId)), ...(reason ? { reason } : {}), stop: false };
+    return {
+      ...base,
+      folder: 'done',
+      path: rel(moveInto(at, paths.done, name, runId)),
+      ...(reason ? { reason } : {}),
+      stop: false,
+    };
   }
   const moved = moveInto(at, paths.failed, name, runId);
   const failedFile = summary.outputs.failed[0];
@@ -71,7 +100,9 @@ export async function processFile(paths: InboxPaths, name: string, input: Omit<R
     '',
     `Rows ok are done and are not sent again. See ${rel(summary.outputs.report)} for what went wrong.`,
     failedFile ? `Fix the rows in ${rel(failedFile)} and drop that file into incoming/.` : '',
-    waiting && pendingFile ? `${waiting}: nothing in them to change; a later run finishes them (drop ${rel(pendingFile)} into incoming/ again later).` : '',
+    waiting && pendingFile
+      ? `${waiting}: nothing in them to change; a later run finishes them (drop ${rel(pendingFile)} into incoming/ again later).`
+      : '',
   ]);
   return { ...base, folder: 'failed', path: rel(moved), reason, stop: false };
 }

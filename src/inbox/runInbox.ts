@@ -38,7 +38,8 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
   const cwd = context.cwd ?? process.cwd();
   const env = context.env ?? {};
   const root = resolve(cwd, options.dir);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new ConfigError(`inbox: ${options.dir} is not a folder (create it, with incoming/ inside for the files)`);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new ConfigError(`inbox: ${options.dir} is not a folder (create it, with incoming/ inside for the files)`);
   const settle = options.settle ?? 10;
   if (!Number.isFinite(settle) || settle < 0) throw new ConfigError('--settle: must be 0 or more seconds', 'E_USAGE');
   // The journal lives with the inbox unless told otherwise, so a resume after a crash finds it whatever cron's cwd.

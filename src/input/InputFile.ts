@@ -75,7 +75,10 @@ export function inputFile(path: string): InputFile {
   const format = FORMATS[extname(path).toLowerCase()];
   if (format === undefined) {
     const hint = HINTS[extname(path).toLowerCase()];
-    throw new InputError(name, hint ?? `unsupported file type "${extname(path) || '(none)'}": use .csv, .txt, .tsv, .xlsx, .jsonl or .ndjson`);
+    throw new InputError(
+      name,
+      hint ?? `unsupported file type "${extname(path) || '(none)'}": use .csv, .txt, .tsv, .xlsx, .jsonl or .ndjson`,
+    );
   }
   return { path, name, format };
 }

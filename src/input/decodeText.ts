@@ -86,7 +86,11 @@ export class DecodeText extends Transform {
     try {
       done(null, this.other!.decode(chunk, { stream: true }));
     } catch (cause) {
-      done(new InputError(this.source, `is not valid ${this.encoding.toUpperCase()}: save it again as "CSV UTF-8"`, { cause }));
+      done(
+        new InputError(this.source, `is not valid ${this.encoding.toUpperCase()}: save it again as "CSV UTF-8"`, {
+          cause,
+        }),
+      );
     }
   }
 }
@@ -96,7 +100,8 @@ function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
   const at = chunk.findIndex((b) => b >= 0x80);
   if (at < 0) return false;
   const lead = chunk[at]!;
-  const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  const length =
+    lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
   if (length === 0) return true;
   try {
     // stream: true holds back a character cut off by the chunk's end instead of calling it invalid.

@@ -71,7 +71,8 @@ export class DecodeUtf8 extends Transform {
     }
     this.track(new TextDecoder('utf-8').decode(chunk.subarray(0, good)).replace(/\uFFFD+$/, ''));
     const byte = chunk[good];
-    const shown = byte === undefined ? 'an incomplete character at the end' : `byte 0x${byte.toString(16).padStart(2, '0')}`;
+    const shown =
+      byte === undefined ? 'an incomplete character at the end' : `byte 0x${byte.toString(16).padStart(2, '0')}`;
     return new InputError(this.source, `is not valid UTF-8 (${shown}): save the file as "CSV UTF-8"`, {
       line: this.line,
       column: this.column,

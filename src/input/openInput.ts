@@ -15,6 +15,7 @@ export interface OpenOptions extends ReadingOptions {
 export async function openInput(target: string | InputFile, options: OpenOptions = {}): Promise<OpenedInput> {
   const file = typeof target === 'string' ? inputFile(target) : target;
   const reading: ReadingOptions = { columns: options.columns, dateFormat: options.dateFormat };
-  if (file.format === 'xlsx') return { ...(await readXlsx(file, options.sheet === undefined ? {} : { sheet: options.sheet })), reading };
+  if (file.format === 'xlsx')
+    return { ...(await readXlsx(file, options.sheet === undefined ? {} : { sheet: options.sheet })), reading };
   return { ...(await (file.format === 'jsonl' ? readJsonl(file) : readCsv(file))), reading };
 }

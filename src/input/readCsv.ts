@@ -30,7 +30,9 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
   const warnings: string[] = [];
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
   const parser = createReadStream(file.path)
-    .on('error', (cause) => parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })))
+    .on('error', (cause) =>
+      parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })),
+    )
     .pipe(decoder)
     .on('error', (error) => parser.destroy(error))
     .pipe(
@@ -79,11 +81,18 @@ function toRawRecord(record: string[], line: number, header: string[]): RawRecor
   if (record.length !== header.length) {
     // Even one extra empty cell is refused: a stray delimiter inside an unquoted cell (`Smith, John`) shifts every
     // cell after it and pushes the blank last column out, and the shifted values could still look valid.
-    raw.problem = { column: '(row)', message: `has ${record.length} cells but the header has ${header.length}: check for a missing or extra delimiter` };
+    raw.problem = {
+      column: '(row)',
+      message: `has ${record.length} cells but the header has ${header.length}: check for a missing or extra delimiter`,
+    };
     return raw;
   }
   const long = cells.find((cell) => (cell.value as string).length > MAX_CELL_LENGTH);
-  if (long) raw.problem = { column: long.column || '(row)', message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}` };
+  if (long)
+    raw.problem = {
+      column: long.column || '(row)',
+      message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}`,
+    };
   return raw;
 }
 
@@ -103,18 +112,28 @@ function asInputError(error: unknown, source: string, lines: LineTracker): Error
   if (error instanceof CsvError) {
     const after = lines.lastEnd + 1;
     if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      return new InputError(source, 'a quoted field opened here is never closed: check for a stray `"`', { line: after, cause: error });
+      return new InputError(source, 'a quoted field opened here is never closed: check for a stray `"`', {
+        line: after,
+        cause: error,
+      });
     }
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      return new InputError(source, 'a record here is larger than 4 MB: check for a stray `"`', { line: after, cause: error });
+      return new InputError(source, 'a record here is larger than 4 MB: check for a stray `"`', {
+        line: after,
+        cause: error,
+      });
     }
     if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE') {
       const column = (error as unknown as { column?: number }).column;
-      return new InputError(source, 'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it', {
-        line: Math.max(after, (error as unknown as { lines?: number }).lines ?? after),
-        ...(typeof column === 'number' ? { column: column + 1 } : {}),
-        cause: error,
-      });
+      return new InputError(
+        source,
+        'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it',
+        {
+          line: Math.max(after, (error as unknown as { lines?: number }).lines ?? after),
+          ...(typeof column === 'number' ? { column: column + 1 } : {}),
+          cause: error,
+        },
+      );
     }
     return new InputError(source, `cannot be parsed as CSV (${error.message})`, { line: after, cause: error });
   }
@@ -134,7 +153,7 @@ class LineTracker {
     for (const cell of record) {
       if (cell.includes('\n') || cell.includes('\r')) {
         const real = cell.match(/\r\n|\r|\n/g)?.length ?? 0;
-        const counted = (cell.match(/[\r\n]/g)?.length ?? 0);
+        const counted = cell.match(/[\r\n]/g)?.length ?? 0;
         this.overcount += counted - real;
         breaks += real;
       }
@@ -152,7 +171,14 @@ async function readHead(file: InputFile): Promise<string> {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code;
     throw new InputError(file.name, `cannot be read: ${why}`, { cause });
   }
   const head = Buffer.concat(chunks);

@@ -15,7 +15,14 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
   // A read error ends the decoder with it, so the line iterator throws it where the rows are read.
   stream.on('error', (cause) => {
     const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code;
     decoder.destroy(new InputError(file.name, `cannot be read: ${why}`, { cause }));
   });
   // Not readline with a Promise.race against a failure promise per line: every race left a reaction on that
@@ -67,12 +74,25 @@ function toRawRecord(text: string, line: number): RawRecord {
     return { line, cells: [], original, problem: { column: '(line)', message: `is not valid JSON${where}` } };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { line, cells: [], original, problem: { column: '(line)', message: 'must be a JSON object like {"clientUserId": "..."}' } };
+    return {
+      line,
+      cells: [],
+      original,
+      problem: { column: '(line)', message: 'must be a JSON object like {"clientUserId": "..."}' },
+    };
   }
   const cells: Cell[] = Object.entries(value as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));
   const long = cells.find((cell) => typeof cell.value === 'string' && cell.value.length > MAX_CELL_LENGTH);
   if (long) {
-    return { line, cells, original, problem: { column: long.column, message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}` } };
+    return {
+      line,
+      cells,
+      original,
+      problem: {
+        column: long.column,
+        message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}`,
+      },
+    };
   }
   return { line, cells, original };
 }

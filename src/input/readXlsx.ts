@@ -41,7 +41,7 @@ export async function readXlsx(file: InputFile, options: { sheet?: string } = {}
   const sheets = reader[Symbol.asyncIterator]() as AsyncIterator<SheetReader>;
   const passed: string[] = [];
   let sheet: SheetReader | undefined;
-  const order = () => ((reader as unknown as { model?: BookModel }).model?.sheets ?? []);
+  const order = () => (reader as unknown as { model?: BookModel }).model?.sheets ?? [];
   for (;;) {
     const step = await guard(() => sheets.next(), file);
     if (step.done) break;
@@ -57,11 +57,18 @@ export async function readXlsx(file: InputFile, options: { sheet?: string } = {}
   if (sheet === undefined) {
     stop();
     if (wanted === undefined) throw new InputError(file.name, 'has no sheets');
-    throw new InputError(file.name, `has no sheet named "${wanted}" (its sheets: ${names.map((n) => `"${n}"`).join(', ')})`);
+    throw new InputError(
+      file.name,
+      `has no sheet named "${wanted}" (its sheets: ${names.map((n) => `"${n}"`).join(', ')})`,
+    );
   }
   const sheetName = sheet.name ?? passed[passed.length - 1]!;
   const isFirst = sheetName === (order().find((s) => s.state !== 'hidden')?.name ?? passed[0]);
-  const opened: InputFile = { ...file, sheet: sheetName, name: isFirst ? basename(file.path) : `${basename(file.path)}[${sheetName}]` };
+  const opened: InputFile = {
+    ...file,
+    sheet: sheetName,
+    name: isFirst ? basename(file.path) : `${basename(file.path)}[${sheetName}]`,
+  };
 
   const rows = sheet[Symbol.asyncIterator]();
   let header: string[] | undefined;
@@ -118,11 +125,20 @@ function toRawRecord(texts: RowText[], line: number, header: string[]): RawRecor
   const error = texts.findIndex((t) => t.error !== undefined);
   const long = cells.find((cell) => (cell.value as string).length > MAX_CELL_LENGTH);
   if (beyond >= 0) {
-    record.problem = { column: '(row)', message: `has a value in column ${columnLetter(header.length + beyond)}, right of the last header: give that column a header or clear it` };
+    record.problem = {
+      column: '(row)',
+      message: `has a value in column ${columnLetter(header.length + beyond)}, right of the last header: give that column a header or clear it`,
+    };
   } else if (error >= 0) {
-    record.problem = { column: header[error] || columnLetter(error), message: `holds the spreadsheet error ${texts[error]!.error}: fix the formula or type the value` };
+    record.problem = {
+      column: header[error] || columnLetter(error),
+      message: `holds the spreadsheet error ${texts[error]!.error}: fix the formula or type the value`,
+    };
   } else if (long) {
-    record.problem = { column: long.column || '(row)', message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}` };
+    record.problem = {
+      column: long.column || '(row)',
+      message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}`,
+    };
   }
   return record;
 }
@@ -163,5 +179,9 @@ function guardError(cause: unknown, file: InputFile): InputError {
   if (code === 'ENOENT') return new InputError(file.name, 'cannot be read: no such file', { cause });
   if (code === 'EACCES') return new InputError(file.name, 'cannot be read: permission denied', { cause });
   if (code === 'EISDIR') return new InputError(file.name, 'cannot be read: is a directory', { cause });
-  return new InputError(file.name, 'is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx', { cause });
+  return new InputError(
+    file.name,
+    'is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',
+    { cause },
+  );
 }

@@ -3,7 +3,15 @@ import type { OpenedInput, ReadingOptions } from './InputFile.js';
 import { sheetKey } from './readXlsx.js';
 
 /** Sheet names that mean "bank accounts of the payers on the first sheet" (compared without case, spaces, `_-.`). */
-const BANK_SHEETS = new Set(['bankdetails', 'bankaccounts', 'bankaccount', 'paymentdetails', 'bankinfo', 'banks', 'bank']);
+const BANK_SHEETS = new Set([
+  'bankdetails',
+  'bankaccounts',
+  'bankaccount',
+  'paymentdetails',
+  'bankinfo',
+  'banks',
+  'bank',
+]);
 
 /**
  * The sheet of a payers workbook that holds bank rows, read like a `--bank-details` file (issue 5): one named like
@@ -14,7 +22,10 @@ export function bankSheetOf(input: OpenedInput): string | undefined {
 }
 
 /** `--map` (loaded and checked here: exit 2 for a bad one) and `--date-format`, for every input of the run. */
-export function readingOptions(options: { map?: string | undefined; dateFormat?: string | undefined }, cwd: string): ReadingOptions {
+export function readingOptions(
+  options: { map?: string | undefined; dateFormat?: string | undefined },
+  cwd: string,
+): ReadingOptions {
   return {
     ...(options.map === undefined ? {} : { columns: loadColumnMap(options.map, cwd) }),
     ...(options.dateFormat === undefined ? {} : { dateFormat: options.dateFormat }),

@@ -17,14 +17,23 @@ export function xlsxCellText(cell: XlsxCell): CellText {
   if (value === null || value === undefined) return { text: '' };
   if (typeof value === 'string') return { text: value };
   if (typeof value === 'boolean') return { text: value ? 'true' : 'false' };
-  if (typeof value === 'number') return { text: isDateFormat(cell.numFmt) ? dateText(serialToDate(value)) : numberText(value, cell.numFmt) };
+  if (typeof value === 'number')
+    return { text: isDateFormat(cell.numFmt) ? dateText(serialToDate(value)) : numberText(value, cell.numFmt) };
   if (value instanceof Date) return { text: dateText(value) };
-  const object = value as { richText?: { text?: string }[]; formula?: string; result?: unknown; error?: string; text?: unknown; sharedString?: number };
+  const object = value as {
+    richText?: { text?: string }[];
+    formula?: string;
+    result?: unknown;
+    error?: string;
+    text?: unknown;
+    sharedString?: number;
+  };
   if (Array.isArray(object.richText)) return { text: object.richText.map((run) => run.text ?? '').join('') };
   if (object.error !== undefined) return { error: String(object.error) };
   if (object.formula !== undefined || 'result' in object) {
     const result = object.result as unknown;
-    if (result !== null && typeof result === 'object' && 'error' in result) return { error: String((result as { error: unknown }).error) };
+    if (result !== null && typeof result === 'object' && 'error' in result)
+      return { error: String((result as { error: unknown }).error) };
     return xlsxCellText({ value: result, numFmt: cell.numFmt });
   }
   if (object.text !== undefined) return xlsxCellText({ value: object.text, numFmt: cell.numFmt }); // a hyperlink's shown text
@@ -34,7 +43,12 @@ export function xlsxCellText(cell: XlsxCell): CellText {
 /** Excel's date formats use y, m, d (h, s for times); text in quotes and [colour]/[locale] parts do not count. */
 function isDateFormat(format: string | undefined): boolean {
   if (!format) return false;
-  return /[ymdhs]/i.test(format.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '').replace(/\\./g, ''));
+  return /[ymdhs]/i.test(
+    format
+      .replace(/\[[^\]]*]/g, '')
+      .replace(/"[^"]*"/g, '')
+      .replace(/\\./g, ''),
+  );
 }
 
 /** A date cell's serial (days since 1899-12-30, the 1900 system) as a UTC date. */

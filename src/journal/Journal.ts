@@ -1,4 +1,14 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync, chmodSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeSync,
+  chmodSync,
+} from 'node:fs';
 import { journalLines } from './journalLines.js';
 import { LineIndex } from './LineIndex.js';
 
@@ -9,7 +19,10 @@ export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; 
  * A journal line. `k` is a hash naming the call (or the payer). `none`: a call the service certainly did not
  * carry out (a field error, a 429 given up on), so a re-run creates without asking first.
  */
-type Line = { k: string; s: 'sent' } | { k: string; s: 'none' } | { k: string; s: 'done'; c: number; a?: Record<string, string> };
+type Line =
+  | { k: string; s: 'sent' }
+  | { k: string; s: 'none' }
+  | { k: string; s: 'done'; c: number; a?: Record<string, string> };
 
 export interface JournalLoad {
   entries: number;
@@ -95,7 +108,8 @@ export class Journal {
   /** Records the call's answer; `place` is what sent() gave for it, if it is known. */
   done(callKey: string, status: number, answer: Record<string, string>, place?: number): void {
     const key = short(callKey);
-    const line: Line = Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status };
+    const line: Line =
+      Object.keys(answer).length > 0 ? { k: key, s: 'done', c: status, a: answer } : { k: key, s: 'done', c: status };
     const entry = place ?? (LineIndex.isKey(key) ? this.lines.find(key)?.entry : undefined);
     this.record(key, line, { state: 'done', status, answer }, entry);
   }
@@ -282,7 +296,11 @@ function parse(text: string): Line | undefined {
   if (line.s === 'sent') return { k: line.k, s: 'sent' };
   if (line.s === 'none') return { k: line.k, s: 'none' };
   if (line.s !== 'done' || typeof line.c !== 'number') return undefined;
-  if (line.a !== undefined && (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))) return undefined;
+  if (
+    line.a !== undefined &&
+    (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))
+  )
+    return undefined;
   return { k: line.k, s: 'done', c: line.c, ...(line.a ? { a: line.a as Record<string, string> } : {}) };
 }
 

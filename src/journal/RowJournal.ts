@@ -101,7 +101,8 @@ export class RowJournal {
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';
     line.since ??= s.since;
     if (s.checked) line.chk = now.toISOString();
-    if (canonicalJson(line) !== canonicalJson(old) || before === undefined) this.journal.done(key, 200, line as Record<string, string>);
+    if (canonicalJson(line) !== canonicalJson(old) || before === undefined)
+      this.journal.done(key, 200, line as Record<string, string>);
   }
 }
 

@@ -68,7 +68,12 @@ function readHolder(path: string): Holder | undefined {
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
     if (typeof value.pid !== 'number' || typeof value.host !== 'string') return undefined;
-    return { pid: value.pid, host: value.host, startedAt: String(value.startedAt ?? 'at an unknown time'), ...(value.runId ? { runId: String(value.runId) } : {}) };
+    return {
+      pid: value.pid,
+      host: value.host,
+      startedAt: String(value.startedAt ?? 'at an unknown time'),
+      ...(value.runId ? { runId: String(value.runId) } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -2,7 +2,16 @@ import { chmodSync } from 'node:fs';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 /** Field names whose values are personal data or secrets: never written to a log (design.md §10). */
-export const SENSITIVE_FIELDS = ['ssn', 'dateOfBirth', 'accountNumber', 'iban', 'routingNumber', 'documentNumber', 'email', 'phone'];
+export const SENSITIVE_FIELDS = [
+  'ssn',
+  'dateOfBirth',
+  'accountNumber',
+  'iban',
+  'routingNumber',
+  'documentNumber',
+  'email',
+  'phone',
+];
 
 const REDACT_PATHS = [
   ...SENSITIVE_FIELDS,
@@ -31,7 +40,10 @@ export interface RunLogger {
  */
 export function createLogger(path: string, level: LogLevel): RunLogger {
   const destination = pino.destination({ dest: path, sync: false, mkdir: true, mode: 0o600 });
-  const logger = pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, destination);
+  const logger = pino(
+    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } },
+    destination,
+  );
   // SonicBoom opens asynchronously; force the mode once it exists, in case the file was there before.
   destination.on('ready', () => chmodSync(path, 0o600));
   return {
@@ -40,7 +52,13 @@ export function createLogger(path: string, level: LogLevel): RunLogger {
   };
 }
 
-function closeDestination(destination: DestinationStream & { flushSync?: () => void; end?: () => void; once?: (e: string, f: () => void) => void }): Promise<void> {
+function closeDestination(
+  destination: DestinationStream & {
+    flushSync?: () => void;
+    end?: () => void;
+    once?: (e: string, f: () => void) => void;
+  },
+): Promise<void> {
   return new Promise((resolve) => {
     if (!destination.end || !destination.once) return resolve();
     destination.once('close', () => resolve());

@@ -8,9 +8,17 @@ export class CsvFileWriter {
   /** The first error of the file or the stringifier (disk full, file too large): every later write rethrows it. */
   private error: Error | undefined;
 
-  constructor(readonly path: string, header: readonly string[], dialect: { delimiter?: string; eol?: string; bom?: boolean } = {}) {
+  constructor(
+    readonly path: string,
+    header: readonly string[],
+    dialect: { delimiter?: string; eol?: string; bom?: boolean } = {},
+  ) {
     const file = openPrivateFile(path);
-    this.stringifier = stringify({ delimiter: dialect.delimiter ?? ',', record_delimiter: dialect.eol === '\r\n' ? 'windows' : 'unix', bom: dialect.bom ?? false });
+    this.stringifier = stringify({
+      delimiter: dialect.delimiter ?? ',',
+      record_delimiter: dialect.eol === '\r\n' ? 'windows' : 'unix',
+      bom: dialect.bom ?? false,
+    });
     this.stringifier.pipe(file);
     this.done = new Promise((resolve, reject) => {
       const fail = (error: Error) => {

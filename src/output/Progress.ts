@@ -11,7 +11,11 @@ export class Progress {
   private readonly started = Date.now();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly stream: NodeJS.WritableStream, private readonly total: number, private readonly enabled: boolean) {
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly total: number,
+    private readonly enabled: boolean,
+  ) {
     if (enabled) {
       this.timer = setInterval(() => this.draw(), 200);
       this.timer.unref();

@@ -71,7 +71,8 @@ export class RowFileSet {
     const name = `${kind}-${originalName(fileName)}`;
     const ext = extname(name);
     let path = resolve(outDir, name);
-    for (let n = 2; this.taken.has(path); n++) path = resolve(outDir, `${name.slice(0, name.length - ext.length)}-${n}${ext}`);
+    for (let n = 2; this.taken.has(path); n++)
+      path = resolve(outDir, `${name.slice(0, name.length - ext.length)}-${n}${ext}`);
     this.taken.add(path);
     return path;
   }
@@ -101,7 +102,10 @@ export class RowFiles {
     const fileName = file.format === 'xlsx' ? basename(file.path) : file.name;
     const make = (kind: RowFileKind) => {
       const place = () => set.claim(outDir, kind, fileName);
-      const sheet = file.format === 'xlsx' ? set.workbooks.sheet(`${kind}\0${resolve(file.path)}`, place, file.sheet ?? 'Sheet1', ownColumns) : undefined;
+      const sheet =
+        file.format === 'xlsx'
+          ? set.workbooks.sheet(`${kind}\0${resolve(file.path)}`, place, file.sheet ?? 'Sheet1', ownColumns)
+          : undefined;
       return new RowFile(file.format === 'jsonl' ? 'jsonl' : 'csv', place, keep, ownColumns, dialect, sheet);
     };
     this.files = { failed: make('failed'), pending: make('pending') };

@@ -16,7 +16,15 @@ export interface Summary {
   warnings: string[];
   exitCode: number;
   /** `failed`: rows a person must fix or act on. `pending`: rows a later run finishes by itself. */
-  outputs: { dir: string; results: string; failed: string[]; pending: string[]; summary: string; log: string; report: string };
+  outputs: {
+    dir: string;
+    results: string;
+    failed: string[];
+    pending: string[];
+    summary: string;
+    log: string;
+    report: string;
+  };
 }
 
 /** 0 when every row is ok or waiting: waiting on the payer is the normal state of onboarding, not an error. */
@@ -33,7 +41,9 @@ export function formatSummary(s: Summary): string {
       `${r.ok} ok, ${r.waiting} waiting, ${r.invalid} invalid, ${r.failed} failed, ${r.skipped} skipped`,
   ];
   if (s.command === 'run' && s.requests.total > 0) {
-    const statuses = Object.entries(s.requests.byStatus).map(([k, v]) => `${k}: ${v}`).join(', ');
+    const statuses = Object.entries(s.requests.byStatus)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
     lines.push(`  requests: ${s.requests.total} (${statuses}), retries: ${s.requests.retries}`);
   }
   if (s.aborted) lines.push(`  ABORTED: ${s.aborted.message}`);

@@ -55,7 +55,10 @@ export class RowWorkbooks {
 
 /** One sheet of a failed or pending workbook: the input's columns as read, then `error` and `completedSteps`; cells in error in red. */
 export class XlsxRowSheet {
-  constructor(private readonly book: Book, private readonly slot: SheetSlot) {}
+  constructor(
+    private readonly book: Book,
+    private readonly slot: SheetSlot,
+  ) {}
 
   /** The workbook's path once it has a row. */
   get path(): string | undefined {
@@ -87,7 +90,11 @@ export class XlsxRowSheet {
     if (this.slot.worksheet) return this.slot.worksheet; // another row of this sheet opened it meanwhile
     if (this.book.workbook === undefined) {
       this.book.path = this.book.place();
-      this.book.workbook = new excel.stream.xlsx.WorkbookWriter({ stream: openPrivateFile(this.book.path), useStyles: true, useSharedStrings: false });
+      this.book.workbook = new excel.stream.xlsx.WorkbookWriter({
+        stream: openPrivateFile(this.book.path),
+        useStyles: true,
+        useSharedStrings: false,
+      });
     }
     for (const slot of this.book.sheets) {
       if (slot.worksheet) continue;
@@ -103,7 +110,11 @@ function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
   const worksheet = workbook.addWorksheet(slot.name);
   // Text format keeps what the team types next (a routing number's leading zero) as typed.
   worksheet.columns = [
-    ...slot.header.map((header) => ({ header, width: Math.max(12, Math.min(40, header.length + 4)), style: { numFmt: '@' } })),
+    ...slot.header.map((header) => ({
+      header,
+      width: Math.max(12, Math.min(40, header.length + 4)),
+      style: { numFmt: '@' },
+    })),
     { header: 'error', width: 60 },
     { header: 'completedSteps', width: 24 },
   ];
@@ -116,7 +127,10 @@ function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
  * it; the longest header that starts an item is its cell. Step failures (`compliance: HTTP 400 ...`) name no column.
  */
 export function cellsInError(error: string, header: string[]): Map<number, string> {
-  const byLength = header.map((column, index) => ({ column, index })).filter((h) => h.column !== '').sort((a, b) => b.column.length - a.column.length);
+  const byLength = header
+    .map((column, index) => ({ column, index }))
+    .filter((h) => h.column !== '')
+    .sort((a, b) => b.column.length - a.column.length);
   const found = new Map<number, string>();
   for (const item of error.split(' | ')) {
     const hit = byLength.find((h) => item.startsWith(`${h.column}: `));

@@ -54,7 +54,8 @@ export class DuplicateIds {
     // Files are read one after another and each in line order, so the repeats are found in order already.
     let order: number[] | undefined;
     for (let i = 1; i < count && order === undefined; i++) {
-      if (this.repeatAt[i]! < this.repeatAt[i - 1]!) order = Array.from({ length: count }, (_, j) => j).sort((a, b) => this.repeatAt[a]! - this.repeatAt[b]!);
+      if (this.repeatAt[i]! < this.repeatAt[i - 1]!)
+        order = Array.from({ length: count }, (_, j) => j).sort((a, b) => this.repeatAt[a]! - this.repeatAt[b]!);
     }
     const at = new Float64Array(count);
     const of = new Float64Array(count);

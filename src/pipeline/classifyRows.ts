@@ -15,7 +15,6 @@ export interface ClassifiedRow {
   result: PayerRowResult | BankRowResult;
 }
 
-
 /**
  * Checks a CSV header before any row: a required column missing entirely rejects the file (exit 2), naming
  * the columns; unknown columns become one warning each (they are carried through to the failed file untouched).
@@ -25,12 +24,23 @@ export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
   const mapping = mapHeader(input.header, kind, input.reading?.columns);
   if (mapping.missing.length > 0) {
     const s = mapping.missing.length === 1 ? '' : 's';
-    throw new InputError(input.file.name, `missing required column${s} ${mapping.missing.join(', ')} (header: ${input.header.join(', ')})`, { line: 1 });
+    throw new InputError(
+      input.file.name,
+      `missing required column${s} ${mapping.missing.join(', ')} (header: ${input.header.join(', ')})`,
+      { line: 1 },
+    );
   }
   if (mapping.duplicates.length > 0) {
-    throw new InputError(input.file.name, `two columns mean the same field: ${mapping.duplicates.map(describeDuplicate).join('; ')}`, { line: 1 });
+    throw new InputError(
+      input.file.name,
+      `two columns mean the same field: ${mapping.duplicates.map(describeDuplicate).join('; ')}`,
+      { line: 1 },
+    );
   }
-  return mapping.unknown.map((column) => `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file`);
+  return mapping.unknown.map(
+    (column) =>
+      `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file`,
+  );
 }
 
 /**
@@ -77,15 +87,24 @@ function classify(
   const { columns, dateFormat } = input.reading ?? {};
   if (record.problem) return { ok: false, issues: [record.problem] };
   if (kind === 'bank-details') return validateBankRow(record.cells, { today: options.today, columns, dateFormat });
-  const result = validatePayerRow(record.cells, { defaultAgreementCompleted: options.defaultAgreementCompleted, today: options.today, columns, dateFormat });
+  const result = validatePayerRow(record.cells, {
+    defaultAgreementCompleted: options.defaultAgreementCompleted,
+    today: options.today,
+    columns,
+    dateFormat,
+  });
   const id = result.clientUserId;
   if (id === undefined) return result;
   // The service may treat `Acme-1` and `ACME-1` as one payer, or as two with one SSN: either way one is a mistake.
   const earlier = options.seen.check(id.trim().toLowerCase(), source, record.line);
   if (earlier === undefined) return result;
-  const column = record.cells.find((c) => fieldForColumn(c.column, 'payers', columns) === 'clientUserId')?.column ?? 'clientUserId';
+  const column =
+    record.cells.find((c) => fieldForColumn(c.column, 'payers', columns) === 'clientUserId')?.column ?? 'clientUserId';
   const where = earlier.startsWith(`${source}:`) ? `line ${earlier.slice(source.length + 1)}` : earlier;
-  const issue: RowIssue = { column, message: `"${id}" appears again: the same payer is already on ${where} (another payer needs its own clientUserId; a repeat can be deleted)` };
+  const issue: RowIssue = {
+    column,
+    message: `"${id}" appears again: the same payer is already on ${where} (another payer needs its own clientUserId; a repeat can be deleted)`,
+  };
   return result.ok
     ? {
         ok: false,

@@ -9,7 +9,11 @@ import { checkBaseUrl } from './checkBaseUrl.js';
  * Where to send and with which key, every problem reported at once (exit 2, nothing sent). The key comes from
  * PAYER_API_KEY or --api-key-file, never a flag value (shell history, ps).
  */
-export function resolveConnection(options: RunOptions, env: NodeJS.ProcessEnv, cwd: string): { baseUrl: string; apiKey: string } {
+export function resolveConnection(
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { baseUrl: string; apiKey: string } {
   if (options.sandbox) {
     // A rehearsal: the in-process sandbox gets a fresh key, so no real key is ever needed or sent.
     return { baseUrl: '', apiKey: `sandbox-${randomBytes(12).toString('hex')}` };

@@ -28,10 +28,16 @@ export async function scanInputs(
   if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);
   const names = new Set<string>();
   for (const [path, given, bankSheet] of all) {
-    const input = await openInput(path, { ...read.reading, sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined) });
+    const input = await openInput(path, {
+      ...read.reading,
+      sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined),
+    });
     const kind: RowKind = given === 'payers' && isBankFile(input) ? 'bank-details' : given;
     if (names.has(input.file.name)) {
-      throw new InputError(input.file.name, 'is given twice (or two inputs share this file name): their results and failed files would collide');
+      throw new InputError(
+        input.file.name,
+        'is given twice (or two inputs share this file name): their results and failed files would collide',
+      );
     }
     names.add(input.file.name);
     read.announce?.(describeMapping(input, kind));
@@ -39,10 +45,15 @@ export async function scanInputs(
     const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
     if (besides !== undefined) all.push([path, 'bank-details', besides]);
     let rows = 0;
-    for await (const _ of classifyRows(input, kind, { defaultAgreementCompleted: options.completeAgreement, seen, today })) {
+    for await (const _ of classifyRows(input, kind, {
+      defaultAgreementCompleted: options.completeAgreement,
+      seen,
+      today,
+    })) {
       rows++;
       // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
-      if ((rows & 1023) === 0 && read.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
+      if ((rows & 1023) === 0 && read.signal?.aborted)
+        throw new AbortedError('interrupted while checking the input: nothing was sent');
     }
     warnings.push(...(input.warnings ?? []));
     // A workbook's bank sheet may be empty, and so may its payer sheet when only bank rows are left to fix.

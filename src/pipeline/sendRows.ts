@@ -57,7 +57,11 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
         original: row.record.original,
         error: formatErrors(finished.result),
         // The row's first file and line go along, so they stay its name however often it is fed back.
-        completedSteps: formatCompletedSteps({ steps, ...(digest ? { complianceDigest: digest } : {}), origin: { source: finished.source, line: finished.line } }),
+        completedSteps: formatCompletedSteps({
+          steps,
+          ...(digest ? { complianceDigest: digest } : {}),
+          origin: { source: finished.source, line: finished.line },
+        }),
       });
     }
     logRow(ctx.logger, finished);
@@ -65,9 +69,14 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const steps = ctx.options.steps;
   const rowSlots = pLimit(ctx.options.concurrency);
   /** A row's turn at the API. Once the client stopped there is nothing to send, nor to note in the journal. */
-  const inTurn = (send: () => Promise<PayerResult>) => rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
+  const inTurn = (send: () => Promise<PayerResult>) =>
+    rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
 
-  for await (const row of classifyRows(input, job.kind, { defaultAgreementCompleted: ctx.options.completeAgreement, seen: ctx.seen, today: ctx.today })) {
+  for await (const row of classifyRows(input, job.kind, {
+    defaultAgreementCompleted: ctx.options.completeAgreement,
+    seen: ctx.seen,
+    today: ctx.today,
+  })) {
     // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
     // (validate reads far faster than it writes; without this its queue of writes grew with the file).
     if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
@@ -79,18 +88,25 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const seq = sink.reserve();
     // A row of a failed or pending file is named by where it first came from; any other by its own file and line.
     const origin = row.result.origin;
-    const base = { source: origin?.source ?? source, line: origin?.line ?? row.record.line, ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}) };
+    const base = {
+      source: origin?.source ?? source,
+      line: origin?.line ?? row.record.line,
+      ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}),
+    };
     if (!row.result.ok) {
       const invalid = invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']);
       // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
       const id = row.result.clientUserId;
-      if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id)) ctx.payerResults?.set(id, Promise.resolve(invalid));
+      if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
+        ctx.payerResults?.set(id, Promise.resolve(invalid));
       sink.complete(seq, { row, finished: { ...base, result: invalid } });
       continue;
     }
     if (!ctx.client) {
       // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
-      const result: PayerResult = ctx.signal?.aborted ? skippedResult([]) : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
+      const result: PayerResult = ctx.signal?.aborted
+        ? skippedResult([])
+        : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
       sink.complete(seq, { row, finished: { ...base, result } });
       continue;
     }
@@ -107,18 +123,33 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       work = Promise.resolve(payer).then(async (settled) => {
         const blocked = payerBlocks(settled);
         if (blocked !== undefined) return blocked;
-        return inTurn(async () => (await executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled))).result);
+        return inTurn(
+          async () =>
+            (await executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled)))
+              .result,
+        );
       });
     } else {
       work = inTurn(async () => (await executeRow(payerWork(valid), deps, `${base.source}:${base.line}`)).result);
       // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
-      ctx.payerResults?.set(valid.clientUserId, work.then(slim, () => slim(undefined)));
+      ctx.payerResults?.set(
+        valid.clientUserId,
+        work.then(slim, () => slim(undefined)),
+      );
     }
     work
       .catch((error: unknown): PayerResult => {
         // executeRow turns every call failure into data; anything here is a bug, and still only this row's.
-        ctx.logger.error({ row: `${source}:${row.record.line}`, err: { message: (error as Error).message } }, 'row failed unexpectedly');
-        return { outcome: 'failed', paymentDetailIds: [], steps: {}, errors: [`internal error: ${(error as Error).message}`] };
+        ctx.logger.error(
+          { row: `${source}:${row.record.line}`, err: { message: (error as Error).message } },
+          'row failed unexpectedly',
+        );
+        return {
+          outcome: 'failed',
+          paymentDetailIds: [],
+          steps: {},
+          errors: [`internal error: ${(error as Error).message}`],
+        };
       })
       .then((result) => {
         sink.complete(seq, { row, finished: { ...base, result } });
@@ -141,7 +172,13 @@ export function readAhead(concurrency: number): number {
 
 /** What a bank row needs to know of its payer in the same run: the outcome, the compliance step and the statuses. */
 function slim(result: PayerResult | undefined): PayerResult {
-  if (result === undefined) return { outcome: 'failed', paymentDetailIds: [], steps: { compliance: 'failed' }, errors: ['compliance: internal error'] };
+  if (result === undefined)
+    return {
+      outcome: 'failed',
+      paymentDetailIds: [],
+      steps: { compliance: 'failed' },
+      errors: ['compliance: internal error'],
+    };
   const compliance = result.steps.compliance;
   return {
     outcome: result.outcome,
@@ -156,7 +193,10 @@ function slim(result: PayerResult | undefined): PayerResult {
 
 function statusOf(payer: PayerResult): { kycStatus?: string; agreementStatus?: string } | undefined {
   if (payer.kycStatus === undefined && payer.agreementStatus === undefined) return undefined;
-  return { ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}), ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}) };
+  return {
+    ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}),
+    ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}),
+  };
 }
 
 /** A bank row whose payer, in the same run, was not registered: it fails (or is skipped) with the payer. */
@@ -189,11 +229,21 @@ function invalidResult(errors: string[]): PayerResult {
 }
 
 function skippedResult(steps: Step[]): PayerResult {
-  return { outcome: 'skipped', paymentDetailIds: [], steps: Object.fromEntries(steps.map((s) => [s, 'skipped'])), errors: ['not attempted: the run was stopped'] };
+  return {
+    outcome: 'skipped',
+    paymentDetailIds: [],
+    steps: Object.fromEntries(steps.map((s) => [s, 'skipped'])),
+    errors: ['not attempted: the run was stopped'],
+  };
 }
 
 function logRow(logger: Logger, row: FinishedRow): void {
-  const fields = { row: `${row.source}:${row.line}`, clientUserId: row.clientUserId, outcome: row.result.outcome, steps: row.result.steps };
+  const fields = {
+    row: `${row.source}:${row.line}`,
+    clientUserId: row.clientUserId,
+    outcome: row.result.outcome,
+    steps: row.result.steps,
+  };
   if (row.result.outcome === 'ok') logger.debug(fields, 'row done');
   else logger.info({ ...fields, error: formatErrors(row.result) }, 'row not ok');
 }

@@ -35,12 +35,24 @@ export function accountIdentity(detail: PaymentDetailRequest): AccountIdentity {
 export function sameAccount(identity: AccountIdentity, stored: StoredPaymentDetail): boolean {
   if (stored.currency !== undefined && stored.currency.toUpperCase() !== identity.currency) return false;
   if (identity.names !== undefined) {
-    return !alnum(stored.iban) && !alnum(stored.accountNumber) && `${stored.bankName ?? ''}\u0000${stored.accountName ?? ''}`.toUpperCase() === identity.names;
+    return (
+      !alnum(stored.iban) &&
+      !alnum(stored.accountNumber) &&
+      `${stored.bankName ?? ''}\u0000${stored.accountName ?? ''}`.toUpperCase() === identity.names
+    );
   }
-  const number = identity.iban !== undefined ? sameNumber(identity.iban, stored.iban) : sameNumber(identity.accountNumber!, stored.accountNumber);
+  const number =
+    identity.iban !== undefined
+      ? sameNumber(identity.iban, stored.iban)
+      : sameNumber(identity.accountNumber!, stored.accountNumber);
   if (!number) return false;
   // Routing numbers and sort codes are short enough to come back whole; compare them only when both sides have one.
-  if (identity.routingNumber && alnum(stored.routingNumber) && !sameNumber(identity.routingNumber, stored.routingNumber)) return false;
+  if (
+    identity.routingNumber &&
+    alnum(stored.routingNumber) &&
+    !sameNumber(identity.routingNumber, stored.routingNumber)
+  )
+    return false;
   if (identity.sortCode && alnum(stored.sortCode) && !sameNumber(identity.sortCode, stored.sortCode)) return false;
   return true;
 }
@@ -55,7 +67,11 @@ export type AccountMatch =
  * The stored account a row adopts: the first match not already taken by another row of this run (one stored
  * account answers for one row at most) and not marked `failed` by the provider.
  */
-export function pickMatch(identity: AccountIdentity, stored: readonly StoredPaymentDetail[], taken: ReadonlySet<string>): AccountMatch {
+export function pickMatch(
+  identity: AccountIdentity,
+  stored: readonly StoredPaymentDetail[],
+  taken: ReadonlySet<string>,
+): AccountMatch {
   let failed: string | undefined;
   for (const account of stored) {
     if (taken.has(account.id) || !sameAccount(identity, account)) continue;

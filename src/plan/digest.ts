@@ -7,8 +7,24 @@ import type { ComplianceRequest } from '../schema/index.js';
 // and a two-character hash per field (journal only) so a changed row can name the columns that changed.
 
 const FIELD_ORDER: ReadonlyArray<keyof ComplianceRequest> = [
-  'clientUserId', 'email', 'firstName', 'lastName', 'beneficiaryType', 'dateOfBirth', 'addressLine1', 'addressLine2', 'city',
-  'state', 'postcode', 'country', 'nationality', 'phone', 'ssn', 'companyName', 'sourceOfFunds', 'businessActivity',
+  'clientUserId',
+  'email',
+  'firstName',
+  'lastName',
+  'beneficiaryType',
+  'dateOfBirth',
+  'addressLine1',
+  'addressLine2',
+  'city',
+  'state',
+  'postcode',
+  'country',
+  'nationality',
+  'phone',
+  'ssn',
+  'companyName',
+  'sourceOfFunds',
+  'businessActivity',
 ];
 
 export function complianceDigest(body: ComplianceRequest): string {
@@ -17,7 +33,12 @@ export function complianceDigest(body: ComplianceRequest): string {
 
 /** Two hex characters a field, in FIELD_ORDER. */
 export function fieldDigests(body: ComplianceRequest): string {
-  return FIELD_ORDER.map((field) => createHash('sha256').update(`${field}\u0000${body[field] ?? ''}`).digest('hex').slice(0, 2)).join('');
+  return FIELD_ORDER.map((field) =>
+    createHash('sha256')
+      .update(`${field}\u0000${body[field] ?? ''}`)
+      .digest('hex')
+      .slice(0, 2),
+  ).join('');
 }
 
 /** The fields whose digest differs; empty when the earlier digests are unknown or of another shape. */

@@ -35,15 +35,20 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   if (wanted('payment-details') && s.accounts.length > 0) {
     for (const account of s.accounts) {
       const first = account.sameAs === undefined ? undefined : s.accounts[account.sameAs]!;
-      if (first !== undefined) Object.assign(account, { state: first.state, how: first.how, id: first.id, error: first.error });
+      if (first !== undefined)
+        Object.assign(account, { state: first.state, how: first.how, id: first.id, error: first.error });
     }
-    if (s.stopped || s.failure) for (const a of s.accounts) if (a.state === 'check' || a.state === 'create') a.state = s.stopped ? 'skipped' : 'failed';
+    if (s.stopped || s.failure)
+      for (const a of s.accounts)
+        if (a.state === 'check' || a.state === 'create') a.state = s.stopped ? 'skipped' : 'failed';
     steps['payment-details'] = accountsStep(s.accounts);
     s.accounts.forEach((account, i) => {
       const label = s.accounts.length > 1 ? ` (${i + 1} of ${s.accounts.length})` : '';
-      if ((account.state === 'failed' || account.state === 'skipped') && account.error) errors.push(`payment-details: ${account.error.replace(/^payment-details: /, '')}${label}`);
+      if ((account.state === 'failed' || account.state === 'skipped') && account.error)
+        errors.push(`payment-details: ${account.error.replace(/^payment-details: /, '')}${label}`);
       if (account.state === 'waiting') errors.push(`payment-details: ${waitingFor(s)}${label}`);
-      if (account.storedFailed && account.how === 'ok') errors.push(`payment-details: the stored account failed the provider's check; a new one was created${label}`);
+      if (account.storedFailed && account.how === 'ok')
+        errors.push(`payment-details: the stored account failed the provider's check; a new one was created${label}`);
     });
   }
 
@@ -52,8 +57,18 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
     if (s.agreement.error) errors.push(s.agreement.error);
   }
 
-  const result: PayerResult = { outcome: 'ok', paymentDetailIds: s.accounts.flatMap((a) => (a.id ? [a.id] : [])), steps, errors };
-  const registered = steps.compliance === 'ok' || steps.compliance === 'updated' ? s.digest : steps.compliance === 'done-before' ? (s.registeredDigest ?? s.digest) : s.registeredDigest;
+  const result: PayerResult = {
+    outcome: 'ok',
+    paymentDetailIds: s.accounts.flatMap((a) => (a.id ? [a.id] : [])),
+    steps,
+    errors,
+  };
+  const registered =
+    steps.compliance === 'ok' || steps.compliance === 'updated'
+      ? s.digest
+      : steps.compliance === 'done-before'
+        ? (s.registeredDigest ?? s.digest)
+        : s.registeredDigest;
   if (registered !== undefined) result.complianceDigest = registered;
   if (s.links.userId) result.userId = s.links.userId;
   if (status?.agreementStatus) result.agreementStatus = status.agreementStatus;
@@ -61,7 +76,10 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   if (s.links.agreementUrl) result.agreementUrl = s.links.agreementUrl;
   if (s.links.kycUrl) result.kycUrl = s.links.kycUrl;
   if (s.work.kind === 'payer' && wanted('agreement')) {
-    result.agreementCompleted = steps.agreement === 'ok' || steps.agreement === 'done-before' || status?.agreementStatus?.toLowerCase() === 'completed';
+    result.agreementCompleted =
+      steps.agreement === 'ok' ||
+      steps.agreement === 'done-before' ||
+      status?.agreementStatus?.toLowerCase() === 'completed';
   }
 
   const values = Object.values(steps);
@@ -104,7 +122,8 @@ function waitingOn(s: RowState, result: PayerResult): string | undefined {
   const status = s.status;
   if (status === undefined || s.stopped) return undefined;
   const kyc = status.kycStatus?.toLowerCase();
-  if (kyc !== undefined && kyc !== 'approved' && !KYC_REJECTED.has(kyc)) return `kyc: waiting for KYC approval (kycStatus ${status.kycStatus})`;
+  if (kyc !== undefined && kyc !== 'approved' && !KYC_REJECTED.has(kyc))
+    return `kyc: waiting for KYC approval (kycStatus ${status.kycStatus})`;
   if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
     return `agreement: waiting for the payer to sign it (agreementStatus ${status.agreementStatus ?? 'unknown'})`;
   }

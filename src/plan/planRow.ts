@@ -26,12 +26,15 @@ const KYC_REJECTED = new Set(['rejected', 'failed']);
  * The run stopped under this call: nothing sent, or the key was rejected (401/403, which stops the client). Either
  * way nothing in the row is wrong; a later run finishes it.
  */
-const stopsRun = (error: ApiError) => error.kind === 'stopped' || (error.kind === 'http' && (error.status === 401 || error.status === 403));
+const stopsRun = (error: ApiError) =>
+  error.kind === 'stopped' || (error.kind === 'http' && (error.status === 401 || error.status === 403));
 /** An error's words without its step and a `not sent, ` the caller adds itself. */
 const because = (error: ApiError) => error.message.replace(/^[\w-]+: (not sent, )?/, '');
 
-export const kycApproved = (status: { kycStatus?: string } | undefined) => status?.kycStatus?.toLowerCase() === APPROVED;
-const kycRejected = (status: { kycStatus?: string } | undefined) => KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
+export const kycApproved = (status: { kycStatus?: string } | undefined) =>
+  status?.kycStatus?.toLowerCase() === APPROVED;
+const kycRejected = (status: { kycStatus?: string } | undefined) =>
+  KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
 
 /** The calls to make now, all at once; none when the row is finished. */
 export function nextActions(s: RowState, ctx: PlanContext): Action[] {
@@ -41,7 +44,9 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   const checking = s.accounts.some((a) => a.state === 'check' && a.sameAs === undefined);
   if (s.compliance.send !== undefined && s.compliance.step === undefined) {
     // What is stored is read alongside create compliance: the read costs no extra round trip.
-    return checking ? [{ kind: 'create-compliance', update: s.compliance.send === 'update' }, { kind: 'read-accounts' }] : [{ kind: 'create-compliance', update: s.compliance.send === 'update' }];
+    return checking
+      ? [{ kind: 'create-compliance', update: s.compliance.send === 'update' }, { kind: 'read-accounts' }]
+      : [{ kind: 'create-compliance', update: s.compliance.send === 'update' }];
   }
   // A payer whose changed data could not be updated is still registered: its other steps go on.
   if ((s.compliance.step === 'failed' && s.compliance.send !== 'update') || s.compliance.step === 'skipped') return [];
@@ -59,7 +64,8 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   // No doomed create: once the service showed it gates bank accounts, they wait until the payer is compliant
   // (KYC approved, and the agreement completed or being completed by this row now).
   const completing = actions.some((a) => a.kind === 'complete-agreement');
-  const mayCreate = !rejected && (ctx.knowledge.gate !== 'gated' || (kycApproved(s.status) && (agreementDone(s) || completing)));
+  const mayCreate =
+    !rejected && (ctx.knowledge.gate !== 'gated' || (kycApproved(s.status) && (agreementDone(s) || completing)));
   if (checking && mayCreate) actions.push({ kind: 'read-accounts' });
   s.accounts.forEach((account, index) => {
     if ((account.state !== 'create' && account.state !== 'check') || account.sameAs !== undefined) return;
@@ -78,13 +84,18 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
  */
 function needsStatus(s: RowState): boolean {
   if (s.status?.fresh) return false;
-  const agreementSettled = !s.agreement.wanted || s.agreement.step !== 'skipped' || s.status?.agreementStatus?.toLowerCase() === 'completed';
+  const agreementSettled =
+    !s.agreement.wanted || s.agreement.step !== 'skipped' || s.status?.agreementStatus?.toLowerCase() === 'completed';
   return !(kycApproved(s.status) && agreementSettled);
 }
 
 /** The agreement is completed, as the service said or as this row did. */
 function agreementDone(s: RowState): boolean {
-  return s.status?.agreementStatus?.toLowerCase() === 'completed' || s.agreement.step === 'ok' || s.agreement.step === 'done-before';
+  return (
+    s.status?.agreementStatus?.toLowerCase() === 'completed' ||
+    s.agreement.step === 'ok' ||
+    s.agreement.step === 'done-before'
+  );
 }
 
 export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, ctx: PlanContext): void {
@@ -92,9 +103,14 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, c
   if (answer.ok) {
     const body = answer.body;
     s.compliance.step = s.compliance.send === 'update' ? 'updated' : 'ok';
-    for (const key of ['userId', 'agreementUrl', 'kycUrl'] as const) if (body[key] !== undefined) s.links[key] = body[key];
+    for (const key of ['userId', 'agreementUrl', 'kycUrl'] as const)
+      if (body[key] !== undefined) s.links[key] = body[key];
     if (body.kycStatus !== undefined || body.agreementStatus !== undefined) {
-      s.status = { ...(body.kycStatus ? { kycStatus: body.kycStatus } : {}), ...(body.agreementStatus ? { agreementStatus: body.agreementStatus } : {}), fresh: true };
+      s.status = {
+        ...(body.kycStatus ? { kycStatus: body.kycStatus } : {}),
+        ...(body.agreementStatus ? { agreementStatus: body.agreementStatus } : {}),
+        fresh: true,
+      };
     }
     return;
   }
@@ -118,14 +134,22 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, c
   void ctx;
 }
 
-export function applyPayerRead(s: RowState, answer: Answer<{ found: boolean; kycStatus?: string; agreementStatus?: string }>): void {
+export function applyPayerRead(
+  s: RowState,
+  answer: Answer<{ found: boolean; kycStatus?: string; agreementStatus?: string }>,
+): void {
   s.checked = true;
   if (answer.ok && answer.body.found) {
     const { kycStatus, agreementStatus } = answer.body;
     s.status = { ...(kycStatus ? { kycStatus } : {}), ...(agreementStatus ? { agreementStatus } : {}), fresh: true };
     return;
   }
-  if (answer.ok && s.work.compliance !== undefined && s.compliance.step === 'done-before' && s.compliance.send === undefined) {
+  if (
+    answer.ok &&
+    s.work.compliance !== undefined &&
+    s.compliance.step === 'done-before' &&
+    s.compliance.send === undefined
+  ) {
     // Registered by an earlier run, unknown to the service now (its data was reset): register it again.
     s.compliance = { send: 'create' };
     s.payerKnown = false;
@@ -141,7 +165,11 @@ export function applyPayerRead(s: RowState, answer: Answer<{ found: boolean; kyc
 }
 
 /** Settles every account waiting on a read: adopt what is stored, or create. */
-export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[]; unreadable?: boolean }>, taken: Set<string>): void {
+export function applyAccountsRead(
+  s: RowState,
+  answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[]; unreadable?: boolean }>,
+  taken: Set<string>,
+): void {
   s.checked = true;
   if (answer.ok && answer.body.unreadable) {
     // A list that could not be read whole says nothing about what is absent: never a reason to create.
@@ -158,7 +186,9 @@ export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; 
     for (const account of s.accounts) {
       if (account.state !== 'check') continue;
       account.state = stop ? 'skipped' : 'failed';
-      account.error = stop ? `not sent, ${because(answer.error)}` : `not sent: could not check what is stored (${answer.error.message})`;
+      account.error = stop
+        ? `not sent, ${because(answer.error)}`
+        : `not sent: could not check what is stored (${answer.error.message})`;
     }
     return;
   }
@@ -180,7 +210,13 @@ export function applyAccountsRead(s: RowState, answer: Answer<{ found: boolean; 
   }
 }
 
-export function applyAccountCreate(s: RowState, index: number, answer: Answer<{ id?: string }>, ctx: PlanContext, agreementInRound: boolean): void {
+export function applyAccountCreate(
+  s: RowState,
+  index: number,
+  answer: Answer<{ id?: string }>,
+  ctx: PlanContext,
+  agreementInRound: boolean,
+): void {
   const account = s.accounts[index]!;
   account.attempts += 1;
   if (answer.ok) {
@@ -224,11 +260,18 @@ export function applyAccountCreate(s: RowState, index: number, answer: Answer<{ 
  * Feeds one round's answers back, creates before the agreement (a create refused while the agreement went out
  * with it is tried again after it). Gives the accounts adopted from what is stored, for the journal to note.
  */
-export function applyRound(s: RowState, round: ReadonlyArray<{ action: Action; answer: Answer<never> }>, ctx: PlanContext, taken: Set<string>): AccountState[] {
+export function applyRound(
+  s: RowState,
+  round: ReadonlyArray<{ action: Action; answer: Answer<never> }>,
+  ctx: PlanContext,
+  taken: Set<string>,
+): AccountState[] {
   const agreementInRound = round.some((r) => r.action.kind === 'complete-agreement');
   const order = ['create-compliance', 'read-payer', 'read-accounts', 'create-account', 'complete-agreement'];
   const adopted: AccountState[] = [];
-  for (const { action, answer } of [...round].sort((a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind))) {
+  for (const { action, answer } of [...round].sort(
+    (a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind),
+  )) {
     if (action.kind === 'create-compliance') applyCompliance(s, answer, ctx);
     else if (action.kind === 'read-payer') applyPayerRead(s, answer);
     else if (action.kind === 'read-accounts') {
@@ -265,12 +308,22 @@ export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
 function isRefusal(error: ApiError): boolean {
   if (error.kind !== 'http' || error.status === undefined) return false;
   if (error.status === 500) return true;
-  return error.status >= 400 && error.status < 500 && /\b(kyc|complian\w*|verif\w*|not approved)\b/i.test(error.serverMessage ?? '');
+  return (
+    error.status >= 400 &&
+    error.status < 500 &&
+    /\b(kyc|complian\w*|verif\w*|not approved)\b/i.test(error.serverMessage ?? '')
+  );
 }
 
 /** An answer that says nothing was stored: a field error, a missing payer, a rate limit the client gave up on. */
 export function definitelyNotStored(error: ApiError): boolean {
-  return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408;
+  return (
+    error.kind === 'http' &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408
+  );
 }
 
 export type { AccountState };

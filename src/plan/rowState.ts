@@ -138,7 +138,11 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
   const state: RowState = {
     work,
     compliance: {},
-    links: { ...(payer?.userId ? { userId: payer.userId } : {}), ...(payer?.agreementUrl ? { agreementUrl: payer.agreementUrl } : {}), ...(payer?.kycUrl ? { kycUrl: payer.kycUrl } : {}) },
+    links: {
+      ...(payer?.userId ? { userId: payer.userId } : {}),
+      ...(payer?.agreementUrl ? { agreementUrl: payer.agreementUrl } : {}),
+      ...(payer?.kycUrl ? { kycUrl: payer.kycUrl } : {}),
+    },
     agreement: { wanted: false },
     accounts: [],
     stopped: false,
@@ -147,7 +151,11 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     payerKnown: payer?.digest !== undefined,
   };
   if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined) {
-    state.status = { ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}), ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}), fresh: false };
+    state.status = {
+      ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}),
+      ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}),
+      fresh: false,
+    };
   }
   if (memory.fresh !== undefined) state.status = { ...memory.fresh, fresh: true };
 
@@ -201,7 +209,9 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
       }
     }
     state.accounts.forEach((account, i) => {
-      const first = state.accounts.findIndex((other) => canonicalJson(other.identity) === canonicalJson(account.identity));
+      const first = state.accounts.findIndex(
+        (other) => canonicalJson(other.identity) === canonicalJson(account.identity),
+      );
       if (first < i) account.sameAs = first;
     });
   }
@@ -228,5 +238,11 @@ export function payerWork(row: ValidPayerRow): RowWork {
 
 /** A valid bank row (a `--bank-details` file, or a lone bank file) as work for the plan. */
 export function bankWork(row: ValidBankRow): RowWork {
-  return { kind: 'bank', clientUserId: row.clientUserId, details: [row.paymentDetail], completeAgreement: false, carried: { steps: row.completedSteps } };
+  return {
+    kind: 'bank',
+    clientUserId: row.clientUserId,
+    details: [row.paymentDetail],
+    completeAgreement: false,
+    carried: { steps: row.completedSteps },
+  };
 }

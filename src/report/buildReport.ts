@@ -5,7 +5,13 @@ import { escapeHtml as e } from './html.js';
 import type { ReportData } from './ReportData.js';
 import { barChart, rateChart } from './svgCharts.js';
 
-export const OUTCOME_COLORS: Record<Outcome, string> = { ok: '#2e7d32', waiting: '#1565c0', invalid: '#b26a00', failed: '#c62828', skipped: '#757575' };
+export const OUTCOME_COLORS: Record<Outcome, string> = {
+  ok: '#2e7d32',
+  waiting: '#1565c0',
+  invalid: '#b26a00',
+  failed: '#c62828',
+  skipped: '#757575',
+};
 
 const EXIT_MEANING: Record<number, string> = {
   0: 'every row ok or waiting on the payer',
@@ -76,10 +82,20 @@ ${cards(counts)}
 ${nextSteps(data)}
 ${run.aborted ? `<p class="abort"><b>Run aborted</b> (${e(run.aborted.reason)}): ${e(run.aborted.message)}. Rows not attempted are <i>skipped</i>; run the same file again to finish them.</p>` : ''}
 <div class="charts">
-<section><h2>Rows by outcome</h2>${barChart(OUTCOMES.map((o) => ({ label: o, value: counts[o], color: OUTCOME_COLORS[o] })), 'rows by outcome', 420)}</section>
-<section><h2>Most frequent errors</h2>${data.topErrors.length
-    ? barChart(data.topErrors.map((t) => ({ label: t.message, value: t.count, color: '#c62828' })), 'most frequent errors', 600)
-    : '<p class="muted">No errors.</p>'}</section>
+<section><h2>Rows by outcome</h2>${barChart(
+    OUTCOMES.map((o) => ({ label: o, value: counts[o], color: OUTCOME_COLORS[o] })),
+    'rows by outcome',
+    420,
+  )}</section>
+<section><h2>Most frequent errors</h2>${
+    data.topErrors.length
+      ? barChart(
+          data.topErrors.map((t) => ({ label: t.message, value: t.count, color: '#c62828' })),
+          'most frequent errors',
+          600,
+        )
+      : '<p class="muted">No errors.</p>'
+  }</section>
 </div>
 ${requestsSection(data)}
 ${tableSection(data)}
@@ -109,18 +125,28 @@ function nextSteps({ run, counts, waitingOn }: ReportData): string {
   const files = (names: string[]) => names.map((f) => `<b>${e(f)}</b>`).join(', ');
   const items: string[] = [];
   if (run.files.failed.length) {
-    items.push(`<li data-next="failed">Rows to fix (${counts.invalid + counts.failed}): fix them in ${files(run.files.failed)}, then run that file.</li>`);
+    items.push(
+      `<li data-next="failed">Rows to fix (${counts.invalid + counts.failed}): fix them in ${files(run.files.failed)}, then run that file.</li>`,
+    );
   }
   if (run.files.pending.length) {
-    const on = waitingOn.length ? ` Waiting on: ${waitingOn.map((w) => `${e(w.message)} (${w.count})`).join('; ')}.` : '';
-    items.push(`<li data-next="pending">Pending rows (${counts.waiting + counts.skipped}): ${e(pendingNote(counts))}; they are in ${files(run.files.pending)}.${on}</li>`);
+    const on = waitingOn.length
+      ? ` Waiting on: ${waitingOn.map((w) => `${e(w.message)} (${w.count})`).join('; ')}.`
+      : '';
+    items.push(
+      `<li data-next="pending">Pending rows (${counts.waiting + counts.skipped}): ${e(pendingNote(counts))}; they are in ${files(run.files.pending)}.${on}</li>`,
+    );
   }
   return items.length ? `<ul class="next">${items.join('')}</ul>` : '';
 }
 
 function requestsSection({ run, series }: ReportData): string {
-  if (run.command === 'validate') return '<h2>Requests per second</h2><p class="muted">validate sends nothing: no requests.</p>';
-  const statuses = Object.entries(run.requests.byStatus).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${e(k)}: ${v}`).join(', ');
+  if (run.command === 'validate')
+    return '<h2>Requests per second</h2><p class="muted">validate sends nothing: no requests.</p>';
+  const statuses = Object.entries(run.requests.byStatus)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${e(k)}: ${v}`)
+    .join(', ');
   const totals = `<p class="meta"><span data-requests="${run.requests.total}">${run.requests.total}</span> requests (${statuses || 'none'}), ${run.requests.retries} retries</p>`;
   const chart = series && series.seconds.length > 0 ? rateChart(series) : '<p class="muted">No requests were sent.</p>';
   return `<h2>Requests per second</h2>${totals}${chart}`;
@@ -128,11 +154,17 @@ function requestsSection({ run, series }: ReportData): string {
 
 function tableSection(data: ReportData): string {
   if (data.rowsNotOk === 0) return '<h2>Rows not ok</h2><p class="muted">Every row is ok.</p>';
-  const options = OUTCOMES.filter((o) => o !== 'ok' && data.counts[o] > 0).map((o) => `<option value="${o}">${o}</option>`).join('');
-  const cut = data.rows.length < data.rowsNotOk ? ` The table shows the first ${data.rows.length} of ${data.rowsNotOk}; results.csv has them all.` : '';
-  const rows = data.rows.map((r) =>
-    `<tr data-outcome="${e(r.outcome)}"><td>${e(r.source)}</td><td>${e(r.line)}</td><td>${e(r.clientUserId)}</td>` +
-    `<td><span class="pill ${e(r.outcome)}">${e(r.outcome)}</span></td><td>${e(r.step)}</td><td class="msg">${e(r.message)}</td></tr>`,
+  const options = OUTCOMES.filter((o) => o !== 'ok' && data.counts[o] > 0)
+    .map((o) => `<option value="${o}">${o}</option>`)
+    .join('');
+  const cut =
+    data.rows.length < data.rowsNotOk
+      ? ` The table shows the first ${data.rows.length} of ${data.rowsNotOk}; results.csv has them all.`
+      : '';
+  const rows = data.rows.map(
+    (r) =>
+      `<tr data-outcome="${e(r.outcome)}"><td>${e(r.source)}</td><td>${e(r.line)}</td><td>${e(r.clientUserId)}</td>` +
+      `<td><span class="pill ${e(r.outcome)}">${e(r.outcome)}</span></td><td>${e(r.step)}</td><td class="msg">${e(r.message)}</td></tr>`,
   );
   return `<h2>Rows not ok (${data.rowsNotOk})</h2>
 <div class="filter"><label>Filter <input id="q" type="search" placeholder="line, clientUserId, step or message"></label>

@@ -20,7 +20,11 @@ const MAX_DISTINCT_ERRORS = 5000;
  * Streams results.csv once and gathers what the report shows. The file, not the in-memory summary, is the
  * source: whoever compares the report with results.csv sees the same numbers.
  */
-export async function collectReportData(summary: Summary, series: RequestSeries | undefined, options: CollectOptions = {}): Promise<ReportData> {
+export async function collectReportData(
+  summary: Summary,
+  series: RequestSeries | undefined,
+  options: CollectOptions = {},
+): Promise<ReportData> {
   const rowLimit = options.rowLimit ?? 5000;
   const counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
   const errors = new ShapeCounter();
@@ -30,7 +34,9 @@ export async function collectReportData(summary: Summary, series: RequestSeries 
 
   const parser = createReadStream(summary.outputs.results).pipe(parse({ columns: true, bom: true }));
   for await (const record of parser as AsyncIterable<Record<string, string>>) {
-    const outcome = (OUTCOMES as readonly string[]).includes(record.outcome ?? '') ? (record.outcome as Outcome) : undefined;
+    const outcome = (OUTCOMES as readonly string[]).includes(record.outcome ?? '')
+      ? (record.outcome as Outcome)
+      : undefined;
     if (outcome === undefined) continue;
     counts.total++;
     counts[outcome]++;
@@ -42,7 +48,14 @@ export async function collectReportData(summary: Summary, series: RequestSeries 
     const counter = outcome === 'waiting' ? waits : errors;
     for (const item of splitErrorCell(message)) counter.add(normaliseError(item, clientUserId));
     if (rows.length < rowLimit) {
-      rows.push({ source: record.source ?? '', line: record.line ?? '', clientUserId, outcome, step: rowStep(outcome, record.steps ?? '', message), message });
+      rows.push({
+        source: record.source ?? '',
+        line: record.line ?? '',
+        clientUserId,
+        outcome,
+        step: rowStep(outcome, record.steps ?? '', message),
+        message,
+      });
     }
   }
 
@@ -59,7 +72,11 @@ export async function collectReportData(summary: Summary, series: RequestSeries 
       exitCode: summary.exitCode,
       ...(summary.aborted ? { aborted: summary.aborted } : {}),
       requests: summary.requests,
-      files: { results: basename(summary.outputs.results), failed: names(summary.outputs.failed), pending: names(summary.outputs.pending) },
+      files: {
+        results: basename(summary.outputs.results),
+        failed: names(summary.outputs.failed),
+        pending: names(summary.outputs.pending),
+      },
     },
     counts,
     topErrors: errors.top(options.topErrors ?? 10),
@@ -92,7 +109,10 @@ export function rowStep(outcome: Outcome, steps: string, message: string): strin
   if (outcome === 'invalid') return 'validation';
   if (outcome === 'skipped') return 'not attempted';
   const marked = outcome === 'waiting' ? '=waiting' : '=failed';
-  const found = steps.split(/\s+/).filter((s) => s.endsWith(marked)).map((s) => s.slice(0, -marked.length));
+  const found = steps
+    .split(/\s+/)
+    .filter((s) => s.endsWith(marked))
+    .map((s) => s.slice(0, -marked.length));
   if (found.length > 0) return found.join(', ');
   // A bank row whose payer failed has no step of its own marked: the message names it.
   const prefix = /^([a-z-]+):/.exec(message)?.[1];

@@ -8,7 +8,7 @@ export function normaliseError(message: string, clientUserId?: string): string {
   if (clientUserId) text = text.split(clientUserId).join('<id>');
   return text
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
-    .replace(/(^|[\s(:=])'(?:[^'\\]|\\.)*'/g, '$1\'…\'')
+    .replace(/(^|[\s(:=])'(?:[^'\\]|\\.)*'/g, "$1'…'")
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
     .replace(/\b(lines?) \d+/g, '$1 N')
     .replace(/\s+/g, ' ')
@@ -17,7 +17,10 @@ export function normaliseError(message: string, clientUserId?: string): string {
 
 /** The items of a results.csv `error` cell (several problems of one row are joined by ` | `). */
 export function splitErrorCell(cell: string): string[] {
-  return cell.split(' | ').map((s) => s.trim()).filter(Boolean);
+  return cell
+    .split(' | ')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Undoes results.csv's formula guard (`'=...`), which is for spreadsheets, not for people reading a page. */

@@ -29,8 +29,18 @@ export function barChart(bars: Bar[], title: string, width = 560): string {
   return `<svg role="img" aria-label="${e(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">${rows.join('')}</svg>`;
 }
 
-export const ATTEMPT_COLORS: Record<AttemptClass, string> = { ok: '#2e7d32', throttled: '#ef6c00', error: '#c62828', network: '#6a1b9a' };
-export const ATTEMPT_LABELS: Record<AttemptClass, string> = { ok: '2xx', throttled: '429', error: 'other HTTP error', network: 'network / timeout' };
+export const ATTEMPT_COLORS: Record<AttemptClass, string> = {
+  ok: '#2e7d32',
+  throttled: '#ef6c00',
+  error: '#c62828',
+  network: '#6a1b9a',
+};
+export const ATTEMPT_LABELS: Record<AttemptClass, string> = {
+  ok: '2xx',
+  throttled: '429',
+  error: 'other HTTP error',
+  network: 'network / timeout',
+};
 
 /**
  * Requests per second over the run as stacked columns by how each attempt ended. A long run is grouped into
@@ -59,8 +69,10 @@ export function rateChart(series: RequestSeries, width = 720, maxColumns = 240):
 
   const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const v = yMax * f;
-    return `<line x1="${left}" x2="${left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/>` +
-      `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" class="tick" text-anchor="end">${fmt(v)}</text>`;
+    return (
+      `<line x1="${left}" x2="${left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/>` +
+      `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" class="tick" text-anchor="end">${fmt(v)}</text>`
+    );
   });
   const bars = columns.map((c, i) => {
     let base = 0;
@@ -80,13 +92,16 @@ export function rateChart(series: RequestSeries, width = 720, maxColumns = 240):
     const x = left + i * colW + colW / 2;
     return `<text x="${x.toFixed(1)}" y="${top + plotH + 16}" class="tick" text-anchor="middle">${clock(i * span)}</text>`;
   });
-  const legend = ATTEMPT_CLASSES.map((k, i) =>
-    `<rect x="${left + i * 150}" y="${height - 14}" width="10" height="10" fill="${ATTEMPT_COLORS[k]}"/>` +
-    `<text x="${left + i * 150 + 14}" y="${height - 5}" class="tick">${e(ATTEMPT_LABELS[k])}</text>`,
+  const legend = ATTEMPT_CLASSES.map(
+    (k, i) =>
+      `<rect x="${left + i * 150}" y="${height - 14}" width="10" height="10" fill="${ATTEMPT_COLORS[k]}"/>` +
+      `<text x="${left + i * 150 + 14}" y="${height - 5}" class="tick">${e(ATTEMPT_LABELS[k])}</text>`,
   );
   const title = `requests per second over ${clock(n)}${span > 1 ? ` (each column ${span} s)` : ''}`;
-  return `<svg role="img" aria-label="${e(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">` +
-    `${grid.join('')}${bars.join('')}${xLabels.join('')}${legend.join('')}</svg>`;
+  return (
+    `<svg role="img" aria-label="${e(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">` +
+    `${grid.join('')}${bars.join('')}${xLabels.join('')}${legend.join('')}</svg>`
+  );
 }
 
 function niceCeil(v: number): number {

@@ -24,7 +24,12 @@ export function bankCells<T extends { column: string; order: number }>(
     if (field === undefined) continue;
     const earlier = cells.get(field);
     if (earlier === undefined) cells.set(field, cell);
-    else conflicts.push({ column: cell.column, message: `gives ${field} a second time (already given as "${earlier.column}")`, order: cell.order });
+    else
+      conflicts.push({
+        column: cell.column,
+        message: `gives ${field} a second time (already given as "${earlier.column}")`,
+        order: cell.order,
+      });
   }
   return { cells, conflicts };
 }

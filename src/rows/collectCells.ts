@@ -24,7 +24,13 @@ const isBlank = (value: unknown): boolean =>
  * Files a row's cells by field. `columnPrefix` names nested cells (`paymentDetails[0].`) so that an issue
  * points at the exact key. A blank repeat is no conflict, so the filled one wins.
  */
-export function collectCells(cells: readonly Cell[], vocabulary: Vocabulary, columnPrefix = '', orderBase = 0, map?: ColumnMap): CollectedCells {
+export function collectCells(
+  cells: readonly Cell[],
+  vocabulary: Vocabulary,
+  columnPrefix = '',
+  orderBase = 0,
+  map?: ColumnMap,
+): CollectedCells {
   const byField = new Map<string, FieldCell>();
   const unknown: FieldCell[] = [];
   const repeated: CollectedCells['repeated'] = [];

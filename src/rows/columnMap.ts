@@ -39,8 +39,14 @@ export function loadColumnMap(path: string, cwd: string): ColumnMap {
     else map.set(normalizeHeader(column), known);
   }
   const problems = [
-    ...(notText.length ? [`the value for ${notText.map((c) => JSON.stringify(c)).join(', ')} must be a field name (a string)`] : []),
-    ...(unknown.length ? [`unknown field name${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => JSON.stringify(f)).join(', ')} (see \`payer-onboard template\` for every field)`] : []),
+    ...(notText.length
+      ? [`the value for ${notText.map((c) => JSON.stringify(c)).join(', ')} must be a field name (a string)`]
+      : []),
+    ...(unknown.length
+      ? [
+          `unknown field name${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => JSON.stringify(f)).join(', ')} (see \`payer-onboard template\` for every field)`,
+        ]
+      : []),
   ];
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `--map: ${p}`).join('\n'));
   return map;

@@ -43,7 +43,10 @@ const LOOKUPS = Object.fromEntries(
 ) as Record<Vocabulary, Map<string, string>>;
 
 // Every row repeats the same column names, so remember them as written; bounded, since JSONL keys are anyone's.
-const SEEN = Object.fromEntries(Object.keys(VOCABULARIES).map((v) => [v, new Map()])) as Record<Vocabulary, Map<string, string | undefined>>;
+const SEEN = Object.fromEntries(Object.keys(VOCABULARIES).map((v) => [v, new Map()])) as Record<
+  Vocabulary,
+  Map<string, string | undefined>
+>;
 const MAX_SEEN = 1000;
 
 /**

@@ -9,7 +9,9 @@ export const PAYER_FIELDS = Object.keys(complianceRequest.shape) as PayerField[]
 export type PayerField = keyof typeof complianceRequest.shape;
 
 /** The fields the spec requires (the schema's non-optional ones). */
-export const REQUIRED_PAYER_FIELDS: readonly PayerField[] = PAYER_FIELDS.filter((f) => !complianceRequest.shape[f].safeParse(undefined).success);
+export const REQUIRED_PAYER_FIELDS: readonly PayerField[] = PAYER_FIELDS.filter(
+  (f) => !complianceRequest.shape[f].safeParse(undefined).success,
+);
 
 /** Payment detail request fields (POST /v2/payer/{clientUserId}/payment-details), in api-spec.md's order. */
 export const PAYMENT_DETAIL_FIELDS = Object.keys(paymentDetailRequest.shape) as PaymentDetailField[];
@@ -70,7 +72,13 @@ export type ControlColumn = (typeof CONTROL_COLUMNS)[number];
 export const PAYMENT_DETAILS_KEY = 'paymentDetails';
 
 /** Values never echoed in a message, not even their shape (design.md §4): identity and bank numbers. */
-export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set(['ssn', 'accountNumber', 'iban', 'routingNumber', 'documentNumber']);
+export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
+  'ssn',
+  'accountNumber',
+  'iban',
+  'routingNumber',
+  'documentNumber',
+]);
 
 /**
  * Personal values that may not reach results.csv or a log either (design.md §10), but whose mistakes are found by
@@ -82,7 +90,12 @@ export const PERSONAL_FIELDS: ReadonlySet<string> = new Set(['dateOfBirth', 'ema
  * Every column of a payer file in documented order, for `template`: payer fields, bank-only fields, the bank
  * overrides, then `agreementCompleted`. `completedSteps` and `error` are left out: the tool writes them, a person does not.
  */
-export const TEMPLATE_COLUMNS: string[] = [...PAYER_FIELDS, ...BANK_ONLY_FIELDS, ...OVERRIDE_COLUMNS, 'agreementCompleted'];
+export const TEMPLATE_COLUMNS: string[] = [
+  ...PAYER_FIELDS,
+  ...BANK_ONLY_FIELDS,
+  ...OVERRIDE_COLUMNS,
+  'agreementCompleted',
+];
 
 const EXAMPLE_VALUES: Record<string, string> = {
   clientUserId: 'payer-0001',

@@ -41,4 +41,3 @@ export function mapHeader(header: string[], kind: FileKind, map?: ColumnMap): He
   const missing = REQUIRED_COLUMNS[kind].filter((field) => !columnsByField.has(field));
   return { fields, unknown, duplicates, missing };
 }
-

@@ -13,7 +13,12 @@ import type { SandboxHandle } from './startSandbox.js';
 
 export const ADMIN_PREFIX = '/__sandbox';
 
-export async function handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string, sandbox: SandboxHandle): Promise<void> {
+export async function handleAdmin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  sandbox: SandboxHandle,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const rest = pathname.slice(ADMIN_PREFIX.length).replace(/\/$/, '');
   const [, what, param, action, ...more] = rest.split('/');
@@ -64,9 +69,10 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, pat
     try {
       sandbox.script(steps as never);
     } catch (error) {
-      const messages = error instanceof z.ZodError
-        ? error.issues.map((i) => `steps.${i.path.map(String).join('.')}: ${i.message}`)
-        : ['body must be an array of steps or { "steps": [...] }'];
+      const messages =
+        error instanceof z.ZodError
+          ? error.issues.map((i) => `steps.${i.path.map(String).join('.')}: ${i.message}`)
+          : ['body must be an array of steps or { "steps": [...] }'];
       return void send(res, 400, nestError(400, messages));
     }
     return void send(res, 200, { pending: sandbox.pendingScript() });

@@ -36,10 +36,12 @@ export function operate(context: ApiContext, request: ApiRequest): ApiAnswer {
   const { route, clientUserId } = request;
   // Reads change nothing: there is nothing to replay and no body to check.
   if (route === 'read-payer') return store.readPayer(clientUserId);
-  if (route === 'read-payment-details') return store.readPaymentDetails(clientUserId, request.query.get('paymentDetailsId'));
+  if (route === 'read-payment-details')
+    return store.readPaymentDetails(clientUserId, request.query.get('paymentDetailsId'));
 
   const keyHeader = request.req.headers['idempotency-key'];
-  const key = context.idempotency !== undefined && typeof keyHeader === 'string' && keyHeader !== '' ? keyHeader : undefined;
+  const key =
+    context.idempotency !== undefined && typeof keyHeader === 'string' && keyHeader !== '' ? keyHeader : undefined;
   const scope = `${request.method} ${request.pathname}`;
   if (key !== undefined) {
     const found = context.idempotency!.lookup(scope, key, request.text);

@@ -7,9 +7,20 @@ export const ACCOUNT_STATUSES = ['pending', 'approved', 'failed'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
 /** The request fields the payment-details read lists; kept even when the sandbox does not keep request bodies. */
-type ListedFields = Pick<PaymentDetailRequest,
-  'bankName' | 'accountName' | 'beneficiaryType' | 'currency' | 'country' | 'rails'
-  | 'accountNumber' | 'routingNumber' | 'iban' | 'sortCode' | 'swiftBic'>;
+type ListedFields = Pick<
+  PaymentDetailRequest,
+  | 'bankName'
+  | 'accountName'
+  | 'beneficiaryType'
+  | 'currency'
+  | 'country'
+  | 'rails'
+  | 'accountNumber'
+  | 'routingNumber'
+  | 'iban'
+  | 'sortCode'
+  | 'swiftBic'
+>;
 
 export interface AccountRecord {
   id: string;
@@ -22,8 +33,25 @@ export interface AccountRecord {
   pinned: AccountStatus | undefined;
 }
 
-export function newAccount(id: string, clientUserId: string, request: PaymentDetailRequest, requestText: string | undefined, createdAt: number): AccountRecord {
-  const { bankName, accountName, beneficiaryType, currency, country, accountNumber, routingNumber, iban, sortCode, swiftBic } = request;
+export function newAccount(
+  id: string,
+  clientUserId: string,
+  request: PaymentDetailRequest,
+  requestText: string | undefined,
+  createdAt: number,
+): AccountRecord {
+  const {
+    bankName,
+    accountName,
+    beneficiaryType,
+    currency,
+    country,
+    accountNumber,
+    routingNumber,
+    iban,
+    sortCode,
+    swiftBic,
+  } = request;
   const rails = request.rails ?? 'local';
   // The documented fields, plus a few harmless ones; account numbers are not echoed back.
   const response: PaymentDetailResponse = {
@@ -33,7 +61,19 @@ export function newAccount(id: string, clientUserId: string, request: PaymentDet
     id,
     requestText,
     response,
-    fields: { bankName, accountName, beneficiaryType, currency, country, rails, accountNumber, routingNumber, iban, sortCode, swiftBic },
+    fields: {
+      bankName,
+      accountName,
+      beneficiaryType,
+      currency,
+      country,
+      rails,
+      accountNumber,
+      routingNumber,
+      iban,
+      sortCode,
+      swiftBic,
+    },
     createdAt,
     pinned: undefined,
   };
@@ -45,11 +85,13 @@ export function accountStatus(account: AccountRecord, now: number, approveMs: nu
 
 /** The same account as far as numbers go: same currency in any case, and the same numbers as given (absent = absent). */
 export function sameNumbers(a: ListedFields, b: ListedFields): boolean {
-  return a.currency.toLowerCase() === b.currency.toLowerCase()
-    && a.accountNumber === b.accountNumber
-    && a.iban === b.iban
-    && a.routingNumber === b.routingNumber
-    && a.sortCode === b.sortCode;
+  return (
+    a.currency.toLowerCase() === b.currency.toLowerCase() &&
+    a.accountNumber === b.accountNumber &&
+    a.iban === b.iban &&
+    a.routingNumber === b.routingNumber &&
+    a.sortCode === b.sortCode
+  );
 }
 
 /** One account as GET /v2/payer/{clientUserId}/payment-details lists it: lower-case currency, absent numbers as null. */
@@ -60,7 +102,8 @@ export function listedAccount(
   mask: boolean,
 ): StoredPaymentDetail & { clientUserId: string; country: string } {
   const f = account.fields;
-  const hide = (value: string | undefined): string | null => value === undefined ? null : mask ? value.slice(-4) : value;
+  const hide = (value: string | undefined): string | null =>
+    value === undefined ? null : mask ? value.slice(-4) : value;
   return {
     id: account.id,
     userId: owner.userId,

@@ -13,10 +13,7 @@ interface Remembered extends Answer {
   fingerprint: string;
 }
 
-export type Lookup =
-  | { kind: 'miss' }
-  | { kind: 'replay'; answer: Answer }
-  | { kind: 'mismatch' };
+export type Lookup = { kind: 'miss' } | { kind: 'replay'; answer: Answer } | { kind: 'mismatch' };
 
 export class IdempotencyStore {
   private answers = new Map<string, Remembered>();

@@ -1,8 +1,16 @@
 // The Payer API sandbox as a library: what tests, benchmarks and `run --sandbox` import.
 export { startSandbox, type SandboxHandle } from './startSandbox.js';
 export {
-  resolveSandboxOptions, sandboxOptionsSchema, DUPLICATE_MODES, IDEMPOTENCY_MODES, KYC_GATES,
-  type DuplicateMode, type IdempotencyMode, type KycGate, type SandboxOptions, type ResolvedSandboxOptions,
+  resolveSandboxOptions,
+  sandboxOptionsSchema,
+  DUPLICATE_MODES,
+  IDEMPOTENCY_MODES,
+  KYC_GATES,
+  type DuplicateMode,
+  type IdempotencyMode,
+  type KycGate,
+  type SandboxOptions,
+  type ResolvedSandboxOptions,
 } from './options.js';
 export type { SandboxStats } from './stats.js';
 export { KYC_STATUSES, type KycStatus, type StoredPayer } from './payerStore.js';

@@ -1,6 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { AgreementRequest, ComplianceRequest, ComplianceResponse, PaymentDetailRequest, PaymentDetailResponse, PayerStatusResponse } from '../schema/index.js';
-import { accountStatus, listedAccount, newAccount, sameNumbers, type AccountRecord, type AccountStatus } from './bankAccounts.js';
+import type {
+  AgreementRequest,
+  ComplianceRequest,
+  ComplianceResponse,
+  PaymentDetailRequest,
+  PaymentDetailResponse,
+  PayerStatusResponse,
+} from '../schema/index.js';
+import {
+  accountStatus,
+  listedAccount,
+  newAccount,
+  sameNumbers,
+  type AccountRecord,
+  type AccountStatus,
+} from './bankAccounts.js';
 import type { DuplicateMode, KycGate } from './options.js';
 import { nestError } from './nestError.js';
 import { randomUuid, type Rng } from './rng.js';
@@ -10,7 +24,15 @@ import { randomUuid, type Rng } from './rng.js';
 // same clientUserId: exactly one is created). Statuses that move with time are computed from the clock when a payer
 // is touched, so no timer runs and an injected clock moves them.
 
-export const KYC_STATUSES = ['not_started', 'initiated', 'pending', 'approved', 'rejected', 'failed', 'retry_required'] as const;
+export const KYC_STATUSES = [
+  'not_started',
+  'initiated',
+  'pending',
+  'approved',
+  'rejected',
+  'failed',
+  'retry_required',
+] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
 
 export interface Answer {
@@ -59,8 +81,15 @@ export interface StoreConfig {
   now: () => number;
 }
 
-export type StoreEvent = 'payersCreated' | 'duplicatePayers' | 'payersUpdated' | 'paymentDetailsCreated'
-  | 'duplicatePaymentDetails' | 'kycRefusals' | 'agreementUpdates' | 'agreementsCompleted';
+export type StoreEvent =
+  | 'payersCreated'
+  | 'duplicatePayers'
+  | 'payersUpdated'
+  | 'paymentDetailsCreated'
+  | 'duplicatePaymentDetails'
+  | 'kycRefusals'
+  | 'agreementUpdates'
+  | 'agreementsCompleted';
 
 export class PayerStore {
   private payers = new Map<string, PayerRecord>();
@@ -85,7 +114,10 @@ export class PayerStore {
           this.count('payersUpdated');
         }
       } else if (this.config.duplicates === 'conflict') {
-        return { status: 409, body: nestError(409, `Payer with client user ID ${request.clientUserId} already exists`) };
+        return {
+          status: 409,
+          body: nestError(409, `Payer with client user ID ${request.clientUserId} already exists`),
+        };
       }
       return { status: 200, body: this.compliance(existing) };
     }
@@ -125,8 +157,15 @@ export class PayerStore {
         ? { status: 500, body: nestError(500) }
         : { status: 400, body: nestError(400, 'Payer KYC is not approved') };
     }
-    const account = newAccount(randomUuid(this.ids()), clientUserId, request, this.config.keepRequests ? requestText : undefined, this.config.now());
-    if (payer.paymentDetails.some((other) => sameNumbers(other.fields, account.fields))) this.count('duplicatePaymentDetails');
+    const account = newAccount(
+      randomUuid(this.ids()),
+      clientUserId,
+      request,
+      this.config.keepRequests ? requestText : undefined,
+      this.config.now(),
+    );
+    if (payer.paymentDetails.some((other) => sameNumbers(other.fields, account.fields)))
+      this.count('duplicatePaymentDetails');
     payer.paymentDetails.push(account);
     this.accounts.set(account.id, { payer, account });
     this.count('paymentDetailsCreated');
@@ -135,7 +174,8 @@ export class PayerStore {
 
   updateAgreement(clientUserId: string, request: AgreementRequest): Answer {
     const payer = this.payers.get(clientUserId);
-    if (payer === undefined) return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
+    if (payer === undefined)
+      return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
     const completedNow = request.agreementCompleted && !payer.agreementCompleted;
     payer.agreementCompleted = request.agreementCompleted;
     this.count('agreementUpdates');
@@ -145,7 +185,8 @@ export class PayerStore {
 
   readPayer(clientUserId: string): Answer {
     const payer = this.payers.get(clientUserId);
-    if (payer === undefined) return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
+    if (payer === undefined)
+      return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
     return { status: 200, body: this.payerStatus(payer) };
   }
 
@@ -156,7 +197,14 @@ export class PayerStore {
     const now = this.config.now();
     const paymentDetails = payer.paymentDetails
       .filter((account) => paymentDetailsId === null || account.id === paymentDetailsId)
-      .map((account) => listedAccount(account, payer, accountStatus(account, now, this.config.accountApproveMs), this.config.maskNumbers));
+      .map((account) =>
+        listedAccount(
+          account,
+          payer,
+          accountStatus(account, now, this.config.accountApproveMs),
+          this.config.maskNumbers,
+        ),
+      );
     return { status: 200, body: { paymentDetails } };
   }
 
@@ -215,13 +263,23 @@ export class PayerStore {
   private payerStatus(payer: PayerRecord): PayerStatusResponse {
     const kycStatus = this.kyc(payer);
     const agreement = agreementStatus(payer);
-    return { kycStatus, agreementStatus: agreement, isCompliant: kycStatus === 'approved' && agreement === 'completed', userId: payer.userId };
+    return {
+      kycStatus,
+      agreementStatus: agreement,
+      isCompliant: kycStatus === 'approved' && agreement === 'completed',
+      userId: payer.userId,
+    };
   }
 
   /** KYC as of now: kycAfter approves a payer once its time has come, unless the admin route set the status. */
   private kyc(payer: PayerRecord): string {
     const after = this.config.kycAfter;
-    if (!payer.kycPinned && after !== undefined && payer.kycStatus !== 'approved' && this.config.now() - payer.createdAt >= after * 1000) {
+    if (
+      !payer.kycPinned &&
+      after !== undefined &&
+      payer.kycStatus !== 'approved' &&
+      this.config.now() - payer.createdAt >= after * 1000
+    ) {
       payer.kycStatus = 'approved';
     }
     return payer.kycStatus;

@@ -4,10 +4,7 @@ import type { IncomingMessage } from 'node:http';
 // the client is not cut off mid-upload and can read the 413; past the ceiling the caller closes the
 // connection after answering rather than reading forever.
 
-export type BodyResult =
-  | { kind: 'ok'; text: string }
-  | { kind: 'too-large'; drained: boolean }
-  | { kind: 'aborted' };
+export type BodyResult = { kind: 'ok'; text: string } | { kind: 'too-large'; drained: boolean } | { kind: 'aborted' };
 
 const DRAIN_CEILING = 64 * 1024 * 1024;
 
@@ -35,7 +32,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? { kind: 'too-large', drained: true } : { kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () =>
+      resolve(
+        tooLarge ? { kind: 'too-large', drained: true } : { kind: 'ok', text: Buffer.concat(chunks).toString('utf8') },
+      ),
+    );
     req.on('error', () => resolve({ kind: 'aborted' }));
     // After 'end' this is a no-op (a promise settles once); before it, the client went away.
     req.on('close', () => resolve({ kind: 'aborted' }));

@@ -47,7 +47,12 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   }
 }
 
-function routeOf(method: string, version: string | undefined, length: number, sub: string | undefined): RouteName | undefined {
+function routeOf(
+  method: string,
+  version: string | undefined,
+  length: number,
+  sub: string | undefined,
+): RouteName | undefined {
   if (version === 'v1') return method === 'POST' && length === 2 ? 'compliance' : undefined;
   if (version !== 'v2') return undefined;
   if (length === 2) return method === 'POST' ? 'compliance-v2' : undefined;

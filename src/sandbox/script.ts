@@ -8,23 +8,28 @@ import { ROUTE_NAMES, routeName, type RouteName, type RouteRef } from './routes.
 
 export const SCRIPT_FAULTS = ['reset', 'slow', 'commit500'] as const;
 
-export const scriptStepSchema = z.object({
-  /** A route name (`compliance`, `read-payer`, ...) or method and template (`GET /v2/payer/:clientUserId`); `*` (default) is any route. */
-  route: z.string().refine((r) => r === '*' || routeName(r) !== undefined, {
-    message: `must be *, ${ROUTE_NAMES.join(', ')} or a route like "POST /v1/payer"`,
-  }).default('*'),
-  /** Answer this status without running the handler (for `commit500`: the status after the change, default 500). */
-  status: z.number().int().min(200).max(599).optional(),
-  /** Body for `status`: an object is sent as JSON, a string as text/plain. Default: a NestJS error body. */
-  body: z.unknown().optional(),
-  /** `Retry-After` header value for `status` (seconds or an HTTP date). None unless given. */
-  retryAfter: z.union([z.number().int().min(0), z.string().min(1)]).optional(),
-  /** reset: close the socket unanswered; slow: handle, then answer after `delayMs`; commit500: handle, then answer `status` (500). */
-  fault: z.enum(SCRIPT_FAULTS).optional(),
-  delayMs: z.number().int().min(0).optional(),
-  /** How many requests this step applies to. */
-  times: z.number().int().min(1).default(1),
-}).refine((s) => s.status !== undefined || s.fault !== undefined, { message: 'a step needs a status or a fault' });
+export const scriptStepSchema = z
+  .object({
+    /** A route name (`compliance`, `read-payer`, ...) or method and template (`GET /v2/payer/:clientUserId`); `*` (default) is any route. */
+    route: z
+      .string()
+      .refine((r) => r === '*' || routeName(r) !== undefined, {
+        message: `must be *, ${ROUTE_NAMES.join(', ')} or a route like "POST /v1/payer"`,
+      })
+      .default('*'),
+    /** Answer this status without running the handler (for `commit500`: the status after the change, default 500). */
+    status: z.number().int().min(200).max(599).optional(),
+    /** Body for `status`: an object is sent as JSON, a string as text/plain. Default: a NestJS error body. */
+    body: z.unknown().optional(),
+    /** `Retry-After` header value for `status` (seconds or an HTTP date). None unless given. */
+    retryAfter: z.union([z.number().int().min(0), z.string().min(1)]).optional(),
+    /** reset: close the socket unanswered; slow: handle, then answer after `delayMs`; commit500: handle, then answer `status` (500). */
+    fault: z.enum(SCRIPT_FAULTS).optional(),
+    delayMs: z.number().int().min(0).optional(),
+    /** How many requests this step applies to. */
+    times: z.number().int().min(1).default(1),
+  })
+  .refine((s) => s.status !== undefined || s.fault !== undefined, { message: 'a step needs a status or a fault' });
 
 export type ScriptStep = Omit<z.input<typeof scriptStepSchema>, 'route'> & { route?: RouteRef | '*' };
 export type ScriptedAnswer = Omit<z.output<typeof scriptStepSchema>, 'route' | 'times'>;

@@ -87,7 +87,12 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     if (send(res, status, body, headers)) stats.answered(status);
   };
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {
+  async function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    query: URLSearchParams,
+  ): Promise<void> {
     stats.arrived(performance.timeOrigin + performance.now());
     res.once('close', () => stats.left());
     const method = req.method ?? 'GET';
@@ -96,14 +101,20 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     if (body.kind === 'aborted') return;
     if (body.kind === 'too-large') {
       // Past the drain ceiling the rest of the upload is never read: close the connection after answering.
-      reply(res, 413, nestError(413, `Request body is larger than ${options.maxBodyBytes} bytes`), body.drained ? {} : { connection: 'close' });
+      reply(
+        res,
+        413,
+        nestError(413, `Request body is larger than ${options.maxBodyBytes} bytes`),
+        body.drained ? {} : { connection: 'close' },
+      );
       return;
     }
     if (options.latencyMs > 0 && !(await wait(options.latencyMs))) return;
 
     const match = matchRoute(method, pathname);
     if (match.kind === 'not-found') return reply(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
-    if (match.kind === 'bad-param') return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
+    if (match.kind === 'bad-param')
+      return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
     stats.routed(match.route);
     const key = req.headers['x-api-key'];
     if (typeof key !== 'string' || !timingSafeEqual(digest(key), expectedKey)) {
@@ -134,7 +145,10 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
 
     // operate() does not await: the lookup, the change and a remembered answer are one step.
     const { route, clientUserId } = match;
-    const answer = operate({ store, idempotency, stats }, { req, method, pathname, query, route, clientUserId, text: body.text });
+    const answer = operate(
+      { store, idempotency, stats },
+      { req, method, pathname, query, route, clientUserId, text: body.text },
+    );
     if (fault === 'commit500') return reply(res, scripted?.status ?? 500, nestError(scripted?.status ?? 500));
     if (fault === 'slow' && !(await wait(scripted?.delayMs ?? options.slowMs))) return;
     reply(res, answer.status, answer.body, answer.headers);
@@ -143,7 +157,8 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
   function replyScripted(res: ServerResponse, step: ScriptedAnswer): void {
     const status = step.status ?? 500;
     const body = step.body !== undefined ? step.body : status >= 400 ? nestError(status) : {};
-    const headers: Record<string, string> = step.retryAfter === undefined ? {} : { 'retry-after': String(step.retryAfter) };
+    const headers: Record<string, string> =
+      step.retryAfter === undefined ? {} : { 'retry-after': String(step.retryAfter) };
     reply(res, status, body, headers);
   }
 
@@ -163,9 +178,10 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
 
   const server = createServer((req, res) => {
     const { pathname, query } = splitUrl(req.url ?? '/');
-    const work = pathname === ADMIN_PREFIX || pathname.startsWith(`${ADMIN_PREFIX}/`)
-      ? handleAdmin(req, res, pathname, handle)
-      : handleApi(req, res, pathname, query);
+    const work =
+      pathname === ADMIN_PREFIX || pathname.startsWith(`${ADMIN_PREFIX}/`)
+        ? handleAdmin(req, res, pathname, handle)
+        : handleApi(req, res, pathname, query);
     work.catch(() => {
       // A bug here must not take the sandbox down: answer as NestJS does to an unhandled exception.
       if (!res.headersSent) reply(res, 500, nestError(500));
@@ -204,12 +220,16 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     arrivals: () => stats.arrivals.toArray(),
     payer: (clientUserId) => store.get(clientUserId),
     setKyc: (clientUserId, kycStatus) => {
-      if (!(KYC_STATUSES as readonly string[]).includes(kycStatus)) throw new Error(`kycStatus must be one of: ${KYC_STATUSES.join(', ')}`);
-      if (store.setKyc(clientUserId, kycStatus) === undefined) throw new Error(`Payer with client user ID ${clientUserId} not found`);
+      if (!(KYC_STATUSES as readonly string[]).includes(kycStatus))
+        throw new Error(`kycStatus must be one of: ${KYC_STATUSES.join(', ')}`);
+      if (store.setKyc(clientUserId, kycStatus) === undefined)
+        throw new Error(`Payer with client user ID ${clientUserId} not found`);
     },
     setPaymentDetailStatus: (id, status) => {
-      if (!(ACCOUNT_STATUSES as readonly string[]).includes(status)) throw new Error(`status must be one of: ${ACCOUNT_STATUSES.join(', ')}`);
-      if (store.setPaymentDetailStatus(id, status) === undefined) throw new Error(`Payment detail with ID ${id} not found`);
+      if (!(ACCOUNT_STATUSES as readonly string[]).includes(status))
+        throw new Error(`status must be one of: ${ACCOUNT_STATUSES.join(', ')}`);
+      if (store.setPaymentDetailStatus(id, status) === undefined)
+        throw new Error(`Payment detail with ID ${id} not found`);
     },
     script: (steps) => script.add(steps),
     pendingScript: () => script.pending,

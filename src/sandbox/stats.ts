@@ -50,10 +50,29 @@ export interface SandboxStats {
   arrivalsRetained: number;
 }
 
-type Counter = Exclude<keyof SandboxStats, 'inFlight' | 'maxInFlight' | 'byStatus' | 'byRoute' | 'faults' | 'maxArrivalsPerSecond' | 'firstArrivalAt' | 'lastArrivalAt' | 'arrivalsRetained'>;
+type Counter = Exclude<
+  keyof SandboxStats,
+  | 'inFlight'
+  | 'maxInFlight'
+  | 'byStatus'
+  | 'byRoute'
+  | 'faults'
+  | 'maxArrivalsPerSecond'
+  | 'firstArrivalAt'
+  | 'lastArrivalAt'
+  | 'arrivalsRetained'
+>;
 
-const emptyFaults = (): Record<FaultKind, number> => ({ '429': 0, '500': 0, '503': 0, reset: 0, commit500: 0, slow: 0 });
-const emptyRoutes = (): Record<RouteName, number> => Object.fromEntries(ROUTE_NAMES.map((r) => [r, 0])) as Record<RouteName, number>;
+const emptyFaults = (): Record<FaultKind, number> => ({
+  '429': 0,
+  '500': 0,
+  '503': 0,
+  reset: 0,
+  commit500: 0,
+  slow: 0,
+});
+const emptyRoutes = (): Record<RouteName, number> =>
+  Object.fromEntries(ROUTE_NAMES.map((r) => [r, 0])) as Record<RouteName, number>;
 
 export class StatsRecorder {
   readonly arrivals = new ArrivalLog();
@@ -66,9 +85,20 @@ export class StatsRecorder {
 
   private static zero(): Record<Counter, number> {
     return {
-      requests: 0, payersCreated: 0, duplicatePayers: 0, payersUpdated: 0, paymentDetailsCreated: 0,
-      duplicatePaymentDetails: 0, kycRefusals: 0, agreementsCompleted: 0, agreementUpdates: 0, reads: 0,
-      idempotentReplays: 0, idempotencyMismatches: 0, rateLimited: 0, scripted: 0,
+      requests: 0,
+      payersCreated: 0,
+      duplicatePayers: 0,
+      payersUpdated: 0,
+      paymentDetailsCreated: 0,
+      duplicatePaymentDetails: 0,
+      kycRefusals: 0,
+      agreementsCompleted: 0,
+      agreementUpdates: 0,
+      reads: 0,
+      idempotentReplays: 0,
+      idempotencyMismatches: 0,
+      rateLimited: 0,
+      scripted: 0,
     };
   }
 

@@ -14,7 +14,9 @@ export function validationMessages(issues: readonly z.core.$ZodIssue[], body: un
         // Missing and wrongly typed fields read differently; the spec's one known example is
         // `agreementCompleted must be provided`.
         if (valueAt(body, issue.path) === undefined) return `${field} must be provided`;
-        return issue.expected === 'boolean' ? `${field} must be a boolean value` : `${field} must be a ${issue.expected}`;
+        return issue.expected === 'boolean'
+          ? `${field} must be a boolean value`
+          : `${field} must be a ${issue.expected}`;
       case 'invalid_value':
         return `${field} must be one of the following values: ${issue.values.map(String).join(', ')}`;
       case 'too_small':

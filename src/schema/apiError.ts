@@ -2,12 +2,14 @@ import { z } from 'zod';
 
 // Error bodies of the real service (api-spec.md, known public behaviour): NestJS style, with `message`
 // a string or an array of strings, and on a few endpoints `{ message, errors: [{ field, message }] }`.
-export const apiErrorBody = z.object({
-  statusCode: z.number().optional(),
-  message: z.union([z.string(), z.array(z.string())]).optional(),
-  error: z.string().optional(),
-  errors: z.array(z.object({ field: z.string().optional(), message: z.string() }).loose()).optional(),
-}).loose();
+export const apiErrorBody = z
+  .object({
+    statusCode: z.number().optional(),
+    message: z.union([z.string(), z.array(z.string())]).optional(),
+    error: z.string().optional(),
+    errors: z.array(z.object({ field: z.string().optional(), message: z.string() }).loose()).optional(),
+  })
+  .loose();
 export type ApiErrorBody = z.infer<typeof apiErrorBody>;
 
 /** The server's own words for a failure, whichever of the known shapes it used. */

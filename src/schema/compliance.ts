@@ -34,11 +34,13 @@ export const complianceRequest = z.object({
 });
 export type ComplianceRequest = z.infer<typeof complianceRequest>;
 
-export const complianceResponse = z.object({
-  // Status values are opaque strings: the real API has more than the spec's `not_started`.
-  status: z.object({ agreementStatus: z.string(), kycStatus: z.string() }).loose(),
-  agreementUrl: z.url().optional(),
-  kycUrl: z.url().optional(),
-  userId: z.uuid().optional(),
-}).loose();
+export const complianceResponse = z
+  .object({
+    // Status values are opaque strings: the real API has more than the spec's `not_started`.
+    status: z.object({ agreementStatus: z.string(), kycStatus: z.string() }).loose(),
+    agreementUrl: z.url().optional(),
+    kycUrl: z.url().optional(),
+    userId: z.uuid().optional(),
+  })
+  .loose();
 export type ComplianceResponse = z.infer<typeof complianceResponse>;

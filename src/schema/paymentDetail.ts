@@ -36,14 +36,18 @@ export const paymentDetailRequest = z.object({
 });
 export type PaymentDetailRequest = z.infer<typeof paymentDetailRequest>;
 
-export const paymentDetailResponse = z.object({
-  payment_detail: z.object({
-    id: z.string(),
-    clientUserId: z.string(),
-    bankName: z.string(),
-    accountName: z.string(),
-    currency: z.string(),
-    beneficiaryType,
-  }).loose(),
-}).loose();
+export const paymentDetailResponse = z
+  .object({
+    payment_detail: z
+      .object({
+        id: z.string(),
+        clientUserId: z.string(),
+        bankName: z.string(),
+        accountName: z.string(),
+        currency: z.string(),
+        beneficiaryType,
+      })
+      .loose(),
+  })
+  .loose();
 export type PaymentDetailResponse = z.infer<typeof paymentDetailResponse>;

@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  ACCOUNT_TYPES,
-  BENEFICIARY_TYPES,
-  complianceRequest,
-  paymentDetailRequest,
-  RAILS,
-} from '../schema/index.js';
+import { ACCOUNT_TYPES, BENEFICIARY_TYPES, complianceRequest, paymentDetailRequest, RAILS } from '../schema/index.js';
 import {
   type Checked,
   checkCountry,

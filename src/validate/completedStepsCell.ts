@@ -39,7 +39,10 @@ export function formatCompletedSteps({ steps, complianceDigest, origin }: Comple
  * a dropped step would be sent again.
  */
 export function parseCompletedSteps(text: string): ParsedCompletedSteps {
-  const words = text.replace(/\s*([=@])\s*/g, '$1').split(/[;,\s]+/).filter((word) => word !== '');
+  const words = text
+    .replace(/\s*([=@])\s*/g, '$1')
+    .split(/[;,\s]+/)
+    .filter((word) => word !== '');
   const unknown: string[] = [];
   const problems: string[] = [];
   const steps = new Set<Step>();
@@ -51,7 +54,8 @@ export function parseCompletedSteps(text: string): ParsedCompletedSteps {
     if (equals >= 0 && word.slice(0, equals).toLowerCase() === ORIGIN_KEY) {
       const read = readOrigin(word.slice(equals + 1));
       if (read === undefined) problems.push(`${quoteValue(word)} must be ${ORIGIN_KEY}=<file>:<line>`);
-      else if (origin !== undefined && (origin.source !== read.source || origin.line !== read.line)) problems.push(`names two origins (${ORIGIN_KEY}=)`);
+      else if (origin !== undefined && (origin.source !== read.source || origin.line !== read.line))
+        problems.push(`names two origins (${ORIGIN_KEY}=)`);
       else origin = read;
       continue;
     }
@@ -67,7 +71,8 @@ export function parseCompletedSteps(text: string): ParsedCompletedSteps {
     const digest = word.slice(at + 1).toLowerCase();
     if (step !== 'compliance') problems.push(`${quoteValue(word)}: only compliance carries a digest`);
     else if (!DIGEST.test(digest)) problems.push(`${quoteValue(word)}: the digest after @ must be hex digits`);
-    else if (complianceDigest !== undefined && complianceDigest !== digest) problems.push('names two compliance digests');
+    else if (complianceDigest !== undefined && complianceDigest !== digest)
+      problems.push('names two compliance digests');
     else complianceDigest = digest;
   }
 

@@ -7,8 +7,21 @@ export type DateFormat = string;
 
 // Fields holding numbers that are not amounts: a spreadsheet that read them as numbers damaged them.
 const NUMBER_LIKE = new Set([
-  'clientUserId', 'phone', 'ssn', 'postcode', 'postalCode', 'accountNumber', 'routingNumber', 'sortCode', 'iban',
-  'documentNumber', 'ribNumber', 'bsbNumber', 'ncc', 'branchCode', 'bankCode',
+  'clientUserId',
+  'phone',
+  'ssn',
+  'postcode',
+  'postalCode',
+  'accountNumber',
+  'routingNumber',
+  'sortCode',
+  'iban',
+  'documentNumber',
+  'ribNumber',
+  'bsbNumber',
+  'ncc',
+  'branchCode',
+  'bankCode',
 ]);
 // The field a `bank*` override column checks as.
 const AS_FIELD: Record<string, string> = { bankDateOfBirth: 'dateOfBirth', bankPostalCode: 'postalCode' };
@@ -35,8 +48,10 @@ export function repairSpreadsheetDamage(
     let problem: string | undefined;
     if (field === 'dateOfBirth' && options.dateFormat) {
       const iso = readDate(cell.text, options.dateFormat);
-      if (iso !== undefined) cell.text = iso; // still checked as a real, past date by the field rules
-      else if (!/^\d{4}-\d{2}-\d{2}$/.test(cell.text)) problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
+      if (iso !== undefined)
+        cell.text = iso; // still checked as a real, past date by the field rules
+      else if (!/^\d{4}-\d{2}-\d{2}$/.test(cell.text))
+        problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
     }
     problem ??= damageOf(field, cell.text);
     if (problem === undefined) continue;

@@ -9,6 +9,10 @@ import type { OrderedIssue } from './cellTexts.js';
 export function guardIssues(error: z.ZodError, columnOf: (field: string) => string): OrderedIssue[] {
   return error.issues.map((issue) => {
     const field = String(issue.path[0] ?? '');
-    return { column: columnOf(field), message: `does not pass the API's schema: ${issue.message}`, order: Number.MAX_SAFE_INTEGER };
+    return {
+      column: columnOf(field),
+      message: `does not pass the API's schema: ${issue.message}`,
+      order: Number.MAX_SAFE_INTEGER,
+    };
   });
 }

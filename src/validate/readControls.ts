@@ -20,7 +20,12 @@ export function readControls(texts: ReadonlyMap<string, TextCell>): RowControls 
   if (agreement) {
     const parsed = parseAgreementCompleted(agreement.text);
     if (parsed.ok) controls.agreementCompleted = parsed.value;
-    else controls.issues.push({ column: agreement.column, message: withValue(parsed.message, 'agreementCompleted', agreement.text), order: agreement.order });
+    else
+      controls.issues.push({
+        column: agreement.column,
+        message: withValue(parsed.message, 'agreementCompleted', agreement.text),
+        order: agreement.order,
+      });
   }
   const steps = texts.get('completedSteps');
   if (steps) {
@@ -37,7 +42,10 @@ export function readControls(texts: ReadonlyMap<string, TextCell>): RowControls 
 }
 
 /** What a row carries from an earlier failed or pending file, present parts only (the row types' optional fields). */
-export function carried(controls: RowControls, digest: boolean): { completedSteps?: Step[]; complianceDigest?: string; origin?: RowOrigin } {
+export function carried(
+  controls: RowControls,
+  digest: boolean,
+): { completedSteps?: Step[]; complianceDigest?: string; origin?: RowOrigin } {
   return {
     ...(controls.completedSteps === undefined ? {} : { completedSteps: controls.completedSteps }),
     ...(digest && controls.complianceDigest !== undefined ? { complianceDigest: controls.complianceDigest } : {}),

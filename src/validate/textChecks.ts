@@ -60,7 +60,10 @@ const ABA_WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;
 export function checkRoutingNumber(text: string): Checked {
   const message = 'must be 9 digits with a valid ABA checksum';
   // A spreadsheet that read the column as a number drops the leading zero; say so, since the value is not shown.
-  if (/^\d{8}$/.test(text)) return fail(`${message}; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again`);
+  if (/^\d{8}$/.test(text))
+    return fail(
+      `${message}; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again`,
+    );
   if (!/^\d{9}$/.test(text)) return fail(message);
   const sum = ABA_WEIGHTS.reduce((total, weight, i) => total + weight * Number(text[i]), 0);
   return sum % 10 === 0 ? ok(text) : fail(message);
@@ -85,5 +88,7 @@ export function checkIban(text: string): Checked {
 /** 8 or 11 letters/digits, as ibantools reads a BIC; spaces removed, upper case out (banks print it in groups). */
 export function checkSwiftBic(text: string): Checked {
   const bic = text.replace(/\s/g, '').toUpperCase();
-  return isValidBIC(bic) ? ok(bic) : fail('must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500');
+  return isValidBIC(bic)
+    ? ok(bic)
+    : fail('must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500');
 }

@@ -42,12 +42,25 @@ export function validateBankRow(
     },
     schemas,
   );
-  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...damage, ...id.issues, ...controls.issues, ...detail.issues];
+  const issues: OrderedIssue[] = [
+    ...collected.repeated,
+    ...cellIssues,
+    ...damage,
+    ...id.issues,
+    ...controls.issues,
+    ...detail.issues,
+  ];
 
   const clientUserId = id.values.clientUserId;
   if (issues.length === 0 && clientUserId !== undefined && detail.detail) {
     // A bank row was never registered as a payer: a compliance digest on it would compare with nothing.
-    return { ok: true, clientUserId, paymentDetail: detail.detail, ...carried(controls, false), completedSteps: controls.completedSteps ?? [] };
+    return {
+      ok: true,
+      clientUserId,
+      paymentDetail: detail.detail,
+      ...carried(controls, false),
+      completedSteps: controls.completedSteps ?? [],
+    };
   }
   const given = texts.get('clientUserId')?.text;
   return {

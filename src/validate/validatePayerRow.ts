@@ -64,7 +64,13 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
     const own = bankCells(texts, BANK_ONLY_FIELDS);
     const quiet = new Set([...unusable].flatMap((name) => bankFieldOf(name, BANK_ONLY_FIELDS) ?? []));
     const checked = validatePaymentDetail(
-      { cells: own.cells, blanks: bankCells(blanks, BANK_ONLY_FIELDS).cells, unusable: quiet, defaults, absentColumn: (field) => field },
+      {
+        cells: own.cells,
+        blanks: bankCells(blanks, BANK_ONLY_FIELDS).cells,
+        unusable: quiet,
+        defaults,
+        absentColumn: (field) => field,
+      },
       schemas,
     );
     issues.push(...checked.issues);
@@ -114,7 +120,8 @@ function payerDefaults(
   for (const { field, payerField } of SHARED_FIELDS) {
     const value = values[payerField];
     if (value !== undefined) defaults.set(field, value);
-    else if (texts.has(payerField) || unusable.has(payerField) || REQUIRED_PAYER.has(payerField)) defaults.set(field, null);
+    else if (texts.has(payerField) || unusable.has(payerField) || REQUIRED_PAYER.has(payerField))
+      defaults.set(field, null);
   }
   return defaults;
 }

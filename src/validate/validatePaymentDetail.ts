@@ -1,8 +1,4 @@
-import {
-  PAYMENT_DETAIL_FIELDS,
-  REQUIRED_PAYMENT_DETAIL_FIELDS,
-  type PaymentDetailField,
-} from '../rows/fields.js';
+import { PAYMENT_DETAIL_FIELDS, REQUIRED_PAYMENT_DETAIL_FIELDS, type PaymentDetailField } from '../rows/fields.js';
 import { paymentDetailRequest, type PaymentDetailRequest } from '../schema/index.js';
 import type { CellPlace, OrderedIssue, TextCell } from './cellTexts.js';
 import { checkFields } from './checkFields.js';
@@ -54,6 +50,7 @@ export function validatePaymentDetail(
     if (value !== undefined) body[field] = value;
   }
   const guarded = paymentDetailRequest.safeParse(body);
-  if (!guarded.success) return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
+  if (!guarded.success)
+    return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
   return { detail: guarded.data, issues: [] };
 }

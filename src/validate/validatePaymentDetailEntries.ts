@@ -47,7 +47,13 @@ export function validatePaymentDetailEntries(
     const own = bankCells(read.texts, PAYMENT_DETAIL_FIELDS);
     const unusable = new Set([...read.unusable].flatMap((name) => bankFieldOf(name, PAYMENT_DETAIL_FIELDS) ?? []));
     const checked = validatePaymentDetail(
-      { cells: own.cells, blanks: bankCells(read.blanks, PAYMENT_DETAIL_FIELDS).cells, unusable, defaults, absentColumn: (field) => prefix + field },
+      {
+        cells: own.cells,
+        blanks: bankCells(read.blanks, PAYMENT_DETAIL_FIELDS).cells,
+        unusable,
+        defaults,
+        absentColumn: (field) => prefix + field,
+      },
       schemas,
     );
     const entryIssues = [

@@ -85,5 +85,8 @@ export function captureLogger(level = 'trace'): { logger: Logger; text: () => st
 /** Sends create-compliance for `payer-<i>` with its Idempotency-Key, as a payer row does. */
 export function comply(client: ApiClient, i: number) {
   const body = complianceBody(`payer-${i}`);
-  return client.createCompliance(body, { clientUserId: body.clientUserId, idempotencyKey: idempotencyKey('compliance', body.clientUserId, body) });
+  return client.createCompliance(body, {
+    clientUserId: body.clientUserId,
+    idempotencyKey: idempotencyKey('compliance', body.clientUserId, body),
+  });
 }

@@ -7,7 +7,10 @@ import type { Clock } from '../../src/execute/clock.js';
 export class FakeClock implements Clock {
   t: number;
   sleeps: number[] = [];
-  constructor(start = 1_000_000, private readonly lateness: () => number = () => 0) {
+  constructor(
+    start = 1_000_000,
+    private readonly lateness: () => number = () => 0,
+  ) {
     this.t = start;
   }
   now(): number {

@@ -11,7 +11,9 @@ export const API_KEY = 'test-key-5f1d2c3b4a';
 export function memoryStream() {
   const chunks: string[] = [];
   return {
-    stream: { write: (s: string) => chunks.push(String(s)) > 0, isTTY: false } as unknown as NodeJS.WritableStream & { isTTY?: boolean },
+    stream: { write: (s: string) => chunks.push(String(s)) > 0, isTTY: false } as unknown as NodeJS.WritableStream & {
+      isTTY?: boolean;
+    },
     text: () => chunks.join(''),
   };
 }
@@ -23,10 +25,20 @@ export async function harness(sandboxOptions: SandboxOptions = {}) {
   return {
     sandbox,
     tmp,
-    async run(input: Omit<RunInput, 'inputs'> & { inputs: string[] }, env: NodeJS.ProcessEnv = { PAYER_API_KEY: API_KEY }, signal?: AbortSignal) {
+    async run(
+      input: Omit<RunInput, 'inputs'> & { inputs: string[] },
+      env: NodeJS.ProcessEnv = { PAYER_API_KEY: API_KEY },
+      signal?: AbortSignal,
+    ) {
       const err = memoryStream();
       const summary: Summary = await run(
-        { baseUrl: sandbox.url, out: tmp.path(`out-${Math.random().toString(36).slice(2, 8)}`), stateDir: tmp.path('state'), rate: 0, ...input },
+        {
+          baseUrl: sandbox.url,
+          out: tmp.path(`out-${Math.random().toString(36).slice(2, 8)}`),
+          stateDir: tmp.path('state'),
+          rate: 0,
+          ...input,
+        },
         // Short retry delays: a flaky sandbox's backoff tails would otherwise decide how long a test takes.
         { cwd: tmp.dir, env, stderr: err.stream, backoff: { baseMs: 50, maxMs: 1000 }, ...(signal ? { signal } : {}) },
       );
@@ -73,7 +85,9 @@ export function payerRow(id: string, over: Record<string, string> = {}): string 
     accountType: 'checking',
     ...over,
   };
-  return PAYER_HEADER.split(',').map((c) => csvCell(cells[c] ?? '')).join(',');
+  return PAYER_HEADER.split(',')
+    .map((c) => csvCell(cells[c] ?? ''))
+    .join(',');
 }
 
 function csvCell(value: string): string {

@@ -106,7 +106,8 @@ function answer(res: ServerResponse, reply: Reply, finish: () => void): void {
     setTimeout(() => send(reply.status ?? 200, reply.body ?? {}), reply.hang);
     return;
   }
-  if (reply.delayMs !== undefined && reply.delayMs > 0) setTimeout(() => send(reply.status, reply.body, reply.headers), reply.delayMs);
+  if (reply.delayMs !== undefined && reply.delayMs > 0)
+    setTimeout(() => send(reply.status, reply.body, reply.headers), reply.delayMs);
   else send(reply.status, reply.body, reply.headers);
 }
 
@@ -122,7 +123,11 @@ export function sequence(...replies: Reply[]): Script {
 }
 
 /** A NestJS-shaped error body. */
-export function nestError(statusCode: number, message: string | string[], error = 'Error'): { statusCode: number; message: string | string[]; error: string } {
+export function nestError(
+  statusCode: number,
+  message: string | string[],
+  error = 'Error',
+): { statusCode: number; message: string | string[]; error: string } {
   return { statusCode, message, error };
 }
 

@@ -55,7 +55,11 @@ export function payerCells(id: string, over: Record<string, unknown> = {}): Reco
 }
 
 /** Rows (header first) of payers, in `columns` order. */
-export function payerRows(ids: string[], over: Record<string, Record<string, unknown>> = {}, columns = PAYER_COLUMNS): unknown[][] {
+export function payerRows(
+  ids: string[],
+  over: Record<string, Record<string, unknown>> = {},
+  columns = PAYER_COLUMNS,
+): unknown[][] {
   return [columns, ...ids.map((id) => columns.map((c) => payerCells(id, over[id])[c] ?? null))];
 }
 
