@@ -69,7 +69,7 @@ describe('no key and no personal value leaves the client', () => {
       now: new Date(),
       knowledge: { gate: 'unknown' as const },
     };
-    const { result } = await executeRow(
+    const result = await executeRow(
       payerWork(payerRow()),
       { client, journal: undefined, ctx, taken: new Set() },
       'payers.csv:2',

@@ -35,7 +35,7 @@ export async function executeRow(
   deps: RowDeps,
   where: string,
   fresh?: { kycStatus?: string; agreementStatus?: string },
-): Promise<{ result: PayerResult; state: RowState }> {
+): Promise<PayerResult> {
   const { ctx } = deps;
   const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
   const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
@@ -59,7 +59,7 @@ export async function executeRow(
   }
   const result = finishRow(state, ctx);
   deps.journal?.remember(state, ctx.now);
-  return { result, state };
+  return result;
 }
 
 function claimAccounts(state: RowState, claims: Map<string, string>, where: string): void {

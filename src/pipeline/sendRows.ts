@@ -123,14 +123,12 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       work = Promise.resolve(payer).then(async (settled) => {
         const blocked = payerBlocks(settled);
         if (blocked !== undefined) return blocked;
-        return inTurn(
-          async () =>
-            (await executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled)))
-              .result,
+        return inTurn(() =>
+          executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled)),
         );
       });
     } else {
-      work = inTurn(async () => (await executeRow(payerWork(valid), deps, `${base.source}:${base.line}`)).result);
+      work = inTurn(() => executeRow(payerWork(valid), deps, `${base.source}:${base.line}`));
       // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
       ctx.payerResults?.set(
         valid.clientUserId,

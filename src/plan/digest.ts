@@ -1,31 +1,14 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../execute/idempotencyKey.js';
+import { PAYER_FIELDS } from '../rows/fields.js';
 import type { ComplianceRequest } from '../schema/index.js';
 
 // What was registered for a payer, remembered without keeping it: a short digest of the whole create-compliance
 // body (carried in a failed or pending file's `completedSteps` as `compliance@3f9a1c`, and kept in the journal),
 // and a two-character hash per field (journal only) so a changed row can name the columns that changed.
 
-const FIELD_ORDER: ReadonlyArray<keyof ComplianceRequest> = [
-  'clientUserId',
-  'email',
-  'firstName',
-  'lastName',
-  'beneficiaryType',
-  'dateOfBirth',
-  'addressLine1',
-  'addressLine2',
-  'city',
-  'state',
-  'postcode',
-  'country',
-  'nationality',
-  'phone',
-  'ssn',
-  'companyName',
-  'sourceOfFunds',
-  'businessActivity',
-];
+// The payer's fields in the schema's order: the per-field digests are read back by position.
+const FIELD_ORDER = PAYER_FIELDS;
 
 export function complianceDigest(body: ComplianceRequest): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex').slice(0, 6);

@@ -1,9 +1,8 @@
 import type { PayerResult, Step, StepStatus } from '../types.js';
-import { kycApproved } from './planRow.js';
+import { kycApproved, kycRejected } from './planRow.js';
 import type { AccountState, PlanContext, RowState } from './rowState.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const KYC_REJECTED = new Set(['rejected', 'failed']);
 
 /**
  * The row's result once nothing is left to send: the status of each step, the outcome, and what goes in `error`.
@@ -84,12 +83,12 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
 
   const values = Object.values(steps);
   const unfinished = values.includes('skipped') && s.stopped;
-  const kycRejected = KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
-  if (kycRejected) errors.push(`kyc: KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted`);
+  const rejected = kycRejected(status);
+  if (rejected) errors.push(`kyc: KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted`);
   const waits = waitingOn(s, result);
   if (waits !== undefined && !values.includes('waiting')) errors.push(waits);
 
-  if (values.includes('failed') || s.failure || s.compliance.unsentChange || kycRejected) result.outcome = 'failed';
+  if (values.includes('failed') || s.failure || s.compliance.unsentChange || rejected) result.outcome = 'failed';
   else if (unfinished) result.outcome = 'skipped';
   else if (values.includes('waiting') || waits !== undefined) {
     const days = Math.floor((ctx.now.getTime() - Date.parse(s.since)) / DAY_MS);
@@ -122,7 +121,7 @@ function waitingOn(s: RowState, result: PayerResult): string | undefined {
   const status = s.status;
   if (status === undefined || s.stopped) return undefined;
   const kyc = status.kycStatus?.toLowerCase();
-  if (kyc !== undefined && kyc !== 'approved' && !KYC_REJECTED.has(kyc))
+  if (kyc !== undefined && kyc !== 'approved' && !kycRejected(status))
     return `kyc: waiting for KYC approval (kycStatus ${status.kycStatus})`;
   if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
     return `agreement: waiting for the payer to sign it (agreementStatus ${status.agreementStatus ?? 'unknown'})`;

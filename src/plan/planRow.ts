@@ -33,7 +33,7 @@ const because = (error: ApiError) => error.message.replace(/^[\w-]+: (not sent, 
 
 export const kycApproved = (status: { kycStatus?: string } | undefined) =>
   status?.kycStatus?.toLowerCase() === APPROVED;
-const kycRejected = (status: { kycStatus?: string } | undefined) =>
+export const kycRejected = (status: { kycStatus?: string } | undefined) =>
   KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
 
 /** The calls to make now, all at once; none when the row is finished. */
@@ -98,7 +98,7 @@ function agreementDone(s: RowState): boolean {
   );
 }
 
-export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, ctx: PlanContext): void {
+export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): void {
   s.checked = true;
   if (answer.ok) {
     const body = answer.body;
@@ -131,7 +131,6 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>, c
     account.error = `not sent, ${why}`;
   }
   if (s.agreement.wanted && s.agreement.step === undefined) s.agreement.step = stop ? 'skipped' : 'failed';
-  void ctx;
 }
 
 export function applyPayerRead(
@@ -272,7 +271,7 @@ export function applyRound(
   for (const { action, answer } of [...round].sort(
     (a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind),
   )) {
-    if (action.kind === 'create-compliance') applyCompliance(s, answer, ctx);
+    if (action.kind === 'create-compliance') applyCompliance(s, answer);
     else if (action.kind === 'read-payer') applyPayerRead(s, answer);
     else if (action.kind === 'read-accounts') {
       const checking = s.accounts.filter((a) => a.state === 'check');
@@ -325,5 +324,3 @@ export function definitelyNotStored(error: ApiError): boolean {
     error.status !== 408
   );
 }
-
-export type { AccountState };
