@@ -1,7 +1,7 @@
 // The library entry: run() and the sandbox for callers and tests that do not go through the CLI.
 export { run, type RunContext, type RunInput } from './run.js';
 export { resolveRunOptions, RUN_OPTIONS, type RunOptions } from './options.js';
-export type { Summary } from './output/Summary.js';
+export type { Summary } from './output/results.js';
 export { startSandbox } from './sandbox/index.js';
 export * from './errors.js';
 export * from './types.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
-import { LOG_LEVELS } from './log/createLogger.js';
-import { DATE_FORMAT } from './validate/excelDamage.js';
+import { LOG_LEVELS } from './log.js';
+import { DATE_FORMAT } from './validate/cellTexts.js';
 import { STEPS, type Step } from './types.js';
 import { COMPLIANCE_PATHS } from './schema/index.js';
 

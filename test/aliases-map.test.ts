@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/errors.js';
-import { fieldForColumn } from '../src/rows/fieldForColumn.js';
+import { fieldForColumn } from '../src/rows/columns.js';
 import { harness } from './helpers/runHarness.js';
 import { day, writeWorkbook } from './helpers/xlsxFixtures.js';
 

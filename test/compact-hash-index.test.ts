@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { grown } from '../src/compact/grown.js';
-import { HashIndex } from '../src/compact/HashIndex.js';
+import { grown, HashIndex } from '../src/compact/tables.js';
 
 describe('HashIndex', () => {
   it("finds each entry among many that share one hash, only through the caller's equality", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DuplicateIds } from '../src/pipeline/DuplicateIds.js';
+import { DuplicateIds } from '../src/pipeline/classifyRows.js';
 
 describe('DuplicateIds', () => {
   it('names the first row of a repeated id in pass 1, and gives the same answers in pass 2 after freeze()', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, idempotencyKey } from '../src/execute/idempotencyKey.js';
+import { canonicalJson, idempotencyKey } from '../src/plan/identity.js';
 import { complianceBody } from './helpers/executeFixtures.js';
 
 describe('idempotencyKey', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/execute/ApiError.js';
-import { idempotencyKey } from '../src/execute/idempotencyKey.js';
+import { ApiError } from '../src/execute/retryPolicy.js';
+import { idempotencyKey } from '../src/plan/identity.js';
 import { API_KEY, complianceBody, paymentDetailBody, testClient } from './helpers/executeFixtures.js';
 import {
   complianceAnswer,

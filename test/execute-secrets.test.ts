@@ -1,8 +1,7 @@
 import { inspect } from 'node:util';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/execute/ApiError.js';
-import { cleanServerMessage } from '../src/execute/cleanServerMessage.js';
+import { ApiError, cleanServerMessage } from '../src/execute/retryPolicy.js';
 import { executeRow } from '../src/execute/executeRow.js';
 import { payerWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';

@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInbox } from '../src/inbox/runInbox.js';
-import { SettleTracker } from '../src/inbox/SettleTracker.js';
+import { SettleTracker } from '../src/inbox/folders.js';
 import {
   API_KEY,
   harness,

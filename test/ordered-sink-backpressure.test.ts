@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderedSink } from '../src/output/OrderedSink.js';
+import { OrderedSink } from '../src/output/results.js';
 
 describe('OrderedSink: a reader faster than the writer waits for the writes', () => {
   it('counts items handed on but not yet written, and whenUnwrittenAtMost waits for them', async () => {

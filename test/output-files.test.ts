@@ -2,8 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CsvFileWriter } from '../src/output/CsvFileWriter.js';
 import { RowFiles } from '../src/output/RowFiles.js';
-import { OrderedSink } from '../src/output/OrderedSink.js';
-import { RESULT_COLUMNS, doneSteps, resultRecord } from '../src/output/resultRecord.js';
+import { OrderedSink, RESULT_COLUMNS, doneSteps, resultRecord } from '../src/output/results.js';
 import { tempDir } from './helpers/tempDir.js';
 
 let tmp: ReturnType<typeof tempDir>;

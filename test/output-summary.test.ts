@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor, formatSummary, type Summary } from '../src/output/Summary.js';
+import { exitCodeFor, formatSummary, type Summary } from '../src/output/results.js';
 import type { Outcome } from '../src/types.js';
 
 const rows = (over: Partial<Record<Outcome, number>> = {}) => ({

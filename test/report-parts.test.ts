@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../src/report/buildReport.js';
-import { escapeHtml } from '../src/report/html.js';
-import { normaliseError } from '../src/report/normaliseError.js';
-import type { ReportData } from '../src/report/ReportData.js';
-import { RequestTimeline } from '../src/report/RequestTimeline.js';
-import { rateChart } from '../src/report/svgCharts.js';
+import { escapeHtml, rateChart } from '../src/report/svgCharts.js';
+import { normaliseError, type ReportData, RequestTimeline } from '../src/report/collectReportData.js';
 
 describe('normaliseError', () => {
   it('groups messages that differ only by the values they quote or the row they name', () => {

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RESULT_COLUMNS } from '../src/output/resultRecord.js';
-import { exitCodeFor, type Summary } from '../src/output/Summary.js';
+import { RESULT_COLUMNS, exitCodeFor, type Summary } from '../src/output/results.js';
 import { buildReport } from '../src/report/buildReport.js';
 import { collectReportData } from '../src/report/collectReportData.js';
 import { dataValues } from './helpers/reportFixtures.js';

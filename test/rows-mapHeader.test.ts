@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { REQUIRED_PAYER_FIELDS, TEMPLATE_COLUMNS } from '../src/rows/fields.js';
-import { mapHeader } from '../src/rows/mapHeader.js';
+import { mapHeader } from '../src/rows/columns.js';
 
 describe('mapHeader for a payer file', () => {
   test('the template header maps every column to itself, nothing missing or unknown', () => {

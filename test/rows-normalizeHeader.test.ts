@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { normalizeHeader } from '../src/rows/mapHeader.js';
-import { fieldForColumn } from '../src/rows/fieldForColumn.js';
+import { normalizeHeader, fieldForColumn } from '../src/rows/columns.js';
 
 describe('normalizeHeader', () => {
   test('ignores case, spaces, underscores, dashes and dots', () => {

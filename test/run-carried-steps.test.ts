@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../src/errors.js';
-import { parseCompletedSteps } from '../src/validate/completedStepsCell.js';
+import { parseCompletedSteps } from '../src/validate/controls.js';
 import { harness, payerRow, PAYER_HEADER, payersCsv } from './helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;

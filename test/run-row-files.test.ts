@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCompletedSteps } from '../src/validate/completedStepsCell.js';
+import { parseCompletedSteps } from '../src/validate/controls.js';
 import { harness, payersCsv } from './helpers/runHarness.js';
 
 // A run against the real-like sandbox (bank accounts refused until KYC is approved): rows to fix go to the failed

@@ -1,9 +1,7 @@
 // The sandbox's pure parts, with made-up times: no clock, no server.
 import { describe, expect, it } from 'vitest';
-import { ArrivalLog } from '../src/sandbox/arrivalLog.js';
-import { drawFault } from '../src/sandbox/faults.js';
-import { SlidingWindowLimiter } from '../src/sandbox/rateLimiter.js';
-import { createRng, randomUuid } from '../src/sandbox/rng.js';
+import { ArrivalLog } from '../src/sandbox/stats.js';
+import { drawFault, SlidingWindowLimiter, createRng, randomUuid } from '../src/sandbox/faults.js';
 import { UUID } from './sandbox-helpers.js';
 
 describe('ArrivalLog', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCompletedSteps, parseCompletedSteps } from '../src/validate/completedStepsCell.js';
+import { formatCompletedSteps, parseCompletedSteps } from '../src/validate/controls.js';
 
 describe('formatCompletedSteps', () => {
   it('writes the steps in call order, the digest beside compliance, then where the row came from', () => {

@@ -1,4 +1,4 @@
-import { shapeOf } from '../src/validate/describeValue.js';
+import { shapeOf } from '../src/validate/textChecks.js';
 import { describe, expect, test } from 'vitest';
 import { TEMPLATE_EXAMPLE } from '../src/rows/fields.js';
 import type { PayerRowResult } from '../src/types.js';

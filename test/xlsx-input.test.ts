@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import type { RawRecord } from '../src/input/InputFile.js';
 import { openInput } from '../src/input/openInput.js';
-import { xlsxCellText } from '../src/input/xlsxCellText.js';
+import { xlsxCellText } from '../src/input/readXlsx.js';
 import { tempDir } from './helpers/tempDir.js';
 import { day, writeWorkbook } from './helpers/xlsxFixtures.js';
 

@@ -1,5 +1,4 @@
-import type { Clock } from './clock.js';
-import type { RateLimiter } from './RateLimiter.js';
+import type { Clock, RateLimiter } from './RateLimiter.js';
 
 export interface AdaptiveRateOptions {
   /** After a 429 the rate becomes (the lower of the current rate and the rate really sent) x this. Default 0.7. */

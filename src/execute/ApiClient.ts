@@ -1,18 +1,14 @@
 import type { Logger } from 'pino';
-import type { AgreementRequest, ComplianceRequest, PaymentDetailRequest } from '../schema/index.js';
-import type { AdaptiveRateOptions } from './AdaptiveRate.js';
-import type { ApiError, CallStep } from './ApiError.js';
-import type { Backoff } from './backoffDelay.js';
-import type { Clock } from './clock.js';
-import type { RateLimiter } from './RateLimiter.js';
-import type { CompliancePath } from '../schema/index.js';
 import type {
-  AccountsAnswer,
-  AgreementAnswer,
-  ComplianceAnswer,
-  PayerAnswer,
-  PaymentDetailAnswer,
-} from './readAnswer.js';
+  AgreementRequest,
+  CompliancePath,
+  ComplianceRequest,
+  PaymentDetailRequest,
+  StoredPaymentDetail,
+} from '../schema/index.js';
+import type { AdaptiveRateOptions } from './AdaptiveRate.js';
+import type { ApiError, CallStep, Backoff } from './retryPolicy.js';
+import type { Clock, RateLimiter } from './RateLimiter.js';
 
 /** A call's end: never thrown, so one row's failure stays that row's data. */
 export type CallResult<T> =
@@ -117,4 +113,37 @@ export interface ApiClient {
   stats(): ClientStats;
   readonly concurrency: number;
   readonly limiter: RateLimiter;
+}
+
+export interface ComplianceAnswer {
+  userId?: string;
+  agreementUrl?: string;
+  kycUrl?: string;
+  agreementStatus?: string;
+  kycStatus?: string;
+}
+
+export interface PaymentDetailAnswer {
+  id?: string;
+}
+
+export interface AgreementAnswer {
+  success?: boolean;
+}
+
+/** GET v2/payer/{id}; a 404 is `found: false` (a payer the service does not know: not registered). */
+export interface PayerAnswer {
+  found: boolean;
+  kycStatus?: string;
+  agreementStatus?: string;
+  isCompliant?: boolean;
+  userId?: string;
+}
+
+/** GET v2/payer/{id}/payment-details; a 404 is `found: false` with no accounts. */
+export interface AccountsAnswer {
+  found: boolean;
+  accounts: StoredPaymentDetail[];
+  /** The list could not be read whole: nothing may be concluded from what it lacks. */
+  unreadable?: boolean;
 }

@@ -1,20 +1,24 @@
-import got, { type Method } from 'got';
+import got from 'got';
 import { setMaxListeners } from 'node:events';
-import type { IncomingHttpHeaders } from 'node:http';
 import pLimit from 'p-limit';
 import { ConfigError } from '../errors.js';
-import { paths, serverMessage } from '../schema/index.js';
-import type { CallStep } from './ApiError.js';
-import { ApiError } from './ApiError.js';
+import {
+  ApiError,
+  attemptError,
+  type AttemptEnd,
+  backoffDelay,
+  type CallStep,
+  certainlyNotStored,
+  DEFAULT_BACKOFF,
+  fromGotError,
+  NOT_SENT,
+  type RetryTiming,
+  retryDelay,
+} from './retryPolicy.js';
 import { AdaptiveRate } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
-import { backoffDelay, DEFAULT_BACKOFF } from './backoffDelay.js';
-import { classifyRequestError, RETRYABLE_STATUSES, type RequestFailure } from './classifyRequestError.js';
-import { cleanServerMessage } from './cleanServerMessage.js';
-import { systemClock } from './clock.js';
-import { parseRetryAfter } from './parseRetryAfter.js';
-import { RateLimiter } from './RateLimiter.js';
-import { readAccounts, readAgreement, readCompliance, readPayer, readPaymentDetail, type Read } from './readAnswer.js';
+import { type CallSpec, endpoints } from './endpoints.js';
+import { systemClock, RateLimiter } from './RateLimiter.js';
 
 export type {
   ApiClient,
@@ -25,31 +29,6 @@ export type {
   StopInfo,
   StopReason,
 } from './ApiClient.js';
-
-interface CallSpec<T> {
-  step: CallStep;
-  clientUserId: string;
-  method: Method;
-  path: string;
-  body?: object;
-  headers: Record<string, string>;
-  read: (body: unknown) => Read<T>;
-  /** A read: a 404 is this answer, not a failure (the payer is simply not known). */
-  notFound?: T;
-  /**
-   * A create the service does not de-duplicate: retried only when it certainly stored nothing (a 429, a
-   * connection refused); any other failure is returned at once for a read to settle. Its failures do not count
-   * towards "API down" either: a refusal by the KYC gate is a 500 that says nothing about the API's health.
-   */
-  once?: boolean;
-}
-
-type AttemptEnd =
-  | { kind: 'not-sent' }
-  | { kind: 'response'; status: number; body: unknown; headers: IncomingHttpHeaders; pauseMs?: number }
-  | { kind: 'failure'; failure: RequestFailure; error: unknown };
-
-const NOT_SENT: AttemptEnd = { kind: 'not-sent' };
 
 const STOPPED_BECAUSE: Record<StopReason, string> = {
   'key-rejected': 'API key rejected',
@@ -83,6 +62,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       ? undefined
       : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate ?? 5, clock, options.adaptiveRate);
   const limit = pLimit(concurrency);
+  const timing: RetryTiming = { backoff, random, maxRetryAfterMs };
 
   const http = got.extend({
     prefixUrl: options.baseUrl,
@@ -162,9 +142,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
         return { ok: true, status: 404, body: spec.notFound };
-      const error = toApiError(spec, end);
+      const error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
       if (error.retryable && attempt < retries && stopInfo === undefined && (!spec.once || certainlyNotStored(end))) {
-        const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt);
+        const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt, timing);
         logger?.debug(
           { step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message },
           'retrying',
@@ -220,7 +200,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // A 429 pauses every call. Set here, before this attempt gives its concurrency slot back, so that the
     // next queued attempt already waits; the retry of this call then waits the same delay.
     if (end.kind === 'response' && end.status === 429) {
-      end.pauseMs = retryDelay(end, attempt);
+      end.pauseMs = retryDelay(end, attempt, timing);
       const lowered = adaptive?.throttled(sentAt);
       limiter.pauseUntil(clock.now() + end.pauseMs);
       if (lowered !== undefined)
@@ -250,34 +230,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return end;
   }
 
-  function toApiError<T>(spec: CallSpec<T>, end: Exclude<AttemptEnd, { kind: 'not-sent' }>): ApiError {
-    if (end.kind === 'response') {
-      return new ApiError({
-        step: spec.step,
-        kind: 'http',
-        status: end.status,
-        serverMessage: cleanServerMessage(serverMessage(end.body), spec.body ?? {}, apiKey),
-        retryable: RETRYABLE_STATUSES.has(end.status),
-      });
-    }
-    return new ApiError({
-      step: spec.step,
-      kind: end.failure.kind,
-      networkCode: end.failure.code,
-      timeoutMs,
-      retryable: end.failure.retryable,
-      cause: end.error,
-    });
-  }
-
-  function retryDelay(end: AttemptEnd, attempt: number): number {
-    const retryAfter = end.kind === 'response' ? parseRetryAfter(end.headers['retry-after'], Date.now()) : undefined;
-    if (retryAfter !== undefined) return Math.min(retryAfter, maxRetryAfterMs);
-    const jittered = backoffDelay(attempt, backoff, random);
-    // A 429 without Retry-After pauses everyone; full jitter alone could make that pause nothing.
-    return end.kind === 'response' && end.status === 429 ? Math.max(backoff.baseMs, jittered) : jittered;
-  }
-
   function failedForGood(error: ApiError, countsAsTrouble: boolean): void {
     if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
       stop('key-rejected', `stopped: API key rejected (${error.message})`);
@@ -305,57 +257,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   return {
-    createCompliance: (body, meta) =>
-      call({
-        step: 'compliance',
-        clientUserId: meta.clientUserId,
-        method: 'POST',
-        path: paths.compliance(options.compliancePath),
-        body,
-        headers: { 'idempotency-key': meta.idempotencyKey },
-        read: readCompliance,
-      }),
-    createPaymentDetail: (clientUserId, body, meta) =>
-      call({
-        step: 'payment-details',
-        clientUserId,
-        method: 'POST',
-        path: paths.paymentDetails(clientUserId),
-        body,
-        headers: { 'idempotency-key': meta.idempotencyKey },
-        read: readPaymentDetail,
-        once: true,
-      }),
-    readPayer: (clientUserId) =>
-      call({
-        step: 'status',
-        clientUserId,
-        method: 'GET',
-        path: paths.payer(clientUserId),
-        headers: {},
-        read: readPayer,
-        notFound: { found: false },
-      }),
-    readPaymentDetails: (clientUserId) =>
-      call({
-        step: 'payment-details',
-        clientUserId,
-        method: 'GET',
-        path: paths.paymentDetails(clientUserId),
-        headers: {},
-        read: readAccounts,
-        notFound: { found: false, accounts: [] },
-      }),
-    completeAgreement: (clientUserId, body) =>
-      call({
-        step: 'agreement',
-        clientUserId,
-        method: 'PATCH',
-        path: paths.agreement(clientUserId),
-        body,
-        headers: {},
-        read: readAgreement,
-      }),
+    ...endpoints(call, options.compliancePath),
     backoff: (retry) => clock.sleep(backoffDelay(retry, backoff, random), stopping.signal),
     stopped: () => stopInfo,
     stop,
@@ -370,32 +272,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     concurrency,
     limiter,
   };
-}
-
-/** An attempt the service cannot have acted on: it said so (429), or the connection never opened. */
-function certainlyNotStored(end: AttemptEnd): boolean {
-  if (end.kind === 'response') return end.status === 429;
-  return (
-    end.kind === 'failure' &&
-    (end.failure.code === 'ECONNREFUSED' || end.failure.code === 'ENOTFOUND' || end.failure.code === 'EAI_AGAIN')
-  );
-}
-
-/** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */
-function fromGotError(error: unknown): AttemptEnd {
-  const response = (
-    error as { response?: { statusCode?: unknown; body?: unknown; headers?: IncomingHttpHeaders } } | null
-  )?.response;
-  if (response !== undefined && typeof response.statusCode === 'number') {
-    const isParseError = error instanceof Error && error.name === 'ParseError';
-    return {
-      kind: 'response',
-      status: response.statusCode,
-      body: isParseError ? undefined : response.body,
-      headers: response.headers ?? {},
-    };
-  }
-  return { kind: 'failure', failure: classifyRequestError(error), error };
 }
 
 function round2(n: number): number {

@@ -1,10 +1,10 @@
 import type { RowJournal } from '../journal/RowJournal.js';
 import { finishRow } from '../plan/finishRow.js';
 import { applyRound, definitelyNotStored, nextActions, type Action, type Answer } from '../plan/planRow.js';
+import { canonicalJson, idempotencyKey } from '../plan/identity.js';
 import { startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
-import { canonicalJson, idempotencyKey } from './idempotencyKey.js';
 
 export interface RowDeps {
   client: Pick<

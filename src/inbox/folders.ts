@@ -1,6 +1,50 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type { FileLook } from './SettleTracker.js';
+
+/** What a look at one file in incoming/ saw. */
+export interface FileLook {
+  name: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Decides which files in incoming/ have stopped changing, so a half-copied upload is never read.
+ * A file is settled when its size and mtime are the same as at the previous look and either
+ *  - its mtime is at least `settleMs` old (every write moves mtime; tools that keep the source's mtime set it
+ *    after the last write), so a cron run need not wait for a file that was finished long ago, or
+ *  - this process has seen it unchanged for `settleMs` (covers an mtime in the future: clock skew on a share).
+ * Pure: the caller passes the looks and the time.
+ */
+export class SettleTracker {
+  private readonly seen = new Map<string, FileLook & { since: number }>();
+
+  constructor(private readonly settleMs: number) {}
+
+  /** Records this look at every file and returns the names of the settled ones, oldest mtime first. */
+  update(looks: FileLook[], now: number): string[] {
+    const settled: FileLook[] = [];
+    const present = new Set<string>();
+    for (const look of looks) {
+      present.add(look.name);
+      const before = this.seen.get(look.name);
+      const unchanged = before !== undefined && before.size === look.size && before.mtimeMs === look.mtimeMs;
+      const since = unchanged ? before.since : now;
+      this.seen.set(look.name, { ...look, since });
+      const quietOnDisk = now - look.mtimeMs >= this.settleMs;
+      const quietWhileWatched = now - since >= this.settleMs;
+      // The first look at a file has nothing to compare the size with: only an old mtime can settle it then.
+      if ((unchanged || before === undefined) && (quietOnDisk || (unchanged && quietWhileWatched))) settled.push(look);
+    }
+    for (const name of this.seen.keys()) if (!present.has(name)) this.seen.delete(name);
+    return settled.sort((a, b) => a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name)).map((f) => f.name);
+  }
+
+  /** Forget a file once it has been taken (a new file of the same name starts over). */
+  forget(name: string): void {
+    this.seen.delete(name);
+  }
+}
 
 export const FOLDERS = ['incoming', 'processing', 'done', 'failed', 'results'] as const;
 export type Folder = (typeof FOLDERS)[number];

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { InputError, PayerOnboardError } from '../errors.js';
-import { pendingReason, type Summary } from '../output/Summary.js';
+import { pendingReason, type Summary } from '../output/results.js';
 import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
 import { moveInto, type InboxPaths } from './folders.js';
 

@@ -4,9 +4,8 @@ import { ConfigError } from '../errors.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveRunOptions } from '../options.js';
 import type { RunContext, RunInput } from '../run.js';
-import { inboxPaths, listFiles, oldestFirst } from './folders.js';
+import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { processFile, type FileOutcome } from './processFile.js';
-import { SettleTracker } from './SettleTracker.js';
 
 export interface InboxOptions {
   /** The inbox folder: holds incoming/, processing/, done/, failed/, results/. */

@@ -1,9 +1,8 @@
 import { basename, extname } from 'node:path';
 import { InputError } from '../errors.js';
 import type { Cell, InputFormat, RowIssue } from '../types.js';
-import type { ColumnMap } from '../rows/columnMap.js';
-import type { DateFormat } from '../validate/excelDamage.js';
-import type { TextEncoding } from './decodeText.js';
+import type { ColumnMap } from '../rows/columns.js';
+import type { DateFormat } from '../validate/cellTexts.js';
 
 /** An input file and the format its extension says it is (design.md §3). */
 export interface InputFile {
@@ -16,6 +15,9 @@ export interface InputFile {
   /** CSV: the encoding found by reading it once, so a second pass (and its failed file) knows it from the start. */
   encoding?: TextEncoding;
 }
+
+/** The encodings a spreadsheet's "Save as CSV / Unicode text" produces, by their TextDecoder names. */
+export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 
 /** How a CSV file was written, so its failed rows can be written back the same way. */
 export interface CsvDialect {

@@ -1,9 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
-import { DecodeUtf8 } from './decodeUtf8.js';
-
-/** The encodings a spreadsheet's "Save as CSV / Unicode text" produces, by their TextDecoder names. */
-export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+import type { CsvDialect, TextEncoding } from './InputFile.js';
 
 const LABELS: Record<Exclude<TextEncoding, 'utf-8'>, string> = {
   'utf-16le': 'UTF-16 (little-endian, from its byte order mark)',
@@ -110,4 +107,139 @@ function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * Decodes a byte stream as strict UTF-8 and fails on the first invalid byte with its line and column,
+ * rather than letting U+FFFD replacement characters slip into names and addresses sent to the API.
+ * Strips a leading BOM and remembers that there was one.
+ */
+export class DecodeUtf8 extends Transform {
+  hadBom = false;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  private line = 1;
+  private column = 1;
+  private first = true;
+
+  constructor(private readonly source: string) {
+    super({ readableObjectMode: false, decodeStrings: true, encoding: 'utf8' });
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (this.first) {
+      this.first = false;
+      this.hadBom = chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+    }
+    try {
+      const text = this.decoder.decode(chunk, { stream: true });
+      this.track(text);
+      done(null, text);
+    } catch (cause) {
+      done(this.invalid(chunk, cause));
+    }
+  }
+
+  override _flush(done: TransformCallback): void {
+    try {
+      const text = this.decoder.decode();
+      done(null, text);
+    } catch (cause) {
+      done(this.invalid(Buffer.alloc(0), cause));
+    }
+  }
+
+  private track(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      if (text.charCodeAt(i) === 10) {
+        this.line++;
+        this.column = 1;
+      } else {
+        this.column++;
+      }
+    }
+  }
+
+  /** Finds where in this chunk decoding broke, to name the line and column. */
+  private invalid(chunk: Buffer, cause: unknown): InputError {
+    // A prefix that decodes (as a stream) stays decodable when shortened, so the first bad byte can be bisected.
+    const decodes = (end: number) => {
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(chunk.subarray(0, end), { stream: true });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let good = 0;
+    let bad = chunk.length;
+    while (bad - good > 1) {
+      const mid = (good + bad) >>> 1;
+      if (decodes(mid)) good = mid;
+      else bad = mid;
+    }
+    this.track(new TextDecoder('utf-8').decode(chunk.subarray(0, good)).replace(/\uFFFD+$/, ''));
+    const byte = chunk[good];
+    const shown =
+      byte === undefined ? 'an incomplete character at the end' : `byte 0x${byte.toString(16).padStart(2, '0')}`;
+    return new InputError(this.source, `is not valid UTF-8 (${shown}): save the file as "CSV UTF-8"`, {
+      line: this.line,
+      column: this.column,
+      cause,
+    });
+  }
+}
+
+const BREAK = /\r\n|\n|\r/g;
+
+/**
+ * The lines of a text stream, split as readline splits them (`\n`, `\r\n` or a lone `\r`; a last line without a
+ * break still counts), pulled one at a time: the source is read only as lines are asked for, and an error of the
+ * source is thrown here. Holds the current chunk and one partial line.
+ */
+export async function* textLines(text: AsyncIterable<string>): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of text) {
+    rest += chunk;
+    BREAK.lastIndex = 0;
+    let start = 0;
+    for (let found = BREAK.exec(rest); found !== null; found = BREAK.exec(rest)) {
+      // A `\r` that ends the chunk may be the first half of a `\r\n` split across chunks: wait for the next one.
+      if (found[0] === '\r' && found.index === rest.length - 1) break;
+      yield rest.slice(start, found.index);
+      start = BREAK.lastIndex;
+    }
+    rest = rest.slice(start);
+  }
+  if (rest === '\r') yield '';
+  else if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}
+
+const CANDIDATES = [',', ';', '\t'] as const;
+
+/**
+ * Guesses the delimiter from the header line: the candidate that occurs most often outside quotes.
+ * Spreadsheets in locales with a decimal comma export `;`, so this cannot be a fixed `,`.
+ */
+export function detectDialect(head: string, format: 'csv' | 'tsv', bom: boolean): CsvDialect {
+  const text = head.charCodeAt(0) === 0xfeff ? head.slice(1) : head;
+  let end = 0;
+  let quoted = false;
+  const counts = new Map<string, number>(CANDIDATES.map((c) => [c, 0]));
+  for (; end < text.length; end++) {
+    const ch = text[end]!;
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
+  }
+  const eol = text.slice(end, end + 2) === '\r\n' ? '\r\n' : '\n';
+  if (format === 'tsv') return { delimiter: '\t', bom, eol };
+  let delimiter = ',';
+  let best = 0;
+  for (const [candidate, count] of counts) {
+    if (count > best) {
+      best = count;
+      delimiter = candidate;
+    }
+  }
+  return { delimiter, bom, eol };
 }

@@ -2,8 +2,7 @@ import { createReadStream } from 'node:fs';
 import { parse, CsvError } from 'csv-parse';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
-import { DecodeText, encodingFromBom } from './decodeText.js';
-import { detectDialect } from './detectDialect.js';
+import { DecodeText, encodingFromBom, detectDialect } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /** A record bigger than this is an unterminated quote swallowing the file, not a payer. */

@@ -1,9 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
-import { DecodeUtf8 } from './decodeUtf8.js';
+import { DecodeUtf8, textLines } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
-import { textLines } from './textLines.js';
 
 /**
  * Opens a JSONL file: one object per line, keys as CSV headers. A line that is not a JSON object is that row's

@@ -9,8 +9,7 @@ import {
   writeSync,
   chmodSync,
 } from 'node:fs';
-import { journalLines } from './journalLines.js';
-import { LineIndex } from './LineIndex.js';
+import { journalLines, LineIndex } from './LineIndex.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; answer: Record<string, string> };

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../execute/idempotencyKey.js';
-import type { AccountIdentity } from '../plan/accounts.js';
-import { fieldDigests } from '../plan/digest.js';
+import { type AccountIdentity, accountIdentity, canonicalJson, fieldDigests } from '../plan/identity.js';
 import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
-import { accountIdentity } from '../plan/accounts.js';
 import type { Journal } from './Journal.js';
 
 // The journal as the plan sees it: per payer, what was registered (digests), the links and statuses last seen,

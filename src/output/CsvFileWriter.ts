@@ -1,5 +1,31 @@
+import { createWriteStream, chmodSync, openSync, type WriteStream } from 'node:fs';
 import { stringify, type Stringifier } from 'csv-stringify';
-import { finish, openPrivateFile } from './openPrivateFile.js';
+
+/**
+ * Creates (or truncates) a file only its owner can read: results and failed rows hold personal data.
+ * The mode is forced after opening too, because `mode` is ignored when the file already existed.
+ */
+export function openPrivateFile(path: string): WriteStream {
+  const fd = openSync(path, 'w', 0o600);
+  chmodSync(path, 0o600);
+  return createWriteStream(path, { fd, encoding: 'utf8' });
+}
+
+/** Ends a stream and waits until everything is on disk. */
+export function finish(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.once('error', reject);
+    stream.end(() => resolve());
+  });
+}
+
+/**
+ * Guards a cell against CSV/formula injection: a spreadsheet runs a cell that starts with one of these
+ * as a formula, so text we write from the server or from our own messages gets a leading `'`.
+ */
+export function csvSafe(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
 
 /** A CSV file written row by row, mode 0600, in a given dialect. */
 export class CsvFileWriter {
@@ -48,5 +74,3 @@ export class CsvFileWriter {
     await this.done;
   }
 }
-
-export { finish };

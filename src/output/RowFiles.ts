@@ -1,10 +1,8 @@
 import { basename, extname, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
 import type { Outcome } from '../types.js';
-import { CsvFileWriter } from './CsvFileWriter.js';
-import { csvSafe } from './csvSafe.js';
-import { finish, openPrivateFile } from './openPrivateFile.js';
-import { RowWorkbooks, type XlsxRowSheet } from './XlsxRowBooks.js';
+import { CsvFileWriter, csvSafe, finish, openPrivateFile } from './CsvFileWriter.js';
+import { type RowFileRow, RowWorkbooks, type XlsxRowSheet } from './XlsxRowBooks.js';
 
 /**
  * `failed`: a person must fix or act on the row (`invalid`, `failed`). `pending`: the tool finishes it by itself on a
@@ -37,14 +35,6 @@ const isTrailing = (column: string) => {
   const key = column.toLowerCase().replace(/[\s_.-]/g, '');
   return key === 'error' || key === 'completedsteps';
 };
-
-export interface RowFileRow {
-  /** CSV: the cells as read, in header order. JSONL: the line's text. */
-  original: string[] | string;
-  error: string;
-  /** The cell's text, as formatCompletedSteps writes it. */
-  completedSteps: string;
-}
 
 export type NotOkRow = RowFileRow & { outcome: Outcome };
 

@@ -1,6 +1,13 @@
 import type ExcelJS from 'exceljs';
-import type { RowFileRow } from './RowFiles.js';
-import { openPrivateFile } from './openPrivateFile.js';
+import { openPrivateFile } from './CsvFileWriter.js';
+
+export interface RowFileRow {
+  /** CSV: the cells as read, in header order. JSONL: the line's text. */
+  original: string[] | string;
+  error: string;
+  /** The cell's text, as formatCompletedSteps writes it. */
+  completedSteps: string;
+}
 
 type Workbook = InstanceType<typeof ExcelJS.stream.xlsx.WorkbookWriter>;
 type Worksheet = ReturnType<Workbook['addWorksheet']>;

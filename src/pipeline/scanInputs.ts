@@ -1,10 +1,15 @@
 import { AbortedError, InputError } from '../errors.js';
 import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
-import { openInput } from '../input/openInput.js';
-import { bankSheetOf } from '../input/spreadsheetInputs.js';
+import { openInput, bankSheetOf } from '../input/openInput.js';
 import type { RunOptions } from '../options.js';
-import type { DuplicateIds } from './DuplicateIds.js';
-import { checkHeader, classifyRows, describeMapping, isBankFile, type RowKind } from './classifyRows.js';
+import {
+  type DuplicateIds,
+  checkHeader,
+  classifyRows,
+  describeMapping,
+  isBankFile,
+  type RowKind,
+} from './classifyRows.js';
 
 /** One input to send: what it is, opened in pass 1, and how many rows it holds. */
 export interface Job {

@@ -7,13 +7,11 @@ import { bankWork, payerWork } from '../plan/rowState.js';
 import type { RunOptions } from '../options.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
 import type { RowFiles } from '../output/RowFiles.js';
-import { OrderedSink } from '../output/OrderedSink.js';
+import { OrderedSink, doneSteps, formatErrors, resultRecord, type FinishedRow } from '../output/results.js';
 import type { Progress } from '../output/Progress.js';
-import { doneSteps, formatErrors, resultRecord, type FinishedRow } from '../output/resultRecord.js';
-import { formatCompletedSteps } from '../validate/completedStepsCell.js';
+import { formatCompletedSteps } from '../validate/controls.js';
 import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
-import { classifyRows, formatIssues, type ClassifiedRow } from './classifyRows.js';
-import type { DuplicateIds } from './DuplicateIds.js';
+import { classifyRows, formatIssues, type ClassifiedRow, type DuplicateIds } from './classifyRows.js';
 import type { Job } from './scanInputs.js';
 
 export interface SendContext {

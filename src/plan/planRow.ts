@@ -1,7 +1,7 @@
-import type { ApiError } from '../execute/ApiError.js';
-import type { ComplianceAnswer } from '../execute/readAnswer.js';
+import type { ApiError } from '../execute/retryPolicy.js';
+import type { ComplianceAnswer } from '../execute/ApiClient.js';
 import type { StoredPaymentDetail } from '../schema/index.js';
-import { pickMatch } from './accounts.js';
+import { pickMatch } from './identity.js';
 import type { AccountState, PlanContext, RowState } from './rowState.js';
 
 // The plan: from a row's state (what the journal remembered, what the service answered so far, what the run has

@@ -1,8 +1,6 @@
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
 import type { Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
-import { accountIdentity, type AccountIdentity } from './accounts.js';
-import { changedFields, complianceDigest } from './digest.js';
-import { canonicalJson } from '../execute/idempotencyKey.js';
+import { accountIdentity, type AccountIdentity, changedFields, complianceDigest, canonicalJson } from './identity.js';
 
 // The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
 // about the service, and the row's state as its calls answer. Plain data, no I/O.

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { pendingNote } from '../output/Summary.js';
+import { pendingNote, type Summary } from '../output/results.js';
 import { OUTCOMES, type Outcome } from '../types.js';
-import { escapeHtml as e } from './html.js';
-import type { ReportData } from './ReportData.js';
-import { barChart, rateChart } from './svgCharts.js';
+import { type ReportData, collectReportData, type CollectOptions, type RequestSeries } from './collectReportData.js';
+import { barChart, escapeHtml, rateChart } from './svgCharts.js';
+import { chmodSync, writeFileSync } from 'node:fs';
+
+const e = escapeHtml;
 
 export const OUTCOME_COLORS: Record<Outcome, string> = {
   ok: '#2e7d32',
@@ -172,4 +174,20 @@ function tableSection(data: ReportData): string {
 <span class="muted">showing <span id="shown">${data.rows.length}</span> of ${data.rows.length}.${e(cut)}</span></div>
 <table id="notok"><thead><tr><th>file</th><th>line</th><th>clientUserId</th><th>outcome</th><th>step</th><th>message</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+/**
+ * Writes report.html beside results.csv (at `summary.outputs.report`), mode 0600 like every output:
+ * it names rows by clientUserId, exactly what results.csv holds and nothing more.
+ */
+export async function writeReport(
+  summary: Summary,
+  series: RequestSeries | undefined,
+  options?: CollectOptions,
+): Promise<string> {
+  const data = await collectReportData(summary, series, options);
+  const path = summary.outputs.report;
+  writeFileSync(path, buildReport(data), { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
 }

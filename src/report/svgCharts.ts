@@ -1,5 +1,21 @@
-import { escapeHtml as e, shorten } from './html.js';
-import { ATTEMPT_CLASSES, type AttemptClass, type RequestSeries } from './RequestTimeline.js';
+import { ATTEMPT_CLASSES, type AttemptClass, type RequestSeries } from './collectReportData.js';
+
+/** Cuts a label for a chart; the full text stays in the SVG <title> tooltip. */
+const e = escapeHtml;
+
+export function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Escapes text for an HTML element or a double-quoted attribute: every value in the report goes through here. */
+export function escapeHtml(value: string | number): string {
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
 
 export interface Bar {
   label: string;

@@ -1,15 +1,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { ACCOUNT_STATUSES } from './bankAccounts.js';
-import { nestError } from './nestError.js';
-import { KYC_STATUSES } from './payerStore.js';
-import { readBody } from './readBody.js';
-import { send } from './send.js';
-import type { SandboxHandle } from './startSandbox.js';
+import { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
+import type { ScriptStep } from './routes.js';
+import { nestError, readBody, send } from './http.js';
+import { KYC_STATUSES, type KycStatus, type StoredPayer } from './payerStore.js';
+import type { SandboxStats } from './stats.js';
 
 // The sandbox's own endpoints under /__sandbox: no key needed, not counted in the stats, no latency
 // or faults. They let a sandbox started by the CLI be inspected and scripted from another process, and move
 // what people and the provider move at the real service: a payer's KYC, a bank account's check.
+
+/** What the admin routes act on: the running sandbox (its handle extends this). */
+export interface AdminTarget {
+  stats(): SandboxStats;
+  /** Arrival times of API requests in epoch ms, oldest first (the latest 200,000). */
+  arrivals(): number[];
+  /** What is stored for a payer: the bodies as received, the current answer and statuses. */
+  payer(clientUserId: string): StoredPayer | undefined;
+  /** Moves a payer's KYC as the person's verification would (kycAfter no longer moves it); throws for an unknown payer. */
+  setKyc(clientUserId: string, kycStatus: KycStatus): void;
+  /** Ends (or reopens) the provider's check of a stored account, by its id; throws for an unknown id. */
+  setPaymentDetailStatus(id: string, status: AccountStatus): void;
+  /** Forces the answers of the next requests of a route; see ScriptStep. Throws on a malformed step. */
+  script(steps: readonly ScriptStep[]): void;
+  /** Scripted requests not yet used. */
+  pendingScript(): number;
+  /** Forgets payers, keys, stats, script and rate-limit window, and reseeds: as good as a restart. */
+  reset(): void;
+}
 
 export const ADMIN_PREFIX = '/__sandbox';
 
@@ -17,7 +35,7 @@ export async function handleAdmin(
   req: IncomingMessage,
   res: ServerResponse,
   pathname: string,
-  sandbox: SandboxHandle,
+  sandbox: AdminTarget,
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const rest = pathname.slice(ADMIN_PREFIX.length).replace(/\/$/, '');

@@ -17,4 +17,4 @@ export { KYC_STATUSES, type KycStatus, type StoredPayer } from './payerStore.js'
 export { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
 export { ROUTES, ROUTE_NAMES, type RouteName, type RouteRef } from './routes.js';
 export { FAULT_KINDS, type FaultKind } from './faults.js';
-export { SCRIPT_FAULTS, type ScriptStep } from './script.js';
+export { SCRIPT_FAULTS, type ScriptStep } from './routes.js';

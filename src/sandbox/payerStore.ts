@@ -16,8 +16,8 @@ import {
   type AccountStatus,
 } from './bankAccounts.js';
 import type { DuplicateMode, KycGate } from './options.js';
-import { nestError } from './nestError.js';
-import { randomUuid, type Rng } from './rng.js';
+import { nestError } from './http.js';
+import { randomUuid, type Rng } from './faults.js';
 
 // What the sandbox remembers about payers, and the operations on it. Plain synchronous code: the server calls an
 // operation in one turn of the event loop, so concurrent requests cannot interleave inside one (two creates of the

@@ -3,46 +3,25 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
-import { operate } from './apiRoutes.js';
-import { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
-import { drawFault, type FaultKind } from './faults.js';
-import { IdempotencyStore } from './idempotencyStore.js';
-import { nestError, throttled } from './nestError.js';
+import { ADMIN_PREFIX, type AdminTarget, handleAdmin } from './adminRoutes.js';
+import { matchRoute, splitUrl, ScriptQueue, type ScriptedAnswer } from './routes.js';
+import { operate, IdempotencyStore } from './api.js';
+import { ACCOUNT_STATUSES } from './bankAccounts.js';
+import { drawFault, type FaultKind, SlidingWindowLimiter, createRng, type Rng } from './faults.js';
+import { nestError, throttled, readBody, send } from './http.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
-import { KYC_STATUSES, PayerStore, type KycStatus, type StoredPayer } from './payerStore.js';
-import { SlidingWindowLimiter } from './rateLimiter.js';
-import { readBody } from './readBody.js';
-import { createRng, type Rng } from './rng.js';
-import { matchRoute, splitUrl } from './routes.js';
-import { ScriptQueue, type ScriptedAnswer, type ScriptStep } from './script.js';
-import { send } from './send.js';
-import { StatsRecorder, type SandboxStats } from './stats.js';
+import { KYC_STATUSES, PayerStore } from './payerStore.js';
+import { StatsRecorder } from './stats.js';
 
-export interface SandboxHandle {
+export interface SandboxHandle extends AdminTarget {
   /** `http://HOST:PORT`, no trailing slash; API paths go after it. */
   url: string;
   host: string;
   port: number;
   /** The resolved options (defaults applied). */
   options: ResolvedSandboxOptions;
-  stats(): SandboxStats;
   /** The most API requests that arrived within any `windowMs` window (over the retained arrivals). */
   maxInWindow(windowMs: number): number;
-  /** Arrival times of API requests in epoch ms, oldest first (the latest 200,000). */
-  arrivals(): number[];
-  /** What is stored for a payer: the bodies as received, the current answer and statuses. */
-  payer(clientUserId: string): StoredPayer | undefined;
-  /** Moves a payer's KYC as the person's verification would (kycAfter no longer moves it); throws for an unknown payer. */
-  setKyc(clientUserId: string, kycStatus: KycStatus): void;
-  /** Ends (or reopens) the provider's check of a stored account, by its id; throws for an unknown id. */
-  setPaymentDetailStatus(id: string, status: AccountStatus): void;
-  /** Forces the answers of the next requests of a route; see ScriptStep. Throws on a malformed step. */
-  script(steps: readonly ScriptStep[]): void;
-  /** Scripted requests not yet used. */
-  pendingScript(): number;
-  /** Forgets payers, keys, stats, script and rate-limit window, and reseeds: as good as a restart. */
-  reset(): void;
   /** Stops listening and drops every connection, including slow answers still waiting. */
   close(): Promise<void>;
 }

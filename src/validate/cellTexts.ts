@@ -1,5 +1,5 @@
-import type { FieldCell } from '../rows/collectCells.js';
-import type { RowIssue } from '../types.js';
+import type { FieldCell } from '../rows/columns.js';
+import { type OrderedIssue, withValue } from './textChecks.js';
 
 /** A filled cell as trimmed text, with the column the user wrote and its place in the row. */
 export interface TextCell {
@@ -7,9 +7,6 @@ export interface TextCell {
   text: string;
   order: number;
 }
-
-/** A row issue that still knows its cell's place, so a row's issues read in column order. */
-export type OrderedIssue = RowIssue & { order: number };
 
 /** Where a blank cell sits: a required field left blank is reported under its column as written. */
 export type CellPlace = Omit<TextCell, 'text'>;
@@ -57,4 +54,97 @@ function notText(value: unknown, booleanAllowed: boolean): string | undefined {
     default:
       return Array.isArray(value) ? 'must be text, got a list' : 'must be text, got an object';
   }
+}
+
+/** How `--date-format` says dates are written: YYYY, MM and DD once each, with `/`, `.` or `-` between. */
+export const DATE_FORMAT = /^(?=.*YYYY)(?=.*MM)(?=.*DD)(YYYY|MM|DD)([./-])(YYYY|MM|DD)\2(YYYY|MM|DD)$/;
+export type DateFormat = string;
+
+// Fields holding numbers that are not amounts: a spreadsheet that read them as numbers damaged them.
+const NUMBER_LIKE = new Set([
+  'clientUserId',
+  'phone',
+  'ssn',
+  'postcode',
+  'postalCode',
+  'accountNumber',
+  'routingNumber',
+  'sortCode',
+  'iban',
+  'documentNumber',
+  'ribNumber',
+  'bsbNumber',
+  'ncc',
+  'branchCode',
+  'bankCode',
+]);
+// The field a `bank*` override column checks as.
+const AS_FIELD: Record<string, string> = { bankDateOfBirth: 'dateOfBirth', bankPostalCode: 'postalCode' };
+// Codes of a fixed 6 digits, shown by a number cell with 5 when they start with 0.
+const SIX_DIGITS: Record<string, string> = { sortCode: 'a sort code', bsbNumber: 'a BSB number' };
+
+const TEXT_HINT = 'format the column as text and type the value again';
+
+/**
+ * Names the damage a spreadsheet does (issue 5) before the field rules see the cell, so the message says what
+ * happened rather than only what is wrong: `1.21755E+10` "was turned into a number by the spreadsheet", a 5-digit
+ * sort code "looks like a leading zero was lost", a phone whose `+` went. A damaged cell is removed from `texts` and
+ * added to `unusable`, so it is not also called "required". With `dateFormat`, dates written that way are converted to
+ * YYYY-MM-DD in place; other dates are left to the YYYY-MM-DD rule. Values are echoed only as describeValue allows.
+ */
+export function repairSpreadsheetDamage(
+  texts: Map<string, TextCell>,
+  unusable: Set<string>,
+  options: { dateFormat?: DateFormat | undefined } = {},
+): OrderedIssue[] {
+  const issues: OrderedIssue[] = [];
+  for (const [name, cell] of texts) {
+    const field = AS_FIELD[name] ?? name;
+    let problem: string | undefined;
+    if (field === 'dateOfBirth' && options.dateFormat) {
+      const iso = readDate(cell.text, options.dateFormat);
+      if (iso !== undefined)
+        cell.text = iso; // still checked as a real, past date by the field rules
+      else if (!/^\d{4}-\d{2}-\d{2}$/.test(cell.text))
+        problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
+    }
+    problem ??= damageOf(field, cell.text);
+    if (problem === undefined) continue;
+    issues.push({ column: cell.column, message: withValue(problem, field, cell.text), order: cell.order });
+    texts.delete(name);
+    unusable.add(name);
+  }
+  return issues;
+}
+
+function damageOf(field: string, text: string): string | undefined {
+  if (NUMBER_LIKE.has(field) && /^[+-]?\d+(?:[.,]\d+)?E[+-]?\d+$/i.test(text)) {
+    return `was turned into a number by the spreadsheet, which kept only its first digits: ${TEXT_HINT}`;
+  }
+  const six = SIX_DIGITS[field];
+  if (six && /^\d{5}$/.test(text.replace(/[\s-]/g, ''))) {
+    return `has 5 digits, ${six} has 6: looks like a leading zero was lost: ${TEXT_HINT}`;
+  }
+  if (field === 'phone' && /^[1-9]\d{9,14}$/.test(text)) {
+    return 'has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: format the column as text and type it with the +';
+  }
+  if (field === 'dateOfBirth' && /^\d{5}(?:\.\d+)?$/.test(text)) {
+    return "looks like a spreadsheet's date number (days since 1900): format the column as a date, or type YYYY-MM-DD";
+  }
+  return undefined;
+}
+
+/** `12/31/1980` read as MM/DD/YYYY -> `1980-12-31`; undefined when the text is not written that way. Any of `/.-` separates. */
+export function readDate(text: string, format: DateFormat): string | undefined {
+  const tokens = format.split(/[./-]/);
+  const parts = text.trim().split(/[./-]/);
+  if (parts.length !== 3 || tokens.length !== 3) return undefined;
+  const byToken: Record<string, string> = {};
+  for (let i = 0; i < 3; i++) {
+    const token = tokens[i]!;
+    const part = parts[i]!;
+    if (!(token === 'YYYY' ? /^\d{4}$/ : /^\d{1,2}$/).test(part)) return undefined;
+    byToken[token] = part.padStart(2, '0');
+  }
+  return `${byToken.YYYY}-${byToken.MM}-${byToken.DD}`;
 }

@@ -1,12 +1,19 @@
+import countries from 'i18n-iso-countries/index.js';
+import currencyCodes from 'currency-codes';
+import { electronicFormatIBAN, isValidBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { PERSONAL_FIELDS, SENSITIVE_FIELDS } from '../rows/fields.js';
+import type { z } from 'zod';
+import type { RowIssue } from '../types.js';
+
+/** A row issue that still knows its cell's place, so a row's issues read in column order. */
+export type OrderedIssue = RowIssue & { order: number };
+
 // The client's stricter rules (design.md §4) as plain text -> normalised text functions. clientSchemas.ts wires
 // them into zod on top of the spec's schemas. Maintained libraries do the knowing: ISO lists, IBAN and BIC
 // structure, phone numbering plans.
 // The library without its country names in 80 languages (its Node entry registers them all: 1.5 MB kept on the
 // heap for the life of the process, which V8 multiplies before collecting). Only the codes are needed here.
-import countries from 'i18n-iso-countries/index.js';
-import currencyCodes from 'currency-codes';
-import { electronicFormatIBAN, isValidBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 export type Checked = { ok: true; value: string } | { ok: false; message: string };
 
@@ -91,4 +98,43 @@ export function checkSwiftBic(text: string): Checked {
   return isValidBIC(bic)
     ? ok(bic)
     : fail('must be a SWIFT/BIC code of 8 or 11 letters and digits, such as DEUTDEFF or DEUTDEFF500');
+}
+
+const MAX_ECHO = 40;
+
+/** A value as a message quotes it: JSON-quoted (so quotes and newlines stay visible) and cut to about 40 characters. */
+export function quoteValue(text: string): string {
+  return JSON.stringify(text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text);
+}
+
+/** `31/12/1980` -> `99/99/9999`: enough to see the mistake, nothing of the person. */
+export function shapeOf(text: string): string {
+  return text.replace(/\p{Nd}/gu, '9').replace(/\p{L}/gu, 'a');
+}
+
+/**
+ * `message, got "value"`, except that a message must not leak personal data into results.csv or a log:
+ * identity and bank numbers (SENSITIVE_FIELDS) are not echoed at all, dates of birth, e-mails and phones
+ * (PERSONAL_FIELDS) only by their shape.
+ */
+export function withValue(message: string, field: string, text: string): string {
+  if (SENSITIVE_FIELDS.has(field)) return message;
+  if (PERSONAL_FIELDS.has(field)) return `${message}, got something shaped ${quoteValue(shapeOf(text))}`;
+  return `${message}, got ${quoteValue(text)}`;
+}
+
+/**
+ * Issues from the spec's own schema run over a body the client's rules already passed. The client's rules pipe
+ * into the spec's, so this should never fire; if it does, the row still fails with a message rather than
+ * a request the API would refuse. Values are not echoed: which field it is cannot be trusted to be harmless.
+ */
+export function guardIssues(error: z.ZodError, columnOf: (field: string) => string): OrderedIssue[] {
+  return error.issues.map((issue) => {
+    const field = String(issue.path[0] ?? '');
+    return {
+      column: columnOf(field),
+      message: `does not pass the API's schema: ${issue.message}`,
+      order: Number.MAX_SAFE_INTEGER,
+    };
+  });
 }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { createApiClient } from '../../src/execute/createApiClient.js';
-import { idempotencyKey } from '../../src/execute/idempotencyKey.js';
+import { idempotencyKey } from '../../src/plan/identity.js';
 import type { ApiClient, ApiClientOptions } from '../../src/execute/ApiClient.js';
 import type { ComplianceRequest, PaymentDetailRequest } from '../../src/schema/index.js';
 import type { ValidPayerRow } from '../../src/types.js';

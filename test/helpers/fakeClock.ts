@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/execute/clock.js';
+import type { Clock } from '../../src/execute/RateLimiter.js';
 
 /**
  * A clock whose sleep advances time instead of waiting. The limiter has at most one sleeper (its pump), so

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { run, type RunInput } from '../../src/run.js';
-import type { Summary } from '../../src/output/Summary.js';
+import type { Summary } from '../../src/output/results.js';
 import { tempDir } from './tempDir.js';
 
 export const API_KEY = 'test-key-5f1d2c3b4a';

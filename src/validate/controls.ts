@@ -1,5 +1,66 @@
-import { STEPS, type RowOrigin, type Step } from '../types.js';
-import { quoteValue } from './describeValue.js';
+import { type RowOrigin, type Step, STEPS } from '../types.js';
+import type { TextCell } from './cellTexts.js';
+import { type OrderedIssue, withValue, type Checked, quoteValue } from './textChecks.js';
+
+/** What a row's control cells say; a blank or unreadable one leaves its part undefined (the caller's default applies). */
+export interface RowControls {
+  agreementCompleted?: boolean;
+  completedSteps?: Step[];
+  complianceDigest?: string;
+  origin?: RowOrigin;
+  issues: OrderedIssue[];
+}
+
+/** The control cells of a row. `error` is ignored: it is the tool's own note from an earlier run. */
+export function readControls(texts: ReadonlyMap<string, TextCell>): RowControls {
+  const controls: RowControls = { issues: [] };
+  const agreement = texts.get('agreementCompleted');
+  if (agreement) {
+    const parsed = parseAgreementCompleted(agreement.text);
+    if (parsed.ok) controls.agreementCompleted = parsed.value;
+    else
+      controls.issues.push({
+        column: agreement.column,
+        message: withValue(parsed.message, 'agreementCompleted', agreement.text),
+        order: agreement.order,
+      });
+  }
+  const steps = texts.get('completedSteps');
+  if (steps) {
+    const parsed = parseCompletedSteps(steps.text);
+    if (parsed.ok) {
+      controls.completedSteps = parsed.value;
+      if (parsed.complianceDigest !== undefined) controls.complianceDigest = parsed.complianceDigest;
+      if (parsed.origin !== undefined) controls.origin = parsed.origin;
+    } else {
+      controls.issues.push({ column: steps.column, message: parsed.message, order: steps.order });
+    }
+  }
+  return controls;
+}
+
+/** What a row carries from an earlier failed or pending file, present parts only (the row types' optional fields). */
+export function carried(
+  controls: RowControls,
+  digest: boolean,
+): { completedSteps?: Step[]; complianceDigest?: string; origin?: RowOrigin } {
+  return {
+    ...(controls.completedSteps === undefined ? {} : { completedSteps: controls.completedSteps }),
+    ...(digest && controls.complianceDigest !== undefined ? { complianceDigest: controls.complianceDigest } : {}),
+    ...(controls.origin === undefined ? {} : { origin: controls.origin }),
+  };
+}
+
+const TRUE = new Set(['true', 'yes', 'y', '1']);
+const FALSE = new Set(['false', 'no', 'n', '0']);
+
+/** The `agreementCompleted` cell: true/false/yes/no/y/n/1/0 in any case (design.md §3). Blank is decided by the caller. */
+export function parseAgreementCompleted(text: string): { ok: true; value: boolean } | Extract<Checked, { ok: false }> {
+  const word = text.toLowerCase();
+  if (TRUE.has(word)) return { ok: true, value: true };
+  if (FALSE.has(word)) return { ok: true, value: false };
+  return { ok: false, message: 'must be true/false, yes/no, y/n or 1/0' };
+}
 
 /**
  * The `completedSteps` cell of a failed or pending file, written by the tool and read back when the file is fed in:

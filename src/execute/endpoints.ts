@@ -1,49 +1,112 @@
+import type { Method } from 'got';
 import {
   agreementResponse,
+  type CompliancePath,
   complianceResponse,
+  paths,
+  payerStatusResponse,
   paymentDetailResponse,
   paymentDetailsListResponse,
-  payerStatusResponse,
   storedPaymentDetail,
-  type StoredPaymentDetail,
 } from '../schema/index.js';
+import type {
+  AccountsAnswer,
+  AgreementAnswer,
+  ApiClient,
+  CallResult,
+  ComplianceAnswer,
+  PayerAnswer,
+  PaymentDetailAnswer,
+} from './ApiClient.js';
+import type { CallStep } from './retryPolicy.js';
+
+/** One call as the client sends it: the endpoint, and how its answer is read. */
+export interface CallSpec<T> {
+  step: CallStep;
+  clientUserId: string;
+  method: Method;
+  path: string;
+  body?: object;
+  headers: Record<string, string>;
+  read: (body: unknown) => Read<T>;
+  /** A read: a 404 is this answer, not a failure (the payer is simply not known). */
+  notFound?: T;
+  /**
+   * A create the service does not de-duplicate: retried only when it certainly stored nothing (a 429, a
+   * connection refused); any other failure is returned at once for a read to settle. Its failures do not count
+   * towards "API down" either: a refusal by the KYC gate is a 500 that says nothing about the API's health.
+   */
+  once?: boolean;
+}
+
+type Call = <T>(spec: CallSpec<T>) => Promise<CallResult<T>>;
+
+/** The service's endpoints, each a call through `call` (which owns retries, limits and the stop). */
+export function endpoints(
+  call: Call,
+  compliancePath: CompliancePath | undefined,
+): Pick<
+  ApiClient,
+  'createCompliance' | 'createPaymentDetail' | 'readPayer' | 'readPaymentDetails' | 'completeAgreement'
+> {
+  return {
+    createCompliance: (body, meta) =>
+      call({
+        step: 'compliance',
+        clientUserId: meta.clientUserId,
+        method: 'POST',
+        path: paths.compliance(compliancePath),
+        body,
+        headers: { 'idempotency-key': meta.idempotencyKey },
+        read: readCompliance,
+      }),
+    createPaymentDetail: (clientUserId, body, meta) =>
+      call({
+        step: 'payment-details',
+        clientUserId,
+        method: 'POST',
+        path: paths.paymentDetails(clientUserId),
+        body,
+        headers: { 'idempotency-key': meta.idempotencyKey },
+        read: readPaymentDetail,
+        once: true,
+      }),
+    readPayer: (clientUserId) =>
+      call({
+        step: 'status',
+        clientUserId,
+        method: 'GET',
+        path: paths.payer(clientUserId),
+        headers: {},
+        read: readPayer,
+        notFound: { found: false },
+      }),
+    readPaymentDetails: (clientUserId) =>
+      call({
+        step: 'payment-details',
+        clientUserId,
+        method: 'GET',
+        path: paths.paymentDetails(clientUserId),
+        headers: {},
+        read: readAccounts,
+        notFound: { found: false, accounts: [] },
+      }),
+    completeAgreement: (clientUserId, body) =>
+      call({
+        step: 'agreement',
+        clientUserId,
+        method: 'PATCH',
+        path: paths.agreement(clientUserId),
+        body,
+        headers: {},
+        read: readAgreement,
+      }),
+  };
+}
 
 // Success bodies are read leniently: the status code says the call worked, so a body that does not match the
 // spec's response schema (a userId that is not a UUID, a missing status, not JSON at all) must not turn a
 // created payer into a failure. The schema is tried first; whatever is usable is taken from the rest.
-
-export interface ComplianceAnswer {
-  userId?: string;
-  agreementUrl?: string;
-  kycUrl?: string;
-  agreementStatus?: string;
-  kycStatus?: string;
-}
-
-export interface PaymentDetailAnswer {
-  id?: string;
-}
-
-export interface AgreementAnswer {
-  success?: boolean;
-}
-
-/** GET v2/payer/{id}; a 404 is `found: false` (a payer the service does not know: not registered). */
-export interface PayerAnswer {
-  found: boolean;
-  kycStatus?: string;
-  agreementStatus?: string;
-  isCompliant?: boolean;
-  userId?: string;
-}
-
-/** GET v2/payer/{id}/payment-details; a 404 is `found: false` with no accounts. */
-export interface AccountsAnswer {
-  found: boolean;
-  accounts: StoredPaymentDetail[];
-  /** The list could not be read whole: nothing may be concluded from what it lacks. */
-  unreadable?: boolean;
-}
 
 export interface Read<T> {
   value: T;

@@ -1,4 +1,35 @@
-import type { PaymentDetailRequest, StoredPaymentDetail } from '../schema/index.js';
+import type { Step } from '../types.js';
+import { createHash } from 'node:crypto';
+import { PAYER_FIELDS } from '../rows/fields.js';
+import type { ComplianceRequest, PaymentDetailRequest, StoredPaymentDetail } from '../schema/index.js';
+
+// What was registered for a payer, remembered without keeping it: a short digest of the whole create-compliance
+// body (carried in a failed or pending file's `completedSteps` as `compliance@3f9a1c`, and kept in the journal),
+// and a two-character hash per field (journal only) so a changed row can name the columns that changed.
+
+// The payer's fields in the schema's order: the per-field digests are read back by position.
+const FIELD_ORDER = PAYER_FIELDS;
+
+export function complianceDigest(body: ComplianceRequest): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex').slice(0, 6);
+}
+
+/** Two hex characters a field, in FIELD_ORDER. */
+export function fieldDigests(body: ComplianceRequest): string {
+  return FIELD_ORDER.map((field) =>
+    createHash('sha256')
+      .update(`${field}\u0000${body[field] ?? ''}`)
+      .digest('hex')
+      .slice(0, 2),
+  ).join('');
+}
+
+/** The fields whose digest differs; empty when the earlier digests are unknown or of another shape. */
+export function changedFields(before: string | undefined, body: ComplianceRequest): string[] {
+  if (before === undefined || before.length !== FIELD_ORDER.length * 2) return [];
+  const now = fieldDigests(body);
+  return FIELD_ORDER.filter((_, i) => before.slice(2 * i, 2 * i + 2) !== now.slice(2 * i, 2 * i + 2));
+}
 
 // Whether a bank account the service already stores is the one a row describes. The service does not
 // de-duplicate accounts and documents no idempotency, so before creating one the client looks at what is stored
@@ -95,4 +126,30 @@ function sameNumber(ours: string, theirs: string | null | undefined): boolean {
   const digits = masked ? alnum(raw.replace(/[*•]/g, '').replace(/^[xX]+/, '')) : alnum(raw);
   if (digits === '') return false;
   return masked ? ours.endsWith(digits.slice(-4)) && digits.length >= Math.min(4, ours.length) : digits === ours;
+}
+
+/**
+ * The `Idempotency-Key` of a create call: derived from the step, the payer and the exact body, so it is
+ * the same on every retry and on every re-run of the same row, and changes when the row is corrected.
+ * A hash, so it carries no personal value itself. Sent as a courtesy to a service that honours it; the real one
+ * ignores it, and nothing here depends on it: the journal and the reads keep creates to once.
+ */
+export function idempotencyKey(step: Step, clientUserId: string, body: unknown): string {
+  const hash = createHash('sha256');
+  hash.update(step);
+  hash.update('\u0000');
+  hash.update(clientUserId);
+  hash.update('\u0000');
+  hash.update(canonicalJson(body));
+  return `po-${hash.digest('hex')}`;
+}
+
+/** JSON with object keys sorted at every level; `undefined` members are left out as JSON.stringify does. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const entries = Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }

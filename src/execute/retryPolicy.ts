@@ -1,0 +1,278 @@
+import { type IncomingHttpHeaders, STATUS_CODES } from 'node:http';
+import { PayerOnboardError } from '../errors.js';
+import { serverMessage } from '../schema/index.js';
+import type { Step } from '../types.js';
+
+/** A step, or `status` for the read of a payer's statuses. */
+export type CallStep = Step | 'status';
+
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'stopped';
+
+export interface ApiErrorInit {
+  step: CallStep;
+  kind: ApiErrorKind;
+  retryable: boolean;
+  /** HTTP status, for kind 'http'. */
+  status?: number;
+  /** The server's own words (already cleaned of request values), for kind 'http'. */
+  serverMessage?: string;
+  /** Node/got error code (`ECONNRESET`, `ETIMEDOUT`...), for kind 'network' and 'timeout'. */
+  networkCode?: string;
+  /** The per-attempt timeout, for kind 'timeout'. */
+  timeoutMs?: number;
+  /** Why nothing was sent, for kind 'stopped'. */
+  stoppedBecause?: string;
+  /** The got error, if any. Its `options` (which hold the key and the body) are made non-enumerable first. */
+  cause?: unknown;
+}
+
+/**
+ * A call that failed for good (or was never sent because the client stopped).
+ * The message is what goes into results.csv: `compliance: HTTP 400 Invalid bank account details`.
+ * It never holds the API key or a request body value (see cleanServerMessage).
+ */
+export class ApiError extends PayerOnboardError {
+  readonly step: CallStep;
+  readonly kind: ApiErrorKind;
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  readonly serverMessage: string | undefined;
+  readonly networkCode: string | undefined;
+
+  constructor(init: ApiErrorInit) {
+    super('E_API', describe(init), 1, init.cause === undefined ? undefined : { cause: hideGotOptions(init.cause) });
+    this.step = init.step;
+    this.kind = init.kind;
+    this.retryable = init.retryable;
+    this.status = init.status;
+    this.serverMessage = init.serverMessage;
+    this.networkCode = init.networkCode;
+  }
+}
+
+function describe(init: ApiErrorInit): string {
+  switch (init.kind) {
+    case 'http': {
+      const status = init.status ?? 0;
+      const words = init.serverMessage ?? STATUS_CODES[status] ?? '';
+      return `${init.step}: HTTP ${status}${words === '' ? '' : ` ${words}`}`;
+    }
+    case 'network':
+      return `${init.step}: network error ${init.networkCode ?? 'unknown'}`;
+    case 'timeout':
+      return `${init.step}: timed out after ${formatSeconds(init.timeoutMs ?? 0)} s`;
+    case 'stopped':
+      return `${init.step}: not sent, ${init.stoppedBecause ?? 'client stopped'}`;
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms) / 1000);
+}
+
+/**
+ * got's RequestError carries `options` as an enumerable property, and got's Options print their
+ * internals (headers with x-api-key, the JSON body) under util.inspect and pino's error serializer.
+ * Keep the property for debugging but take it out of every enumeration.
+ */
+function hideGotOptions(error: unknown): unknown {
+  if (error !== null && typeof error === 'object' && Object.prototype.propertyIsEnumerable.call(error, 'options')) {
+    Object.defineProperty(error, 'options', { enumerable: false });
+  }
+  return error;
+}
+
+/** HTTP statuses worth another attempt (design.md §6). */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/** Network failures worth another attempt: the connection broke, was refused, or the name did not resolve for now. */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'EADDRINUSE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+export interface RequestFailure {
+  kind: 'network' | 'timeout';
+  /** `ECONNRESET`, `ETIMEDOUT`, ... */
+  code: string;
+  retryable: boolean;
+}
+
+/** What a got error that came without a usable response means for the retry loop. */
+export function classifyRequestError(error: unknown): RequestFailure {
+  const name = error instanceof Error ? error.name : '';
+  const code = errorCode(error) ?? (name === '' ? 'ERR_UNKNOWN' : name);
+  if (name === 'TimeoutError') return { kind: 'timeout', code, retryable: true };
+  // A response cut off mid-body (got's ReadError) is a broken connection, whatever its code.
+  return { kind: 'network', code, retryable: RETRYABLE_CODES.has(code) || name === 'ReadError' };
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code !== 'ERR_GOT_REQUEST_ERROR' ? code : undefined;
+}
+
+/**
+ * `Retry-After` as milliseconds from `nowMs`: delta-seconds (`120`) or an HTTP date
+ * (`Wed, 21 Oct 2015 07:28:00 GMT`). Undefined when absent or unreadable; a date in the past is 0.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  if (!/[a-z]/i.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+export interface Backoff {
+  /** Delay cap of the first retry (ms); doubles per retry. */
+  baseMs: number;
+  /** No single delay is longer than this (ms). */
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 500, maxMs: 30_000 };
+
+/**
+ * Exponential backoff with full jitter (AWS architecture blog, "Exponential Backoff And Jitter"):
+ * a random delay in [0, min(maxMs, baseMs * 2^retry)), so clients that failed together do not retry together.
+ * `retry` counts from 0 for the first retry.
+ */
+export function backoffDelay(retry: number, backoff: Backoff, random: () => number): number {
+  const ceiling = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(retry, 30));
+  return Math.floor(random() * ceiling);
+}
+
+// The server's message goes into results.csv and the log. Servers sometimes echo what they were sent
+// ("ssn 123-45-6789 is invalid"), so every personal value of the request is cut out of it, and so is the key.
+
+/** Values that are codes rather than personal data; echoing them back helps the reader and leaks nothing. */
+const NOT_PERSONAL = new Set([
+  'clientUserId',
+  'beneficiaryType',
+  'rails',
+  'accountType',
+  'currency',
+  'country',
+  'nationality',
+  'agreementCompleted',
+]);
+const MAX_LENGTH = 300;
+
+export function cleanServerMessage(message: string | undefined, body: unknown, apiKey: string): string | undefined {
+  if (message === undefined) return undefined;
+  const secrets = [apiKey, ...personalValues(body)].filter((v) => v.length >= 3);
+  // Longest first, so a value that contains a shorter one is removed whole.
+  secrets.sort((a, b) => b.length - a.length);
+  let text = message;
+  for (const secret of secrets) text = text.split(secret).join('[redacted]');
+  // An e-mail address is personal whichever request it came from.
+  text = text.replace(/[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[a-z]{2,}/gi, '[redacted]');
+  // One line, no control characters, bounded.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+  text = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  if (text.length > MAX_LENGTH) text = `${text.slice(0, MAX_LENGTH - 1)}…`;
+  return text === '' ? undefined : text;
+}
+
+function personalValues(body: unknown): string[] {
+  if (body === null || typeof body !== 'object') return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (NOT_PERSONAL.has(key)) continue;
+    if (typeof value === 'string') out.push(value);
+    else if (typeof value === 'object') out.push(...personalValues(value));
+  }
+  return out;
+}
+
+/** How one attempt ended: not sent (the client had stopped), an HTTP answer, or a failure before any answer. */
+export type AttemptEnd =
+  | { kind: 'not-sent' }
+  | { kind: 'response'; status: number; body: unknown; headers: IncomingHttpHeaders; pauseMs?: number }
+  | { kind: 'failure'; failure: RequestFailure; error: unknown };
+
+export const NOT_SENT: AttemptEnd = { kind: 'not-sent' };
+
+/** An attempt the service cannot have acted on: it said so (429), or the connection never opened. */
+export function certainlyNotStored(end: AttemptEnd): boolean {
+  if (end.kind === 'response') return end.status === 429;
+  return (
+    end.kind === 'failure' &&
+    (end.failure.code === 'ECONNREFUSED' || end.failure.code === 'ENOTFOUND' || end.failure.code === 'EAI_AGAIN')
+  );
+}
+
+/** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */
+export function fromGotError(error: unknown): AttemptEnd {
+  const response = (
+    error as { response?: { statusCode?: unknown; body?: unknown; headers?: IncomingHttpHeaders } } | null
+  )?.response;
+  if (response !== undefined && typeof response.statusCode === 'number') {
+    const isParseError = error instanceof Error && error.name === 'ParseError';
+    return {
+      kind: 'response',
+      status: response.statusCode,
+      body: isParseError ? undefined : response.body,
+      headers: response.headers ?? {},
+    };
+  }
+  return { kind: 'failure', failure: classifyRequestError(error), error };
+}
+
+/** The error a failed attempt means, its server message cleaned of the request's personal values and the key. */
+export function attemptError(
+  step: CallStep,
+  requestBody: object,
+  end: Exclude<AttemptEnd, { kind: 'not-sent' }>,
+  apiKey: string,
+  timeoutMs: number,
+): ApiError {
+  if (end.kind === 'response') {
+    return new ApiError({
+      step,
+      kind: 'http',
+      status: end.status,
+      serverMessage: cleanServerMessage(serverMessage(end.body), requestBody, apiKey),
+      retryable: RETRYABLE_STATUSES.has(end.status),
+    });
+  }
+  return new ApiError({
+    step,
+    kind: end.failure.kind,
+    networkCode: end.failure.code,
+    timeoutMs,
+    retryable: end.failure.retryable,
+    cause: end.error,
+  });
+}
+
+export interface RetryTiming {
+  backoff: Backoff;
+  random: () => number;
+  /** A longer Retry-After is cut to this. */
+  maxRetryAfterMs: number;
+}
+
+/** How long to wait before attempt `attempt + 1`: the server's Retry-After when it gave one, else jittered backoff. */
+export function retryDelay(end: AttemptEnd, attempt: number, timing: RetryTiming): number {
+  const retryAfter = end.kind === 'response' ? parseRetryAfter(end.headers['retry-after'], Date.now()) : undefined;
+  if (retryAfter !== undefined) return Math.min(retryAfter, timing.maxRetryAfterMs);
+  const jittered = backoffDelay(attempt, timing.backoff, timing.random);
+  // A 429 without Retry-After pauses everyone; full jitter alone could make that pause nothing.
+  return end.kind === 'response' && end.status === 429 ? Math.max(timing.backoff.baseMs, jittered) : jittered;
+}

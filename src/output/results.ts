@@ -1,0 +1,219 @@
+import { STEPS, type PayerResult, type Step, type StepStatus, type Outcome } from '../types.js';
+import { csvSafe } from './CsvFileWriter.js';
+
+/** The columns of results.csv, in the order the README documents: scripts read them by position. */
+export const RESULT_COLUMNS = [
+  'source',
+  'line',
+  'clientUserId',
+  'outcome',
+  'userId',
+  'agreementStatus',
+  'kycStatus',
+  'agreementUrl',
+  'kycUrl',
+  'paymentDetailId',
+  'agreementCompleted',
+  'steps',
+  'error',
+] as const;
+
+/** One finished input row: where it came from and what happened to it. */
+export interface FinishedRow {
+  source: string;
+  line: number;
+  clientUserId?: string;
+  result: PayerResult;
+}
+
+/** `compliance=ok payment-details=failed agreement=ok`, in the order the calls are made. */
+export function formatSteps(result: PayerResult): string {
+  return STEPS.filter((step) => result.steps[step] !== undefined)
+    .map((step) => `${step}=${result.steps[step]}`)
+    .join(' ');
+}
+
+export function formatErrors(result: PayerResult): string {
+  return result.errors.join(' | ');
+}
+
+/** A results.csv line. Server-given and message cells are guarded against formula injection. */
+export function resultRecord(row: FinishedRow): string[] {
+  const r = row.result;
+  return [
+    row.source,
+    String(row.line),
+    row.clientUserId ?? '',
+    r.outcome,
+    csvSafe(r.userId ?? ''),
+    csvSafe(r.agreementStatus ?? ''),
+    csvSafe(r.kycStatus ?? ''),
+    csvSafe(r.agreementUrl ?? ''),
+    csvSafe(r.kycUrl ?? ''),
+    csvSafe(r.paymentDetailIds.join(';')),
+    r.agreementCompleted === undefined ? '' : String(r.agreementCompleted),
+    formatSteps(r),
+    csvSafe(formatErrors(r)),
+  ];
+}
+
+/**
+ * Steps a re-run can skip: done now (`ok`, `updated`) or found done (`done-before`). For the `completedSteps`
+ * cell of the failed and pending files (formatCompletedSteps); `waiting`, `failed` and `skipped` steps are still to do.
+ */
+export function doneSteps(result: PayerResult): Step[] {
+  return STEPS.filter((step) => DONE.has(result.steps[step]));
+}
+
+const DONE: ReadonlySet<StepStatus | undefined> = new Set(['ok', 'done-before', 'updated']);
+
+/**
+ * Hands finished items on in the order they were reserved, whatever order they finish in: results are
+ * written in input order while rows complete concurrently. Only rows that finished ahead of a slower one
+ * wait here, and the run bounds how many rows may be open at once, so this buffer is bounded too.
+ *
+ * `unwritten` counts every item reserved and not yet written, including those queued behind a slow write: a
+ * reader faster than the writer (validate reads a million rows far faster than it writes them) must wait
+ * for the writes too, or the queue of writes grows with the file (bench/RESULTS.md, memory).
+ */
+export class OrderedSink<T> {
+  private nextToReserve = 0;
+  private nextToEmit = 0;
+  /** Items whose emit has finished (or was skipped after an error). */
+  private written = 0;
+  private readonly unwrittenWaiters: Array<{ n: number; resolve: () => void }> = [];
+  private readonly waiting = new Map<number, T>();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly emit: (item: T) => Promise<void> | void) {}
+
+  reserve(): number {
+    return this.nextToReserve++;
+  }
+
+  complete(seq: number, item: T): void {
+    this.waiting.set(seq, item);
+    const ready: T[] = [];
+    while (this.waiting.has(this.nextToEmit)) {
+      ready.push(this.waiting.get(this.nextToEmit)!);
+      this.waiting.delete(this.nextToEmit);
+      this.nextToEmit++;
+    }
+    for (const next of ready) {
+      this.chain = this.chain
+        .then(() => (this.error ? undefined : this.emit(next)))
+        .catch((error: unknown) => {
+          // Keep the first failure (a full disk): the run stops reading and reports it, instead of crashing.
+          this.error ??= error as Error;
+        })
+        .then(() => {
+          this.written++;
+          this.wake();
+        });
+    }
+  }
+
+  /** The first error an emit threw, if any; nothing more is emitted after it. */
+  error: Error | undefined;
+
+  /** Items reserved but not yet handed on. */
+  get open(): number {
+    return this.nextToReserve - this.nextToEmit;
+  }
+
+  /** Items reserved but not yet written: the open ones and those handed on whose write has not finished. */
+  get unwritten(): number {
+    return this.nextToReserve - this.written;
+  }
+
+  /** Resolves once at most `n` items are unwritten, or once writing failed (see `error`). */
+  whenUnwrittenAtMost(n: number): Promise<void> {
+    if (this.error || this.unwritten <= n) return Promise.resolve();
+    return new Promise<void>((resolve) => this.unwrittenWaiters.push({ n, resolve }));
+  }
+
+  private wake(): void {
+    for (let i = this.unwrittenWaiters.length - 1; i >= 0; i -= 1) {
+      const waiter = this.unwrittenWaiters[i]!;
+      if (!this.error && this.unwritten > waiter.n) continue;
+      this.unwrittenWaiters.splice(i, 1);
+      waiter.resolve();
+    }
+  }
+
+  /** Resolves when everything completed so far has been emitted; rejects if emitting failed. */
+  async flush(): Promise<void> {
+    await this.chain;
+    if (this.error) throw this.error;
+  }
+}
+
+/** What a run did: summary.json, the `--json` output, and the return value of `run()`. */
+export interface Summary {
+  runId: string;
+  command: 'run' | 'validate';
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  baseUrl?: string;
+  sandbox: boolean;
+  inputs: Array<{ source: string; path: string; format: string; rows: number }>;
+  rows: Record<Outcome, number> & { total: number };
+  requests: { total: number; byStatus: Record<string, number>; retries: number };
+  aborted?: { reason: string; message: string };
+  warnings: string[];
+  exitCode: number;
+  /** `failed`: rows a person must fix or act on. `pending`: rows a later run finishes by itself. */
+  outputs: {
+    dir: string;
+    results: string;
+    failed: string[];
+    pending: string[];
+    summary: string;
+    log: string;
+    report: string;
+  };
+}
+
+/** 0 when every row is ok or waiting: waiting on the payer is the normal state of onboarding, not an error. */
+export function exitCodeFor(rows: Record<Outcome, number>, aborted: boolean): number {
+  if (aborted) return 3;
+  return rows.invalid + rows.failed + rows.skipped > 0 ? 1 : 0;
+}
+
+/** The short human summary printed on stderr at the end: what happened, then what to do with each file. */
+export function formatSummary(s: Summary): string {
+  const r = s.rows;
+  const lines = [
+    `payer-onboard ${s.command}: ${r.total} rows in ${(s.durationMs / 1000).toFixed(1)} s: ` +
+      `${r.ok} ok, ${r.waiting} waiting, ${r.invalid} invalid, ${r.failed} failed, ${r.skipped} skipped`,
+  ];
+  if (s.command === 'run' && s.requests.total > 0) {
+    const statuses = Object.entries(s.requests.byStatus)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
+    lines.push(`  requests: ${s.requests.total} (${statuses}), retries: ${s.requests.retries}`);
+  }
+  if (s.aborted) lines.push(`  ABORTED: ${s.aborted.message}`);
+  lines.push(`  results: ${s.outputs.results}`);
+  lines.push(`  report: ${s.outputs.report}`);
+  for (const failed of s.outputs.failed) lines.push(`  rows to fix (fix them, then run this file): ${failed}`);
+  // A summary made before pending files existed has none.
+  for (const pending of s.outputs.pending ?? []) lines.push(`  ${pendingNote(r)}; pending rows: ${pending}`);
+  lines.push(`  exit code ${s.exitCode}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** What finishes the pending rows: nothing in them is to fix, whether they wait on the payer or were not attempted. */
+export function pendingNote(rows: Record<Outcome, number>): string {
+  return `${pendingReason(rows)}: run the same file again later, or let the inbox do it`;
+}
+
+/** Why rows are pending: `waiting on the payers (KYC, agreement)`, `not attempted (the run stopped)`, or both. */
+export function pendingReason(rows: Record<Outcome, number>): string {
+  const why = [
+    ...(rows.waiting > 0 ? ['waiting on the payers (KYC, agreement)'] : []),
+    ...(rows.skipped > 0 ? ['not attempted (the run stopped)'] : []),
+  ];
+  return why.join(' or ') || 'pending';
+}

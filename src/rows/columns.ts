@@ -1,0 +1,257 @@
+import {
+  BANK_ONLY_FIELDS,
+  CONTROL_COLUMNS,
+  OVERRIDE_COLUMNS,
+  PAYER_FIELDS,
+  PAYMENT_DETAIL_FIELDS,
+  PAYMENT_DETAILS_KEY,
+  ALIAS_LOOKUP,
+  SAME_FIELD,
+  REQUIRED_PAYER_FIELDS,
+  REQUIRED_PAYMENT_DETAIL_FIELDS,
+  SHARED_FIELDS,
+  type PaymentDetailField,
+} from './fields.js';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import type { Cell, RowIssue } from '../types.js';
+
+/** What a file holds: payer rows (optionally with a bank account each), or the rows of a `--bank-details` file. */
+export type FileKind = 'payers' | 'bank-details';
+
+/**
+ * The three vocabularies a column name is looked up in. `payment-details-entry` is a JSONL `paymentDetails`
+ * object: payment-detail fields by their own names, and the `bank*` override names too, since someone
+ * moving bank columns from a CSV row into the nested object will naturally keep them.
+ */
+export type Vocabulary = FileKind | 'payment-details-entry';
+
+/**
+ * Header names match field names case-insensitively, ignoring spaces, `_`, `-` and `.` (design.md §3):
+ * `First Name`, `first_name` and `FIRSTNAME` all mean `firstName`.
+ */
+export function normalizeHeader(name: string): string {
+  return name.replace(/[\s_.-]+/g, '').toLowerCase();
+}
+
+const VOCABULARIES: Record<Vocabulary, readonly string[]> = {
+  payers: [...PAYER_FIELDS, ...BANK_ONLY_FIELDS, ...OVERRIDE_COLUMNS, ...CONTROL_COLUMNS, PAYMENT_DETAILS_KEY],
+  'bank-details': ['clientUserId', ...PAYMENT_DETAIL_FIELDS, 'completedSteps', 'error'],
+  'payment-details-entry': [...PAYMENT_DETAIL_FIELDS, ...OVERRIDE_COLUMNS],
+};
+
+// Normalised name -> catalog name, built once per vocabulary. `payers` lists beneficiaryType etc. once as payer
+// fields; the shared payment-detail names are not repeated there, so no two names collide.
+const LOOKUPS = Object.fromEntries(
+  Object.entries(VOCABULARIES).map(([vocabulary, names]) => [
+    vocabulary,
+    new Map(names.map((name) => [normalizeHeader(name), name])),
+  ]),
+) as Record<Vocabulary, Map<string, string>>;
+
+// Every row repeats the same column names, so remember them as written; bounded, since JSONL keys are anyone's.
+const SEEN = Object.fromEntries(Object.keys(VOCABULARIES).map((v) => [v, new Map()])) as Record<
+  Vocabulary,
+  Map<string, string | undefined>
+>;
+const MAX_SEEN = 1000;
+
+/**
+ * The catalog name (`firstName`, `bankCity`, `completedSteps`, ...) a column means, or undefined when it means nothing.
+ * A `--map` entry wins; then a field's own name; then a built-in alias (`DOB`, `Zip`, `ABA`: aliases.ts).
+ */
+export function fieldForColumn(column: string, vocabulary: Vocabulary, map?: ColumnMap): string | undefined {
+  const mapped = map?.get(normalizeHeader(column));
+  if (mapped !== undefined) return inVocabulary(mapped, vocabulary);
+  const seen = SEEN[vocabulary];
+  if (seen.has(column)) return seen.get(column);
+  const key = normalizeHeader(column);
+  const alias = ALIAS_LOOKUP.get(key);
+  const field = LOOKUPS[vocabulary].get(key) ?? (alias === undefined ? undefined : inVocabulary(alias, vocabulary));
+  if (seen.size < MAX_SEEN) seen.set(column, field);
+  return field;
+}
+
+/** A field name as this vocabulary spells it (`postcode` is `postalCode` in a bank row), or undefined if it has none. */
+function inVocabulary(field: string, vocabulary: Vocabulary): string | undefined {
+  const lookup = LOOKUPS[vocabulary];
+  const own = lookup.get(normalizeHeader(field));
+  if (own !== undefined) return own;
+  const same = SAME_FIELD.get(field);
+  return same === undefined ? undefined : lookup.get(normalizeHeader(same));
+}
+
+export interface HeaderMapping {
+  /** By header position: the catalog name the column means (`firstName`, `bankCity`, `error`, ...), or undefined. */
+  fields: (string | undefined)[];
+  /** Columns, as written, that mean nothing: the caller warns once and carries them through untouched. Blank names are left out. */
+  unknown: string[];
+  /** Fields named by more than one column (an error: which value would win is a guess). Columns as written, in header order. */
+  duplicates: { field: string; columns: string[] }[];
+  /** Required fields with no column at all (the file is rejected before any row), by field name. */
+  missing: string[];
+}
+
+// A bank-details row has no payer to default from, so every required payment-detail field needs its own column.
+const REQUIRED_COLUMNS: Record<FileKind, readonly string[]> = {
+  payers: REQUIRED_PAYER_FIELDS,
+  'bank-details': ['clientUserId', ...REQUIRED_PAYMENT_DETAIL_FIELDS],
+};
+
+// `error` is ignored on input; a failed file fed back twice may carry it twice, and that hurts nobody.
+const MAY_REPEAT = new Set(['error']);
+
+export function mapHeader(header: string[], kind: FileKind, map?: ColumnMap): HeaderMapping {
+  const fields = header.map((column) => fieldForColumn(column, kind, map));
+  const unknown = header.filter((column, i) => fields[i] === undefined && column.trim() !== '');
+
+  const columnsByField = new Map<string, string[]>();
+  header.forEach((column, i) => {
+    const field = fields[i];
+    if (field === undefined) return;
+    columnsByField.set(field, [...(columnsByField.get(field) ?? []), column]);
+  });
+  const duplicates = [...columnsByField]
+    .filter(([field, columns]) => columns.length > 1 && !MAY_REPEAT.has(field))
+    .map(([field, columns]) => ({ field, columns }));
+
+  const missing = REQUIRED_COLUMNS[kind].filter((field) => !columnsByField.has(field));
+  return { fields, unknown, duplicates, missing };
+}
+
+/** `--map`: the user's column (normalised) -> the field name they gave for it. */
+export type ColumnMap = ReadonlyMap<string, string>;
+
+/**
+ * Reads `--map FILE`: JSON `{"Their column": "fieldName"}`. Every field name must be one a payer or bank-details
+ * column can have (matched like headers, so `date_of_birth` will do); all unknown ones are named at once (exit 2).
+ */
+export function loadColumnMap(path: string, cwd: string): ColumnMap {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, path), 'utf8');
+  } catch (error) {
+    throw new ConfigError(`--map: cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    throw new ConfigError(`--map: ${path} is not valid JSON: expected {"Their column": "fieldName", ...}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`--map: ${path} must be a JSON object like {"Their column": "fieldName"}`);
+  }
+  const map = new Map<string, string>();
+  const notText: string[] = [];
+  const unknown: string[] = [];
+  for (const [column, field] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof field !== 'string') {
+      notText.push(column);
+      continue;
+    }
+    const known = fieldForColumn(field, 'payers') ?? fieldForColumn(field, 'bank-details');
+    if (known === undefined || known === 'error' || known === 'paymentDetails') unknown.push(field);
+    else map.set(normalizeHeader(column), known);
+  }
+  const problems = [
+    ...(notText.length
+      ? [`the value for ${notText.map((c) => JSON.stringify(c)).join(', ')} must be a field name (a string)`]
+      : []),
+    ...(unknown.length
+      ? [
+          `unknown field name${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => JSON.stringify(f)).join(', ')} (see \`payer-onboard template\` for every field)`,
+        ]
+      : []),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => `--map: ${p}`).join('\n'));
+  return map;
+}
+
+/** One cell filed under the catalog name it means. `order` is its position in the row, for ordering issues. */
+export interface FieldCell {
+  column: string;
+  value: unknown;
+  order: number;
+}
+
+export interface CollectedCells {
+  byField: Map<string, FieldCell>;
+  /** Cells whose column means nothing in this vocabulary. */
+  unknown: FieldCell[];
+  /** Two filled cells for one field (JSONL `first_name` and `firstName` on one line). */
+  repeated: (RowIssue & { order: number })[];
+}
+
+const isBlank = (value: unknown): boolean =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/**
+ * Files a row's cells by field. `columnPrefix` names nested cells (`paymentDetails[0].`) so that an issue
+ * points at the exact key. A blank repeat is no conflict, so the filled one wins.
+ */
+export function collectCells(
+  cells: readonly Cell[],
+  vocabulary: Vocabulary,
+  columnPrefix = '',
+  orderBase = 0,
+  map?: ColumnMap,
+): CollectedCells {
+  const byField = new Map<string, FieldCell>();
+  const unknown: FieldCell[] = [];
+  const repeated: CollectedCells['repeated'] = [];
+  cells.forEach(({ column, value }, i) => {
+    const cell = { column: columnPrefix + column, value, order: orderBase + i };
+    const field = fieldForColumn(column, vocabulary, map);
+    if (field === undefined) {
+      unknown.push(cell);
+      return;
+    }
+    const earlier = byField.get(field);
+    if (earlier === undefined || isBlank(earlier.value)) {
+      byField.set(field, cell);
+    } else if (!isBlank(value) && field !== 'error') {
+      repeated.push({
+        column: cell.column,
+        message: `gives ${field} a second time (already given as "${earlier.column}")`,
+        order: cell.order,
+      });
+    }
+  });
+  return { byField, unknown, repeated };
+}
+
+const OVERRIDDEN: ReadonlyMap<string, PaymentDetailField> = new Map(SHARED_FIELDS.map((s) => [s.override, s.field]));
+
+/** The payment-detail field a name stands for: `bankCity` -> `city`; a field's own name -> itself; else undefined. */
+export function bankFieldOf(name: string, ownFields: readonly string[]): PaymentDetailField | undefined {
+  return OVERRIDDEN.get(name) ?? (ownFields.includes(name) ? (name as PaymentDetailField) : undefined);
+}
+
+/**
+ * The cells that make up one payment detail, keyed by payment-detail field: its own fields by their names
+ * (`ownFields`: the bank-only fields on a payer row, every payment-detail field in a JSONL entry) and the
+ * `bank*` overrides by the field they override. Where an entry gives both `city` and `bankCity`, the first wins
+ * and the second is a conflict to report.
+ */
+export function bankCells<T extends { column: string; order: number }>(
+  byField: ReadonlyMap<string, T>,
+  ownFields: readonly string[],
+): { cells: Map<PaymentDetailField, T>; conflicts: { column: string; message: string; order: number }[] } {
+  const cells = new Map<PaymentDetailField, T>();
+  const conflicts: { column: string; message: string; order: number }[] = [];
+  for (const [name, cell] of byField) {
+    const field = bankFieldOf(name, ownFields);
+    if (field === undefined) continue;
+    const earlier = cells.get(field);
+    if (earlier === undefined) cells.set(field, cell);
+    else
+      conflicts.push({
+        column: cell.column,
+        message: `gives ${field} a second time (already given as "${earlier.column}")`,
+        order: cell.order,
+      });
+  }
+  return { cells, conflicts };
+}
