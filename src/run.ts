@@ -20,10 +20,10 @@ import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
 import { scanInputs } from './pipeline/scanInputs.js';
 import { sendRows } from './pipeline/sendRows.js';
-import { RequestTimeline } from './report/collectReportData.js';
+import { ReportTally, RequestTimeline } from './report/collectReportData.js';
 import { writeReport } from './report/buildReport.js';
 import { startSandbox } from './sandbox/index.js';
-import type { Outcome, PayerResult } from './types.js';
+import type { PayerResult } from './types.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
 export interface RunContext {
@@ -149,7 +149,8 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
           })
         : undefined;
 
-    const counts: Record<Outcome, number> = { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
+    // What report.html shows of the rows, and the summary's counts: gathered as each row is written.
+    const tally = new ReportTally();
     const total = scanned.reduce((n, job) => n + job.rows, 0);
     const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
     const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
@@ -194,7 +195,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
             results,
             rowFiles,
             progress,
-            counts,
+            tally,
             payerResults,
             signal: context.signal,
             today: startedAt,
@@ -224,6 +225,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
         ? { reason: 'interrupted', message: 'interrupted: the rest of the rows were not checked' }
         : undefined;
     const endedAt = new Date();
+    const counts = tally.outcomes();
     const summary: Summary = {
       runId,
       command,
@@ -253,7 +255,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
     chmodSync(outputs.summary, 0o600);
     // The results are on disk already: a report that cannot be written is a warning, not a failed run.
-    await writeReport(summary, client ? timeline.series() : undefined).catch((error: unknown) => {
+    await writeReport(summary, tally, client ? timeline.series() : undefined).catch((error: unknown) => {
       stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
     });
     stderr?.write(formatSummary(summary));

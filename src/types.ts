@@ -39,6 +39,17 @@ export interface RowIssue {
   message: string;
 }
 
+/**
+ * One problem of one row, kept as data until a file or a log line is written: where it lies and what it is. `step`
+ * names the API call (`status`: the read of the payer; `kyc`: the payer's identity check), `column` an input cell
+ * (as the user wrote the header); neither, the row as a whole. Never carries a sensitive value.
+ */
+export interface RowError {
+  step?: Step | 'status' | 'kyc';
+  column?: string;
+  message: string;
+}
+
 /** One cell as read: the user's column name and the raw value (a string from CSV; any JSON value from JSONL). */
 export interface Cell {
   column: string;
@@ -95,8 +106,7 @@ export interface PayerResult {
   paymentDetailIds: string[];
   agreementCompleted?: boolean;
   steps: Partial<Record<Step, StepStatus>>;
-  /** `step: HTTP 400 message` items, or `column: problem` items for invalid rows. */
-  errors: string[];
+  errors: RowError[];
   /** Digest of the payer cells registered at the service once the row is done (carried by the failed and pending files). */
   complianceDigest?: string;
 }

@@ -79,10 +79,12 @@ describe('no key and no personal value leaves the client', () => {
     expect(log).toContain('"clientUserId":"payer-001"');
     expect(log).toContain('"status":500');
     expectNoSecret(log);
-    expectNoSecret(result.errors.join('\n'));
-    expect(result.errors).toContain(
-      'payment-details: HTTP 400 accountNumber [redacted] is invalid for routing [redacted]; email [redacted] taken; key [redacted]',
-    );
+    expectNoSecret(JSON.stringify(result.errors));
+    expect(result.errors).toContainEqual({
+      step: 'payment-details',
+      message:
+        'HTTP 400 accountNumber [redacted] is invalid for routing [redacted]; email [redacted] taken; key [redacted]',
+    });
   });
 
   it('in a network error, however it is printed or logged (got keeps the key and body in its options)', async () => {

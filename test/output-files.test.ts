@@ -33,7 +33,7 @@ describe('results.csv lines', () => {
         paymentDetailIds: ['pd-1', 'pd-2'],
         agreementCompleted: true,
         steps: { agreement: 'failed', compliance: 'done-before', 'payment-details': 'ok' },
-        errors: ['agreement: HTTP 400 agreementCompleted must be provided', 'x'],
+        errors: [{ step: 'agreement', message: 'HTTP 400 agreementCompleted must be provided' }, { message: 'x' }],
       },
     });
     expect(record).toEqual([
@@ -95,7 +95,7 @@ describe('output files', () => {
     await failed.write({
       outcome: 'failed',
       original: ['u1', ' keep  spaces; and "quotes" ', 'old error', 'compliance'],
-      error: '-bad',
+      errors: [{ message: '-bad' }],
       completedSteps: 'compliance;agreement',
     });
     await failed.close();
@@ -111,13 +111,13 @@ describe('output files', () => {
     await failed.write({
       outcome: 'invalid',
       original: '{"clientUserId":"u1","postcode":90210}',
-      error: 'email: is required',
+      errors: [{ column: 'email', message: 'is required' }],
       completedSteps: '',
     });
     await failed.write({
       outcome: 'invalid',
       original: '{"broken',
-      error: '(line): is not valid JSON',
+      errors: [{ column: '(line)', message: 'is not valid JSON' }],
       completedSteps: '',
     });
     await failed.close();

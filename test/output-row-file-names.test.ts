@@ -16,7 +16,12 @@ afterEach(() => {
 });
 
 const csvInput = (name: string) => ({ path: tmp.path(name), name, format: 'csv' as const });
-const row = (outcome: Outcome, id: string) => ({ outcome, original: [id], error: 'e', completedSteps: '' });
+const row = (outcome: Outcome, id: string) => ({
+  outcome,
+  original: [id],
+  errors: [{ message: 'e' }],
+  completedSteps: '',
+});
 
 describe('originalName', () => {
   it.each([

@@ -18,7 +18,7 @@ const rowsByOutcome = (format: 'csv' | 'jsonl') =>
   OUTCOMES.map((outcome) => ({
     outcome,
     original: format === 'csv' ? [`id-${outcome}`, 'x'] : JSON.stringify({ clientUserId: `id-${outcome}` }),
-    error: outcome === 'ok' ? '' : `why ${outcome}`,
+    errors: outcome === 'ok' ? [] : [{ message: `why ${outcome}` }],
     completedSteps: outcome === 'waiting' ? 'compliance@3f9a1c;agreement;from=payers.csv:4' : '',
   }));
 
@@ -97,7 +97,12 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
       set,
     );
     const write = (files: RowFiles, outcome: Outcome, id: string) =>
-      files.write({ outcome, original: [id, 'x'], error: `why ${outcome}`, completedSteps: 'compliance' });
+      files.write({
+        outcome,
+        original: [id, 'x'],
+        errors: [{ message: `why ${outcome}` }],
+        completedSteps: 'compliance',
+      });
     await write(payers, 'invalid', 'p-1');
     await write(payers, 'waiting', 'p-2');
     await write(bank, 'waiting', 'b-1');
@@ -145,7 +150,7 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
 
   it('an input whose rows are all ok leaves no file behind', async () => {
     const files = new RowFiles(tmp.dir, { path: tmp.path('payers.csv'), name: 'payers.csv', format: 'csv' }, ['Id']);
-    await files.write({ outcome: 'ok', original: ['u1'], error: '', completedSteps: '' });
+    await files.write({ outcome: 'ok', original: ['u1'], errors: [], completedSteps: '' });
     await files.close();
     expect(files.written()).toEqual({});
     expect(readdirSync(tmp.dir)).toEqual([]);

@@ -1,3 +1,4 @@
+import { formatError } from '../src/output/results.js';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/retryPolicy.js';
 import { finishRow } from '../src/plan/finishRow.js';
@@ -124,7 +125,9 @@ describe('plan: a first run of a new payer', () => {
     expect(rounds).toHaveLength(2);
     expect(result.outcome).toBe('waiting');
     expect(result.steps).toEqual({ compliance: 'ok', 'payment-details': 'waiting', agreement: 'ok' });
-    expect(result.errors).toEqual(['payment-details: waiting for KYC approval (kycStatus not_started)']);
+    expect(result.errors).toEqual([
+      { step: 'payment-details', message: 'waiting for KYC approval (kycStatus not_started)' },
+    ]);
     expect(ctx.knowledge.gate).toBe('gated');
 
     // The next payer of the run sends no doomed create.
@@ -161,7 +164,7 @@ describe('plan: a first run of a new payer', () => {
     );
     expect(rounds).toEqual([['read-payer']]);
     expect(result.outcome).toBe('failed');
-    expect(result.errors).toContain('kyc: KYC rejected: the payer must be contacted');
+    expect(result.errors).toContainEqual({ step: 'kyc', message: 'KYC rejected: the payer must be contacted' });
   });
 });
 
@@ -223,7 +226,7 @@ describe('plan: re-runs', () => {
     expect(rounds).toEqual([['read-payer']]);
     expect(result).toMatchObject({ outcome: 'waiting', steps: { 'payment-details': 'waiting', agreement: 'skipped' } });
     expect(result.errors).toEqual([
-      'payment-details: waiting for the agreement to be completed (agreementStatus not_started)',
+      { step: 'payment-details', message: 'waiting for the agreement to be completed (agreementStatus not_started)' },
     ]);
   });
 
@@ -236,7 +239,10 @@ describe('plan: re-runs', () => {
       service('pending', { 'create-account': () => http('payment-details', 400, 'Invalid bank account details') }),
     );
     expect(invalid.result.outcome).toBe('failed');
-    expect(invalid.result.errors[0]).toBe('payment-details: HTTP 400 Invalid bank account details');
+    expect(invalid.result.errors[0]).toEqual({
+      step: 'payment-details',
+      message: 'HTTP 400 Invalid bank account details',
+    });
     let creates = 0;
     const busy = drive(
       work(),
@@ -296,7 +302,7 @@ describe('plan: re-runs', () => {
     const v1 = drive(changed, memory, context(), service('approved'));
     expect(v1.result.outcome).toBe('failed');
     expect(v1.result.steps).toMatchObject({ compliance: 'done-before', 'payment-details': 'ok' });
-    expect(v1.result.errors[0]).toMatch(
+    expect(formatError(v1.result.errors[0]!)).toMatch(
       /^compliance: email changed since the payer was registered and was not sent .*--compliance-path \/v2\/payer/,
     );
     // Known only from a failed file's digest (no journal here): the change is noticed, the columns cannot be named.
@@ -306,7 +312,7 @@ describe('plan: re-runs', () => {
       context(),
       service('approved'),
     );
-    expect(carried.result.errors[0]).toMatch(/^compliance: payer cells changed since/);
+    expect(formatError(carried.result.errors[0]!)).toMatch(/^compliance: payer cells changed since/);
     const v2 = drive(changed, memory, context({ compliancePath: '/v2/payer' }), service('approved'));
     expect(v2.rounds[0]).toEqual(['create-compliance', 'read-accounts']);
     expect(v2.result).toMatchObject({ outcome: 'ok', steps: { compliance: 'updated' } });
@@ -325,7 +331,7 @@ describe('plan: re-runs', () => {
     expect(rounds).toEqual([]);
     expect(result.outcome).toBe('failed');
     expect(result.steps).toMatchObject({ compliance: 'failed', 'payment-details': 'failed' });
-    expect(result.errors[0]).toMatch(
+    expect(formatError(result.errors[0]!)).toMatch(
       /^compliance: ssn differ from what is registered for this clientUserId; nothing was sent/,
     );
   });
@@ -337,7 +343,9 @@ describe('plan: re-runs', () => {
     };
     const { result } = drive(work(), old, context({ knowledge: { gate: 'gated' } }), service('pending'));
     expect(result.outcome).toBe('failed');
-    expect(result.errors.at(-1)).toBe('still waiting after 53 days (--max-wait 30): the payer must be contacted');
+    expect(result.errors.at(-1)).toEqual({
+      message: 'still waiting after 53 days (--max-wait 30): the payer must be contacted',
+    });
   });
 
   it('a payer the journal registered but the service no longer knows (its data was reset) is registered again', () => {
@@ -373,7 +381,7 @@ describe('plan: re-runs', () => {
     expect(rounds).toEqual([['read-payer', 'read-accounts']]);
     expect(result.outcome).toBe('failed');
     expect(result.errors).toEqual([
-      'payment-details: payer not registered (the service does not know this clientUserId)',
+      { step: 'payment-details', message: 'payer not registered (the service does not know this clientUserId)' },
     ]);
   });
 

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectReportData, rowStep } from '../src/report/collectReportData.js';
+import { ReportTally } from '../src/report/collectReportData.js';
 import { buildReport } from '../src/report/buildReport.js';
 import { harness } from './helpers/runHarness.js';
-import { dataValues, mixedPayers, ORPHAN_BANK_ROWS, readReport } from './helpers/reportFixtures.js';
+import { dataValues, mixedPayers, ORPHAN_BANK_ROWS, readReport, summaryFor } from './helpers/reportFixtures.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -65,30 +65,17 @@ describe('report.html of a run', () => {
     });
   });
 
-  it('caps the table but still counts every row', async () => {
-    const input = h.tmp.write('payers.csv', mixedPayers());
-    const { summary } = await h.run({ inputs: [input], command: 'validate' });
-    const data = await collectReportData(summary, undefined, { rowLimit: 1 });
+  it('caps the table but still counts every row', () => {
+    const tally = new ReportTally({ rowLimit: 1 });
+    for (const [line, outcome] of [
+      [2, 'ok'],
+      [3, 'invalid'],
+      [4, 'invalid'],
+    ] as const)
+      tally.add({ source: 'payers.csv', line, result: { outcome, paymentDetailIds: [], steps: {}, errors: [] } });
+    const data = tally.data(summaryFor(), undefined);
     expect(data.rows).toHaveLength(1);
     expect(data.rowsNotOk).toBe(2);
     expect(buildReport(data)).toContain('The table shows the first 1 of 2; results.csv has them all.');
-  });
-});
-
-describe('rowStep', () => {
-  it('reads the step that failed or waits from the steps cell, else from the message', () => {
-    expect(rowStep('failed', 'compliance=ok payment-details=failed agreement=ok', '')).toBe('payment-details');
-    expect(rowStep('failed', 'compliance=failed payment-details=skipped', '')).toBe('compliance');
-    expect(rowStep('failed', '', 'agreement: HTTP 404 not found')).toBe('agreement');
-    expect(rowStep('invalid', '', 'email: bad')).toBe('validation');
-    expect(rowStep('skipped', 'compliance=skipped', '')).toBe('not attempted');
-    expect(
-      rowStep(
-        'waiting',
-        'compliance=ok payment-details=waiting agreement=ok',
-        'payment-details: waiting for KYC approval',
-      ),
-    ).toBe('payment-details');
-    expect(rowStep('failed', 'compliance=ok payment-details=waiting agreement=failed', '')).toBe('agreement');
   });
 });

@@ -1,20 +1,58 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../src/report/buildReport.js';
 import { escapeHtml, rateChart } from '../src/report/svgCharts.js';
-import { normaliseError, type ReportData, RequestTimeline } from '../src/report/collectReportData.js';
+import { type ReportData, ReportTally, RequestTimeline } from '../src/report/collectReportData.js';
+import type { Outcome, PayerResult, RowError } from '../src/types.js';
+import { summaryFor } from './helpers/reportFixtures.js';
 
-describe('normaliseError', () => {
-  it('groups messages that differ only by the values they quote or the row they name', () => {
-    expect(normaliseError('email: must be a valid e-mail address, got something shaped "aaa@a"')).toBe(
-      'email: must be a valid e-mail address, got something shaped "…"',
+describe('the error chart', () => {
+  const failed = (clientUserId: string, ...errors: RowError[]) => ({
+    source: 'p.csv',
+    line: 2,
+    clientUserId,
+    result: { outcome: 'failed' as const, paymentDetailIds: [], steps: {}, errors },
+  });
+
+  it('groups errors that differ only by the values they quote or the row they name', () => {
+    const tally = new ReportTally();
+    tally.add(
+      failed('p-1', { column: 'email', message: 'must be a valid e-mail address, got something shaped "aaa@a"' }),
     );
-    expect(normaliseError('clientUserId: "p-4" appears again: the same payer is already on line 5', 'p-4')).toBe(
-      'clientUserId: "…" appears again: the same payer is already on line N',
+    tally.add(failed('p-2', { column: 'email', message: 'must be a valid e-mail address, got something shaped "b@"' }));
+    tally.add(
+      failed('p-4', { column: 'clientUserId', message: '"p-4" appears again: the same payer is already on line 5' }),
     );
-    expect(normaliseError('agreement: HTTP 404 Payer with client user ID p-9 not found', 'p-9')).toBe(
-      'agreement: HTTP 404 Payer with client user ID <id> not found',
-    );
-    expect(normaliseError("'=compliance: x")).toBe('=compliance: x');
+    tally.add(failed('p-9', { step: 'agreement', message: 'HTTP 404 Payer with client user ID p-9 not found' }));
+    tally.add(failed('p-8', { step: 'agreement', message: 'HTTP 404 Payer with client user ID p-8 not found' }));
+    const data = tally.data(summaryFor(), undefined);
+    expect(data.topErrors).toEqual([
+      { message: 'agreement: HTTP 404 Payer with client user ID <id> not found', count: 2 },
+      { message: 'email: must be a valid e-mail address, got something shaped "…"', count: 2 },
+      { message: 'clientUserId: "…" appears again: the same payer is already on line N', count: 1 },
+    ]);
+    expect(data.counts).toEqual({ total: 5, ok: 0, waiting: 0, invalid: 0, failed: 5, skipped: 0 });
+  });
+
+  it('names the step a row failed or waits at, from its steps, else from its errors', () => {
+    const tally = new ReportTally();
+    const row = (outcome: Outcome, steps: PayerResult['steps'], errors: RowError[] = []) =>
+      tally.add({ source: 'p.csv', line: 2, result: { outcome, paymentDetailIds: [], steps, errors } });
+    row('failed', { compliance: 'ok', 'payment-details': 'failed', agreement: 'ok' });
+    row('failed', { compliance: 'failed', 'payment-details': 'skipped' });
+    row('failed', {}, [{ step: 'agreement', message: 'HTTP 404 not found' }]);
+    row('invalid', {}, [{ column: 'email', message: 'bad' }]);
+    row('skipped', { compliance: 'skipped' });
+    row('waiting', { compliance: 'ok', 'payment-details': 'waiting', agreement: 'ok' });
+    row('failed', { compliance: 'ok', 'payment-details': 'waiting', agreement: 'failed' });
+    expect(tally.data(summaryFor(), undefined).rows.map((r) => r.step)).toEqual([
+      'payment-details',
+      'compliance',
+      'agreement',
+      'validation',
+      'not attempted',
+      'payment-details',
+      'agreement',
+    ]);
   });
 });
 

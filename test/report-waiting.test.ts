@@ -1,72 +1,42 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RESULT_COLUMNS, exitCodeFor, type Summary } from '../src/output/results.js';
+import { describe, expect, it } from 'vitest';
 import { buildReport } from '../src/report/buildReport.js';
-import { collectReportData } from '../src/report/collectReportData.js';
-import { dataValues } from './helpers/reportFixtures.js';
-import { tempDir } from './helpers/tempDir.js';
+import { type ReportData, ReportTally } from '../src/report/collectReportData.js';
+import type { Outcome, PayerResult, RowError } from '../src/types.js';
+import { dataValues, summaryFor } from './helpers/reportFixtures.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => {
-  tmp = tempDir();
+const KYC = 'waiting for KYC approval (kycStatus pending)';
+const row = (clientUserId: string, outcome: Outcome, steps: PayerResult['steps'], errors: RowError[]) => ({
+  source: 'payers.csv',
+  line: Number(clientUserId.slice(2)),
+  clientUserId,
+  result: { outcome, paymentDetailIds: [], steps, errors },
 });
-afterEach(() => {
-  tmp.remove();
-});
-
-const KYC = 'payment-details: waiting for KYC approval (kycStatus pending)';
-const line = (id: string, outcome: string, steps: string, error: string) =>
-  ['payers.csv', id.slice(2), id, outcome, '', '', '', '', '', '', '', steps, error]
-    .map((c) => (/[,"]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c))
-    .join(',');
 
 /** A first run as onboarding goes: some payers done, most waiting for KYC, one row to fix. */
-function firstRun(): Summary {
-  const results = tmp.write(
-    'results.csv',
-    [
-      RESULT_COLUMNS.join(','),
-      line('p-2', 'ok', 'compliance=ok payment-details=ok agreement=ok', ''),
-      line('p-3', 'waiting', 'compliance=ok payment-details=waiting agreement=ok', KYC),
-      line('p-4', 'waiting', 'compliance=ok payment-details=waiting agreement=ok', KYC),
-      line('p-5', 'invalid', '', 'email: must be a valid e-mail address, got something shaped "aaa"'),
-      '',
-    ].join('\n'),
+function firstRun(): ReportData {
+  const tally = new ReportTally();
+  const waiting = { compliance: 'ok', 'payment-details': 'waiting', agreement: 'ok' } as const;
+  tally.add(row('p-2', 'ok', { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' }, []));
+  tally.add(row('p-3', 'waiting', waiting, [{ step: 'payment-details', message: KYC }]));
+  tally.add(row('p-4', 'waiting', waiting, [{ step: 'payment-details', message: KYC }]));
+  tally.add(
+    row('p-5', 'invalid', {}, [
+      { column: 'email', message: 'must be a valid e-mail address, got something shaped "aaa"' },
+    ]),
   );
-  const rows = { ok: 1, waiting: 2, invalid: 1, failed: 0, skipped: 0 };
-  return {
-    runId: 'r1',
-    command: 'run',
-    startedAt: '2026-01-01T00:00:00Z',
-    endedAt: '2026-01-01T00:00:01Z',
-    durationMs: 1000,
-    sandbox: true,
-    inputs: [{ source: 'payers.csv', path: '/in/payers.csv', format: 'csv', rows: 4 }],
-    rows: { total: 4, ...rows },
-    requests: { total: 9, byStatus: { '200': 7, '500': 2 }, retries: 0 },
-    warnings: [],
-    exitCode: exitCodeFor(rows, false),
-    outputs: {
-      dir: tmp.dir,
-      results,
-      failed: [tmp.path('failed-payers.csv')],
-      pending: [tmp.path('pending-payers.csv')],
-      summary: tmp.path('summary.json'),
-      log: tmp.path('run.log'),
-      report: tmp.path('report.html'),
-    },
-  };
+  return tally.data(summaryFor('/out', { ok: 1, waiting: 2, invalid: 1 }), undefined);
 }
 
 describe('report.html of a run with waiting rows', () => {
   it('counts waiting apart, lists waiting rows with the step they wait on, and keeps them out of the error chart', async () => {
-    const data = await collectReportData(firstRun(), undefined);
+    const data = firstRun();
     expect(data.counts).toEqual({ total: 4, ok: 1, waiting: 2, invalid: 1, failed: 0, skipped: 0 });
     expect(data.rows.map((r) => [r.clientUserId, r.outcome, r.step, r.message])).toEqual([
-      ['p-3', 'waiting', 'payment-details', KYC],
-      ['p-4', 'waiting', 'payment-details', KYC],
+      ['p-3', 'waiting', 'payment-details', `payment-details: ${KYC}`],
+      ['p-4', 'waiting', 'payment-details', `payment-details: ${KYC}`],
       ['p-5', 'invalid', 'validation', 'email: must be a valid e-mail address, got something shaped "aaa"'],
     ]);
-    expect(data.waitingOn).toEqual([{ message: KYC, count: 2 }]);
+    expect(data.waitingOn).toEqual([{ message: `payment-details: ${KYC}`, count: 2 }]);
     expect(data.topErrors.map((t) => t.message)).toEqual([
       'email: must be a valid e-mail address, got something shaped "…"',
     ]);
@@ -82,7 +52,7 @@ describe('report.html of a run with waiting rows', () => {
   });
 
   it('says what happens next to each file, and never to fix the pending rows', async () => {
-    const html = buildReport(await collectReportData(firstRun(), undefined));
+    const html = buildReport(firstRun());
     const next = (kind: string) => new RegExp(`<li data-next="${kind}">(.*?)</li>`).exec(html)?.[1];
     expect(next('failed')).toBe('Rows to fix (1): fix them in <b>failed-payers.csv</b>, then run that file.');
     expect(next('pending')).toBe(

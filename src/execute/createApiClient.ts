@@ -239,7 +239,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (error.kind === 'http' && error.status === 404 && error.step === 'compliance') {
       stop(
         'api-down',
-        `stopped: create compliance answered ${error.message.replace(/^compliance: /, '')} at ${options.baseUrl}: check --base-url and --compliance-path`,
+        `stopped: create compliance answered ${error.detail} at ${options.baseUrl}: check --base-url and --compliance-path`,
       );
       return;
     }

@@ -44,7 +44,7 @@ export async function executeRow(
     const actions = nextActions(state, ctx);
     if (actions.length === 0) break;
     if (round === maxRounds(ctx.retries)) {
-      state.failure = `internal error: the row did not settle after ${round} round trips`;
+      state.failure = { message: `internal error: the row did not settle after ${round} round trips` };
       break;
     }
     const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));

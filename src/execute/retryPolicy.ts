@@ -38,9 +38,18 @@ export class ApiError extends PayerOnboardError {
   readonly status: number | undefined;
   readonly serverMessage: string | undefined;
   readonly networkCode: string | undefined;
+  /** What went wrong, without the step: `HTTP 400 Invalid bank account details`. */
+  readonly detail: string;
 
   constructor(init: ApiErrorInit) {
-    super('E_API', describe(init), 1, init.cause === undefined ? undefined : { cause: hideGotOptions(init.cause) });
+    const detail = describe(init);
+    super(
+      'E_API',
+      `${init.step}: ${detail}`,
+      1,
+      init.cause === undefined ? undefined : { cause: hideGotOptions(init.cause) },
+    );
+    this.detail = detail;
     this.step = init.step;
     this.kind = init.kind;
     this.retryable = init.retryable;
@@ -55,14 +64,14 @@ function describe(init: ApiErrorInit): string {
     case 'http': {
       const status = init.status ?? 0;
       const words = init.serverMessage ?? STATUS_CODES[status] ?? '';
-      return `${init.step}: HTTP ${status}${words === '' ? '' : ` ${words}`}`;
+      return `HTTP ${status}${words === '' ? '' : ` ${words}`}`;
     }
     case 'network':
-      return `${init.step}: network error ${init.networkCode ?? 'unknown'}`;
+      return `network error ${init.networkCode ?? 'unknown'}`;
     case 'timeout':
-      return `${init.step}: timed out after ${formatSeconds(init.timeoutMs ?? 0)} s`;
+      return `timed out after ${formatSeconds(init.timeoutMs ?? 0)} s`;
     case 'stopped':
-      return `${init.step}: not sent, ${init.stoppedBecause ?? 'client stopped'}`;
+      return `not sent, ${init.stoppedBecause ?? 'client stopped'}`;
   }
 }
 

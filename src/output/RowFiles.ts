@@ -2,6 +2,7 @@ import { basename, extname, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
 import type { Outcome } from '../types.js';
 import { CsvFileWriter, csvSafe, finish, openPrivateFile } from './CsvFileWriter.js';
+import { formatErrors } from './results.js';
 import { type RowFileRow, RowWorkbooks, type XlsxRowSheet } from './XlsxRowBooks.js';
 
 /**
@@ -163,7 +164,11 @@ class RowFile {
     }
     this.csv ??= new CsvFileWriter(this.csvPath, [...this.columns, ...TRAILING], this.dialect);
     const cells = row.original as string[];
-    await this.csv.write([...this.keep.map((i) => cells[i] ?? ''), csvSafe(row.error), row.completedSteps]);
+    await this.csv.write([
+      ...this.keep.map((i) => cells[i] ?? ''),
+      csvSafe(formatErrors(row.errors)),
+      row.completedSteps,
+    ]);
   }
 
   async close(): Promise<void> {
@@ -183,5 +188,5 @@ function jsonlLine(row: RowFileRow): string {
     return text;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return text;
-  return JSON.stringify({ ...(value as object), error: row.error, completedSteps: row.completedSteps });
+  return JSON.stringify({ ...(value as object), error: formatErrors(row.errors), completedSteps: row.completedSteps });
 }

@@ -1,10 +1,12 @@
 import type ExcelJS from 'exceljs';
+import type { RowError } from '../types.js';
 import { openPrivateFile } from './CsvFileWriter.js';
+import { formatErrors } from './results.js';
 
 export interface RowFileRow {
   /** CSV: the cells as read, in header order. JSONL: the line's text. */
   original: string[] | string;
-  error: string;
+  errors: readonly RowError[];
   /** The cell's text, as formatCompletedSteps writes it. */
   completedSteps: string;
 }
@@ -76,11 +78,17 @@ export class XlsxRowSheet {
   async write(row: RowFileRow, keep: number[]): Promise<void> {
     const worksheet = await this.open();
     const cells = row.original as string[];
-    const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), row.error, row.completedSteps]);
-    for (const [index, message] of cellsInError(row.error, this.slot.header)) {
+    const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), formatErrors(row.errors), row.completedSteps]);
+    // A cell an error is about is red, the problem in its note; step failures name no column.
+    const notes = new Map<number, string[]>();
+    for (const error of row.errors) {
+      const index = error.column === undefined ? -1 : this.slot.header.indexOf(error.column);
+      if (index >= 0) notes.set(index, [...(notes.get(index) ?? []), error.message]);
+    }
+    for (const [index, messages] of notes) {
       const cell = added.getCell(index + 1);
       cell.fill = ERROR_FILL;
-      cell.note = message;
+      cell.note = messages.join('\n');
     }
     added.commit();
   }
@@ -127,21 +135,4 @@ function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
   ];
   worksheet.getRow(1).font = { bold: true };
   return worksheet;
-}
-
-/**
- * The cells an error names: results' `error` is `column: message | column: message`, each column as the user wrote
- * it; the longest header that starts an item is its cell. Step failures (`compliance: HTTP 400 ...`) name no column.
- */
-export function cellsInError(error: string, header: string[]): Map<number, string> {
-  const byLength = header
-    .map((column, index) => ({ column, index }))
-    .filter((h) => h.column !== '')
-    .sort((a, b) => b.column.length - a.column.length);
-  const found = new Map<number, string>();
-  for (const item of error.split(' | ')) {
-    const hit = byLength.find((h) => item.startsWith(`${h.column}: `));
-    if (hit) found.set(hit.index, [found.get(hit.index), item.slice(hit.column.length + 2)].filter(Boolean).join('\n'));
-  }
-  return found;
 }

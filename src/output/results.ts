@@ -1,4 +1,4 @@
-import { STEPS, type PayerResult, type Step, type StepStatus, type Outcome } from '../types.js';
+import { STEPS, type PayerResult, type RowError, type Step, type StepStatus, type Outcome } from '../types.js';
 import { csvSafe } from './CsvFileWriter.js';
 
 /** The columns of results.csv, in the order the README documents: scripts read them by position. */
@@ -33,8 +33,15 @@ export function formatSteps(result: PayerResult): string {
     .join(' ');
 }
 
-export function formatErrors(result: PayerResult): string {
-  return result.errors.join(' | ');
+/** One error as a person reads it: `payment-details: HTTP 400 ...`, `email: must be an e-mail address`. */
+export function formatError(error: RowError): string {
+  const place = error.column ?? error.step;
+  return place === undefined ? error.message : `${place}: ${error.message}`;
+}
+
+/** The `error` cell: every problem of the row, in the order found. */
+export function formatErrors(errors: readonly RowError[]): string {
+  return errors.map(formatError).join(' | ');
 }
 
 /** A results.csv line. Server-given and message cells are guarded against formula injection. */
@@ -53,7 +60,7 @@ export function resultRecord(row: FinishedRow): string[] {
     csvSafe(r.paymentDetailIds.join(';')),
     r.agreementCompleted === undefined ? '' : String(r.agreementCompleted),
     formatSteps(r),
-    csvSafe(formatErrors(r)),
+    csvSafe(formatErrors(r.errors)),
   ];
 }
 

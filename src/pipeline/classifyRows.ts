@@ -218,10 +218,6 @@ function classify(
     : { ...result, issues: [...result.issues, issue] };
 }
 
-export function formatIssues(issues: RowIssue[]): string[] {
-  return issues.map((issue) => `${issue.column}: ${issue.message}`);
-}
-
 /**
  * What `validate` prints first (issue 5): which column was read as which field, and which were ignored, so a team
  * with its own column names sees at once whether `DOB` and `Zip` were understood.

@@ -7,11 +7,20 @@ import { bankWork, payerWork } from '../plan/rowState.js';
 import type { RunOptions } from '../options.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
 import type { RowFiles } from '../output/RowFiles.js';
-import { OrderedSink, doneSteps, formatErrors, resultRecord, type FinishedRow } from '../output/results.js';
+import {
+  OrderedSink,
+  doneSteps,
+  formatError,
+  formatErrors,
+  resultRecord,
+  type FinishedRow,
+} from '../output/results.js';
+import { NOT_ATTEMPTED } from '../plan/finishRow.js';
 import type { Progress } from '../output/Progress.js';
 import { formatCompletedSteps } from '../validate/controls.js';
-import { STEPS, type Outcome, type PayerResult, type Step } from '../types.js';
-import { classifyRows, formatIssues, type ClassifiedRow, type DuplicateIds } from './classifyRows.js';
+import { STEPS, type PayerResult, type RowError, type Step } from '../types.js';
+import { classifyRows, type ClassifiedRow, type DuplicateIds } from './classifyRows.js';
+import type { ReportTally } from '../report/collectReportData.js';
 import type { Job } from './scanInputs.js';
 
 export interface SendContext {
@@ -24,7 +33,8 @@ export interface SendContext {
   /** The input's failed and pending files: every row not ok goes to one of them, by its outcome. */
   rowFiles: RowFiles;
   progress: Progress;
-  counts: Record<Outcome, number>;
+  /** Every finished row is counted here, in the order written (the summary's counts and the report's rows). */
+  tally: ReportTally;
   payerResults: Map<string, Promise<PayerResult>> | undefined;
   signal: AbortSignal | undefined;
   today: Date;
@@ -43,7 +53,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const source = input.file.name;
   const window = readAhead(ctx.options.concurrency);
   const sink = new OrderedSink<{ row: ClassifiedRow; finished: FinishedRow }>(async ({ row, finished }) => {
-    ctx.counts[finished.result.outcome]++;
+    ctx.tally.add(finished);
     ctx.progress.add(finished.result.outcome);
     await ctx.results.write(resultRecord(finished));
     if (finished.result.outcome !== 'ok') {
@@ -53,7 +63,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       await ctx.rowFiles.write({
         outcome: finished.result.outcome,
         original: row.record.original,
-        error: formatErrors(finished.result),
+        errors: finished.result.errors,
         // The row's first file and line go along, so they stay its name however often it is fed back.
         completedSteps: formatCompletedSteps({
           steps,
@@ -92,7 +102,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}),
     };
     if (!row.result.ok) {
-      const invalid = invalidResult(row.result.issues.length ? formatIssues(row.result.issues) : ['row is invalid']);
+      const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
       // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
       const id = row.result.clientUserId;
       if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
@@ -144,7 +154,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
           outcome: 'failed',
           paymentDetailIds: [],
           steps: {},
-          errors: [`internal error: ${(error as Error).message}`],
+          errors: [{ message: `internal error: ${(error as Error).message}` }],
         };
       })
       .then((result) => {
@@ -173,14 +183,14 @@ function slim(result: PayerResult | undefined): PayerResult {
       outcome: 'failed',
       paymentDetailIds: [],
       steps: { compliance: 'failed' },
-      errors: ['compliance: internal error'],
+      errors: [{ step: 'compliance', message: 'internal error' }],
     };
   const compliance = result.steps.compliance;
   return {
     outcome: result.outcome,
     paymentDetailIds: [],
     steps: compliance === undefined ? {} : { compliance },
-    errors: result.errors.filter((e) => e.startsWith('compliance:')),
+    errors: result.errors.filter((e) => e.step === 'compliance'),
     ...(result.complianceDigest ? { complianceDigest: result.complianceDigest } : {}),
     ...(result.kycStatus ? { kycStatus: result.kycStatus } : {}),
     ...(result.agreementStatus ? { agreementStatus: result.agreementStatus } : {}),
@@ -202,13 +212,16 @@ function payerBlocks(payer: PayerResult | undefined): PayerResult | undefined {
     outcome,
     paymentDetailIds: [],
     steps: { 'payment-details': outcome },
-    errors: [`payment-details: not sent, ${why}`],
+    errors: [{ step: 'payment-details', message: `not sent, ${why}` }],
   });
   if (payer.outcome === 'invalid') return blocked('failed', "the payer's row is invalid");
   // A payer registered before whose changed data could not be updated is still there for its accounts.
   if (payer.steps.compliance === 'failed' && payer.complianceDigest === undefined) {
-    const cause = payer.errors.find((e) => e.startsWith('compliance:'));
-    return blocked('failed', `the payer's compliance call failed${cause === undefined ? '' : ` (${cause})`}`);
+    const cause = payer.errors.find((e) => e.step === 'compliance');
+    return blocked(
+      'failed',
+      `the payer's compliance call failed${cause === undefined ? '' : ` (${formatError(cause)})`}`,
+    );
   }
   if (payer.steps.compliance === 'skipped') return blocked('skipped', 'the payer was not registered (run stopped)');
   return undefined;
@@ -220,7 +233,7 @@ function mergeSteps(carried: readonly Step[], done: readonly Step[]): Step[] {
   return STEPS.filter((step) => all.has(step));
 }
 
-function invalidResult(errors: string[]): PayerResult {
+function invalidResult(errors: RowError[]): PayerResult {
   return { outcome: 'invalid', paymentDetailIds: [], steps: {}, errors };
 }
 
@@ -229,7 +242,7 @@ function skippedResult(steps: Step[]): PayerResult {
     outcome: 'skipped',
     paymentDetailIds: [],
     steps: Object.fromEntries(steps.map((s) => [s, 'skipped'])),
-    errors: ['not attempted: the run was stopped'],
+    errors: [NOT_ATTEMPTED],
   };
 }
 
@@ -241,5 +254,5 @@ function logRow(logger: Logger, row: FinishedRow): void {
     steps: row.result.steps,
   };
   if (row.result.outcome === 'ok') logger.debug(fields, 'row done');
-  else logger.info({ ...fields, error: formatErrors(row.result) }, 'row not ok');
+  else logger.info({ ...fields, error: formatErrors(row.result.errors) }, 'row not ok');
 }

@@ -1,8 +1,11 @@
-import type { PayerResult, Step, StepStatus } from '../types.js';
+import type { PayerResult, RowError, Step, StepStatus } from '../types.js';
 import { kycApproved, kycRejected } from './planRow.js';
 import type { AccountState, PlanContext, RowState } from './rowState.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The error of a row the run stopped before. */
+export const NOT_ATTEMPTED: RowError = { message: 'not attempted: the run was stopped' };
 
 /**
  * The row's result once nothing is left to send: the status of each step, the outcome, and what goes in `error`.
@@ -14,19 +17,21 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   const steps: Partial<Record<Step, StepStatus>> = {};
-  const errors: string[] = [];
+  const errors: RowError[] = [];
   const wanted = (step: Step) => ctx.steps.includes(step);
   const status = s.status;
 
   if (s.work.kind === 'payer' && wanted('compliance')) {
     const step = s.compliance.step ?? 'skipped';
     steps.compliance = step === 'ok' && s.compliance.knownBefore ? 'done-before' : step;
-    if (s.compliance.error) errors.push(s.compliance.error);
+    if (s.compliance.error) errors.push({ step: 'compliance', message: s.compliance.error });
     if (s.compliance.unsentChange) {
-      errors.push(
-        `compliance: ${s.compliance.unsentChange.join(', ')} changed since the payer was registered and was not sent ` +
+      errors.push({
+        step: 'compliance',
+        message:
+          `${s.compliance.unsentChange.join(', ')} changed since the payer was registered and was not sent ` +
           '(/v1/payer does not update a known payer): run again with --compliance-path /v2/payer to update it',
-      );
+      });
     }
   }
   if (s.failure) errors.push(s.failure);
@@ -43,17 +48,17 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
     steps['payment-details'] = accountsStep(s.accounts);
     s.accounts.forEach((account, i) => {
       const label = s.accounts.length > 1 ? ` (${i + 1} of ${s.accounts.length})` : '';
-      if ((account.state === 'failed' || account.state === 'skipped') && account.error)
-        errors.push(`payment-details: ${account.error.replace(/^payment-details: /, '')}${label}`);
-      if (account.state === 'waiting') errors.push(`payment-details: ${waitingFor(s)}${label}`);
+      const problem = (message: string) => errors.push({ step: 'payment-details', message: `${message}${label}` });
+      if ((account.state === 'failed' || account.state === 'skipped') && account.error) problem(account.error);
+      if (account.state === 'waiting') problem(waitingFor(s));
       if (account.storedFailed && account.how === 'ok')
-        errors.push(`payment-details: the stored account failed the provider's check; a new one was created${label}`);
+        problem("the stored account failed the provider's check; a new one was created");
     });
   }
 
   if (s.work.kind === 'payer' && wanted('agreement')) {
     steps.agreement = s.agreement.step ?? 'skipped';
-    if (s.agreement.error) errors.push(s.agreement.error);
+    if (s.agreement.error) errors.push({ step: 'agreement', message: s.agreement.error });
   }
 
   const result: PayerResult = {
@@ -84,7 +89,8 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   const values = Object.values(steps);
   const unfinished = values.includes('skipped') && s.stopped;
   const rejected = kycRejected(status);
-  if (rejected) errors.push(`kyc: KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted`);
+  if (rejected)
+    errors.push({ step: 'kyc', message: `KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted` });
   const waits = waitingOn(s, result);
   if (waits !== undefined && !values.includes('waiting')) errors.push(waits);
 
@@ -94,10 +100,12 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
     const days = Math.floor((ctx.now.getTime() - Date.parse(s.since)) / DAY_MS);
     if (days >= ctx.maxWaitDays) {
       result.outcome = 'failed';
-      errors.push(`still waiting after ${days} days (--max-wait ${ctx.maxWaitDays}): the payer must be contacted`);
+      errors.push({
+        message: `still waiting after ${days} days (--max-wait ${ctx.maxWaitDays}): the payer must be contacted`,
+      });
     } else result.outcome = 'waiting';
   }
-  if (result.outcome === 'skipped' && errors.length === 0) errors.push('not attempted: the run was stopped');
+  if (result.outcome === 'skipped' && errors.length === 0) errors.push(NOT_ATTEMPTED);
   return result;
 }
 
@@ -117,14 +125,17 @@ function waitingFor(s: RowState): string {
 }
 
 /** What the payer still has to do when no step waits on it: KYC, or signing an agreement the row does not complete. */
-function waitingOn(s: RowState, result: PayerResult): string | undefined {
+function waitingOn(s: RowState, result: PayerResult): RowError | undefined {
   const status = s.status;
   if (status === undefined || s.stopped) return undefined;
   const kyc = status.kycStatus?.toLowerCase();
   if (kyc !== undefined && kyc !== 'approved' && !kycRejected(status))
-    return `kyc: waiting for KYC approval (kycStatus ${status.kycStatus})`;
+    return { step: 'kyc', message: `waiting for KYC approval (kycStatus ${status.kycStatus})` };
   if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
-    return `agreement: waiting for the payer to sign it (agreementStatus ${status.agreementStatus ?? 'unknown'})`;
+    return {
+      step: 'agreement',
+      message: `waiting for the payer to sign it (agreementStatus ${status.agreementStatus ?? 'unknown'})`,
+    };
   }
   return undefined;
 }

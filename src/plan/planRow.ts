@@ -28,8 +28,8 @@ const KYC_REJECTED = new Set(['rejected', 'failed']);
  */
 const stopsRun = (error: ApiError) =>
   error.kind === 'stopped' || (error.kind === 'http' && (error.status === 401 || error.status === 403));
-/** An error's words without its step and a `not sent, ` the caller adds itself. */
-const because = (error: ApiError) => error.message.replace(/^[\w-]+: (not sent, )?/, '');
+/** An error's words without the `not sent, ` the caller adds itself. */
+const because = (error: ApiError) => error.detail.replace(/^not sent, /, '');
 
 export const kycApproved = (status: { kycStatus?: string } | undefined) =>
   status?.kycStatus?.toLowerCase() === APPROVED;
@@ -121,7 +121,7 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): 
   }
   const stop = stopsRun(error);
   s.compliance.step = stop ? 'skipped' : 'failed';
-  s.compliance.error = error.message;
+  s.compliance.error = error.detail;
   if (stop) s.stopped = true;
   if (s.compliance.send === 'update' && !stop) return;
   const why = stop ? because(error) : 'the payer was not registered';
@@ -156,11 +156,14 @@ export function applyPayerRead(
     return;
   }
   if (answer.ok) {
-    s.failure = 'payment-details: payer not registered (the service does not know this clientUserId)';
+    s.failure = {
+      step: 'payment-details',
+      message: 'payer not registered (the service does not know this clientUserId)',
+    };
     return;
   }
   if (stopsRun(answer.error)) s.stopped = true;
-  else s.failure = `status: could not read the payer's status (${answer.error.message})`;
+  else s.failure = { step: 'status', message: `could not read the payer's status (${answer.error.detail})` };
 }
 
 /** Settles every account waiting on a read: adopt what is stored, or create. */
@@ -187,7 +190,7 @@ export function applyAccountsRead(
       account.state = stop ? 'skipped' : 'failed';
       account.error = stop
         ? `not sent, ${because(answer.error)}`
-        : `not sent: could not check what is stored (${answer.error.message})`;
+        : `not sent: could not check what is stored (${answer.error.detail})`;
     }
     return;
   }
@@ -229,7 +232,7 @@ export function applyAccountCreate(
   if (stopsRun(error)) {
     s.stopped = true;
     account.state = 'skipped';
-    account.error = error.message;
+    account.error = error.detail;
     return;
   }
   if (isRefusal(error) && ctx.knowledge.gate !== 'open') {
@@ -247,12 +250,12 @@ export function applyAccountCreate(
   }
   if (definitelyNotStored(error) || account.attempts > ctx.retries) {
     account.state = 'failed';
-    account.error = error.message;
+    account.error = error.detail;
     return;
   }
   // Sent, outcome unknown: the account may be stored. A read decides before any new attempt.
   account.state = 'check';
-  account.error = error.message;
+  account.error = error.detail;
 }
 
 /**
@@ -293,7 +296,7 @@ export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
   }
   if (stopsRun(answer.error)) s.stopped = true;
   s.agreement.step = stopsRun(answer.error) ? 'skipped' : 'failed';
-  s.agreement.error = answer.error.message;
+  s.agreement.error = answer.error.detail;
   for (const account of s.accounts) {
     if (account.afterAgreement && account.state === 'check') account.state = 'waiting';
   }

@@ -1,5 +1,5 @@
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
-import type { Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
+import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
 import { accountIdentity, type AccountIdentity, changedFields, complianceDigest, canonicalJson } from './identity.js';
 
 // The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
@@ -112,7 +112,7 @@ export interface RowState {
   agreement: { wanted: boolean; step?: StepStatus; error?: string };
   accounts: AccountState[];
   /** Row-level end: the payer is not registered, its status could not be read. */
-  failure?: string;
+  failure?: RowError;
   /** The client stopped (key rejected, API down, interrupted). */
   stopped: boolean;
   since: string;
@@ -176,7 +176,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
         // Nothing of the row goes to that payer.
         state.compliance.step = 'failed';
         state.compliance.error =
-          `compliance: ${columns.join(', ')} differ from what is registered for this clientUserId; nothing was sent, ` +
+          `${columns.join(', ')} differ from what is registered for this clientUserId; nothing was sent, ` +
           'nor its bank account or agreement. If this row is another person, give it its own clientUserId; if the ' +
           'registered data is wrong, --compliance-path /v2/payer updates it';
         state.compliance.identityConflict = true;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { pendingNote, type Summary } from '../output/results.js';
 import { OUTCOMES, type Outcome } from '../types.js';
-import { type ReportData, collectReportData, type CollectOptions, type RequestSeries } from './collectReportData.js';
+import type { ReportData, ReportTally, RequestSeries } from './collectReportData.js';
 import { barChart, escapeHtml, rateChart } from './svgCharts.js';
 import { chmodSync, writeFileSync } from 'node:fs';
 
@@ -182,10 +182,10 @@ function tableSection(data: ReportData): string {
  */
 export async function writeReport(
   summary: Summary,
+  tally: ReportTally,
   series: RequestSeries | undefined,
-  options?: CollectOptions,
 ): Promise<string> {
-  const data = await collectReportData(summary, series, options);
+  const data = tally.data(summary, series);
   const path = summary.outputs.report;
   writeFileSync(path, buildReport(data), { mode: 0o600 });
   chmodSync(path, 0o600);

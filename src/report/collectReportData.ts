@@ -1,9 +1,7 @@
-import { type Outcome, OUTCOMES, STEPS } from '../types.js';
+import { type Outcome, type PayerResult, STEPS } from '../types.js';
 import type { AttemptInfo } from '../execute/ApiClient.js';
-import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { parse } from 'csv-parse';
-import type { Summary } from '../output/results.js';
+import { type FinishedRow, formatError, formatErrors, type Summary } from '../output/results.js';
 
 /** One row of results.csv that is not ok, as the report's table shows it: nothing results.csv does not hold. */
 export interface ReportRow {
@@ -35,7 +33,7 @@ export interface ReportData {
     /** File names in the output folder, for the reader to open next. */
     files: { results: string; failed: string[]; pending: string[] };
   };
-  /** Counted from results.csv itself, not from the summary: the report shows what the file says. */
+  /** Counted from the rows as they were written to results.csv, so the report shows what the file says. */
   counts: Record<Outcome, number> & { total: number };
   /** Most frequent normalised error items of the rows to fix or finish, most frequent first; waiting rows are not errors. */
   topErrors: Array<{ message: string; count: number }>;
@@ -92,13 +90,12 @@ function emptyBucket(): Record<AttemptClass, number> {
 }
 
 /**
- * Turns one error item into the shape it shares with others, so the "most frequent errors" chart groups
+ * Turns one error into the shape it shares with others, so the "most frequent errors" chart groups
  * `email: must be an e-mail address, got "a@"` with `email: ... got "b@"`. Also drops the row's own
  * clientUserId and identifiers the server echoes, so a chart label never names one payer.
  */
-export function normaliseError(message: string, clientUserId?: string): string {
-  let text = message.replace(/^'(?=[=+\-@\t\r])/, '');
-  if (clientUserId) text = text.split(clientUserId).join('<id>');
+function normaliseError(message: string, clientUserId: string): string {
+  const text = clientUserId === '' ? message : message.split(clientUserId).join('<id>');
   return text
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
     .replace(/(^|[\s(:=])'(?:[^'\\]|\\.)*'/g, "$1'…'")
@@ -106,19 +103,6 @@ export function normaliseError(message: string, clientUserId?: string): string {
     .replace(/\b(lines?) \d+/g, '$1 N')
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-/** The items of a results.csv `error` cell (several problems of one row are joined by ` | `). */
-export function splitErrorCell(cell: string): string[] {
-  return cell
-    .split(' | ')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-/** Undoes results.csv's formula guard (`'=...`), which is for spreadsheets, not for people reading a page. */
-export function unguard(cell: string): string {
-  return cell.replace(/^'(?=[=+\-@\t\r])/, '');
 }
 
 export interface CollectOptions {
@@ -131,74 +115,75 @@ export interface CollectOptions {
 const MAX_DISTINCT_ERRORS = 5000;
 
 /**
- * Streams results.csv once and gathers what the report shows. The file, not the in-memory summary, is the
- * source: whoever compares the report with results.csv sees the same numbers.
+ * What the report shows of the rows, gathered from each row as it is written to results.csv (the same rows, in
+ * the same order), with its errors still as data. Bounded: the table keeps `rowLimit` rows, the charts count shapes.
  */
-export async function collectReportData(
-  summary: Summary,
-  series: RequestSeries | undefined,
-  options: CollectOptions = {},
-): Promise<ReportData> {
-  const rowLimit = options.rowLimit ?? 5000;
-  const counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
-  const errors = new ShapeCounter();
-  const waits = new ShapeCounter();
-  const rows: ReportRow[] = [];
-  let rowsNotOk = 0;
+export class ReportTally {
+  private readonly counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
+  private readonly errors = new ShapeCounter();
+  private readonly waits = new ShapeCounter();
+  private readonly rows: ReportRow[] = [];
+  private rowsNotOk = 0;
 
-  const parser = createReadStream(summary.outputs.results).pipe(parse({ columns: true, bom: true }));
-  for await (const record of parser as AsyncIterable<Record<string, string>>) {
-    const outcome = (OUTCOMES as readonly string[]).includes(record.outcome ?? '')
-      ? (record.outcome as Outcome)
-      : undefined;
-    if (outcome === undefined) continue;
-    counts.total++;
-    counts[outcome]++;
-    if (outcome === 'ok') continue;
-    rowsNotOk++;
-    const clientUserId = record.clientUserId ?? '';
-    const message = unguard(record.error ?? '');
+  constructor(private readonly options: CollectOptions = {}) {}
+
+  /** Rows by outcome so far: the summary's counts, so the two never disagree. */
+  outcomes(): Record<Outcome, number> {
+    const { total: _, ...byOutcome } = this.counts;
+    return byOutcome;
+  }
+
+  add(row: FinishedRow): void {
+    const { outcome, errors } = row.result;
+    this.counts.total++;
+    this.counts[outcome]++;
+    if (outcome === 'ok') return;
+    this.rowsNotOk++;
+    const clientUserId = row.clientUserId ?? '';
     // Waiting is the normal state of onboarding: what rows wait on is counted apart, never as an error.
-    const counter = outcome === 'waiting' ? waits : errors;
-    for (const item of splitErrorCell(message)) counter.add(normaliseError(item, clientUserId));
-    if (rows.length < rowLimit) {
-      rows.push({
-        source: record.source ?? '',
-        line: record.line ?? '',
+    const counter = outcome === 'waiting' ? this.waits : this.errors;
+    for (const error of errors) counter.add(normaliseError(formatError(error), clientUserId));
+    if (this.rows.length < (this.options.rowLimit ?? 5000)) {
+      this.rows.push({
+        source: row.source,
+        line: String(row.line),
         clientUserId,
         outcome,
-        step: rowStep(outcome, record.steps ?? '', message),
-        message,
+        step: rowStep(row.result),
+        message: formatErrors(errors),
       });
     }
   }
 
-  const names = (paths: readonly string[] | undefined) => (paths ?? []).map((f) => basename(f));
-  return {
-    run: {
-      runId: summary.runId,
-      command: summary.command,
-      startedAt: summary.startedAt,
-      endedAt: summary.endedAt,
-      durationMs: summary.durationMs,
-      sandbox: summary.sandbox,
-      inputs: summary.inputs.map((i) => ({ source: i.source, rows: i.rows })),
-      exitCode: summary.exitCode,
-      ...(summary.aborted ? { aborted: summary.aborted } : {}),
-      requests: summary.requests,
-      files: {
-        results: basename(summary.outputs.results),
-        failed: names(summary.outputs.failed),
-        pending: names(summary.outputs.pending),
+  data(summary: Summary, series: RequestSeries | undefined): ReportData {
+    const names = (paths: readonly string[] | undefined) => (paths ?? []).map((f) => basename(f));
+    const top = this.options.topErrors ?? 10;
+    return {
+      run: {
+        runId: summary.runId,
+        command: summary.command,
+        startedAt: summary.startedAt,
+        endedAt: summary.endedAt,
+        durationMs: summary.durationMs,
+        sandbox: summary.sandbox,
+        inputs: summary.inputs.map((i) => ({ source: i.source, rows: i.rows })),
+        exitCode: summary.exitCode,
+        ...(summary.aborted ? { aborted: summary.aborted } : {}),
+        requests: summary.requests,
+        files: {
+          results: basename(summary.outputs.results),
+          failed: names(summary.outputs.failed),
+          pending: names(summary.outputs.pending),
+        },
       },
-    },
-    counts,
-    topErrors: errors.top(options.topErrors ?? 10),
-    waitingOn: waits.top(options.topErrors ?? 10),
-    rows,
-    rowsNotOk,
-    ...(series ? { series } : {}),
-  };
+      counts: { ...this.counts },
+      topErrors: this.errors.top(top),
+      waitingOn: this.waits.top(top),
+      rows: [...this.rows],
+      rowsNotOk: this.rowsNotOk,
+      ...(series ? { series } : {}),
+    };
+  }
 }
 
 /** Messages by shape, at most MAX_DISTINCT_ERRORS of them; the rest counted as one. */
@@ -218,17 +203,13 @@ class ShapeCounter {
   }
 }
 
-/** The step that went wrong, or that waits, read from the `steps` cell (`compliance=ok payment-details=waiting ...`). */
-export function rowStep(outcome: Outcome, steps: string, message: string): string {
-  if (outcome === 'invalid') return 'validation';
-  if (outcome === 'skipped') return 'not attempted';
-  const marked = outcome === 'waiting' ? '=waiting' : '=failed';
-  const found = steps
-    .split(/\s+/)
-    .filter((s) => s.endsWith(marked))
-    .map((s) => s.slice(0, -marked.length));
+/** The step that went wrong, or that waits; a bank row whose payer failed has none of its own: its error names it. */
+function rowStep(result: PayerResult): string {
+  if (result.outcome === 'invalid') return 'validation';
+  if (result.outcome === 'skipped') return 'not attempted';
+  const marked = result.outcome === 'waiting' ? 'waiting' : 'failed';
+  const found = STEPS.filter((step) => result.steps[step] === marked);
   if (found.length > 0) return found.join(', ');
-  // A bank row whose payer failed has no step of its own marked: the message names it.
-  const prefix = /^([a-z-]+):/.exec(message)?.[1];
-  return prefix && (STEPS as readonly string[]).includes(prefix) ? prefix : '—';
+  const named = result.errors.find((e) => (STEPS as readonly (string | undefined)[]).includes(e.step))?.step;
+  return named ?? '—';
 }

@@ -1,3 +1,6 @@
+import { join } from 'node:path';
+import { exitCodeFor, type Summary } from '../../src/output/results.js';
+import type { Outcome } from '../../src/types.js';
 import { readFileSync } from 'node:fs';
 import { payersCsv } from './runHarness.js';
 
@@ -23,3 +26,31 @@ export function mixedPayers(): string {
 export const ORPHAN_BANK_ROWS =
   'clientUserId,bankName,accountName,currency,accountNumber,routingNumber,beneficiaryType,addressLine1,city,country,dateOfBirth,postalCode\n' +
   'nobody-1,First Midwest Bank,No Body,USD,000123456789,021000021,individual,1 Main St,Springfield,US,1980-01-01,62701\n';
+
+/** A run's summary as report.html reads it: one CSV input, its output files in `dir`. */
+export function summaryFor(dir = '/out', rows: Partial<Record<Outcome, number>> = {}): Summary {
+  const counts = { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0, ...rows };
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return {
+    runId: 'r1',
+    command: 'run',
+    startedAt: '2026-01-01T00:00:00Z',
+    endedAt: '2026-01-01T00:00:01Z',
+    durationMs: 1000,
+    sandbox: true,
+    inputs: [{ source: 'payers.csv', path: '/in/payers.csv', format: 'csv', rows: total }],
+    rows: { total, ...counts },
+    requests: { total: 9, byStatus: { '200': 7, '500': 2 }, retries: 0 },
+    warnings: [],
+    exitCode: exitCodeFor(counts, false),
+    outputs: {
+      dir,
+      results: join(dir, 'results.csv'),
+      failed: [join(dir, 'failed-payers.csv')],
+      pending: [join(dir, 'pending-payers.csv')],
+      summary: join(dir, 'summary.json'),
+      log: join(dir, 'run.log'),
+      report: join(dir, 'report.html'),
+    },
+  };
+}
