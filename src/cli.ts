@@ -7,7 +7,8 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { templateCommand } from './commands/template.js';
 import { inboxCommand } from './commands/inbox.js';
 
-const commands: CliCommand[] = [
+/** Every command, in the order `--help` lists them. */
+export const commands: CliCommand[] = [
   runCommand,
   validateCommand,
   inboxCommand,

@@ -6,138 +6,41 @@ import { STEPS, type Step } from './types.js';
 import { COMPLIANCE_PATHS } from './schema/index.js';
 
 /**
- * The one table of `run`/`validate` options: it feeds the yargs definitions, `--help`, the README and the
- * defaults a library caller of `run()` gets (design.md §2). Flags win over the environment.
+ * One option of a command, everything a person meets of it: the yargs flag, its `--help` line and its row in the
+ * README's options table (`npm run docs` writes those tables, and a test fails when they differ).
  */
-export const RUN_OPTIONS = {
-  baseUrl: {
-    flag: 'base-url',
-    type: 'string',
-    env: 'PAYER_API_BASE_URL',
-    describe: 'API root; the API paths are appended (required unless --sandbox)',
-  },
-  apiKeyFile: {
-    flag: 'api-key-file',
-    type: 'string',
-    describe: 'file holding the API key (else PAYER_API_KEY); never a plain flag value',
-  },
-  bankDetails: {
-    flag: 'bank-details',
-    type: 'string',
-    describe: 'second file of bank rows (CSV, JSONL or xlsx) joined to payers by clientUserId',
-  },
-  sheet: { flag: 'sheet', type: 'string', describe: 'xlsx: the sheet of payers to read [default: the first sheet]' },
-  map: {
-    flag: 'map',
-    type: 'string',
-    describe: 'JSON file naming your columns\' fields: {"Their column": "fieldName"}',
-  },
-  dateFormat: {
-    flag: 'date-format',
-    type: 'string',
-    describe: 'how to read dates not written YYYY-MM-DD, e.g. MM/DD/YYYY or DD/MM/YYYY; they are converted',
-  },
-  out: { flag: 'out', type: 'string', describe: 'output folder [default: ./payer-onboard-results/<run id>/]' },
-  concurrency: {
-    flag: 'concurrency',
-    type: 'number',
-    default: 8,
-    env: 'PAYER_ONBOARD_CONCURRENCY',
-    describe:
-      'payers in flight at once; each sends its payment details and agreement together, so up to 2 x N requests',
-  },
-  rate: {
-    flag: 'rate',
-    type: 'number',
-    default: 5,
-    env: 'PAYER_ONBOARD_RATE',
-    describe: 'requests per second at most, all calls together; 0 = no cap',
-  },
-  retries: { flag: 'retries', type: 'number', default: 5, describe: 'retries per call for retryable failures' },
-  timeout: { flag: 'timeout', type: 'number', default: 30, describe: 'seconds per attempt' },
-  steps: { flag: 'steps', type: 'string', default: STEPS.join(','), describe: 'which calls to make' },
-  completeAgreement: {
-    flag: 'complete-agreement',
-    type: 'boolean',
-    default: true,
-    describe: 'complete the agreement for rows whose agreementCompleted cell is blank',
-  },
-  dryRun: {
-    flag: 'dry-run',
-    type: 'boolean',
-    default: false,
-    describe: 'check the input and write results, send nothing (same as validate)',
-  },
-  compliancePath: {
-    flag: 'compliance-path',
-    type: 'string',
-    default: '/v1/payer',
-    choices: COMPLIANCE_PATHS,
-    describe:
-      'where create compliance is served: /v1/payer, or /v2/payer (create or update: changed payer data is sent again)',
-  },
-  maxWait: {
-    flag: 'max-wait',
-    type: 'number',
-    default: 30,
-    describe: 'days a row may wait on its payer (KYC, agreement), from its first run, before it is reported failed',
-  },
-  stateDir: {
-    flag: 'state-dir',
-    type: 'string',
-    default: '.payer-onboard',
-    env: 'PAYER_ONBOARD_STATE_DIR',
-    describe: 'the journal of calls that makes re-runs safe',
-  },
-  allowHttp: {
-    flag: 'allow-http',
-    type: 'boolean',
-    default: false,
-    describe: 'permit a plain http:// base URL that is not loopback',
-  },
-  maxConsecutiveFailures: {
-    flag: 'max-consecutive-failures',
-    type: 'number',
-    default: 20,
-    describe: 'stop as "API down" after this many calls in a row failed for good',
-  },
-  logFile: { flag: 'log-file', type: 'string', describe: 'pino JSON log [default: <out>/run.log]' },
-  logLevel: {
-    flag: 'log-level',
-    type: 'string',
-    default: 'info',
-    env: 'PAYER_ONBOARD_LOG_LEVEL',
-    choices: LOG_LEVELS,
-    describe: 'log level',
-  },
-  progress: {
-    flag: 'progress',
-    type: 'boolean',
-    describe: 'progress bar on stderr [default: on when stderr is a terminal]',
-  },
-  json: {
-    flag: 'json',
-    type: 'boolean',
-    default: false,
-    describe: 'print the summary as JSON on stdout, nothing else on stdout',
-  },
-  sandbox: {
-    flag: 'sandbox',
-    type: 'boolean',
-    default: false,
-    describe: 'start the built-in sandbox and run against it: a rehearsal that needs no key',
-  },
-} as const satisfies Record<
-  string,
-  {
-    flag: string;
-    type: 'string' | 'number' | 'boolean';
-    default?: unknown;
-    env?: string;
-    describe: string;
-    choices?: readonly string[];
-  }
->;
+export interface OptionDef {
+  /** The flag without its dashes. */
+  flag: string;
+  type: 'string' | 'number' | 'boolean';
+  /** What the README calls the flag's value (`--rate N`); booleans take none. */
+  value?: string;
+  /** What a caller gets who leaves the option out: a library caller, and a CLI user unless `cliDefault` says otherwise. */
+  default?: string | number | boolean;
+  /** What the CLI uses instead of `default` when the flag is not given (the sandbox's fixed port). */
+  cliDefault?: string | number | boolean;
+  /** Said instead, for a default worked out at run time (`the first sheet`); markdown, as `describe`. */
+  defaultText?: string;
+  /** Environment variable read when the flag is not given (a given flag wins). */
+  env?: string;
+  /** What the option does: the README's meaning, and with its backticks dropped the `--help` line. */
+  describe: string;
+  /** Values yargs itself accepts; the others are refused before the command runs. */
+  choices?: readonly string[];
+}
+
+/** The commands that take `run`'s options. */
+export type RunCommandName = 'run' | 'validate' | 'inbox';
+
+interface RunOptionDef extends OptionDef {
+  /** The commands that take it: validate sends nothing, and the inbox names each file's output folder itself. */
+  commands: readonly RunCommandName[];
+  /** Checks a value, from a flag, the environment, the default or a library caller. */
+  schema: z.ZodType;
+}
+
+const EVERY = ['run', 'validate', 'inbox'] as const;
+const SENDING = ['run', 'inbox'] as const;
 
 const count = (min: number) =>
   z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`);
@@ -155,44 +58,268 @@ const stepsList = z.union([z.string(), z.array(z.string())]).transform((value, c
   return STEPS.filter((s) => steps.includes(s));
 });
 
+/**
+ * The options of `run`, and of `validate` and `inbox` as `commands` says: the yargs flags and `--help`, the
+ * README's table, the checks, and the defaults a library caller of `run()` gets. A given flag wins over the
+ * environment, which wins over the default.
+ */
+export const RUN_OPTIONS = {
+  baseUrl: {
+    flag: 'base-url',
+    type: 'string',
+    value: 'URL',
+    env: 'PAYER_API_BASE_URL',
+    describe:
+      'API root (required unless `--sandbox`); must be https, or http to loopback; without `/v1` or `/v2` (the paths carry their version)',
+    commands: SENDING,
+    schema: z.string(),
+  },
+  apiKeyFile: {
+    flag: 'api-key-file',
+    type: 'string',
+    value: 'FILE',
+    describe:
+      'file holding the API key, sent as `x-api-key`; without it the key comes from `PAYER_API_KEY`, never from a flag value (shell history, `ps`); one or the other is required unless `--sandbox` or `--dry-run`',
+    commands: SENDING,
+    schema: z.string(),
+  },
+  bankDetails: {
+    flag: 'bank-details',
+    type: 'string',
+    value: 'FILE',
+    describe: 'a second file of bank rows (CSV, JSONL or `.xlsx`) joined to payers by `clientUserId`',
+    commands: EVERY,
+    schema: z.string(),
+  },
+  sheet: {
+    flag: 'sheet',
+    type: 'string',
+    value: 'NAME',
+    defaultText: 'the first sheet',
+    describe: 'the sheet of an `.xlsx` input to read',
+    commands: EVERY,
+    schema: z.string().min(1, 'give a sheet name'),
+  },
+  map: {
+    flag: 'map',
+    type: 'string',
+    value: 'FILE',
+    describe: 'JSON `{"Their column": "fieldName"}` for column names not understood on their own',
+    commands: EVERY,
+    schema: z.string().min(1, 'give a JSON file'),
+  },
+  dateFormat: {
+    flag: 'date-format',
+    type: 'string',
+    value: 'F',
+    defaultText: '`YYYY-MM-DD` only',
+    describe: 'how to read other dates, e.g. `MM/DD/YYYY`, `DD.MM.YYYY`; they are converted',
+    commands: EVERY,
+    schema: z
+      .string()
+      .transform((text) => text.toUpperCase())
+      .pipe(
+        z
+          .string()
+          .regex(
+            DATE_FORMAT,
+            'must be YYYY, MM and DD in some order with / . or - between, e.g. MM/DD/YYYY or DD.MM.YYYY',
+          ),
+      ),
+  },
+  out: {
+    flag: 'out',
+    type: 'string',
+    value: 'DIR',
+    defaultText: '`./payer-onboard-results/<run id>/`',
+    describe: 'where results, failed rows, summary and log go',
+    commands: ['run', 'validate'],
+    schema: z.string(),
+  },
+  concurrency: {
+    flag: 'concurrency',
+    type: 'number',
+    value: 'N',
+    default: 8,
+    env: 'PAYER_ONBOARD_CONCURRENCY',
+    describe:
+      'payers in flight at once; each sends its payment details and agreement together, so at most 2 x N requests are in flight',
+    commands: SENDING,
+    schema: count(1).max(256, 'must be at most 256'),
+  },
+  rate: {
+    flag: 'rate',
+    type: 'number',
+    value: 'N',
+    default: 5,
+    env: 'PAYER_ONBOARD_RATE',
+    describe: 'requests per second at most, all calls together; 0 = no cap',
+    commands: SENDING,
+    schema: z.number({ error: 'must be a number' }).min(0, 'must be 0 (no cap) or more'),
+  },
+  retries: {
+    flag: 'retries',
+    type: 'number',
+    value: 'N',
+    default: 5,
+    describe:
+      'retries per call for 408, 429, 5xx and network errors, with backoff and jitter; `Retry-After` honoured (a bank account: a read settles an unclear answer before each new attempt)',
+    commands: SENDING,
+    schema: count(0).max(20, 'must be at most 20'),
+  },
+  timeout: {
+    flag: 'timeout',
+    type: 'number',
+    value: 'S',
+    default: 30,
+    describe: 'seconds per attempt',
+    commands: SENDING,
+    schema: z.number({ error: 'must be a number' }).positive('must be more than 0'),
+  },
+  steps: {
+    flag: 'steps',
+    type: 'string',
+    value: 'LIST',
+    default: STEPS.join(','),
+    describe: 'which calls to make',
+    commands: EVERY,
+    schema: stepsList,
+  },
+  completeAgreement: {
+    flag: 'complete-agreement',
+    type: 'boolean',
+    default: true,
+    describe: 'complete the agreement of rows whose `agreementCompleted` cell is blank',
+    commands: EVERY,
+    schema: z.boolean(),
+  },
+  dryRun: {
+    flag: 'dry-run',
+    type: 'boolean',
+    default: false,
+    describe: 'check the input and write results, send nothing: the same as `validate`',
+    commands: SENDING,
+    schema: z.boolean(),
+  },
+  compliancePath: {
+    flag: 'compliance-path',
+    type: 'string',
+    value: 'P',
+    default: '/v1/payer',
+    choices: COMPLIANCE_PATHS,
+    describe:
+      'where create compliance is served: `/v1/payer`, or `/v2/payer` (create or update: changed payer data is sent again)',
+    commands: SENDING,
+    schema: z.enum(COMPLIANCE_PATHS, { error: `must be ${COMPLIANCE_PATHS.join(' or ')}` }),
+  },
+  maxWait: {
+    flag: 'max-wait',
+    type: 'number',
+    value: 'DAYS',
+    default: 30,
+    describe:
+      'a row waiting on its payer (KYC, agreement) longer than this, counted from its first run, is reported `failed`',
+    commands: SENDING,
+    schema: z.number({ error: 'must be a number' }).positive('must be more than 0'),
+  },
+  stateDir: {
+    flag: 'state-dir',
+    type: 'string',
+    value: 'DIR',
+    default: '.payer-onboard',
+    env: 'PAYER_ONBOARD_STATE_DIR',
+    describe: 'the journal that makes re-runs and crashes safe (keep it)',
+    commands: SENDING,
+    schema: z.string().min(1),
+  },
+  allowHttp: {
+    flag: 'allow-http',
+    type: 'boolean',
+    default: false,
+    describe: 'permit a plain `http://` base URL that is not loopback',
+    commands: SENDING,
+    schema: z.boolean(),
+  },
+  maxConsecutiveFailures: {
+    flag: 'max-consecutive-failures',
+    type: 'number',
+    value: 'N',
+    default: 20,
+    describe: 'stop as "API down" after this many calls in a row failed for good',
+    commands: SENDING,
+    schema: count(1),
+  },
+  logFile: {
+    flag: 'log-file',
+    type: 'string',
+    value: 'FILE',
+    defaultText: '`<out>/run.log`',
+    describe: 'pino JSON log; rows named by `source:line` and `clientUserId`, never a personal value or the key',
+    commands: EVERY,
+    schema: z.string(),
+  },
+  logLevel: {
+    flag: 'log-level',
+    type: 'string',
+    value: 'L',
+    default: 'info',
+    env: 'PAYER_ONBOARD_LOG_LEVEL',
+    choices: LOG_LEVELS,
+    describe: `what the log keeps: ${LOG_LEVELS.map((level) => `\`${level}\``).join(', ')}`,
+    commands: EVERY,
+    schema: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  },
+  progress: {
+    flag: 'progress',
+    type: 'boolean',
+    defaultText: 'on when stderr is a terminal',
+    describe: 'progress bar on stderr: rows done, ok/invalid/failed, rows/s, ETA',
+    commands: EVERY,
+    schema: z.boolean(),
+  },
+  json: {
+    flag: 'json',
+    type: 'boolean',
+    default: false,
+    describe: 'print the summary as JSON on stdout, nothing else on stdout',
+    commands: EVERY,
+    schema: z.boolean(),
+  },
+  sandbox: {
+    flag: 'sandbox',
+    type: 'boolean',
+    default: false,
+    describe: 'start the built-in sandbox and run against it: a rehearsal that needs no key',
+    commands: SENDING,
+    schema: z.boolean(),
+  },
+} as const satisfies Record<string, RunOptionDef>;
+
+export type RunOptionName = keyof typeof RUN_OPTIONS;
+
+/** The options a command takes, in the table's order. */
+export function runOptionNames(command: RunCommandName): RunOptionName[] {
+  return (Object.keys(RUN_OPTIONS) as RunOptionName[]).filter((name) =>
+    (RUN_OPTIONS[name].commands as readonly RunCommandName[]).includes(command),
+  );
+}
+
+type RunTable = typeof RUN_OPTIONS;
+// An option with a default always has a value once resolveRunOptions has merged the defaults in.
+type RunShape = {
+  -readonly [K in keyof RunTable]: RunTable[K] extends { default: unknown }
+    ? RunTable[K]['schema']
+    : z.ZodOptional<RunTable[K]['schema']>;
+};
+const runShape = Object.fromEntries(
+  Object.entries(RUN_OPTIONS).map(([name, def]) => [name, 'default' in def ? def.schema : def.schema.optional()]),
+) as RunShape;
+
 export const runOptionsSchema = z.object({
   inputs: z.array(z.string().min(1)).min(1, 'give at least one input file'),
-  baseUrl: z.string().optional(),
+  ...runShape,
+  /** The key itself, for a library caller; the CLI takes it only from PAYER_API_KEY or --api-key-file. */
   apiKey: z.string().optional(),
-  apiKeyFile: z.string().optional(),
-  bankDetails: z.string().optional(),
-  sheet: z.string().min(1, 'give a sheet name').optional(),
-  map: z.string().min(1, 'give a JSON file').optional(),
-  dateFormat: z
-    .string()
-    .transform((text) => text.toUpperCase())
-    .pipe(
-      z
-        .string()
-        .regex(
-          DATE_FORMAT,
-          'must be YYYY, MM and DD in some order with / . or - between, e.g. MM/DD/YYYY or DD.MM.YYYY',
-        ),
-    )
-    .optional(),
-  out: z.string().optional(),
-  concurrency: count(1).max(256, 'must be at most 256'),
-  rate: z.number({ error: 'must be a number' }).min(0, 'must be 0 (no cap) or more'),
-  retries: count(0).max(20, 'must be at most 20'),
-  timeout: z.number({ error: 'must be a number' }).positive('must be more than 0'),
-  steps: stepsList,
-  completeAgreement: z.boolean(),
-  dryRun: z.boolean(),
-  compliancePath: z.enum(COMPLIANCE_PATHS, { error: `must be ${COMPLIANCE_PATHS.join(' or ')}` }),
-  maxWait: z.number({ error: 'must be a number' }).positive('must be more than 0'),
-  stateDir: z.string().min(1),
-  allowHttp: z.boolean(),
-  maxConsecutiveFailures: count(1),
-  logFile: z.string().optional(),
-  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
-  progress: z.boolean().optional(),
-  json: z.boolean(),
-  sandbox: z.boolean(),
 });
 
 export type RunOptions = z.output<typeof runOptionsSchema>;
@@ -229,3 +356,20 @@ export function resolveRunOptions(explicit: RunOptionsInput, env: NodeJS.Process
   }
   return parsed.data;
 }
+
+/** The inbox's own options; it takes `run`'s too (RUN_OPTIONS, `commands`). runInbox() defaults from here. */
+export const INBOX_OPTIONS = {
+  watch: {
+    flag: 'watch',
+    type: 'boolean',
+    default: false,
+    describe: 'keep polling `incoming/` until SIGINT/SIGTERM; without it one pass (for cron)',
+  },
+  settle: {
+    flag: 'settle',
+    type: 'number',
+    value: 'S',
+    default: 10,
+    describe: "seconds a file's size and mtime must stay the same before it is taken",
+  },
+} as const satisfies Record<string, OptionDef>;

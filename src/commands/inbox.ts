@@ -1,12 +1,8 @@
 import { runInbox } from '../inbox/runInbox.js';
 import type { CliCommand } from './CliCommand.js';
+import { INBOX_OPTIONS } from '../options.js';
+import { addOptions } from './optionTable.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
-import { RUN_OPTIONS } from '../options.js';
-
-// Every run option except --out: each file gets its own DIR/results/<file>-<run id>/.
-const INBOX_RUN_OPTIONS = (Object.keys(RUN_OPTIONS) as Array<keyof typeof RUN_OPTIONS>).filter(
-  (name) => name !== 'out',
-);
 
 /**
  * `payer-onboard inbox DIR`: the shared drop folder, for cron (one pass) or a service (--watch).
@@ -16,15 +12,10 @@ export const inboxCommand: CliCommand = {
   command: 'inbox <dir>',
   describe: 'process the files dropped into DIR/incoming/ (for cron; --watch to keep polling)',
   builder: (yargs) =>
-    withRunOptions(yargs, INBOX_RUN_OPTIONS)
+    addOptions(withRunOptions(yargs, 'inbox'), INBOX_OPTIONS)
       .positional('dir', {
         type: 'string',
         describe: 'inbox folder holding incoming/ (created: processing/, done/, failed/, results/)',
-      })
-      .option('watch', { type: 'boolean', describe: 'keep polling incoming/ until SIGINT/SIGTERM [default: one pass]' })
-      .option('settle', {
-        type: 'number',
-        describe: 'seconds a file must stay unchanged (size and mtime) before it is taken [default: 10]',
       })
       .example(
         '$0 inbox /srv/payers --base-url https://api.example.com --api-key-file /etc/payer-onboard/key',

@@ -1,29 +1,12 @@
 import type { Argv } from 'yargs';
-import { RUN_OPTIONS, type RunOptionsInput } from '../options.js';
+import { RUN_OPTIONS, type RunCommandName, type RunOptionsInput, runOptionNames } from '../options.js';
 import { run } from '../run.js';
 import type { CliCommand, CliIo } from './CliCommand.js';
+import { addOptions } from './optionTable.js';
 
-/**
- * Adds every option of the table to yargs. No yargs defaults: a flag only wins when it was given, so the
- * environment and the table's defaults are merged once, in resolveRunOptions.
- */
-export function withRunOptions(yargs: Argv, only?: ReadonlyArray<keyof typeof RUN_OPTIONS>): Argv {
-  let y = yargs;
-  for (const [name, def] of Object.entries(RUN_OPTIONS)) {
-    if (only && !only.includes(name as keyof typeof RUN_OPTIONS)) continue;
-    const extra = [
-      'default' in def && def.default !== undefined ? `[default: ${String(def.default)}]` : '',
-      'env' in def ? `[env: ${def.env}]` : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
-    y = y.option(def.flag, {
-      type: def.type,
-      describe: extra ? `${def.describe} ${extra}` : def.describe,
-      ...('choices' in def ? { choices: [...def.choices] } : {}),
-    });
-  }
-  return y;
+/** Adds the options `command` takes from the table (validate and inbox take some of them). */
+export function withRunOptions(yargs: Argv, command: RunCommandName): Argv {
+  return addOptions(yargs, RUN_OPTIONS, runOptionNames(command));
 }
 
 /** Turns parsed flags back into the options object `run()` takes (camelCase names of the table). */
@@ -49,7 +32,7 @@ export const runCommand: CliCommand = {
   command: 'run <input...>',
   describe: 'check every row, then register payers, store bank details and complete agreements',
   builder: (yargs) =>
-    withRunOptions(yargs)
+    withRunOptions(yargs, 'run')
       .positional('input', {
         type: 'string',
         array: true,
@@ -71,19 +54,7 @@ export const validateCommand: CliCommand = {
   command: 'validate <input...>',
   describe: 'read and check every row, write results and failed files; sends nothing, needs no key',
   builder: (yargs) =>
-    withRunOptions(yargs, [
-      'bankDetails',
-      'sheet',
-      'map',
-      'dateFormat',
-      'out',
-      'steps',
-      'completeAgreement',
-      'logFile',
-      'logLevel',
-      'progress',
-      'json',
-    ]).positional('input', {
+    withRunOptions(yargs, 'validate').positional('input', {
       type: 'string',
       array: true,
       describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson',

@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { ConfigError } from '../errors.js';
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../rows/fields.js';
+import type { OptionDef } from '../options.js';
 import type { CliCommand } from './CliCommand.js';
+import { addOptions } from './optionTable.js';
 import { templateWorkbook } from './templateXlsx.js';
 
 /** A blank input file with every column in the documented order and one example row. */
@@ -11,22 +13,30 @@ export function templateCsv(): string {
   return stringify([[...TEMPLATE_COLUMNS], TEMPLATE_COLUMNS.map((c) => TEMPLATE_EXAMPLE[c] ?? '')]);
 }
 
+/** The template's options: its flags, their help and the README's table. */
+export const TEMPLATE_OPTIONS = {
+  format: {
+    flag: 'format',
+    type: 'string',
+    value: 'csv|xlsx',
+    choices: ['csv', 'xlsx'],
+    defaultText: 'from `--out`, else `csv`',
+    describe: '`csv`, or `xlsx` with text columns, drop-down lists and a note on each header',
+  },
+  out: {
+    flag: 'out',
+    type: 'string',
+    value: 'FILE',
+    defaultText: '`payers-template.csv` or `.xlsx`',
+    describe: 'file to write; `-` for stdout',
+  },
+  force: { flag: 'force', type: 'boolean', default: false, describe: 'overwrite an existing file' },
+} as const satisfies Record<string, OptionDef>;
+
 export const templateCommand: CliCommand = {
   command: 'template',
   describe: 'write a blank input file with every column and one example row',
-  builder: (yargs) =>
-    yargs
-      .option('format', {
-        type: 'string',
-        choices: ['csv', 'xlsx'],
-        describe:
-          'csv, or xlsx with text columns, drop-down lists and a note on each header [default: from --out, else csv]',
-      })
-      .option('out', {
-        type: 'string',
-        describe: 'file to write [default: payers-template.csv or .xlsx; - for stdout]',
-      })
-      .option('force', { type: 'boolean', describe: 'overwrite an existing file' }),
+  builder: (yargs) => addOptions(yargs, TEMPLATE_OPTIONS),
   handler: async (argv, io) => {
     const given = argv.out as string | undefined;
     const format =

@@ -2,7 +2,7 @@ import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { StateLock } from '../journal/StateLock.js';
-import { resolveRunOptions } from '../options.js';
+import { INBOX_OPTIONS, resolveRunOptions } from '../options.js';
 import type { RunContext, RunInput } from '../run.js';
 import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { processFile, type FileOutcome } from './processFile.js';
@@ -12,7 +12,7 @@ export interface InboxOptions {
   dir: string;
   /** Keep polling until the signal aborts; otherwise one pass (for cron). */
   watch?: boolean;
-  /** Seconds a file's size and mtime must stay the same before it is taken. Default 10. */
+  /** Seconds a file's size and mtime must stay the same before it is taken (default: INBOX_OPTIONS). */
   settle?: number;
   /** Milliseconds between looks in --watch mode. Default: half of settle, between 200 ms and 5 s. */
   pollMs?: number;
@@ -39,7 +39,7 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
   const root = resolve(cwd, options.dir);
   if (!existsSync(root) || !statSync(root).isDirectory())
     throw new ConfigError(`inbox: ${options.dir} is not a folder (create it, with incoming/ inside for the files)`);
-  const settle = options.settle ?? 10;
+  const settle = options.settle ?? INBOX_OPTIONS.settle.default;
   if (!Number.isFinite(settle) || settle < 0) throw new ConfigError('--settle: must be 0 or more seconds', 'E_USAGE');
   // The journal lives with the inbox unless told otherwise, so a resume after a crash finds it whatever cron's cwd.
   const runInput: Omit<RunInput, 'inputs' | 'out'> = { ...options.run };

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import type { OptionDef } from '../options.js';
 
-// The sandbox's knobs, their defaults and their checks in one place: startSandbox() and the
-// `payer-onboard sandbox` command both go through resolveSandboxOptions().
+// The sandbox's knobs in one table: startSandbox() and the `payer-onboard sandbox` command both go through
+// resolveSandboxOptions(), so the flags, `--help`, the README's table, the defaults and the checks agree.
 
 export const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
 export type DuplicateMode = (typeof DUPLICATE_MODES)[number];
@@ -14,57 +15,179 @@ export type KycGate = (typeof KYC_GATES)[number];
 
 const probability = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const nonNegativeInt = z.number().int('must be a whole number').min(0, 'must be 0 or more');
+const fault = (what: string) =>
+  ({
+    type: 'number',
+    value: 'P',
+    default: 0,
+    describe: `probability that ${what}`,
+    schema: probability,
+  }) as const;
 
-export const sandboxOptionsSchema = z
-  .object({
-    /** Interface to listen on. Loopback by default: the sandbox has no real security. */
-    host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
-    /** 0 picks any free port (what tests want). */
-    port: z
+interface SandboxOptionDef extends OptionDef {
+  /** Checks a value, from a flag or a caller of startSandbox(). */
+  schema: z.ZodType;
+}
+
+/** Every option with a flag, keyed by its startSandbox() name, in the order problems are reported. */
+export const SANDBOX_OPTIONS = {
+  /** Loopback by default: the sandbox has no real security. */
+  host: {
+    flag: 'host',
+    type: 'string',
+    value: 'H',
+    default: '127.0.0.1',
+    describe: 'interface to listen on',
+    schema: z.string().min(1, 'must not be empty'),
+  },
+  /** A fixed port for a person starting it by hand; any free port for a caller (what tests want). */
+  port: {
+    flag: 'port',
+    type: 'number',
+    value: 'N',
+    default: 0,
+    cliDefault: 4010,
+    describe: 'port to listen on; `0` = any free port (the line `listening on http://HOST:PORT` says which)',
+    schema: z
       .number()
       .int('must be a whole number')
       .min(0, 'must be between 0 and 65535')
-      .max(65535, 'must be between 0 and 65535')
-      .default(0),
-    /** The only `x-api-key` value accepted. */
-    apiKey: z.string().min(1, 'must not be empty').default('sandbox-key'),
-    /** Added before every API answer, to emulate a network round trip. */
-    latencyMs: nonNegativeInt.default(0),
-    /** Accepted API requests per second (sliding one-second window); 0 = no limit. */
-    rateLimit: nonNegativeInt.default(0),
-    /** Send `Retry-After` with 429s. The real API documents none, so clients must also cope without. */
-    retryAfter: z.boolean().default(true),
-    /** What a second POST /v1/payer for a known clientUserId answers; the real service answers 200 with the stored answer. */
-    duplicates: z
-      .enum(DUPLICATE_MODES, { error: `must be one of: ${DUPLICATE_MODES.join(', ')}` })
-      .default('return-existing'),
-    /** `on` replays the first answer for a repeated Idempotency-Key; `off` ignores the header, as the real service does. */
-    idempotency: z.enum(IDEMPOTENCY_MODES, { error: `must be one of: ${IDEMPOTENCY_MODES.join(', ')}` }).default('off'),
-    /** Seconds after creation at which a payer's KYC becomes approved (0: at creation); unset: only the admin route moves it. */
-    kycAfter: z.number().min(0, 'must be 0 or more').optional(),
-    /** The real service answers 500 to a bank account for a payer whose KYC is not approved; `400` names KYC, `off` accepts it. */
-    kycGate: z.enum(KYC_GATES, { error: `must be one of: ${KYC_GATES.join(', ')}` }).default('500'),
-    /** A stored bank account is `pending` for this long, then `approved` (unless the admin route pinned its status). */
-    accountApproveMs: nonNegativeInt.default(1000),
-    /** The reads return accountNumber and iban as their last 4 characters, as a service that masks them would. */
-    maskNumbers: z.boolean().default(false),
-    fault429: probability.default(0),
-    fault500: probability.default(0),
-    fault503: probability.default(0),
-    /** Destroy the socket without answering (the change is not made). */
-    faultReset: probability.default(0),
-    /** Make the change, then answer 500: the answer is lost, the change is not. */
-    faultCommit500: probability.default(0),
-    /** Make the change, then answer only after `slowMs`: longer than any sane client timeout. */
-    faultSlow: probability.default(0),
-    slowMs: nonNegativeInt.default(120_000),
-    /** Seeds every random choice (faults and ids). The same seed and request order give the same run. */
-    seed: z
+      .max(65535, 'must be between 0 and 65535'),
+  },
+  apiKey: {
+    flag: 'api-key',
+    type: 'string',
+    value: 'KEY',
+    default: 'sandbox-key',
+    describe: 'the only `x-api-key` accepted; anything else is 401 (a made-up key: the sandbox is not the real API)',
+    schema: z.string().min(1, 'must not be empty'),
+  },
+  /** Emulates a network round trip. */
+  latencyMs: {
+    flag: 'latency',
+    type: 'number',
+    value: 'MS',
+    default: 0,
+    describe: 'milliseconds added before every API answer',
+    schema: nonNegativeInt,
+  },
+  rateLimit: {
+    flag: 'rate-limit',
+    type: 'number',
+    value: 'N',
+    default: 0,
+    describe:
+      'accepted requests per sliding second, reads included; past it 429 with `Retry-After` (whole seconds); `0` = no limit',
+    schema: nonNegativeInt,
+  },
+  /** The real API documents no `Retry-After`, so clients must also cope without. */
+  retryAfter: {
+    flag: 'retry-after',
+    type: 'boolean',
+    default: true,
+    describe: 'send `Retry-After` with 429s (`--no-retry-after`: none, as the real API documents them)',
+    schema: z.boolean(),
+  },
+  duplicates: {
+    flag: 'duplicates',
+    type: 'string',
+    value: DUPLICATE_MODES.join('|'),
+    default: 'return-existing',
+    describe:
+      '`POST /v1/payer` for a known `clientUserId`: 200 with the stored answer (`return-existing`, as the real service), or 409 (`conflict`)',
+    schema: z.enum(DUPLICATE_MODES, { error: `must be one of: ${DUPLICATE_MODES.join(', ')}` }),
+  },
+  idempotency: {
+    flag: 'idempotency',
+    type: 'string',
+    value: IDEMPOTENCY_MODES.join('|'),
+    default: 'off',
+    describe:
+      '`off` ignores `Idempotency-Key`, as the real service does; `on` replays the first answer for a repeated key',
+    schema: z.enum(IDEMPOTENCY_MODES, { error: `must be one of: ${IDEMPOTENCY_MODES.join(', ')}` }),
+  },
+  kycAfter: {
+    flag: 'kyc-after',
+    type: 'number',
+    value: 'S',
+    describe:
+      "every payer's KYC becomes `approved` S seconds after creation (`0`: at creation); without it only `POST /__sandbox/payers/ID/kyc` moves KYC",
+    schema: z.number().min(0, 'must be 0 or more'),
+  },
+  kycGate: {
+    flag: 'kyc-gate',
+    type: 'string',
+    value: KYC_GATES.join('|'),
+    default: '500',
+    describe:
+      'a bank account for a payer whose KYC is not `approved`: 500 as the real service, a 400 naming KYC, or accepted',
+    schema: z.enum(KYC_GATES, { error: `must be one of: ${KYC_GATES.join(', ')}` }),
+  },
+  /** Unless the admin route pinned the account's status. */
+  accountApproveMs: {
+    flag: 'account-approve-ms',
+    type: 'number',
+    value: 'MS',
+    default: 1000,
+    describe: 'a stored bank account is `pending` this long, then `approved`',
+    schema: nonNegativeInt,
+  },
+  maskNumbers: {
+    flag: 'mask-numbers',
+    type: 'boolean',
+    default: false,
+    describe: 'the reads return `accountNumber` and `iban` as their last 4 characters, as a service that masks them',
+    schema: z.boolean(),
+  },
+  fault429: { flag: 'fault-429', ...fault('a request gets 429 (nothing is changed)') },
+  fault500: { flag: 'fault-500', ...fault('a request gets 500 (nothing is changed)') },
+  fault503: { flag: 'fault-503', ...fault('a request gets 503 (nothing is changed)') },
+  faultReset: { flag: 'fault-reset', ...fault('the connection is destroyed unanswered (nothing is changed)') },
+  faultCommit500: { flag: 'fault-commit-500', ...fault('the change is made, then the answer is a 500') },
+  faultSlow: {
+    flag: 'fault-slow',
+    ...fault('the change is made, and the answer comes only after `--slow-ms`, longer than any sane client timeout'),
+  },
+  slowMs: {
+    flag: 'slow-ms',
+    type: 'number',
+    value: 'MS',
+    default: 120_000,
+    describe: 'how late a slow answer (`--fault-slow`) comes',
+    schema: nonNegativeInt,
+  },
+  seed: {
+    flag: 'seed',
+    type: 'number',
+    value: 'N',
+    default: 1,
+    describe:
+      'seeds every random choice: the same seed and the same requests in the same order give the same faults and ids',
+    schema: z
       .number()
       .int('must be a whole number')
       .min(0, 'must be between 0 and 4294967295')
-      .max(4294967295, 'must be between 0 and 4294967295')
-      .default(1),
+      .max(4294967295, 'must be between 0 and 4294967295'),
+  },
+} as const satisfies Record<string, SandboxOptionDef>;
+
+type SandboxTable = typeof SANDBOX_OPTIONS;
+type SandboxShape = {
+  -readonly [K in keyof SandboxTable]: SandboxTable[K] extends { default: unknown }
+    ? z.ZodDefault<SandboxTable[K]['schema']>
+    : z.ZodOptional<SandboxTable[K]['schema']>;
+};
+const sandboxShape = Object.fromEntries(
+  Object.entries(SANDBOX_OPTIONS).map(([key, def]) => [
+    key,
+    'default' in def ? (def.schema as z.ZodType).default(def.default) : def.schema.optional(),
+  ]),
+) as SandboxShape;
+
+export const sandboxOptionsSchema = z
+  .object({
+    ...sandboxShape,
+    // For callers only, no flag:
     /** Keep the received request bodies for GET /__sandbox/payers/:id. Off saves memory on huge runs. */
     keepRequests: z.boolean().default(true),
     /** Request bodies larger than this get 413. */

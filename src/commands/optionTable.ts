@@ -1,0 +1,75 @@
+import type { Argv } from 'yargs';
+import type { OptionDef } from '../options.js';
+
+/** Markdown to the plain text of `--help`: the backticks go. */
+const plain = (markdown: string): string => markdown.replace(/`/g, '');
+
+/** The default as a person reads it: the CLI's own where it differs, else what the library uses. */
+function shownDefault(def: OptionDef): string | number | boolean | undefined {
+  return def.cliDefault ?? def.default;
+}
+
+/**
+ * Adds a table's options to yargs, all of them or the named ones. The default is only shown, never given to
+ * yargs: a flag counts only when it was typed, so the environment and the defaults are merged in one place (the
+ * command's resolve function), whoever calls it.
+ */
+export function addOptions<T extends Record<string, OptionDef>>(
+  yargs: Argv,
+  table: T,
+  names: ReadonlyArray<keyof T & string> = Object.keys(table),
+): Argv {
+  let y = yargs;
+  for (const name of names) {
+    const def = table[name]!;
+    const shown = shownDefault(def);
+    const defaultDescription = shown !== undefined ? String(shown) : def.defaultText && plain(def.defaultText);
+    y = y.option(def.flag, {
+      type: def.type,
+      describe: plain(def.describe) + (def.env ? ` [env: ${def.env}]` : ''),
+      ...(defaultDescription ? { defaultDescription } : {}),
+      ...(def.choices ? { choices: [...def.choices] } : {}),
+    });
+  }
+  return y;
+}
+
+const code = (text: string): string => `\`${text}\``;
+
+/** The option column: `--flag VALUE`, the `--no-` form of a boolean that can be on without it, and the variable. */
+function optionCell(def: OptionDef): string {
+  const cells = [code(def.value ? `--${def.flag} ${def.value}` : `--${def.flag}`)];
+  if (def.type === 'boolean' && shownDefault(def) !== false) cells.push(code(`--no-${def.flag}`));
+  if (def.env) cells.push(code(def.env));
+  return cells.join(' / ');
+}
+
+function defaultCell(def: OptionDef): string {
+  if (def.defaultText) return def.defaultText;
+  const shown = shownDefault(def);
+  if (shown === undefined) return 'none';
+  if (typeof shown === 'boolean') return shown ? 'on' : 'off';
+  return code(String(shown));
+}
+
+/** A markdown table of options, one row each, columns padded as the README's other tables are. */
+export function optionsMarkdown<T extends Record<string, OptionDef>>(
+  table: T,
+  names: ReadonlyArray<keyof T & string> = Object.keys(table),
+): string {
+  // A `|` ends a cell even inside backticks.
+  const rows = names.map((name) => {
+    const def = table[name]!;
+    return [optionCell(def), defaultCell(def), def.describe].map((cell) => cell.replace(/\|/g, '\\|'));
+  });
+  const header = ['option', 'default', 'meaning'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** A sentence's list of flags: `--a`, `--b` and `--c`. */
+export function flagList(defs: OptionDef[]): string {
+  const flags = defs.map((def) => code(`--${def.flag}`));
+  return flags.length < 2 ? flags.join('') : `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)}`;
+}
