@@ -6,8 +6,8 @@ import { STEPS, type Step } from './types.js';
 import { COMPLIANCE_PATHS } from './schema/index.js';
 
 /**
- * The one table of `run`/`validate` options: it feeds the yargs definitions, `--help`, the README and the
- * defaults a library caller of `run()` gets (design.md §2). Flags win over the environment.
+ * The one table of `run`/`validate` options: it feeds the yargs definitions, `--help` and the defaults a library
+ * caller of `run()` gets, so they cannot disagree (the README's table is kept by hand). Flags win over the environment.
  */
 export const RUN_OPTIONS = {
   baseUrl: {
