@@ -87,7 +87,7 @@ function sendPhaseSeconds(sandbox: SandboxHandle): number {
 const BASELINE_ROWS = 300;
 
 /**
- * (1) + (6): latency-bound at concurrency 4, 16, 64, and the one-at-a-time baseline beside it.
+ * Latency-bound at concurrency 4, 16, 64, and the one-at-a-time baseline beside it.
  * `--concurrency c` is c payers in flight, each taking two round trips (compliance, then payment details and
  * agreement together), so the ideal is c / (2 x 0.05) rows/s and the bar 85% of it.
  */
@@ -100,8 +100,8 @@ export async function latencyBound(): Promise<Figure[]> {
     sandbox.reset();
     const { summary } = await runAgainst(sandbox, baselineFile, { rate: 0, concurrency: 1 });
     baseline = rowsPerSecond(summary);
-    // The bar of §9 at c = 1. One payer at a time still sends its payment details and agreement together;
-    // a runner sending one request at a time would need 3 round trips a row.
+    // The latency-bound bar, 85% of c / (2 x 0.05) rows/s, at c = 1. One payer at a time still sends its payment
+    // details and agreement together; a runner sending one request at a time would need 3 round trips a row.
     const bar = (0.85 * 1) / (2 * 0.05);
     figures.push({
       scenario: 'baseline',
@@ -142,7 +142,7 @@ export async function latencyBound(): Promise<Figure[]> {
   return figures;
 }
 
-/** (2): --rate 20 holds 20 requests/s on average and never more than 20 in any one-second window. */
+/** Rate-bound: --rate 20 holds 20 requests/s on average and never more than 20 in any one-second window. */
 export async function rateBound(): Promise<Figure[]> {
   const file = await input(300, 'rate');
   return withSandbox({ latencyMs: 20 }, async (sandbox) => {
@@ -177,7 +177,7 @@ export async function rateBound(): Promise<Figure[]> {
   });
 }
 
-/** (3): a server limited to 10/s that sends no Retry-After, a client allowed 50/s: AIMD finds the limit. */
+/** Rate-limited: a server limited to 10/s that sends no Retry-After, a client allowed 50/s: AIMD finds the limit. */
 export async function rateLimited(): Promise<Figure[]> {
   const rows = 300;
   const file = await input(rows, 'limited');
@@ -224,7 +224,7 @@ export async function rateLimited(): Promise<Figure[]> {
   });
 }
 
-/** (4): what the client itself costs: zero latency, no cap, concurrency 32, 20,000 rows; and the HTTP layer's share. */
+/** What the client itself costs: zero latency, no cap, concurrency 32, 20,000 rows; and the HTTP layer's share. */
 export async function clientCost(): Promise<Figure[]> {
   const rows = 20_000;
   const file = await input(rows, 'cost');
@@ -298,7 +298,7 @@ async function httpFloor(): Promise<Figure[]> {
   }
 }
 
-/** (5): memory: validate 1,000,000 rows; run 100,000 rows; a row held back by a slow call. */
+/** Memory: validate 1,000,000 rows; run 100,000 rows; a row held back by a slow call. */
 export async function memory(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const big = await input(1_000_000, 'million');

@@ -11,7 +11,7 @@ export type ErrorCode =
 
 export class PayerOnboardError extends Error {
   readonly code: ErrorCode;
-  /** The process exit code this error means when it ends a command (design.md §7). */
+  /** The process exit code this error means when it ends a command: 2 could not start (nothing sent), 3 stopped. */
   readonly exitCode: number;
 
   constructor(code: ErrorCode, message: string, exitCode: number, options?: { cause?: unknown }) {

@@ -1,7 +1,7 @@
 import { chmodSync } from 'node:fs';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
-/** Field names whose values are personal data or secrets: never written to a log (design.md §10). */
+/** Field names whose values are personal data or secrets: never written to a log. */
 export const SENSITIVE_FIELDS = [
   'ssn',
   'dateOfBirth',

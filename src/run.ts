@@ -42,7 +42,7 @@ export interface RunContext {
 export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
 
 /**
- * The whole job (design.md §1): check every row of every input, then send the valid ones and write results,
+ * The whole job: check every row of every input, then send the valid ones and write results,
  * failed rows and a summary. Needs no process globals; returns the summary. Throws only what stops a run
  * before it starts (ConfigError, InputError: exit 2); everything that happens to a row is data on that row.
  */
@@ -129,7 +129,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
     // Attempts per second for report.html's chart: one counter per second, fed by the client's onAttempt.
     const timeline = new RequestTimeline();
-    // got is loaded only to send: validate and --dry-run keep its memory (design.md §9's 200 MB for a million rows).
+    // got is loaded only to send: validate and --dry-run keep its memory (a million rows must fit in 200 MB).
     const client =
       command === 'run'
         ? (await import('./execute/createApiClient.js')).createApiClient({
@@ -138,7 +138,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
             apiKey: connection!.apiKey,
             timeoutMs: options.timeout * 1000,
             retries: options.retries,
-            // --concurrency counts payers (design.md §9: two round trips per row, payment details and agreement
+            // --concurrency counts payers (two round trips per row: compliance, then payment details and agreement
             // together); sendRows holds that many rows open, so twice as many requests can be in flight.
             concurrency: requestsInFlight(options.concurrency),
             rate: options.rate,

@@ -1,4 +1,4 @@
-// The plain data that flows between the pipeline's stages (design.md §11):
+// The plain data that flows between the pipeline's stages (docs/architecture.md):
 // input -> rows -> validate -> plan -> execute -> output.
 
 import type { ComplianceRequest, PaymentDetailRequest } from './schema/index.js';

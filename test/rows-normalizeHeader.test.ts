@@ -29,7 +29,7 @@ describe('fieldForColumn', () => {
     expect(fieldForColumn('Postal Code', 'bank-details')).toBe('postalCode');
     expect(fieldForColumn('postcode', 'bank-details')).toBeUndefined();
     expect(fieldForColumn('bankCity', 'bank-details')).toBeUndefined();
-    // Issue 5: `Postal Code` is a built-in alias; on a payer row it is the payer's postcode (which the bank detail inherits).
+    // `Postal Code` is a built-in alias: on a payer row it is the payer's postcode (which the bank detail inherits).
     expect(fieldForColumn('postalCode', 'payers')).toBe('postcode');
   });
 });

@@ -104,7 +104,8 @@ describe('JSONL rows', () => {
       ),
     ).toEqual([
       { column: 'paymentDetails[1].iban', message: 'must be a valid IBAN: its check digits do not match (mod-97)' },
-      { column: 'paymentDetails[1].routingCode', message: 'is not a payment-detail field' }, // `routing` is an alias now (issue 5)
+      // Not `routing`: that one is an alias of routingNumber.
+      { column: 'paymentDetails[1].routingCode', message: 'is not a payment-detail field' },
     ]);
     expect(issuesOf(line({ ...payerOnly, paymentDetails: { bankName: 'X', currency: 'EUR' } }))).toEqual([
       { column: 'paymentDetails.accountName', message: 'is required' },

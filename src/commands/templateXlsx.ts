@@ -54,7 +54,7 @@ function noteFor(column: string): string {
 }
 
 /**
- * The `template --format xlsx` workbook (issue 5): every column in documented order, a note on each header, columns
+ * The `template --format xlsx` workbook: every column in documented order, a note on each header, columns
  * formatted as text (dates as yyyy-mm-dd dates) so that what a person types arrives as typed, drop-down lists for the
  * enums, and one example row. Filled in by hand and saved by a spreadsheet program, it runs clean.
  */

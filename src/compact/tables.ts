@@ -20,7 +20,7 @@ const MAX_BLOCKS = 4095;
 /**
  * A set of strings, each with the number (a line) it was first added with: what DuplicateIds needs for every
  * clientUserId of a million-row file, in about 28 bytes an id outside the V8 heap. A Map of strings costs about
- * 100 on the heap, which V8 then lets grow fourfold as garbage before it collects (design.md §9).
+ * 100 on the heap, which V8 then lets grow fourfold as garbage before it collects; a million rows must fit in 200 MB.
  *
  * Each id is kept as `line` (4 bytes), its UTF-8 length (1 byte under 128, LEB128) and its UTF-8 bytes, back to back
  * in blocks; an open-addressing table (at most half full) holds where each starts. Lookups compare the bytes, so two
@@ -152,8 +152,8 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
 /**
  * Entry numbers (0, 1, 2, ... in the order added) found by a 32-bit hash, held in typed arrays. A Map of a
  * million string keys costs about 100 bytes a key on the V8 heap, and V8 lets its heap grow to about four times
- * what is live before collecting, so every byte kept there costs several of RSS (design.md §9). Here an entry
- * costs 8 to 12 bytes (its hash and its slot) outside the heap.
+ * what is live before collecting, so every byte kept there costs several of RSS (a 100,000-row run must fit in
+ * 250 MB). Here an entry costs 8 to 12 bytes (its hash and its slot) outside the heap.
  *
  * The caller keeps the entries themselves and decides equality (`matches`): two keys may share a hash, so a hash
  * alone never finds an entry. Linear probing, at most half full, never shrinks.

@@ -31,7 +31,10 @@ export interface ClientStats {
   retries: number;
 }
 
-/** One attempt, as reported to `onAttempt` (issue 6's adaptive rate listens here). Carries no body value. */
+/**
+ * One attempt, as reported to `onAttempt` (report.html's chart of attempts per second listens here). Carries no
+ * body value.
+ */
 export interface AttemptInfo {
   step: CallStep;
   clientUserId: string;
@@ -85,8 +88,8 @@ export interface ApiClient {
     meta: { clientUserId: string; idempotencyKey: string },
   ): Promise<CallResult<ComplianceAnswer>>;
   /**
-   * POST v2/payer/{clientUserId}/payment-details. Never sent twice blindly: only a 429 or a connection refused
-   * (the service certainly stored nothing) is retried here; any other failure comes back at once, for a read of
+   * POST v2/payer/{clientUserId}/payment-details. Never sent twice blindly: only a 429 or a connection that never
+   * opened (the service certainly stored nothing) is retried here; any other failure comes back at once, for a read of
    * what is stored to settle it.
    */
   createPaymentDetail(

@@ -36,7 +36,7 @@ const DEFAULT_MARGIN_MS = 25;
  *   and the server's arrival time cannot put R + 1 requests into one of the server's seconds.
  * R = 0 means no cap; `pauseUntil` (a 429) still holds everyone. Waiters are served first in, first out
  * by a single pump, so exactly one timer is pending however many callers wait.
- * `setRate` takes effect at the next start (issue 6's adaptive rate drives it).
+ * `setRate` takes effect at the next start (AdaptiveRate drives it: slower after a 429, back up once they stop).
  */
 export class RateLimiter {
   readonly #clock: Clock;

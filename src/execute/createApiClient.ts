@@ -37,7 +37,7 @@ const STOPPED_BECAUSE: Record<StopReason, string> = {
 };
 
 /**
- * The API client of design.md §6.
+ * The API client: one got instance behind p-limit and a shared rate limiter, with its own retries and backoff.
  *
  * Retries are done here, not by got (`retry.limit: 0`): each attempt is its own p-limit task and takes its own
  * limiter slot, so a retry is counted against the concurrency limit and the rate cap like any first attempt,

@@ -91,7 +91,7 @@ function hideGotOptions(error: unknown): unknown {
   return error;
 }
 
-/** HTTP statuses worth another attempt (design.md §6). */
+/** HTTP statuses worth another attempt: a timeout, a rate limit, or a server or gateway fault that may pass. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Network failures worth another attempt: the connection broke, was refused, or the name did not resolve for now. */

@@ -4,7 +4,7 @@ import type { Cell, InputFormat, RowIssue } from '../types.js';
 import type { ColumnMap } from '../rows/columns.js';
 import type { DateFormat } from '../validate/cellTexts.js';
 
-/** An input file and the format its extension says it is (design.md §3). */
+/** An input file and the format its extension says it is (any other extension is refused before reading). */
 export interface InputFile {
   path: string;
   /** The file's base name, as `source` in results.csv and in `failed-<name>`. */

@@ -16,7 +16,7 @@ export function encodingFromBom(head: Uint8Array): 'utf-16le' | 'utf-16be' | und
 }
 
 /**
- * Decodes a CSV byte stream as Excel writes them (issue 5): a UTF-16 BOM means UTF-16; otherwise strict UTF-8, and
+ * Decodes a CSV byte stream as Excel writes them: a UTF-16 BOM means UTF-16; otherwise strict UTF-8, and
  * when the first non-ASCII byte of the file is not UTF-8, the file is Windows-1252 (ASCII reads the same in both, so
  * nothing decoded so far changes meaning). An invalid byte after real UTF-8 text is a damaged file, not another
  * encoding: that stays DecodeUtf8's error with line and column. `encoding` is final once the stream has ended.

@@ -33,7 +33,7 @@ const BANK_SHEETS = new Set([
 ]);
 
 /**
- * The sheet of a payers workbook that holds bank rows, read like a `--bank-details` file (issue 5): one named like
+ * The sheet of a payers workbook that holds bank rows, read like a `--bank-details` file: one named like
  * `Bank details` other than the sheet the payers came from. Undefined for anything but an .xlsx input.
  */
 export function bankSheetOf(input: OpenedInput): string | undefined {

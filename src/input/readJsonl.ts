@@ -25,7 +25,7 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
     decoder.destroy(new InputError(file.name, `cannot be read: ${why}`, { cause }));
   });
   // Not readline with a Promise.race against a failure promise per line: every race left a reaction on that
-  // promise until the end of the file, a leak of one closure per line (design.md §9).
+  // promise until the end of the file, a leak of one closure per line, and memory must not grow with the file.
   const lines = textLines(stream.pipe(decoder).setEncoding('utf8'));
 
   // Read up to the first non-blank line now, so an empty or unreadable file is rejected before anything starts.

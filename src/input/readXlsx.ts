@@ -20,14 +20,14 @@ export const sheetKey = (name: string): string => name.replace(/[\s_.-]+/g, '').
 
 /**
  * Opens an .xlsx workbook with exceljs's streaming reader: one row in memory at a time, however long the sheet
- * (the shared-strings table, one part of the file, is held whole). Reads the first sheet in tab order, or the one
- * named `options.sheet`. The first non-empty row is the header; line numbers are the sheet's own row numbers, so
- * a message's line is the row the team sees in Excel.
+ * (the shared-strings table, one part of the file, is held whole). Reads the first visible sheet in tab order, or
+ * the one named `options.sheet`. The first non-empty row is the header; line numbers are the sheet's own row
+ * numbers, so a message's line is the row the team sees in Excel.
  */
 export async function readXlsx(file: InputFile, options: { sheet?: string } = {}): Promise<OpenedInput> {
   const wanted = options.sheet ?? file.sheet;
   // Loaded only for a workbook: exceljs is the largest module here, and whatever a process has loaded stays on
-  // its heap, which V8 then lets grow several times over before it collects (design.md §9, CSV runs).
+  // its heap, which V8 then lets grow several times over before it collects (a million CSV rows must fit in 200 MB).
   const { default: ExcelJS } = await import('exceljs');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(await openStream(file), {
     worksheets: 'emit',
@@ -195,7 +195,7 @@ export interface XlsxCell {
 export type CellText = { text: string } | { error: string };
 
 /**
- * One spreadsheet cell as text (issue 5): text cells as typed; date cells `YYYY-MM-DD`; numbers the digits as
+ * One spreadsheet cell as text: text cells as typed; date cells `YYYY-MM-DD`; numbers the digits as
  * displayed, never in scientific notation (`12175550100`, not `1.21755E+10`), zero-padded where the column's format
  * pads them (`000000000` shows `021000021`); formulas by their result; TRUE/FALSE as `true`/`false`.
  */

@@ -32,13 +32,13 @@ export interface JournalLoad {
 }
 
 /**
- * The journal of calls that makes re-runs and crashes safe (issue 4). Each call is written before it goes out
+ * The journal of calls that makes re-runs and crashes safe. Each call is written before it goes out
  * (`sent`) and after its answer (`done`), as JSON lines appended with write(2): that survives the process being
  * killed at any point; an fsync at least every second and at close covers the machine going down.
  * Holds no personal data: calls are named by their key (a SHA-256), answers are ids, links and statuses.
  *
  * In memory it keeps only where each call's latest line starts (LineIndex); what a call answered is read back from
- * the file when asked. Memory grows by about 20 bytes a call, not by its answer (design.md §9).
+ * the file when asked. Memory grows by about 20 bytes a call, not by its answer (a 100,000-row run must fit in 250 MB).
  */
 export class Journal {
   private readonly lines = new LineIndex<Line>((offset) => this.readLine(offset));

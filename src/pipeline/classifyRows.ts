@@ -10,8 +10,8 @@ import { validatePayerRow } from '../validate/validatePayerRow.js';
 const SOURCE_UNIT = 2 ** 32;
 
 /**
- * Finds payer rows that repeat an earlier row's clientUserId (design.md §3: the later one is invalid, naming the
- * earlier line). Pass 1 needs every id seen so far, the one thing in `validate` that grows with the file: they sit
+ * Finds payer rows that repeat an earlier row's clientUserId (one payer, one row: the later one is invalid, naming
+ * the earlier line). Pass 1 needs every id seen so far, the one thing in `validate` that grows with the file: they sit
  * in an IdTable (about 28 bytes an id, outside the V8 heap) rather than a Map of strings (about 100 on it, which V8
  * then lets grow fourfold as garbage before it collects). Ids are compared byte for byte, never by hash alone, so a
  * distinct id is never called a repeat.
@@ -117,8 +117,9 @@ export interface ClassifiedRow {
 }
 
 /**
- * Checks a CSV header before any row: a required column missing entirely rejects the file (exit 2), naming
- * the columns; unknown columns become one warning each (they are carried through to the failed file untouched).
+ * Checks a header (CSV or xlsx) before any row: a required column missing entirely, or two columns that mean the
+ * same field, rejects the file (exit 2), naming the columns; unknown columns become one warning each (they are
+ * carried through to the failed file untouched).
  */
 export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
   if (input.header === undefined) return [];
@@ -219,7 +220,7 @@ function classify(
 }
 
 /**
- * What `validate` prints first (issue 5): which column was read as which field, and which were ignored, so a team
+ * What `validate` prints first: which column was read as which field, and which were ignored, so a team
  * with its own column names sees at once whether `DOB` and `Zip` were understood.
  */
 export function describeMapping(input: OpenedInput, kind: RowKind): string {

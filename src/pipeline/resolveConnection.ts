@@ -6,7 +6,7 @@ import type { RunOptions } from '../options.js';
 
 /**
  * The base URL must be https, or plain http only to this machine (the sandbox) or with --allow-http:
- * the key and personal data would otherwise cross the network in the clear (design.md §10).
+ * the key and personal data would otherwise cross the network in the clear.
  * Returns the problem, or undefined when the URL is fine.
  */
 export function checkBaseUrl(value: string, allowHttp: boolean): string | undefined {

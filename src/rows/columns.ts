@@ -28,7 +28,7 @@ export type FileKind = 'payers' | 'bank-details';
 export type Vocabulary = FileKind | 'payment-details-entry';
 
 /**
- * Header names match field names case-insensitively, ignoring spaces, `_`, `-` and `.` (design.md §3):
+ * Header names match field names case-insensitively, ignoring spaces, `_`, `-` and `.`:
  * `First Name`, `first_name` and `FIRSTNAME` all mean `firstName`.
  */
 export function normalizeHeader(name: string): string {
@@ -59,7 +59,7 @@ const MAX_SEEN = 1000;
 
 /**
  * The catalog name (`firstName`, `bankCity`, `completedSteps`, ...) a column means, or undefined when it means nothing.
- * A `--map` entry wins; then a field's own name; then a built-in alias (`DOB`, `Zip`, `ABA`: aliases.ts).
+ * A `--map` entry wins; then a field's own name; then a built-in alias (`DOB`, `Zip`, `ABA`: ALIASES in fields.ts).
  */
 export function fieldForColumn(column: string, vocabulary: Vocabulary, map?: ColumnMap): string | undefined {
   const mapped = map?.get(normalizeHeader(column));

@@ -1,10 +1,10 @@
 import { complianceRequest, paymentDetailRequest } from '../schema/index.js';
 
-// The field catalog: every column an input file may have, by the name the docs use (design.md §3).
-// Header matching, validation and the `template` command all read from here, so a new field is added once
-// (the request fields themselves come from the spec's schemas in src/schema/).
+// The field catalog: every column an input file may have, by its canonical name (for a request field, the API's
+// own). Header matching, validation and the `template` command all read from here, so a new field is added
+// once (the request fields themselves come from the spec's schemas in src/schema/).
 
-/** Compliance request fields (POST /v1/payer), in api-spec.md's order: read off the spec's schema, not restated. */
+/** Compliance request fields (POST /v1/payer), in the API's documented order: read off its schema, not restated. */
 export const PAYER_FIELDS = Object.keys(complianceRequest.shape) as PayerField[];
 export type PayerField = keyof typeof complianceRequest.shape;
 
@@ -13,7 +13,7 @@ export const REQUIRED_PAYER_FIELDS: readonly PayerField[] = PAYER_FIELDS.filter(
   (f) => !complianceRequest.shape[f].safeParse(undefined).success,
 );
 
-/** Payment detail request fields (POST /v2/payer/{clientUserId}/payment-details), in api-spec.md's order. */
+/** Payment detail request fields (POST /v2/payer/{clientUserId}/payment-details), in the API's documented order. */
 export const PAYMENT_DETAIL_FIELDS = Object.keys(paymentDetailRequest.shape) as PaymentDetailField[];
 export type PaymentDetailField = keyof typeof paymentDetailRequest.shape;
 
@@ -21,7 +21,7 @@ export const REQUIRED_PAYMENT_DETAIL_FIELDS: readonly PaymentDetailField[] = PAY
   (f) => !paymentDetailRequest.shape[f].safeParse(undefined).success,
 );
 
-/** Fields only a bank account has (design.md §3). Any of them filled on a payer row means "this row has a bank account". */
+/** Fields only a bank account has: any of them filled on a payer row means "this row has a bank account". */
 export const BANK_ONLY_FIELDS = [
   'bankName',
   'accountName',
@@ -71,7 +71,7 @@ export type ControlColumn = (typeof CONTROL_COLUMNS)[number];
 /** JSONL only: one payment-detail object, or an array of them, nested in the payer's line. */
 export const PAYMENT_DETAILS_KEY = 'paymentDetails';
 
-/** Values never echoed in a message, not even their shape (design.md §4): identity and bank numbers. */
+/** Values never echoed in a message, not even their shape: identity and bank numbers. */
 export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
   'ssn',
   'accountNumber',
@@ -81,7 +81,7 @@ export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Personal values that may not reach results.csv or a log either (design.md §10), but whose mistakes are found by
+ * Personal values that may not reach results.csv or a log either, but whose mistakes are found by
  * seeing what was typed: a message shows their shape only, digits as 9 and letters as a (`31/12/1980` -> `99/99/9999`).
  */
 export const PERSONAL_FIELDS: ReadonlySet<string> = new Set(['dateOfBirth', 'email', 'phone']);
@@ -129,7 +129,7 @@ export const TEMPLATE_EXAMPLE: Record<string, string> = Object.fromEntries(
   TEMPLATE_COLUMNS.map((column) => [column, EXAMPLE_VALUES[column] ?? '']),
 );
 
-// Column names as finance teams write them (issue 5), by the field they mean. A header is first matched against the
+// Column names as finance teams write them, by the field they mean. A header is first matched against the
 // field names themselves (fieldForColumn), so `First Name` or `date_of_birth` need no alias; these are the other
 // common spellings. Matching ignores case, spaces, `_`, `-` and `.`, like field names.
 

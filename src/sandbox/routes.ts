@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-// The API's routes and how a request finds one. Paths follow api-spec.md (and src/schema `paths`): the seed's three
-// writes, the create-or-update path of create compliance and the two reads. clientUserId is URL-decoded, so `a%2Fb`
-// reaches the handler as `a/b`.
+// The API's routes and how a request finds one. Paths follow the API's documentation (and src/schema `paths`): the
+// three writes first documented, the create-or-update path of create compliance and the two reads. clientUserId is
+// URL-decoded, so `a%2Fb` reaches the handler as `a/b`.
 
 export const ROUTES = {
   compliance: 'POST /v1/payer',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Request and response of POST /v1/payer, exactly as api-spec.md states them.
+// Request and response of POST /v1/payer, exactly as the API's documentation states them.
 // The client's stricter rules (real dates, ISO lists, checksums) live in src/validate/, on top of these.
 
 export const BENEFICIARY_TYPES = ['individual', 'business'] as const;
@@ -45,7 +45,7 @@ export const complianceResponse = z
   .loose();
 export type ComplianceResponse = z.infer<typeof complianceResponse>;
 
-// Request and response of POST /v2/payer/{clientUserId}/payment-details, as api-spec.md states them.
+// Request and response of POST /v2/payer/{clientUserId}/payment-details, as the API's documentation states them.
 
 export const RAILS = ['local', 'swift', 'wire'] as const;
 export const ACCOUNT_TYPES = ['checking', 'savings'] as const;
@@ -96,7 +96,7 @@ export const paymentDetailResponse = z
   .loose();
 export type PaymentDetailResponse = z.infer<typeof paymentDetailResponse>;
 
-// PATCH /v2/payer/{clientUserId}, as api-spec.md states it.
+// PATCH /v2/payer/{clientUserId}, as the API's documentation states it.
 
 export const agreementRequest = z.object({ agreementCompleted: z.boolean() });
 export type AgreementRequest = z.infer<typeof agreementRequest>;
@@ -104,7 +104,7 @@ export type AgreementRequest = z.infer<typeof agreementRequest>;
 export const agreementResponse = z.object({ success: z.boolean() }).loose();
 export type AgreementResponse = z.infer<typeof agreementResponse>;
 
-// Error bodies of the real service (api-spec.md, known public behaviour): NestJS style, with `message`
+// Error bodies as the real service sends them (its documentation leaves them open): NestJS style, with `message`
 // a string or an array of strings, and on a few endpoints `{ message, errors: [{ field, message }] }`.
 export const apiErrorBody = z
   .object({
@@ -128,8 +128,8 @@ export function serverMessage(body: unknown): string | undefined {
   return message;
 }
 
-// The two reads of the service's public reference (api-spec.md, "Read endpoints"): a payer's compliance status,
-// and the bank accounts stored for a payer. Not in the seed document; the client uses them to know what already
+// The two reads of the service's public API reference: a payer's compliance status, and the bank accounts stored
+// for a payer. Not among the three writes first documented; the client uses them to know what already
 // exists, the sandbox serves them. Status values are opaque strings, as everywhere.
 
 /** GET /v2/payer/{clientUserId}: 200, or 404 for a payer the service does not know. */
@@ -170,11 +170,11 @@ export type StoredPaymentDetail = z.infer<typeof storedPaymentDetail>;
 export const paymentDetailsListResponse = z.object({ paymentDetails: z.array(storedPaymentDetail) }).loose();
 export type PaymentDetailsListResponse = z.infer<typeof paymentDetailsListResponse>;
 
-/** Where create compliance is served: the seed's path, or the service's current create-or-update path. */
+/** Where create compliance is served: the path first documented, or the service's current create-or-update path. */
 export const COMPLIANCE_PATHS = ['/v1/payer', '/v2/payer'] as const;
 export type CompliancePath = (typeof COMPLIANCE_PATHS)[number];
 
-/** The API's paths, relative to the base URL (api-spec.md "Endpoints" and "Read endpoints"). */
+/** The API's paths, relative to the base URL, as its documentation gives them. */
 export const paths = {
   compliance: (path: CompliancePath = '/v1/payer') => path.slice(1),
   /** GET: the payer's compliance status. PATCH: the agreement. */

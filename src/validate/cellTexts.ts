@@ -20,7 +20,7 @@ export interface CellTexts {
 }
 
 /**
- * CSV cells are strings already. JSONL cells may be numbers (turned into their decimal text, design.md §3),
+ * CSV cells are strings already. JSONL cells may be numbers (turned into their decimal text),
  * booleans (only where a yes/no is meant) or objects and arrays, which no field accepts.
  */
 export function cellTexts(byField: ReadonlyMap<string, FieldCell>, booleanFields: ReadonlySet<string>): CellTexts {
@@ -86,11 +86,11 @@ const SIX_DIGITS: Record<string, string> = { sortCode: 'a sort code', bsbNumber:
 const TEXT_HINT = 'format the column as text and type the value again';
 
 /**
- * Names the damage a spreadsheet does (issue 5) before the field rules see the cell, so the message says what
+ * Names the damage a spreadsheet does before the field rules see the cell, so the message says what
  * happened rather than only what is wrong: `1.21755E+10` "was turned into a number by the spreadsheet", a 5-digit
  * sort code "looks like a leading zero was lost", a phone whose `+` went. A damaged cell is removed from `texts` and
  * added to `unusable`, so it is not also called "required". With `dateFormat`, dates written that way are converted to
- * YYYY-MM-DD in place; other dates are left to the YYYY-MM-DD rule. Values are echoed only as describeValue allows.
+ * YYYY-MM-DD in place; other dates are left to the YYYY-MM-DD rule. Values are echoed only as withValue allows.
  */
 export function repairSpreadsheetDamage(
   texts: Map<string, TextCell>,

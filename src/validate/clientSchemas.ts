@@ -15,7 +15,7 @@ import {
 } from './textChecks.js';
 import type { CellPlace, TextCell } from './cellTexts.js';
 
-// The client's rules are the spec's schemas with stricter steps piped in front or behind (design.md §4, §11):
+// The client's rules are the spec's schemas with stricter steps piped in front or behind:
 // each rule ends in the spec's own field schema (optional ones unwrapped, then made optional again), so whatever
 // passes here certainly passes the spec and the sandbox.
 
@@ -89,8 +89,8 @@ export interface CheckFieldsOptions<F extends string> {
 }
 
 /**
- * Runs each field's own schema on its cell, so every field is judged (design.md §4: every issue of a row, not
- * only the first) and the valid ones come back normalised even when others fail.
+ * Runs each field's own schema on its cell, so every field is judged (a row reports every issue, not only the
+ * first) and the valid ones come back normalised even when others fail.
  */
 export function checkFields<F extends string>(
   shape: Readonly<Record<F, z.ZodType>>,

@@ -1,3 +1,5 @@
+// The library without its country names in 80 languages (its Node entry registers them all: 1.5 MB kept on the
+// heap for the life of the process, which V8 multiplies before collecting). Only the codes are needed here.
 import countries from 'i18n-iso-countries/index.js';
 import currencyCodes from 'currency-codes';
 import { electronicFormatIBAN, isValidBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
@@ -9,11 +11,9 @@ import type { RowIssue } from '../types.js';
 /** A row issue that still knows its cell's place, so a row's issues read in column order. */
 export type OrderedIssue = RowIssue & { order: number };
 
-// The client's stricter rules (design.md §4) as plain text -> normalised text functions. clientSchemas.ts wires
-// them into zod on top of the spec's schemas. Maintained libraries do the knowing: ISO lists, IBAN and BIC
-// structure, phone numbering plans.
-// The library without its country names in 80 languages (its Node entry registers them all: 1.5 MB kept on the
-// heap for the life of the process, which V8 multiplies before collecting). Only the codes are needed here.
+// The client's stricter rules, for values that would certainly fail later, as plain text -> normalised text
+// functions. clientSchemas.ts wires them into zod on top of the spec's schemas. Maintained libraries do the
+// knowing: ISO lists, IBAN and BIC structure, phone numbering plans.
 
 export type Checked = { ok: true; value: string } | { ok: false; message: string };
 
@@ -44,7 +44,7 @@ export function checkOneOf(values: readonly string[]): (text: string) => Checked
 }
 
 /**
- * What people type into E.164: spaces, dashes, dots and parentheses go (design.md §4). For a `+` number,
+ * What people type into E.164: spaces, dashes, dots and parentheses go. For a `+` number,
  * libphonenumber also drops a national trunk prefix written after the country code (`+44 (0)20 ...`).
  * Only the format is the spec's rule, so a well-formed number libphonenumber does not know is kept as typed
  * and left to the spec's E.164 check.

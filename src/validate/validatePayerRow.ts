@@ -128,7 +128,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * A JSONL line's `paymentDetails`: one object or an array of them (design.md §3), each a payment detail by
+ * A JSONL line's `paymentDetails`: one object or an array of them, each a payment detail by
  * field names, filled from the payer like a CSV row's bank cells. Issues name the key inside the entry,
  * `paymentDetails[1].iban` (0-based, as in JSON paths), or `paymentDetails.iban` for a lone object. All of an
  * entry's issues sit where the `paymentDetails` key sits in the line.
@@ -178,7 +178,8 @@ export function validatePaymentDetailEntries(
       ...own.conflicts,
       ...checked.issues,
     ];
-    // Unknown keys are an issue here, not a warning as in a header: a misspelt `routing` would silently drop a bank field.
+    // Unknown keys are an issue here, not a warning as in a header: a misspelt key (`routingCode`) would silently
+    // drop a bank field.
     entryIssues.sort((a, b) => a.order - b.order);
     issues.push(...entryIssues.map(({ column, message }) => ({ column, message, order: at.order })));
     if (entryIssues.length === 0 && checked.detail) details.push(checked.detail);
