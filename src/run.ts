@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import type { Logger } from 'pino';
+import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { AbortedError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
 import type { RowDeps } from './execute/executeRow.js';
 import type { Backoff } from './execute/retryPolicy.js';
-import { Journal } from './journal/Journal.js';
-import { StateLock, journalDir } from './journal/StateLock.js';
+import { StateLock, journalDir, openJournal } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
 import { createLogger } from './log.js';
@@ -116,14 +114,8 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       'run started',
     );
 
-    const journal = persistent
-      ? await openJournal(
-          join(journalDir(stateDir, baseUrl!, connection!.apiKey), 'journal.jsonl'),
-          warnings,
-          logger,
-          stderr,
-        )
-      : undefined;
+    const journalPath = persistent ? join(journalDir(stateDir, baseUrl!, connection!.apiKey), 'journal.jsonl') : '';
+    const journal = persistent ? await openJournal(journalPath, warnings, logger, stderr) : undefined;
     if (journal) cleanup.push(() => journal.close());
     for (const warning of warnings) logger.warn(warning);
 
@@ -170,6 +162,20 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       taken: new Set(),
       ...(scanned.some((job) => job.kind === 'bank-details') ? { claims: new Map<string, string>() } : {}),
     };
+    if (journal && client) {
+      journal.onFailure = (error) =>
+        client.stop(
+          'write-failed',
+          `stopped: the journal ${journalPath} cannot be written (${error.message}); nothing more is sent. ` +
+            'Free the space and run the same file again: what was sent is read back from the service',
+        );
+    }
+    // An output that cannot be written (disk full, permission) stops the run: results are its record of what was sent.
+    let writeFailure: string | undefined;
+    const onWriteFailure = (error: Error) => {
+      writeFailure ??= `stopped: the results in ${outDir} cannot be written (${error.message})`;
+      client?.stop('write-failed', writeFailure);
+    };
     const onAbort = () => client?.stop('interrupted');
     context.signal?.addEventListener('abort', onAbort, { once: true });
     if (context.signal?.aborted) onAbort(); // a signal during pass 1 fires no event now
@@ -200,30 +206,33 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
             signal: context.signal,
             today: startedAt,
             seen: duplicates,
+            onWriteFailure,
           },
         );
-        await rowFiles.close();
+        await rowFiles.close().catch(onWriteFailure);
         const written = rowFiles.written();
         for (const kind of ROW_FILE_KINDS) {
           const path = written[kind];
           if (path !== undefined && !outputs[kind].includes(path)) outputs[kind].push(path);
         }
       }
-      await rowFileSet.close();
+      await rowFileSet.close().catch(onWriteFailure);
     } finally {
       const gate = deps?.ctx.knowledge.gate;
       if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);
       context.signal?.removeEventListener('abort', onAbort);
       progress.stop();
-      await results.close();
+      await results.close().catch(onWriteFailure);
     }
 
     const stopped = client?.stopped();
     const aborted = stopped
       ? { reason: stopped.reason, message: stopped.message }
-      : context.signal?.aborted
-        ? { reason: 'interrupted', message: 'interrupted: the rest of the rows were not checked' }
-        : undefined;
+      : writeFailure
+        ? { reason: 'write-failed', message: writeFailure }
+        : context.signal?.aborted
+          ? { reason: 'interrupted', message: 'interrupted: the rest of the rows were not checked' }
+          : undefined;
     const endedAt = new Date();
     const counts = tally.outcomes();
     const summary: Summary = {
@@ -252,8 +261,12 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       'run finished',
     );
     await closeLog();
-    writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(outputs.summary, 0o600);
+    try {
+      writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(outputs.summary, 0o600);
+    } catch (error) {
+      throw new AbortedError(`${outputs.summary} cannot be written (${(error as Error).message})`, { cause: error });
+    }
     // The results are on disk already: a report that cannot be written is a warning, not a failed run.
     await writeReport(summary, tally, client ? timeline.series() : undefined).catch((error: unknown) => {
       stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
@@ -261,38 +274,6 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     stderr?.write(formatSummary(summary));
     return summary;
   }
-}
-
-/** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */
-async function openJournal(
-  path: string,
-  warnings: string[],
-  logger: Logger,
-  stderr: RunContext['stderr'],
-): Promise<Journal> {
-  const dir = dirname(path);
-  if (!existsSync(dir)) {
-    // A journal is kept per API and key: a rotated key starts afresh. Say so, since what it forgets matters.
-    const host = basename(dir).replace(/-[0-9a-f]{12}$/, '');
-    const others = readdirSync(dirname(dir)).filter((name) => name !== basename(dir) && name.startsWith(`${host}-`));
-    if (others.length > 0) {
-      const warning =
-        `no journal of this API key at ${host} yet (${others.length} of another key in ${dirname(dir)}): this run starts a new one. ` +
-        'What was registered is read back from the service, so nothing is created twice, but payer cells changed since ' +
-        'they were registered cannot be noticed, and --max-wait counts from today';
-      warnings.push(warning);
-      stderr?.write(`warning: ${warning}\n`);
-    }
-  }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const { journal, load } = await Journal.open(path);
-  logger.info({ journal: path, ...load }, 'journal loaded');
-  if (load.corrupt > 0) {
-    const warning = `journal ${path}: skipped ${load.corrupt} unreadable line${load.corrupt === 1 ? '' : 's'} (a crash mid-write); what they recorded is read back from the service before anything is created again`;
-    warnings.push(warning);
-    stderr?.write(`warning: ${warning}\n`);
-  }
-  return journal;
 }
 
 const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;

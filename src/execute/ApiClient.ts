@@ -15,7 +15,8 @@ export type CallResult<T> =
   /** `replayed`: not sent, the journal had this call's answer from an earlier run. */
   { ok: true; status: number; body: T; replayed?: boolean } | { ok: false; error: ApiError };
 
-export type StopReason = 'key-rejected' | 'api-down' | 'interrupted';
+/** Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out. */
+export type StopReason = 'key-rejected' | 'api-down' | 'interrupted' | 'write-failed';
 
 export interface StopInfo {
   reason: StopReason;

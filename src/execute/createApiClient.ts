@@ -34,6 +34,7 @@ const STOPPED_BECAUSE: Record<StopReason, string> = {
   'key-rejected': 'API key rejected',
   'api-down': 'API down',
   interrupted: 'run interrupted',
+  'write-failed': 'the run could not write its records',
 };
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { StateLock } from '../journal/StateLock.js';
+import { StateLock } from '../journal/stateDir.js';
 import { INBOX_OPTIONS, resolveRunOptions } from '../options.js';
 import type { RunContext, RunInput } from '../run.js';
 import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';

@@ -1,27 +1,8 @@
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeSync,
-  chmodSync,
-} from 'node:fs';
-import { journalLines, LineIndex } from './LineIndex.js';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, chmodSync } from 'node:fs';
+import { endsWithNewline, journalLines, type Line, LineIndex, parse, short, writeAll } from './LineIndex.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; answer: Record<string, string> };
-
-/**
- * A journal line. `k` is a hash naming the call (or the payer). `none`: a call the service certainly did not
- * carry out (a field error, a 429 given up on), so a re-run creates without asking first.
- */
-type Line =
-  | { k: string; s: 'sent' }
-  | { k: string; s: 'none' }
-  | { k: string; s: 'done'; c: number; a?: Record<string, string> };
 
 export interface JournalLoad {
   entries: number;
@@ -128,8 +109,19 @@ export class Journal {
     if (this.append({ k: key, s: 'none' })) this.lines.move(entry, offset);
   }
 
-  /** The first write error, if any: the journal then stops writing, and the run warns that re-runs may resend. */
-  failure: Error | undefined;
+  /**
+   * Called once, with the first write error (disk full, permission). The journal then writes nothing more, and a
+   * call it could not record must not go out: the run stops sending. Never thrown into a call that already succeeded:
+   * its answer must still reach results.csv.
+   */
+  onFailure: ((error: Error) => void) | undefined;
+  private failure: Error | undefined;
+
+  private fail(error: unknown): void {
+    if (this.failure) return;
+    this.failure = error as Error;
+    this.onFailure?.(this.failure);
+  }
 
   /** Flushes to disk now. */
   sync(): void {
@@ -137,7 +129,7 @@ export class Journal {
     try {
       fsyncSync(this.fd);
     } catch (error) {
-      this.failure ??= error as Error;
+      this.fail(error);
     }
     this.dirty = false;
   }
@@ -175,8 +167,7 @@ export class Journal {
       this.dirty = true;
       return true;
     } catch (error) {
-      // Never throw into a call that already succeeded: its answer must still reach results.csv.
-      this.failure = error as Error;
+      this.fail(error);
       return false;
     }
   }
@@ -264,54 +255,5 @@ export class Journal {
     this.lines.replaceOffsets(moved);
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = openSync(this.path, 'r');
-  }
-}
-
-/**
- * 128 bits of the call's SHA-256 key name it in the journal: as unique in practice as all 256, and it halves
- * the journal's size for large files.
- */
-function short(key: string): string {
-  return key.replace(/^po-/, '').slice(0, 32);
-}
-
-/** write(2) until every byte is out (a regular file may take fewer); the number of bytes written. */
-function writeAll(fd: number, bytes: Buffer): number {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-  return done;
-}
-
-function parse(text: string): Line | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  const line = value as Partial<{ k: unknown; s: unknown; c: unknown; a: unknown }>;
-  if (typeof line.k !== 'string' || line.k === '') return undefined;
-  if (line.s === 'sent') return { k: line.k, s: 'sent' };
-  if (line.s === 'none') return { k: line.k, s: 'none' };
-  if (line.s !== 'done' || typeof line.c !== 'number') return undefined;
-  if (
-    line.a !== undefined &&
-    (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))
-  )
-    return undefined;
-  return { k: line.k, s: 'done', c: line.c, ...(line.a ? { a: line.a as Record<string, string> } : {}) };
-}
-
-function endsWithNewline(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    if (size === 0) return true;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    closeSync(fd);
   }
 }

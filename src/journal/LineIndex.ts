@@ -1,5 +1,5 @@
 import { grown, HashIndex } from '../compact/tables.js';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 
 // Lower case, as the keys are written (hex digests): the key comparison below is exact.
 const KEY = /^[0-9a-f]{32}$/;
@@ -73,6 +73,15 @@ function hashOf(key: string): number {
 }
 
 /** One line of the journal file and where it sits, so the journal can read it back later by offset. */
+/**
+ * A journal line. `k` is a hash naming the call (or the payer). `none`: a call the service certainly did not
+ * carry out (a field error, a 429 given up on), so a re-run creates without asking first.
+ */
+export type Line =
+  | { k: string; s: 'sent' }
+  | { k: string; s: 'none' }
+  | { k: string; s: 'done'; c: number; a?: Record<string, string> };
+
 export interface JournalLine {
   text: string;
   /** Byte offset of the line's first byte, and its length in bytes without the newline. */
@@ -102,5 +111,54 @@ export async function* journalLines(path: string): AsyncGenerator<JournalLine> {
   if (pending.length > 0) {
     const bytes = Buffer.concat(pending);
     yield { text: bytes.toString('utf8'), offset, length: bytes.length };
+  }
+}
+
+/**
+ * 128 bits of the call's SHA-256 key name it in the journal: as unique in practice as all 256, and it halves
+ * the journal's size for large files.
+ */
+export function short(key: string): string {
+  return key.replace(/^po-/, '').slice(0, 32);
+}
+
+/** write(2) until every byte is out (a regular file may take fewer); the number of bytes written. */
+export function writeAll(fd: number, bytes: Buffer): number {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  return done;
+}
+
+export function parse(text: string): Line | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const line = value as Partial<{ k: unknown; s: unknown; c: unknown; a: unknown }>;
+  if (typeof line.k !== 'string' || line.k === '') return undefined;
+  if (line.s === 'sent') return { k: line.k, s: 'sent' };
+  if (line.s === 'none') return { k: line.k, s: 'none' };
+  if (line.s !== 'done' || typeof line.c !== 'number') return undefined;
+  if (
+    line.a !== undefined &&
+    (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))
+  )
+    return undefined;
+  return { k: line.k, s: 'done', c: line.c, ...(line.a ? { a: line.a as Record<string, string> } : {}) };
+}
+
+export function endsWithNewline(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
   }
 }

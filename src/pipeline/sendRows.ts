@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import { AbortedError } from '../errors.js';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { executeRow, type RowDeps } from '../execute/executeRow.js';
 import { bankWork, payerWork } from '../plan/rowState.js';
@@ -39,6 +38,8 @@ export interface SendContext {
   signal: AbortSignal | undefined;
   today: Date;
   seen: DuplicateIds;
+  /** A result or row file could not be written: the run stops sending and ends as aborted. */
+  onWriteFailure: (error: Error) => void;
 }
 
 /**
@@ -90,7 +91,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
     if (sink.error) {
       // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
-      ctx.client?.stop('interrupted', `stopped: results cannot be written (${sink.error.message})`);
+      ctx.onWriteFailure(sink.error);
       break;
     }
     const seq = sink.reserve();
@@ -162,9 +163,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       });
   }
   await sink.whenUnwrittenAtMost(0).catch(() => undefined);
-  await sink.flush().catch((error: unknown) => {
-    throw new AbortedError(`results cannot be written: ${(error as Error).message}`, { cause: error });
-  });
+  await sink.flush().catch(ctx.onWriteFailure);
 }
 
 /**

@@ -1,6 +1,18 @@
-import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import { Journal } from './Journal.js';
 import { LockedError } from '../errors.js';
 import { createHash } from 'node:crypto';
 
@@ -109,4 +121,36 @@ export function journalDir(stateDir: string, baseUrl: string, apiKey: string): s
   const keyHash = createHash('sha256').update(apiKey).digest('hex');
   const hash = createHash('sha256').update(`${normalized}\u0000${keyHash}`).digest('hex').slice(0, 12);
   return join(stateDir, `${host}-${hash}`);
+}
+
+/** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */
+export async function openJournal(
+  path: string,
+  warnings: string[],
+  logger: Logger,
+  stderr: NodeJS.WritableStream | undefined,
+): Promise<Journal> {
+  const dir = dirname(path);
+  if (!existsSync(dir)) {
+    // A journal is kept per API and key: a rotated key starts afresh. Say so, since what it forgets matters.
+    const host = basename(dir).replace(/-[0-9a-f]{12}$/, '');
+    const others = readdirSync(dirname(dir)).filter((name) => name !== basename(dir) && name.startsWith(`${host}-`));
+    if (others.length > 0) {
+      const warning =
+        `no journal of this API key at ${host} yet (${others.length} of another key in ${dirname(dir)}): this run starts a new one. ` +
+        'What was registered is read back from the service, so nothing is created twice, but payer cells changed since ' +
+        'they were registered cannot be noticed, and --max-wait counts from today';
+      warnings.push(warning);
+      stderr?.write(`warning: ${warning}\n`);
+    }
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const { journal, load } = await Journal.open(path);
+  logger.info({ journal: path, ...load }, 'journal loaded');
+  if (load.corrupt > 0) {
+    const warning = `journal ${path}: skipped ${load.corrupt} unreadable line${load.corrupt === 1 ? '' : 's'} (a crash mid-write); what they recorded is read back from the service before anything is created again`;
+    warnings.push(warning);
+    stderr?.write(`warning: ${warning}\n`);
+  }
+  return journal;
 }
