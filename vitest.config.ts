@@ -8,5 +8,7 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    // After each test file: what it left in the system temp folder is removed.
+    setupFiles: ['test/helpers/cleanUp.ts'],
   },
 });

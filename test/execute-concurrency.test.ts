@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { comply, testClient } from './helpers/executeFixtures.js';
-import { maxInWindow } from './helpers/fakeClock.js';
 import { complianceAnswer, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
 
 let server: ScriptedServer | undefined;
@@ -36,12 +35,18 @@ describe('api client: concurrency, rate and backpressure', () => {
     expect(client.pending).toBe(0);
   });
 
-  it('keeps to the rate cap as the server sees it: never more than R arrivals in any second', async () => {
+  it('keeps to the rate cap as the server sees it: at most R arrivals a second, counted from the first call', async () => {
     server = await startScriptedServer(sequence({ status: 200, body: complianceAnswer() }));
     const client = testClient(server.url, { concurrency: 8, rate: 20 });
+    const startedAt = Date.now();
     await Promise.all(Array.from({ length: 30 }, (_, i) => comply(client, i)));
     expect(server.hits).toHaveLength(30);
-    expect(maxInWindow(server.hits.map((h) => h.at))).toBeLessThanOrEqual(20);
+    // Lower bounds only: a busy machine can make the server see a request later than it was sent (and so crowd
+    // requests sent more than a second apart into one of its seconds), never earlier. So the (kR+1)th arrival
+    // comes at least k seconds after the calls were made. The window itself is held exactly in limiter.test.ts,
+    // on a clock the test drives.
+    const arrivals = server.hits.map((h) => h.at).sort((a, b) => a - b);
+    for (const [k, at] of arrivals.entries()) expect(at - startedAt).toBeGreaterThanOrEqual(Math.floor(k / 20) * 1000);
   });
 
   it('uses a limiter given to it, so its rate can be driven from outside', async () => {

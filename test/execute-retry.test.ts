@@ -7,8 +7,10 @@ import {
   nestError,
   sequence,
   startScriptedServer,
+  type Hit,
   type ScriptedServer,
 } from './helpers/scriptedServer.js';
+import { deferred } from './helpers/waitFor.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -220,9 +222,10 @@ describe('api client: what is retried', () => {
 
   it('times out an attempt after timeoutMs and retries it', async () => {
     server = await startScriptedServer(
-      sequence({ hang: 400, body: complianceAnswer() }, { status: 200, body: complianceAnswer() }),
+      sequence({ hang: 10_000, body: complianceAnswer() }, { status: 200, body: complianceAnswer() }),
     );
-    const client = testClient(server.url, { timeoutMs: 50 });
+    // Long enough for the second answer to beat it on a loaded machine, or that attempt would time out too.
+    const client = testClient(server.url, { timeoutMs: 1000 });
     const result = await client.createCompliance(complianceBody(), meta());
     expect(result.ok).toBe(true);
     expect(server.hits).toHaveLength(2);
@@ -288,9 +291,10 @@ describe('api client: Retry-After and 429', () => {
   });
 
   it('honours Retry-After as an HTTP date', async () => {
-    const when = () => new Date(Date.now() + 1500).toUTCString(); // second precision: between 0.5 and 1.5 s from now
-    server = await startScriptedServer(
-      sequence({ status: 503, headers: { 'retry-after': when() } }, { status: 200, body: { success: true } }),
+    // Second precision: between 0.5 and 1.5 s after the 503 arrived, however late the request was sent.
+    const when = (hit: Hit) => new Date(hit.at + 1500).toUTCString();
+    server = await startScriptedServer((hit) =>
+      hit.n === 0 ? { status: 503, headers: { 'retry-after': when(hit) } } : { status: 200, body: { success: true } },
     );
     const client = testClient(server.url);
     const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
@@ -310,9 +314,16 @@ describe('api client: Retry-After and 429', () => {
         ? { status: 200, body: { success: true } }
         : { status: 200, body: complianceAnswer() };
     });
-    const client = testClient(server.url, { backoff: { baseMs: 300, maxMs: 300 }, random: () => 0 });
+    const throttled = deferred();
+    const client = testClient(server.url, {
+      backoff: { baseMs: 300, maxMs: 300 },
+      random: () => 0,
+      onAttempt: (attempt) => {
+        if (attempt.status === 429) throttled.resolve();
+      },
+    });
     const first429 = client.createCompliance(complianceBody(), meta());
-    await new Promise((r) => setTimeout(r, 50)); // the 429 is in; now another call starts
+    await throttled.promise; // the 429 is in and the pause set; now another call starts
     const other = client.completeAgreement('payer-001', { agreementCompleted: true });
     expect((await first429).ok && (await other).ok).toBe(true);
     const h429 = server.hits[0];

@@ -7,6 +7,7 @@ import {
   startScriptedServer,
   type ScriptedServer,
 } from './helpers/scriptedServer.js';
+import { deferred, waitFor } from './helpers/waitFor.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -74,15 +75,19 @@ describe('api client: stopping', () => {
   });
 
   it('stop("interrupted") lets requests on the wire finish and sends nothing more, not even retries', async () => {
-    // Call 0 gets a 500 and waits out a long backoff; call 1 is on the wire; call 2 is queued.
+    // Call 0 gets a 500 and waits out a long backoff; call 1 is on the wire, its answer held until after the stop;
+    // call 2 is queued.
+    const answerCall1 = deferred();
     server = await startScriptedServer((hit) =>
-      hit.n === 0 ? { status: 500 } : { status: 200, body: complianceAnswer(), delayMs: 150 },
+      hit.n === 0 ? { status: 500 } : answerCall1.promise.then(() => ({ status: 200, body: complianceAnswer() })),
     );
     const client = testClient(server.url, { concurrency: 1, backoff: { baseMs: 10_000, maxMs: 10_000 } });
     const calls = Array.from({ length: 3 }, (_, i) => comply(client, i));
-    await new Promise((r) => setTimeout(r, 60));
+    // Call 1 goes out only once call 0's attempt is over, so its arrival means call 0 is in its backoff.
+    await waitFor(() => server!.hits.length >= 2, 'call 1 to reach the server');
     expect(server.hits).toHaveLength(2);
     client.stop('interrupted');
+    answerCall1.resolve();
     const results = await Promise.all(calls);
     // The call that was tried keeps its real error (its retry is not sent); the one on the wire finishes; the rest are not sent.
     expect(results[0]).toMatchObject({ ok: false, error: { kind: 'http', status: 500 } });
@@ -99,9 +104,16 @@ describe('api client: stopping', () => {
 
   it('a stop during a long 429 pause releases the waiting calls at once', async () => {
     server = await startScriptedServer(sequence({ status: 429, headers: { 'retry-after': '600' } }));
-    const client = testClient(server.url, { concurrency: 4, maxRetryAfterMs: 600_000 });
+    const answered: Array<number | string> = [];
+    const client = testClient(server.url, {
+      concurrency: 4,
+      maxRetryAfterMs: 600_000,
+      onAttempt: (attempt) => answered.push(attempt.status),
+    });
     const calls = Promise.all(Array.from({ length: 4 }, (_, i) => comply(client, i)));
-    await new Promise((r) => setTimeout(r, 100));
+    // Every request sent has had its 429 back: the calls are all in the pause now.
+    await waitFor(() => answered.length > 0 && answered.length === server!.hits.length, 'the 429s to reach the client');
+    expect(answered.every((status) => status === 429)).toBe(true);
     client.stop('interrupted');
     const results = await calls; // would hang for 10 minutes if the pause were not cut short
     expect(results.filter((r) => !r.ok && r.error.kind === 'http')).toHaveLength(server.hits.length);

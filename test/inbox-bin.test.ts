@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_KEY, harness, payersCsv } from './helpers/runHarness.js';
 import { inboxAt } from './helpers/inboxFixtures.js';
-import { spawnBin, until } from './helpers/spawnBin.js';
+import { spawnBin } from './helpers/spawnBin.js';
+import { waitFor } from './helpers/waitFor.js';
 
 // `payer-onboard inbox` as cron and systemd start it: the real bin (built by `npm test` first).
 let h: Awaited<ReturnType<typeof harness>>;
@@ -34,7 +35,7 @@ describe('payer-onboard inbox (the bin)', () => {
 
   it('lets one process at a time work an inbox: a second one exits 2 naming the holder', async () => {
     const first = spawnBin(['inbox', 'inbox', '--watch', '--settle', '0.2'], { cwd: h.tmp.dir, env: env() });
-    await until(() => existsSync(inbox.path('lock')), 'the first inbox to take its lock');
+    await waitFor(() => existsSync(inbox.path('lock')), 'the first inbox to take its lock');
     const second = await spawnBin(['inbox', 'inbox'], { cwd: h.tmp.dir, env: env() }).done;
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`another inbox is using ${inbox.root}: pid ${first.child.pid} on ${hostname()}`);
@@ -42,7 +43,7 @@ describe('payer-onboard inbox (the bin)', () => {
 
     // The watcher still works its folder, and SIGTERM ends it cleanly, lock released.
     inbox.drop('late.csv', payersCsv(['l-1']));
-    await until(() => inbox.list('done').includes('late.csv'), 'late.csv in done/');
+    await waitFor(() => inbox.list('done').includes('late.csv'), 'late.csv in done/');
     first.child.kill('SIGTERM');
     const ended = await first.done;
     expect(ended.code).toBe(0);

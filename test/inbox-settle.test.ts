@@ -1,5 +1,5 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendFileSync, utimesSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runInbox } from '../src/inbox/runInbox.js';
 import { SettleTracker } from '../src/inbox/folders.js';
 import {
@@ -12,7 +12,7 @@ import {
   readResults,
 } from './helpers/runHarness.js';
 import { inboxAt } from './helpers/inboxFixtures.js';
-import { until } from './helpers/spawnBin.js';
+import { waitFor } from './helpers/waitFor.js';
 
 describe('SettleTracker', () => {
   const T = 1_000_000;
@@ -62,6 +62,7 @@ beforeEach(async () => {
   inbox = inboxAt(h.tmp.path('inbox'));
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await h.close();
 });
 
@@ -88,21 +89,45 @@ describe('inbox: a half-written file', () => {
   });
 
   it('--watch waits while the file keeps growing and takes it once it stops, until the signal', async () => {
+    // The watcher's clock is the test's: each of its looks sees the time the test has set, so a machine slow
+    // enough to leave more than the settle time between two writes does not make the file look finished.
+    // Its looks are counted, so the test moves on when the watcher has seen a write, not after a guessed while.
+    let now = Date.now();
+    let looks = 0;
+    const update = SettleTracker.prototype.update;
+    vi.spyOn(SettleTracker.prototype, 'update').mockImplementation(function (this: SettleTracker, files) {
+      looks += 1;
+      return update.call(this, files, now);
+    });
+    const lookAgain = async (what: string) => {
+      const seen = looks;
+      await waitFor(() => looks > seen, what);
+    };
     const controller = new AbortController();
     const path = inbox.path('incoming', 'slow.csv');
-    writeFileSync(path, `${PAYER_HEADER}\n`);
+    // Every write stamps the file with the watcher's time, as the uploader's writes would.
+    const write = (text: string) => {
+      appendFileSync(path, text);
+      utimesSync(path, new Date(now), new Date(now));
+    };
+    write(`${PAYER_HEADER}\n`);
     const watching = runInbox(
-      { dir: inbox.root, watch: true, settle: 1.5, pollMs: 50, run: { baseUrl: h.sandbox.url, rate: 0 } },
+      { dir: inbox.root, watch: true, settle: 1.5, pollMs: 20, run: { baseUrl: h.sandbox.url, rate: 0 } },
       { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, signal: controller.signal },
     );
-    // An upload that writes a row every 150 ms: never quiet for 1.5 s until it is done.
+    // An upload that writes a row every second: never quiet for 1.5 s until it is done, 8 s in all.
     for (let i = 1; i <= 8; i++) {
-      await new Promise((r) => setTimeout(r, 150));
+      await lookAgain(`a look at slow.csv before row ${i}`);
+      now += 1000;
+      await lookAgain(`a look at slow.csv a second later, before row ${i}`);
       expect(inbox.list('processing')).toEqual([]);
       expect(inbox.list('done')).toEqual([]);
-      appendFileSync(path, `${payerRow(`s-${i}`)}\n`);
+      write(`${payerRow(`s-${i}`)}\n`);
     }
-    await until(() => inbox.list('done').includes('slow.csv'), 'slow.csv in done/');
+    await lookAgain('a look at the finished slow.csv');
+    expect(inbox.list('done')).toEqual([]);
+    now += 1500;
+    await waitFor(() => inbox.list('done').includes('slow.csv'), 'slow.csv in done/');
     controller.abort();
     const result = await watching;
     expect(result.exitCode).toBe(0);

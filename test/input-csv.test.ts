@@ -1,13 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import type { RawRecord } from '../src/input/InputFile.js';
 import { openInput } from '../src/input/openInput.js';
 import { tempDir } from './helpers/tempDir.js';
 
-let tmp = tempDir();
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
 afterEach(() => {
   tmp.remove();
-  tmp = tempDir();
 });
 
 async function readAll(path: string) {

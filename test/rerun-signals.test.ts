@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_KEY, harness, payersCsv, readResults } from './helpers/runHarness.js';
-import { spawnBin, until, type Spawned } from './helpers/spawnBin.js';
+import { spawnBin, type Spawned } from './helpers/spawnBin.js';
+import { waitFor } from './helpers/waitFor.js';
 
 const stderrOf = (run: Spawned) => run.stderr();
 
@@ -36,7 +37,7 @@ describe('interrupted and killed runs', () => {
   it('SIGINT: stops sending, lets calls in flight finish, writes every row, exits 3; the re-run finishes the job', async () => {
     h.tmp.write('payers.csv', payersCsv(ids(60, 'i')));
     const run = spawnBin(runArgs('out1'), { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } });
-    await until(() => h.sandbox.stats().payersCreated >= 8, 'the run to get going');
+    await waitFor(() => h.sandbox.stats().payersCreated >= 8, 'the run to get going');
     run.child.kill('SIGINT');
     const { code, stderr } = await run.done;
     expect(stderr).toContain('SIGINT: finishing calls in flight');
@@ -75,7 +76,7 @@ describe('interrupted and killed runs', () => {
     let previous = -1;
     for (const [i, atLeast] of [3, 15, 30].entries()) {
       const run = spawnBin(runArgs(`kill-${i}`), { cwd: h.tmp.dir, env });
-      await until(() => h.sandbox.stats().payersCreated >= atLeast, `${atLeast} payers`);
+      await waitFor(() => h.sandbox.stats().payersCreated >= atLeast, `${atLeast} payers`);
       run.child.kill('SIGKILL');
       const { signal } = await run.done;
       expect(signal).toBe('SIGKILL');
@@ -106,12 +107,12 @@ describe('interrupted and killed runs', () => {
     h.tmp.write('payers.csv', payersCsv(ids(40, 'd')));
     const env = { PAYER_API_KEY: API_KEY };
     const run = spawnBin(runArgs('out1'), { cwd: h.tmp.dir, env });
-    await until(() => h.sandbox.stats().payersCreated >= 5, 'the run to get going');
+    await waitFor(() => h.sandbox.stats().payersCreated >= 5, 'the run to get going');
     // The next answers take 3 s, so the drain after the first signal is surely still going at the second.
     h.sandbox.script([{ route: '*', fault: 'slow', delayMs: 3000, times: 4 }]);
-    await until(() => h.sandbox.stats().scripted >= 1, 'a slow call in flight');
+    await waitFor(() => h.sandbox.stats().scripted >= 1, 'a slow call in flight');
     run.child.kill('SIGINT');
-    await until(
+    await waitFor(
       () => run.child.exitCode !== null || /SIGINT: finishing/.test(stderrOf(run)),
       'the first signal to be taken',
     );

@@ -1,12 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAhead } from '../src/pipeline/sendRows.js';
+import { startHoldingProxy, type HoldingProxy } from './helpers/holdingProxy.js';
 import { harness, payersCsv } from './helpers/runHarness.js';
+import { waitFor } from './helpers/waitFor.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
+let proxy: HoldingProxy | undefined;
 beforeEach(async () => {
   h = await harness();
 });
 afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
   await h.close();
 });
 
@@ -16,20 +21,19 @@ describe('run: a row held back by a slow call', () => {
     const window = readAhead(concurrency);
     const ids = Array.from({ length: window + 100 }, (_, i) => `s-${String(i + 1).padStart(4, '0')}`);
     const input = h.tmp.write('payers.csv', payersCsv(ids));
-    // The first compliance call is stored at once but answered only after 6 s: long enough for the others to get far
-    // on a loaded machine too.
-    h.sandbox.script([{ route: 'compliance', fault: 'slow', delayMs: 6000 }]);
-    // Payers created while it is held: counted for 5 s from when the hold is first seen (a second to spare).
-    let heldSince: number | undefined;
-    let startedWhileHeld = 0;
-    const poll = setInterval(() => {
+    // The first create compliance is stored at once, but its answer is held until the others have gone as far as
+    // they can: every row the read-ahead lets in, but the held one, finished.
+    proxy = await startHoldingProxy(h.sandbox.url, (method, path) => method === 'POST' && path === '/v1/payer');
+    const running = h.run({ inputs: [input], concurrency, baseUrl: proxy.url });
+    await waitFor(() => {
       const stats = h.sandbox.stats();
-      if (heldSince === undefined && stats.scripted > 0) heldSince = performance.now();
-      if (heldSince !== undefined && performance.now() - heldSince < 5000)
-        startedWhileHeld = Math.max(startedWhileHeld, stats.payersCreated);
-    }, 20);
-    const { summary, results } = await h.run({ inputs: [input], concurrency });
-    clearInterval(poll);
+      return stats.agreementsCompleted >= window - 1 || stats.payersCreated > window;
+    }, 'the rows behind the held one to finish');
+    // Read while the answer is still held: what the run started meanwhile.
+    const startedWhileHeld = h.sandbox.stats().payersCreated;
+    expect(proxy.holding()).toBe(true);
+    proxy.release();
+    const { summary, results } = await running;
 
     expect(summary.rows.ok).toBe(ids.length);
     expect(results.map((r) => r.clientUserId)).toEqual(ids);

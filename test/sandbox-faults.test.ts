@@ -75,7 +75,7 @@ describe('sandbox random faults (seeded)', () => {
     const pending = call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'p2' }) }).catch(
       (error: unknown) => error,
     );
-    await expect.poll(() => sandbox.stats().inFlight).toBeGreaterThan(0);
+    await expect.poll(() => sandbox.stats().inFlight, { timeout: 30_000 }).toBeGreaterThan(0);
     await sandbox.close();
     expect(await pending).toBeInstanceOf(Error);
   });

@@ -132,7 +132,7 @@ describe('sandbox KYC and agreement statuses', () => {
     const sandbox = await start({ kycAfter: 0.05 });
     await createPayer(sandbox);
     await expect
-      .poll(async () => (await readPayer(sandbox)).body.kycStatus, { interval: 20, timeout: 2000 })
+      .poll(async () => (await readPayer(sandbox)).body.kycStatus, { interval: 20, timeout: 30_000 })
       .toBe('approved');
   });
 

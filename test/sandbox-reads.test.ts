@@ -175,7 +175,7 @@ describe('GET /v2/payer/{clientUserId}/payment-details', () => {
     await createPayer(sandbox);
     await addAccount(sandbox);
     await expect
-      .poll(async () => (await listAccounts(sandbox)).body.paymentDetails[0].status, { interval: 20, timeout: 2000 })
+      .poll(async () => (await listAccounts(sandbox)).body.paymentDetails[0].status, { interval: 20, timeout: 30_000 })
       .toBe('approved');
   });
 });

@@ -1,16 +1,18 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../src/cli.js';
 import { TEMPLATE_COLUMNS } from '../src/rows/fields.js';
 import { memoryStream } from './helpers/runHarness.js';
 import { tempDir } from './helpers/tempDir.js';
 import { day, readWorkbook } from './helpers/xlsxFixtures.js';
 
-let tmp = tempDir();
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
 afterEach(() => {
   tmp.remove();
-  tmp = tempDir();
 });
 
 async function payerOnboard(args: string[]) {

@@ -29,12 +29,3 @@ export function spawnBin(args: string[], options: { cwd: string; env?: NodeJS.Pr
   );
   return { child, done, stderr: () => stderr };
 }
-
-/** Polls until `condition` holds (bounded: a test that waits forever is a broken test). */
-export async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
