@@ -87,3 +87,15 @@ export function inputFile(path: string): InputFile {
 
 /** Longest cell we accept: no field of the API is anywhere near this, and it keeps a runaway cell from filling memory. */
 export const MAX_CELL_LENGTH = 10_000;
+
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+};
+
+/** The error for a file that cannot be opened or read, its cause said in words where there are some. */
+export function unreadable(file: InputFile, cause: unknown): InputError {
+  const code = (cause as NodeJS.ErrnoException).code;
+  return new InputError(file.name, `cannot be read: ${(code && UNREADABLE[code]) ?? code}`, { cause });
+}

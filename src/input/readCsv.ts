@@ -3,7 +3,7 @@ import { parse, CsvError } from 'csv-parse';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
 import { DecodeText, encodingFromBom, detectDialect } from './decodeText.js';
-import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
 const MAX_RECORD_SIZE = 4 * 1024 * 1024;
@@ -169,16 +169,7 @@ async function readHead(file: InputFile): Promise<string> {
   try {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code;
-    throw new InputError(file.name, `cannot be read: ${why}`, { cause });
+    throw unreadable(file, cause);
   }
   const head = Buffer.concat(chunks);
   // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.

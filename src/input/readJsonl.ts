@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
 import { DecodeUtf8, textLines } from './decodeText.js';
-import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /**
  * Opens a JSONL file: one object per line, keys as CSV headers. A line that is not a JSON object is that row's
@@ -13,16 +13,7 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
   const stream = createReadStream(file.path);
   // A read error ends the decoder with it, so the line iterator throws it where the rows are read.
   stream.on('error', (cause) => {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code;
-    decoder.destroy(new InputError(file.name, `cannot be read: ${why}`, { cause }));
+    decoder.destroy(unreadable(file, cause));
   });
   // Not readline with a Promise.race against a failure promise per line: every race left a reaction on that
   // promise until the end of the file, a leak of one closure per line, and memory must not grow with the file.
