@@ -5,6 +5,7 @@ import { fieldForColumn, mapHeader } from '../rows/columns.js';
 import type { BankRowResult, PayerRowResult, RowIssue } from '../types.js';
 import { validateBankRow } from '../validate/validateBankRow.js';
 import { validatePayerRow } from '../validate/validatePayerRow.js';
+import { clientSchemas, localDay, type ClientSchemas } from '../validate/clientSchemas.js';
 
 /** A place as one number: source index * 2^32 + line (exact in a double for any line a file can have). */
 const SOURCE_UNIT = 2 ** 32;
@@ -174,8 +175,9 @@ export async function* classifyRows(
   kind: RowKind,
   options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date },
 ): AsyncGenerator<ClassifiedRow> {
+  const withSchemas = { ...options, schemas: clientSchemas(localDay(options.today)) };
   for await (const record of input.records) {
-    yield { record, kind, result: classify(record, kind, input, options) };
+    yield { record, kind, result: classify(record, kind, input, withSchemas) };
   }
 }
 
@@ -183,17 +185,18 @@ function classify(
   record: RawRecord,
   kind: RowKind,
   input: OpenedInput,
-  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date },
+  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date; schemas: ClientSchemas },
 ): PayerRowResult | BankRowResult {
   const source = input.file.name;
   const { columns, dateFormat } = input.reading ?? {};
   if (record.problem) return { ok: false, issues: [record.problem] };
-  if (kind === 'bank-details') return validateBankRow(record.cells, { today: options.today, columns, dateFormat });
+  if (kind === 'bank-details') return validateBankRow(record.cells, { today: options.today, columns, dateFormat, schemas: options.schemas });
   const result = validatePayerRow(record.cells, {
     defaultAgreementCompleted: options.defaultAgreementCompleted,
     today: options.today,
     columns,
     dateFormat,
+    schemas: options.schemas,
   });
   const id = result.clientUserId;
   if (id === undefined) return result;

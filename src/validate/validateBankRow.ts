@@ -16,9 +16,14 @@ const CLIENT_USER_ID = ['clientUserId'] as const;
  */
 export function validateBankRow(
   cells: readonly Cell[],
-  options: { today?: Date; columns?: ColumnMap | undefined; dateFormat?: DateFormat | undefined } = {},
+  options: {
+    today?: Date;
+    columns?: ColumnMap | undefined;
+    dateFormat?: DateFormat | undefined;
+    schemas?: ClientSchemas;
+  } = {},
 ): BankRowResult {
-  const schemas = clientSchemas(localDay(options.today ?? new Date()));
+  const schemas = options.schemas ?? clientSchemas(localDay(options.today ?? new Date()));
   const collected = collectCells(cells, 'bank-details', '', 0, options.columns);
   const { texts, blanks, unusable, issues: cellIssues } = cellTexts(collected.byField, NO_BOOLEANS);
   const damage = repairSpreadsheetDamage(texts, unusable, options);

@@ -25,6 +25,8 @@ export interface ValidatePayerRowOptions {
   columns?: ColumnMap | undefined;
   /** `--date-format`: how to read dates not written YYYY-MM-DD (`MM/DD/YYYY`). */
   dateFormat?: DateFormat | undefined;
+  /** The schemas for `today`, built once by a caller that checks many rows. */
+  schemas?: ClientSchemas;
 }
 
 const REQUIRED_PAYER: ReadonlySet<string> = new Set(REQUIRED_PAYER_FIELDS);
@@ -36,7 +38,7 @@ const BOOLEAN_CELLS: ReadonlySet<string> = new Set(['agreementCompleted']);
  * named by the user's own column. Unknown columns are the caller's to carry through; they are ignored here.
  */
 export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerRowOptions): PayerRowResult {
-  const schemas = clientSchemas(localDay(options.today ?? new Date()));
+  const schemas = options.schemas ?? clientSchemas(localDay(options.today ?? new Date()));
   const collected = collectCells(cells, 'payers', '', 0, options.columns);
   const nested = collected.byField.get(PAYMENT_DETAILS_KEY);
   collected.byField.delete(PAYMENT_DETAILS_KEY);
