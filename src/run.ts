@@ -1,26 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { AbortedError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
 import type { RowDeps } from './execute/executeRow.js';
 import type { Backoff } from './execute/retryPolicy.js';
-import { StateLock, journalDir, openJournal } from './journal/stateDir.js';
+import { StateLock } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
-import { createLogger } from './log.js';
+import type { ReadingOptions } from './input/InputFile.js';
 import { resolveRunOptions, type RunOptionsInput } from './options.js';
 import { CsvFileWriter } from './output/CsvFileWriter.js';
 import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
-import { Progress } from './output/Progress.js';
 import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './output/results.js';
 import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
-import { scanInputs } from './pipeline/scanInputs.js';
+import { scanInputs, type Job } from './pipeline/scanInputs.js';
+import { RunSession } from './pipeline/RunSession.js';
 import { sendRows } from './pipeline/sendRows.js';
-import { ReportTally, RequestTimeline } from './report/collectReportData.js';
+import { ReportTally } from './report/collectReportData.js';
 import { writeReport } from './report/buildReport.js';
-import { startSandbox } from './sandbox/index.js';
 import type { PayerResult } from './types.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
@@ -35,6 +34,14 @@ export interface RunContext {
   runId?: string;
   /** Retry delays (default 0.5 s, doubling, at most 30 s); tests against a flaky sandbox shorten them. */
   backoff?: Backoff;
+}
+
+/** What pass 1 hands pass 2: the inputs with their row counts, how they are read, and the repeated ids it found. */
+interface CheckedInputs {
+  scanned: Job[];
+  warnings: string[];
+  reading: ReadingOptions;
+  duplicates: DuplicateIds;
 }
 
 export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
@@ -65,11 +72,10 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   const persistent = command === 'run' && !options.sandbox;
   if (persistent) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const lock = persistent ? StateLock.acquire(stateDir, runId) : undefined;
-  const cleanup: Array<() => void | Promise<void>> = [() => lock?.release()];
   try {
     return await runHoldingLock();
   } finally {
-    for (const step of cleanup.reverse()) await step();
+    lock?.release();
   }
 
   async function runHoldingLock(): Promise<Summary> {
@@ -92,59 +98,39 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
-    const sandbox =
-      command === 'run' && options.sandbox ? await startSandbox({ port: 0, apiKey: connection!.apiKey }) : undefined;
-    if (sandbox) cleanup.push(() => sandbox.close());
-    const baseUrl = sandbox?.url ?? connection?.baseUrl;
+    const session = await RunSession.open({
+      runId,
+      options,
+      cwd,
+      connection,
+      resultsName: 'results.csv',
+      journal: persistent,
+      warnings,
+      stderr,
+      ...(context.backoff ? { backoff: context.backoff } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    try {
+      return await send(session, { scanned, warnings, reading, duplicates });
+    } finally {
+      await session.close();
+    }
+  }
 
-    const outDir = resolve(cwd, options.out ?? join('payer-onboard-results', runId));
-    mkdirSync(outDir, { recursive: true, mode: 0o700 });
-    const outputs = {
-      dir: outDir,
-      results: join(outDir, 'results.csv'),
-      failed: [] as string[],
-      pending: [] as string[],
-      summary: join(outDir, 'summary.json'),
-      report: join(outDir, 'report.html'),
-      log: resolve(cwd, options.logFile ?? join(outDir, 'run.log')),
-    };
-    const { logger, close: closeLog } = createLogger(outputs.log, options.logLevel);
+  /** Pass 2: every input again, its valid rows sent, every row written to results and the failed or pending files. */
+  async function send(session: RunSession, checked: CheckedInputs): Promise<Summary> {
+    const { scanned, warnings, reading, duplicates } = checked;
+    const { outputs, logger, client, journal, baseUrl } = session;
     logger.info(
-      { runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: Boolean(sandbox) },
+      { runId, command, inputs: scanned.map((j) => j.input.file.name), baseUrl, sandbox: session.sandboxed },
       'run started',
     );
-
-    const journalPath = persistent ? join(journalDir(stateDir, baseUrl!, connection!.apiKey), 'journal.jsonl') : '';
-    const journal = persistent ? await openJournal(journalPath, warnings, logger, stderr) : undefined;
-    if (journal) cleanup.push(() => journal.close());
     for (const warning of warnings) logger.warn(warning);
-
-    // Attempts per second for report.html's chart: one counter per second, fed by the client's onAttempt.
-    const timeline = new RequestTimeline();
-    // got is loaded only to send: validate and --dry-run keep its memory (a million rows must fit in 200 MB).
-    const client =
-      command === 'run'
-        ? (await import('./execute/createApiClient.js')).createApiClient({
-            baseUrl: baseUrl!,
-            compliancePath: options.compliancePath,
-            apiKey: connection!.apiKey,
-            timeoutMs: options.timeout * 1000,
-            retries: options.retries,
-            // --concurrency counts payers (two round trips per row: compliance, then payment details and agreement
-            // together); sendRows holds that many rows open, so twice as many requests can be in flight.
-            concurrency: requestsInFlight(options.concurrency),
-            rate: options.rate,
-            maxConsecutiveFailures: options.maxConsecutiveFailures,
-            ...(context.backoff ? { backoff: context.backoff } : {}),
-            logger,
-            onAttempt: (info) => timeline.record(info),
-          })
-        : undefined;
 
     // What report.html shows of the rows, and the summary's counts: gathered as each row is written.
     const tally = new ReportTally();
     const total = scanned.reduce((n, job) => n + job.rows, 0);
-    const progress = new Progress(stderr ?? nullStream, total, options.progress ?? Boolean(stderr?.isTTY));
+    const progress = session.progress(stderr, total, options.progress);
     const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
     // What every row's plan shares: the run's steps and limits, and what the run learns about the service.
     const rowJournal = journal && new RowJournal(journal);
@@ -162,23 +148,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       taken: new Set(),
       ...(scanned.some((job) => job.kind === 'bank-details') ? { claims: new Map<string, string>() } : {}),
     };
-    if (journal && client) {
-      journal.onFailure = (error) =>
-        client.stop(
-          'write-failed',
-          `stopped: the journal ${journalPath} cannot be written (${error.message}); nothing more is sent. ` +
-            'Free the space and run the same file again: what was sent is read back from the service',
-        );
-    }
-    // An output that cannot be written (disk full, permission) stops the run: results are its record of what was sent.
-    let writeFailure: string | undefined;
-    const onWriteFailure = (error: Error) => {
-      writeFailure ??= `stopped: the results in ${outDir} cannot be written (${error.message})`;
-      client?.stop('write-failed', writeFailure);
-    };
-    const onAbort = () => client?.stop('interrupted');
-    context.signal?.addEventListener('abort', onAbort, { once: true });
-    if (context.signal?.aborted) onAbort(); // a signal during pass 1 fires no event now
+    const onWriteFailure = session.onWriteFailure;
 
     try {
       const payerResults = scanned.some((job) => job.kind === 'bank-details')
@@ -190,7 +160,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
       for (const job of scanned) {
         const reopened = await openInput(job.input.file, reading);
-        const rowFiles = new RowFiles(outDir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
+        const rowFiles = new RowFiles(outputs.dir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
         await sendRows(
           { ...job, input: reopened },
           {
@@ -220,19 +190,11 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     } finally {
       const gate = deps?.ctx.knowledge.gate;
       if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);
-      context.signal?.removeEventListener('abort', onAbort);
       progress.stop();
       await results.close().catch(onWriteFailure);
     }
 
-    const stopped = client?.stopped();
-    const aborted = stopped
-      ? { reason: stopped.reason, message: stopped.message }
-      : writeFailure
-        ? { reason: 'write-failed', message: writeFailure }
-        : context.signal?.aborted
-          ? { reason: 'interrupted', message: 'interrupted: the rest of the rows were not checked' }
-          : undefined;
+    const aborted = session.stopped('the rest of the rows were not checked');
     const endedAt = new Date();
     const counts = tally.outcomes();
     const summary: Summary = {
@@ -241,8 +203,8 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       startedAt: startedAt.toISOString(),
       endedAt: endedAt.toISOString(),
       durationMs: endedAt.getTime() - startedAt.getTime(),
-      ...(baseUrl && !sandbox ? { baseUrl } : {}),
-      sandbox: Boolean(sandbox),
+      ...(baseUrl && !session.sandboxed ? { baseUrl } : {}),
+      sandbox: session.sandboxed,
       inputs: scanned.map((j) => ({
         source: j.input.file.name,
         path: j.input.file.path,
@@ -251,7 +213,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       })),
       rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
       requests: requestCounts(client),
-      ...(aborted ? { aborted } : {}),
+      ...(aborted ? { aborted: { reason: aborted.reason, message: aborted.message } } : {}),
       warnings,
       exitCode: exitCodeFor(counts, aborted !== undefined),
       outputs,
@@ -260,23 +222,15 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       { rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted },
       'run finished',
     );
-    await closeLog();
-    try {
-      writeFileSync(outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
-      chmodSync(outputs.summary, 0o600);
-    } catch (error) {
-      throw new AbortedError(`${outputs.summary} cannot be written (${(error as Error).message})`, { cause: error });
-    }
+    await session.writeSummary(summary);
     // The results are on disk already: a report that cannot be written is a warning, not a failed run.
-    await writeReport(summary, tally, client ? timeline.series() : undefined).catch((error: unknown) => {
+    await writeReport(summary, tally, client ? session.timeline.series() : undefined).catch((error: unknown) => {
       stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
     });
     stderr?.write(formatSummary(summary));
     return summary;
   }
 }
-
-const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;
 
 function requestCounts(client: ApiClient | undefined): Summary['requests'] {
   if (!client) return { total: 0, byStatus: {}, retries: 0 };
@@ -290,9 +244,4 @@ export function makeRunId(at: Date): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(2).toString('hex')}`;
-}
-
-/** Requests in flight for `concurrency` payers: each has its payment details and agreement out together (a JSONL row with several payment details has more, and waits for room). */
-export function requestsInFlight(concurrency: number): number {
-  return 2 * concurrency;
 }

@@ -1,4 +1,10 @@
-import type { Outcome } from '../types.js';
+/** What the bar counts: its unit, and the counts always shown, in order (any other shows once it is above 0). */
+export interface ProgressLabels {
+  unit: string;
+  shown: readonly string[];
+}
+
+const ROW_LABELS: ProgressLabels = { unit: 'rows', shown: ['ok', 'waiting', 'invalid', 'failed'] };
 
 /**
  * A one-line progress bar on stderr: rows done of total, ok / waiting / invalid / failed, rows per second, ETA.
@@ -6,7 +12,7 @@ import type { Outcome } from '../types.js';
  * Redrawn at most every 200 ms so it costs nothing next to the run; off when stderr is not a terminal.
  */
 export class Progress {
-  private readonly counts: Record<Outcome, number> = { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
+  private readonly counts = new Map<string, number>();
   private done = 0;
   private readonly started = Date.now();
   private timer: NodeJS.Timeout | undefined;
@@ -14,21 +20,25 @@ export class Progress {
   constructor(
     private readonly stream: NodeJS.WritableStream,
     private readonly total: number,
-    private readonly enabled: boolean,
+    private enabled: boolean,
+    private readonly labels: ProgressLabels = ROW_LABELS,
   ) {
+    for (const label of labels.shown) this.counts.set(label, 0);
     if (enabled) {
       this.timer = setInterval(() => this.draw(), 200);
       this.timer.unref();
     }
   }
 
-  add(outcome: Outcome): void {
-    this.counts[outcome]++;
+  add(label: string): void {
+    this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
     this.done++;
   }
 
+  /** Draws the final state and ends the line; later calls do nothing. */
   stop(): void {
     if (!this.enabled) return;
+    this.enabled = false;
     clearInterval(this.timer);
     this.draw();
     this.stream.write('\n');
@@ -41,11 +51,14 @@ export class Progress {
     const seconds = (Date.now() - this.started) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
     const eta = rate > 0 ? (this.total - this.done) / rate : undefined;
-    const c = this.counts;
+    const shown = [...this.counts]
+      .filter(([label, n]) => n > 0 || this.labels.shown.includes(label))
+      .map(([label, n]) => `  ${label} ${n}`)
+      .join('');
+    const unit = this.labels.unit;
     const line =
-      `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${this.total} rows` +
-      `  ok ${c.ok}  waiting ${c.waiting}  invalid ${c.invalid}  failed ${c.failed}${c.skipped ? `  skipped ${c.skipped}` : ''}` +
-      `  ${rate.toFixed(1)} rows/s  ETA ${eta === undefined ? '--:--' : clock(eta)}`;
+      `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${this.total} ${unit}${shown}` +
+      `  ${rate.toFixed(1)} ${unit}/s  ETA ${eta === undefined ? '--:--' : clock(eta)}`;
     this.stream.write(`\r${line}\x1b[K`);
   }
 }

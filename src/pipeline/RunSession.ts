@@ -1,0 +1,196 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { AbortedError } from '../errors.js';
+import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
+import type { Backoff } from '../execute/retryPolicy.js';
+import type { Journal } from '../journal/Journal.js';
+import { journalDir, openJournal } from '../journal/stateDir.js';
+import { createLogger } from '../log.js';
+import type { RunOptions } from '../options.js';
+import { Progress } from '../output/Progress.js';
+import { RequestTimeline } from '../report/collectReportData.js';
+import { startSandbox } from '../sandbox/index.js';
+
+/** Where a command's files go: the folder, and each file in it (failed and pending files are added as written). */
+export interface RunOutputs {
+  dir: string;
+  results: string;
+  failed: string[];
+  pending: string[];
+  summary: string;
+  report: string;
+  log: string;
+}
+
+export interface SessionSpec {
+  runId: string;
+  options: RunOptions;
+  cwd: string;
+  /** Where to send and with which key; absent for a command that sends nothing (validate). */
+  connection: { baseUrl: string; apiKey: string } | undefined;
+  /** The results file's name in the output folder: `results.csv`, or `status.csv` for status. */
+  resultsName: string;
+  /** Keep a journal in the state dir (a run against a real API); a rehearsal's sandbox dies with it. */
+  journal: boolean;
+  /** Collected for summary.json; journal problems are added. */
+  warnings: string[];
+  stderr: NodeJS.WritableStream | undefined;
+  backoff?: Backoff;
+  /** Aborting it stops the client: calls in flight finish, nothing new goes out. */
+  signal?: AbortSignal;
+}
+
+/**
+ * What one command owns while it talks to the API: the output folder and log, the sandbox of a rehearsal, the
+ * journal, the client (with its limiter and retries) and the attempts-per-second timeline. It also owns how the
+ * command stops: an interrupt, a journal or output write that fails, a key the service refuses all end in
+ * `stopped()`, and `close()` releases everything in reverse order, whatever happened.
+ */
+export class RunSession {
+  private readonly cleanup: Array<() => void | Promise<void>> = [];
+  private writeFailure: string | undefined;
+  private closeLog: (() => Promise<void>) | undefined;
+
+  private constructor(
+    readonly outputs: RunOutputs,
+    readonly logger: Logger,
+    readonly baseUrl: string | undefined,
+    readonly sandboxed: boolean,
+    readonly client: ApiClient | undefined,
+    readonly journal: Journal | undefined,
+    /** Attempts per second, for report.html's chart: fed by the client's onAttempt. */
+    readonly timeline: RequestTimeline,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  static async open(spec: SessionSpec): Promise<RunSession> {
+    const { options, cwd, connection } = spec;
+    const opened: Array<() => void | Promise<void>> = [];
+    try {
+      const sandbox =
+        connection && options.sandbox ? await startSandbox({ port: 0, apiKey: connection.apiKey }) : undefined;
+      if (sandbox) opened.push(() => sandbox.close());
+      const baseUrl = sandbox?.url ?? connection?.baseUrl;
+
+      const dir = resolve(cwd, options.out ?? join('payer-onboard-results', spec.runId));
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const outputs: RunOutputs = {
+        dir,
+        results: join(dir, spec.resultsName),
+        failed: [],
+        pending: [],
+        summary: join(dir, 'summary.json'),
+        report: join(dir, 'report.html'),
+        log: resolve(cwd, options.logFile ?? join(dir, 'run.log')),
+      };
+      const log = createLogger(outputs.log, options.logLevel);
+
+      const journalPath =
+        spec.journal && connection && baseUrl
+          ? join(journalDir(resolve(cwd, options.stateDir), baseUrl, connection.apiKey), 'journal.jsonl')
+          : undefined;
+      const journal = journalPath ? await openJournal(journalPath, spec.warnings, log.logger, spec.stderr) : undefined;
+      if (journal) opened.push(() => journal.close());
+
+      const timeline = new RequestTimeline();
+      // got is loaded only to send: validate and --dry-run keep its memory (a million rows must fit in 200 MB).
+      const client =
+        connection && baseUrl
+          ? (await import('../execute/createApiClient.js')).createApiClient({
+              baseUrl,
+              compliancePath: options.compliancePath,
+              apiKey: connection.apiKey,
+              timeoutMs: options.timeout * 1000,
+              retries: options.retries,
+              // --concurrency counts payers (two round trips per row: compliance, then payment details and agreement
+              // together); the pipeline holds that many rows open, so twice as many requests can be in flight.
+              concurrency: 2 * options.concurrency,
+              rate: options.rate,
+              maxConsecutiveFailures: options.maxConsecutiveFailures,
+              ...(spec.backoff ? { backoff: spec.backoff } : {}),
+              logger: log.logger,
+              onAttempt: (info) => timeline.record(info),
+            })
+          : undefined;
+
+      const session = new RunSession(
+        outputs,
+        log.logger,
+        baseUrl,
+        Boolean(sandbox),
+        client,
+        journal,
+        timeline,
+        spec.signal,
+      );
+      session.closeLog = log.close;
+      session.cleanup.push(...opened);
+      if (journal && client) {
+        journal.onFailure = (error) =>
+          client.stop(
+            'write-failed',
+            `stopped: the journal ${journalPath} cannot be written (${error.message}); nothing more is sent. ` +
+              'Free the space and run the same file again: what was sent is read back from the service',
+          );
+      }
+      spec.signal?.addEventListener('abort', session.onAbort, { once: true });
+      session.cleanup.push(() => spec.signal?.removeEventListener('abort', session.onAbort));
+      if (spec.signal?.aborted) session.onAbort(); // a signal before now fires no event
+      return session;
+    } catch (error) {
+      for (const step of opened.reverse()) await step();
+      throw error;
+    }
+  }
+
+  /** The progress bar over `total` rows (or payers), drawn on stderr when asked or when stderr is a terminal. */
+  progress(
+    stderr: (NodeJS.WritableStream & { isTTY?: boolean }) | undefined,
+    total: number,
+    enabled: boolean | undefined,
+    labels?: ConstructorParameters<typeof Progress>[3],
+  ): Progress {
+    const progress = new Progress(stderr ?? nullStream, total, enabled ?? Boolean(stderr?.isTTY), labels);
+    this.cleanup.push(() => progress.stop());
+    return progress;
+  }
+
+  /** An output that cannot be written (disk full, permission) stops the run: results are its record of what was sent. */
+  readonly onWriteFailure = (error: Error): void => {
+    this.writeFailure ??= `stopped: the results in ${this.outputs.dir} cannot be written (${error.message})`;
+    this.client?.stop('write-failed', this.writeFailure);
+  };
+
+  private readonly onAbort = (): void => this.client?.stop('interrupted');
+
+  /** Why the command stopped before its end, if it did; `unchecked` names what an interrupt left undone. */
+  stopped(unchecked: string): StopInfo | undefined {
+    const stopped = this.client?.stopped();
+    if (stopped) return stopped;
+    if (this.writeFailure) return { reason: 'write-failed', message: this.writeFailure };
+    if (this.signal?.aborted) return { reason: 'interrupted', message: `interrupted: ${unchecked}` };
+    return undefined;
+  }
+
+  /** Ends the log, then writes summary.json (mode 0600): a summary that cannot be written stops the command (exit 3). */
+  async writeSummary(summary: object): Promise<void> {
+    await this.closeLog?.();
+    this.closeLog = undefined;
+    const path = this.outputs.summary;
+    try {
+      writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(path, 0o600);
+    } catch (error) {
+      throw new AbortedError(`${path} cannot be written (${(error as Error).message})`, { cause: error });
+    }
+  }
+
+  /** Releases everything in reverse order of opening: progress bar, signal listener, journal, sandbox, log. */
+  async close(): Promise<void> {
+    for (const step of this.cleanup.splice(0).reverse()) await step();
+    await this.closeLog?.();
+  }
+}
+
+const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;
