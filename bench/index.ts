@@ -37,7 +37,16 @@ async function main(): Promise<number> {
   const previous: Stored = existsSync(LAST) ? (JSON.parse(readFileSync(LAST, 'utf8')) as Stored) : { figures: [] };
   const ran = new Set(fresh.map((f) => f.scenario));
   const merged = [...previous.figures.filter((f) => !ran.has(f.scenario)), ...fresh];
-  const order = ['latency-bound', 'baseline', 'nightly', 'rate-bound', 'rate-limited', 'client-cost', 'memory'];
+  const order = [
+    'latency-bound',
+    'baseline',
+    'nightly',
+    'status',
+    'rate-bound',
+    'rate-limited',
+    'client-cost',
+    'memory',
+  ];
   merged.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
   writeFileSync(LAST, JSON.stringify({ figures: merged }, null, 2));
 
@@ -95,7 +104,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-bound`, `rate-limited`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept.',

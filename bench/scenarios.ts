@@ -419,8 +419,42 @@ export async function nightly(): Promise<Figure[]> {
   });
 }
 
+/**
+ * `status` over 1,000 registered payers at 50 ms latency, concurrency 16, no cap: each payer's two reads (its status
+ * and its stored accounts) go out together, so the ideal is 16 / 0.05 payers/s and the bar 85% of it.
+ */
+export async function statusReads(): Promise<Figure[]> {
+  const payers = 1000;
+  const file = await input(payers, 'status');
+  return withSandbox({ latencyMs: 50 }, async (sandbox) => {
+    const registered = await runAgainst(sandbox, file, { rate: 0, concurrency: 64 });
+    const before = sandbox.stats().requests;
+    const out = join(SCRATCH, 'out', `status-${Date.now()}`);
+    const args = ['status', file, '--base-url', sandbox.url, '--out', out, '--json', '--no-progress'];
+    args.push('--log-level', 'warn', '--rate', '0', '--concurrency', '16');
+    const f = await runCli(args, { PAYER_API_KEY: API_KEY });
+    rmSync(out, { recursive: true, force: true });
+    const summary = JSON.parse(f.stdout) as { durationMs: number; payers: { total: number; payable: number } };
+    const reads = sandbox.stats().requests - before;
+    const value = summary.payers.total / (summary.durationMs / 1000);
+    const bar = (0.85 * 16) / 0.05;
+    return [
+      {
+        scenario: 'status',
+        name: `status of ${payers.toLocaleString('en-US')} payers, 50 ms latency, concurrency 16, both reads together: payers/s`,
+        value,
+        unit: 'payers/s',
+        bar: `>= ${bar.toFixed(0)}`,
+        pass: value >= bar && reads === 2 * payers && summary.payers.payable === registered.summary.rows.ok,
+        note: `${reads} reads, ${summary.payers.payable} payable; client CPU ${(f.cpuMs / reads).toFixed(2)} ms/request`,
+      },
+    ];
+  });
+}
+
 export const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
   nightly,
+  status: statusReads,
   'latency-bound': latencyBound,
   'rate-bound': rateBound,
   'rate-limited': rateLimited,

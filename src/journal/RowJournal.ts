@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { type AccountIdentity, accountIdentity, canonicalJson, fieldDigests } from '../plan/identity.js';
 import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
 import type { Journal } from './Journal.js';
+import { journalLines, parse, short } from './LineIndex.js';
 
 // The journal as the plan sees it: per payer, what was registered (digests), the links and statuses last seen,
 // since when it waits and when it was last checked, and whether its agreement was completed; per bank account
@@ -101,6 +103,42 @@ export class RowJournal {
     if (canonicalJson(line) !== canonicalJson(old) || before === undefined)
       this.journal.done(key, 200, line as Record<string, string>);
   }
+}
+
+/** What the journal remembers of a payer for a reader outside a run: its links, and when a run last asked about it. */
+export interface JournaledPayer {
+  userId?: string;
+  agreementUrl?: string;
+  kycUrl?: string;
+  /** ISO time of the last run that read the payer's status or registered it. */
+  checkedAt?: string;
+}
+
+/**
+ * What the journal holds for these payers, read line by line without opening it for writing: `status` and the
+ * inbox only read it, and may do so while a run holds the state dir. The latest line of a payer wins.
+ */
+export async function journaledPayers(
+  path: string,
+  clientUserIds: Iterable<string>,
+): Promise<Map<string, JournaledPayer>> {
+  const idOf = new Map<string, string>();
+  for (const id of clientUserIds) idOf.set(payerKey(id), id);
+  const found = new Map<string, JournaledPayer>();
+  if (!existsSync(path)) return found;
+  for await (const { text } of journalLines(path)) {
+    const line = parse(text);
+    const id = line && idOf.get(short(line.k));
+    if (id === undefined || line?.s !== 'done' || line.a === undefined) continue;
+    const a = line.a as PayerLine;
+    found.set(id, {
+      ...(a.u ? { userId: a.u } : {}),
+      ...(a.au ? { agreementUrl: a.au } : {}),
+      ...(a.ku ? { kycUrl: a.ku } : {}),
+      ...(a.chk ? { checkedAt: a.chk } : {}),
+    });
+  }
+  return found;
 }
 
 const GATE_KEY = hash('the service: KYC gate');

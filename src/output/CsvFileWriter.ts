@@ -27,6 +27,11 @@ export function csvSafe(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
+/** The inverse of csvSafe, for a file of ours read back: the `'` it put before a formula character goes. */
+export function csvUnguard(value: string): string {
+  return /^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+}
+
 /** A CSV file written row by row, mode 0600, in a given dialect. */
 export class CsvFileWriter {
   private readonly stringifier: Stringifier;

@@ -1,0 +1,114 @@
+import { AbortedError, InputError } from '../errors.js';
+import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
+import { bankSheetOf, openInput } from '../input/openInput.js';
+import { csvUnguard } from '../output/CsvFileWriter.js';
+import { isBankFile } from '../pipeline/classifyRows.js';
+import { fieldForColumn, type FileKind } from '../rows/columns.js';
+import { BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY } from '../rows/fields.js';
+import type { Cell } from '../types.js';
+import type { PayerLinks } from './payerStatus.js';
+
+/** A payer to ask about: its id, whether the input gave it a bank account, and links a results.csv carried. */
+export interface StatusTarget {
+  clientUserId: string;
+  hasBank: boolean;
+  links: PayerLinks;
+}
+
+export interface StatusInputs {
+  targets: StatusTarget[];
+  inputs: Array<{ source: string; path: string; format: string; rows: number }>;
+  /** Rows with no clientUserId to ask about (an invalid row of a results.csv, a blank id). */
+  withoutId: number;
+}
+
+/** The columns that make a CSV one of our own results files rather than a payers file. */
+const RESULT_MARKERS = ['source', 'line', 'clientUserId', 'outcome', 'steps'];
+
+const BANK_FIELDS: ReadonlySet<string> = new Set([...BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY]);
+
+/**
+ * Every distinct payer of the inputs, in the order first seen: payers files, their failed and pending files, bank
+ * files (their payers have a bank row), an xlsx's bank sheet, or a results.csv of an earlier run. Only the id and
+ * whether a bank row exists are read; a row that would not pass `run`'s checks is still a payer to ask about.
+ */
+export async function readStatusInputs(
+  paths: string[],
+  read: { reading: ReadingOptions; sheet?: string | undefined; signal?: AbortSignal | undefined },
+): Promise<StatusInputs> {
+  const byId = new Map<string, StatusTarget>();
+  const inputs: StatusInputs['inputs'] = [];
+  let withoutId = 0;
+  const all: Array<[string, string | undefined]> = paths.map((p) => [p, read.sheet]);
+  for (const [path, sheet] of all) {
+    const input = await openInput(path, { ...read.reading, sheet });
+    const kind: FileKind = sheet !== read.sheet || isBankFile(input) ? 'bank-details' : 'payers';
+    const results = isResultsFile(input);
+    if (!results && kind === 'payers') {
+      const besides = bankSheetOf(input);
+      if (besides !== undefined) all.push([path, besides]);
+    }
+    if (input.header && !results && !input.header.some((c) => idField(c, kind, input) === 'clientUserId'))
+      throw new InputError(input.file.name, `has no clientUserId column (header: ${input.header.join(', ')})`, {
+        line: 1,
+      });
+    let rows = 0;
+    for await (const record of input.records) {
+      rows++;
+      if ((rows & 1023) === 0 && read.signal?.aborted) throw new AbortedError('interrupted while reading the input');
+      const target = results ? fromResultsRow(record.cells) : fromInputRow(record.cells, kind, input);
+      if (target === undefined) {
+        withoutId++;
+        continue;
+      }
+      const known = byId.get(target.clientUserId);
+      if (known === undefined) byId.set(target.clientUserId, target);
+      else {
+        known.hasBank ||= target.hasBank;
+        known.links = { ...target.links, ...known.links };
+      }
+    }
+    inputs.push({ source: input.file.name, path: input.file.path, format: input.file.format, rows });
+  }
+  return { targets: [...byId.values()], inputs, withoutId };
+}
+
+function isResultsFile(input: OpenedInput): boolean {
+  return input.header !== undefined && RESULT_MARKERS.every((c) => input.header!.includes(c));
+}
+
+function idField(column: string, kind: FileKind, input: OpenedInput): string | undefined {
+  return fieldForColumn(column, kind, input.reading?.columns);
+}
+
+const isBlank = (value: unknown): boolean =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+function fromInputRow(cells: readonly Cell[], kind: FileKind, input: OpenedInput): StatusTarget | undefined {
+  let id: string | undefined;
+  let hasBank = kind === 'bank-details';
+  for (const { column, value } of cells) {
+    const field = idField(column, kind, input);
+    if (field === 'clientUserId' && !isBlank(value)) id ??= String(value).trim();
+    else if (field !== undefined && BANK_FIELDS.has(field) && !isBlank(value))
+      hasBank ||= !(Array.isArray(value) && value.length === 0);
+  }
+  return id === undefined ? undefined : { clientUserId: id, hasBank, links: {} };
+}
+
+/** A line of our own results.csv: the cells we guarded against formula injection lose the `'` we added. */
+function fromResultsRow(cells: readonly Cell[]): StatusTarget | undefined {
+  const cell = (name: string): string => {
+    const value = cells.find((c) => c.column === name)?.value;
+    return typeof value === 'string' ? csvUnguard(value.trim()) : '';
+  };
+  const id = cell('clientUserId');
+  if (id === '') return undefined;
+  const links: PayerLinks = {};
+  for (const name of ['userId', 'agreementUrl', 'kycUrl'] as const) {
+    const value = cell(name);
+    if (value !== '') links[name] = value;
+  }
+  const hasBank = cell('paymentDetailId') !== '' || /\bpayment-details=/.test(cell('steps'));
+  return { clientUserId: id, hasBank, links };
+}

@@ -1,0 +1,152 @@
+import { readFileSync, statSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runStatus, type StatusInput } from '../src/status/runStatus.js';
+import { API_KEY, harness, memoryStream, payersCsv, type ResultRow } from './helpers/runHarness.js';
+
+let h: Awaited<ReturnType<typeof harness>>;
+afterEach(async () => {
+  await h?.close();
+});
+
+async function status(input: Omit<StatusInput, 'inputs'> & { inputs: string[] }, key = API_KEY) {
+  const err = memoryStream();
+  const summary = await runStatus(
+    {
+      baseUrl: h.sandbox.url,
+      stateDir: h.tmp.path('state'),
+      rate: 0,
+      out: h.tmp.path(`status-${Math.random()}`),
+      ...input,
+    },
+    { cwd: h.tmp.dir, env: { PAYER_API_KEY: key }, stderr: err.stream, backoff: { baseMs: 20, maxMs: 200 } },
+  );
+  const rows = parse(readFileSync(summary.outputs.status, 'utf8'), { columns: true }) as ResultRow[];
+  return { summary, rows, stderr: err.text(), byId: new Map(rows.map((r) => [r.clientUserId, r])) };
+}
+
+describe('status: where each payer stands', () => {
+  it('puts payers in mixed states in the right category, with their links, and reads nothing twice', async () => {
+    // The real service's gate: bank accounts wait until KYC is approved; KYC moves only when told.
+    h = await harness({ kycAfter: undefined, accountApproveMs: 0 });
+    const main = h.tmp.write('payers.csv', payersCsv(['pay-1', 'kyc-rej', 'kyc-pend', 'bank-fail']));
+    const noAgreement = h.tmp.write('later.csv', payersCsv(['agree-1']));
+    const first = await h.run({ inputs: [main] });
+    await h.run({ inputs: [noAgreement], completeAgreement: false });
+    expect(first.summary.rows.waiting).toBe(4);
+    for (const id of ['pay-1', 'bank-fail', 'agree-1']) h.sandbox.setKyc(id, 'approved');
+    h.sandbox.setKyc('kyc-rej', 'rejected');
+    const second = await h.run({ inputs: [main] });
+    await h.run({ inputs: [noAgreement], completeAgreement: false });
+    const failedAccount = second.results.find((r) => r.clientUserId === 'bank-fail')!.paymentDetailId!;
+    h.sandbox.setPaymentDetailStatus(failedAccount, 'failed');
+    const stranger = h.tmp.write('stranger.csv', payersCsv(['never-run']));
+
+    const before = h.sandbox.stats();
+    const { summary, rows, byId, stderr } = await status({ inputs: [main, noAgreement, stranger] });
+
+    expect(rows.map((r) => r.clientUserId)).toEqual([
+      'pay-1',
+      'kyc-rej',
+      'kyc-pend',
+      'bank-fail',
+      'agree-1',
+      'never-run',
+    ]);
+    expect(byId.get('pay-1')).toMatchObject({
+      kycStatus: 'approved',
+      agreementStatus: 'completed',
+      isCompliant: 'true',
+      bankAccounts: 'approved=1 pending=0 failed=0',
+      payable: 'true',
+      error: '',
+    });
+    expect(byId.get('pay-1')!.kycUrl).toMatch(/^https?:\/\//);
+    expect(byId.get('pay-1')!.userId).not.toBe('');
+    expect(byId.get('kyc-rej')).toMatchObject({ kycStatus: 'rejected', payable: 'false' });
+    expect(byId.get('kyc-pend')).toMatchObject({
+      kycStatus: 'not_started',
+      bankAccounts: 'approved=0 pending=0 failed=0',
+    });
+    expect(byId.get('kyc-pend')!.agreementUrl).toMatch(/^https?:\/\//);
+    expect(byId.get('bank-fail')).toMatchObject({ bankAccounts: 'approved=0 pending=0 failed=1', payable: 'false' });
+    expect(byId.get('agree-1')).toMatchObject({
+      kycStatus: 'approved',
+      agreementStatus: 'not_started',
+      payable: 'false',
+    });
+    expect(byId.get('never-run')).toMatchObject({ payable: 'false', kycStatus: 'not_registered' });
+    expect(byId.get('never-run')!.error).toMatch(/not registered/);
+
+    expect(summary.payers).toMatchObject({
+      total: 6,
+      'not-registered': 1,
+      'kyc-rejected': 1,
+      'kyc-pending': 1,
+      'agreement-pending': 1,
+      'bank-failed': 1,
+      payable: 1,
+      unread: 0,
+      skipped: 0,
+    });
+    expect(summary.exitCode).toBe(0);
+    // The counts on stderr, in the order people act on them.
+    const labels = [
+      'not registered',
+      'KYC rejected',
+      'KYC pending',
+      'agreement pending',
+      'bank account failed',
+      'payable',
+    ];
+    const at = labels.map((label) => stderr.indexOf(`  ${label} `));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+
+    // Reads only: one status read per payer, the accounts read for each payer with a bank row; nothing written.
+    const after = h.sandbox.stats();
+    expect(after.payersCreated).toBe(before.payersCreated);
+    expect(after.paymentDetailsCreated).toBe(before.paymentDetailsCreated);
+    expect(after.agreementsCompleted).toBe(before.agreementsCompleted);
+    expect(summary.requests.total).toBe(12);
+    expect((statSync(summary.outputs.status).mode & 0o777).toString(8)).toBe('600');
+
+    const asked = await status({ inputs: [main, noAgreement, stranger], exitCode: true });
+    expect(asked.summary.exitCode).toBe(1);
+  });
+
+  it('--exit-code: 1 until every payer is payable, then 0; a results.csv as input gives the same payers', async () => {
+    h = await harness({ kycAfter: undefined, accountApproveMs: 0 });
+    const input = h.tmp.write(
+      'payers.csv',
+      payersCsv(['r-1', 'r-2', '=cmd'], { '=cmd': { email: 'cmd@example.com' } }),
+    );
+    const first = await h.run({ inputs: [input] });
+    expect((await status({ inputs: [first.summary.outputs.results], exitCode: true })).summary.exitCode).toBe(1);
+
+    for (const id of ['r-1', 'r-2', '=cmd']) h.sandbox.setKyc(id, 'approved');
+    const second = await h.run({ inputs: [input] });
+    expect(second.summary.rows.ok).toBe(3);
+    const { summary, rows } = await status({ inputs: [second.summary.outputs.results], exitCode: true });
+    expect(summary.exitCode).toBe(0);
+    expect(summary.payers.payable).toBe(3);
+    // A clientUserId a spreadsheet would run as a formula is written guarded, and read back as the payer it is.
+    expect(rows.map((r) => r.clientUserId)).toEqual(['r-1', 'r-2', "'=cmd"]);
+    expect(rows.every((r) => r.kycUrl !== '' && r.agreementUrl !== '')).toBe(true);
+  });
+
+  it('a refused key stops at once: exit 3, every payer skipped with why, summary written', async () => {
+    h = await harness({ kycAfter: 0 });
+    const input = h.tmp.write('payers.csv', payersCsv(Array.from({ length: 30 }, (_, i) => `k-${i}`)));
+    const { summary, rows, stderr } = await status({ inputs: [input], concurrency: 2 }, 'wrong-key');
+    expect(summary.exitCode).toBe(3);
+    expect(summary.aborted?.reason).toBe('key-rejected');
+    expect(summary.payers.skipped).toBe(30);
+    expect(rows.every((r) => r.error?.startsWith('skipped: ') && r.payable === '')).toBe(true);
+    expect(rows[0]!.error).toMatch(/key/i);
+    expect(statSync(summary.outputs.summary).isFile()).toBe(true);
+    expect(stderr).not.toContain('wrong-key');
+    // At most the requests already in flight when the first 401 came back.
+    expect(h.sandbox.stats().byStatus['401'] ?? 0).toBeLessThanOrEqual(4);
+  });
+});
