@@ -3,8 +3,10 @@ import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli, commands } from '../src/cli.js';
-import { README_BLOCKS, updateReadme } from '../src/commands/optionsReadme.js';
-import { INBOX_OPTIONS, RUN_OPTIONS, resolveRunOptions } from '../src/options.js';
+import { README_BLOCKS, updateReadme } from '../src/commands/optionTable.js';
+import { INBOX_OPTIONS } from '../src/commandOptions.js';
+import { resolveRunOptions } from '../src/options.js';
+import { RUN_OPTIONS } from '../src/runOptionTable.js';
 import { resolveSandboxOptions, SANDBOX_OPTIONS } from '../src/sandbox/options.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

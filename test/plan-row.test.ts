@@ -2,9 +2,9 @@ import { formatError } from '../src/output/results.js';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/retryPolicy.js';
 import { finishRow } from '../src/plan/finishRow.js';
-import { applyRound, nextActions, type Action, type Answer } from '../src/plan/planRow.js';
+import { applyRound, nextActions, type Action } from '../src/plan/planRow.js';
 import { complianceDigest, fieldDigests } from '../src/plan/identity.js';
-import { startRow, type PlanContext, type RowMemory, type RowWork } from '../src/plan/rowState.js';
+import { type Answer, startRow, type PlanContext, type RowMemory, type RowWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';
 import { complianceBody, paymentDetailBody } from './helpers/executeFixtures.js';
 

@@ -1,6 +1,6 @@
 import { runInbox } from '../inbox/runInbox.js';
 import type { CliCommand } from './CliCommand.js';
-import { INBOX_OPTIONS } from '../options.js';
+import { INBOX_OPTIONS } from '../commandOptions.js';
 import { addOptions } from './optionTable.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
 

@@ -1,5 +1,10 @@
 import type { Argv } from 'yargs';
-import type { OptionDef } from '../options.js';
+import { INBOX_OPTIONS, type OptionDef, TEMPLATE_OPTIONS } from '../commandOptions.js';
+import { RUN_OPTIONS, runOptionNames } from '../runOptionTable.js';
+import { SANDBOX_OPTIONS } from '../sandbox/options.js';
+
+// The option tables rendered for people: as yargs flags with their `--help` lines, and as the README's options
+// tables. Both are written from the same OptionDef, so `--help` and the README say the same thing.
 
 /** Markdown to the plain text of `--help`: the backticks go. */
 const plain = (markdown: string): string => markdown.replace(/`/g, '');
@@ -53,7 +58,7 @@ function defaultCell(def: OptionDef): string {
 }
 
 /** A markdown table of options, one row each, columns padded as the README's other tables are. */
-export function optionsMarkdown<T extends Record<string, OptionDef>>(
+function optionsMarkdown<T extends Record<string, OptionDef>>(
   table: T,
   names: ReadonlyArray<keyof T & string> = Object.keys(table),
 ): string {
@@ -69,7 +74,38 @@ export function optionsMarkdown<T extends Record<string, OptionDef>>(
 }
 
 /** A sentence's list of flags: `--a`, `--b` and `--c`. */
-export function flagList(defs: OptionDef[]): string {
+function flagList(defs: OptionDef[]): string {
   const flags = defs.map((def) => code(`--${def.flag}`));
   return flags.length < 2 ? flags.join('') : `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)}`;
+}
+
+/**
+ * What goes between `<!-- options:NAME -->` and `<!-- /options:NAME -->` in the README, written from the option
+ * tables: `npm run docs` puts it there, and a test fails when the README says anything else.
+ */
+export const README_BLOCKS: Record<string, () => string> = {
+  run: () => optionsMarkdown(RUN_OPTIONS, runOptionNames('run')),
+  validate: () =>
+    `\`validate\` takes only ${flagList(runOptionNames('validate').map((name) => RUN_OPTIONS[name]))} of them.`,
+  inbox: () =>
+    `${optionsMarkdown(INBOX_OPTIONS)}\n\nIt takes these options of \`run\` too: ${flagList(runOptionNames('inbox').map((name) => RUN_OPTIONS[name]))}.`,
+  sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
+  template: () => optionsMarkdown(TEMPLATE_OPTIONS),
+};
+
+const BLOCK = /<!-- options:([\w-]+) -->\n[\s\S]*?<!-- \/options:\1 -->/g;
+
+/** The README with every options block written afresh; throws for a block missing or unknown. */
+export function updateReadme(readme: string): string {
+  const seen = new Set<string>();
+  const updated = readme.replace(BLOCK, (_whole, name: string) => {
+    const render = README_BLOCKS[name];
+    if (!render) throw new Error(`README: no options table called "${name}"`);
+    seen.add(name);
+    return `<!-- options:${name} -->\n\n${render()}\n\n<!-- /options:${name} -->`;
+  });
+  const missing = Object.keys(README_BLOCKS).filter((name) => !seen.has(name));
+  if (missing.length > 0)
+    throw new Error(`README: no <!-- options:NAME --> ... <!-- /options:NAME --> block for ${missing.join(', ')}`);
+  return updated;
 }

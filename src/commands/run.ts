@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
-import { RUN_OPTIONS, type RunCommandName, type RunOptionsInput, runOptionNames } from '../options.js';
+import type { RunOptionsInput } from '../options.js';
+import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../runOptionTable.js';
 import { run } from '../run.js';
 import type { CliCommand, CliIo } from './CliCommand.js';
 import { addOptions } from './optionTable.js';

@@ -1,8 +1,9 @@
 import type { RowJournal } from '../journal/RowJournal.js';
 import { finishRow } from '../plan/finishRow.js';
-import { applyRound, definitelyNotStored, nextActions, type Action, type Answer } from '../plan/planRow.js';
+import { definitelyNotStored } from '../plan/planAccounts.js';
+import { applyRound, nextActions, type Action } from '../plan/planRow.js';
 import { canonicalJson, idempotencyKey } from '../plan/identity.js';
-import { startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
+import { type Answer, startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
 

@@ -1,6 +1,5 @@
 import type { PayerResult, RowError, Step, StepStatus } from '../types.js';
-import { kycApproved, kycRejected } from './planRow.js';
-import type { AccountState, PlanContext, RowState } from './rowState.js';
+import { type AccountState, kycApproved, kycRejected, type PlanContext, type RowState } from './rowState.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

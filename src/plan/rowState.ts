@@ -1,9 +1,11 @@
+import type { ApiError } from '../execute/retryPolicy.js';
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
 import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
 import { accountIdentity, type AccountIdentity, changedFields, complianceDigest, canonicalJson } from './identity.js';
 
 // The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
-// about the service, and the row's state as its calls answer. Plain data, no I/O.
+// about the service, the row's state as its calls answer, and the readings of that state and of an answer that
+// the payer's rules and the bank accounts' rules share. Plain data, no I/O.
 
 /** One row to carry out: a payer row, or a bank row whose payer is registered already or elsewhere in the run. */
 export interface RowWork {
@@ -123,6 +125,35 @@ export interface RowState {
   payerKnown: boolean;
   /** Digest of what was registered before this run (journal, or a failed or pending file). */
   registeredDigest?: string;
+}
+
+/** A call's end as the plan needs it: an answer, or the error (never thrown). */
+export type Answer<T> = { ok: true; body: T } | { ok: false; error: ApiError };
+
+/**
+ * The run stopped under this call: nothing sent, or the key was rejected (401/403, which stops the client). Either
+ * way nothing in the row is wrong; a later run finishes it.
+ */
+export const stopsRun = (error: ApiError) =>
+  error.kind === 'stopped' || (error.kind === 'http' && (error.status === 401 || error.status === 403));
+/** An error's words without the `not sent, ` the caller adds itself. */
+export const because = (error: ApiError) => error.detail.replace(/^not sent, /, '');
+
+const APPROVED = 'approved';
+const KYC_REJECTED = new Set(['rejected', 'failed']);
+
+export const kycApproved = (status: { kycStatus?: string } | undefined) =>
+  status?.kycStatus?.toLowerCase() === APPROVED;
+export const kycRejected = (status: { kycStatus?: string } | undefined) =>
+  KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
+
+/** The agreement is completed, as the service said or as this row did. */
+export function agreementDone(s: RowState): boolean {
+  return (
+    s.status?.agreementStatus?.toLowerCase() === 'completed' ||
+    s.agreement.step === 'ok' ||
+    s.agreement.step === 'done-before'
+  );
 }
 
 /** Payer cells that say who a person is: a row that differs in these is not a correction but someone else. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
 import type { ScriptStep } from './routes.js';
 import { nestError, readBody, send } from './http.js';
-import { KYC_STATUSES, type KycStatus, type StoredPayer } from './payerStore.js';
+import { KYC_STATUSES, type KycStatus, type StoredPayer } from './payers.js';
 import type { SandboxStats } from './stats.js';
 
 // The sandbox's own endpoints under /__sandbox: no key needed, not counted in the stats, no latency

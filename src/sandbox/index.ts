@@ -13,7 +13,7 @@ export {
   type ResolvedSandboxOptions,
 } from './options.js';
 export type { SandboxStats } from './stats.js';
-export { KYC_STATUSES, type KycStatus, type StoredPayer } from './payerStore.js';
+export { KYC_STATUSES, type KycStatus, type StoredPayer } from './payers.js';
 export { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
 export { ROUTES, ROUTE_NAMES, type RouteName, type RouteRef } from './routes.js';
 export { FAULT_KINDS, type FaultKind } from './faults.js';

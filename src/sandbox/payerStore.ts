@@ -1,10 +1,7 @@
-import { createHash } from 'node:crypto';
 import type {
   AgreementRequest,
   ComplianceRequest,
-  ComplianceResponse,
   PaymentDetailRequest,
-  PaymentDetailResponse,
   PayerStatusResponse,
 } from '../schema/index.js';
 import {
@@ -18,56 +15,26 @@ import {
 import type { DuplicateMode, KycGate } from './options.js';
 import { nestError } from './http.js';
 import { randomUuid, type Rng } from './faults.js';
+import {
+  complianceAnswer,
+  digestOf,
+  type KycStatus,
+  kycNow,
+  newPayer,
+  type PayerRecord,
+  payerStatus,
+  type StoredPayer,
+  storedPayer,
+} from './payers.js';
 
 // What the sandbox remembers about payers, and the operations on it. Plain synchronous code: the server calls an
 // operation in one turn of the event loop, so concurrent requests cannot interleave inside one (two creates of the
-// same clientUserId: exactly one is created). Statuses that move with time are computed from the clock when a payer
-// is touched, so no timer runs and an injected clock moves them.
-
-export const KYC_STATUSES = [
-  'not_started',
-  'initiated',
-  'pending',
-  'approved',
-  'rejected',
-  'failed',
-  'retry_required',
-] as const;
-export type KycStatus = (typeof KYC_STATUSES)[number];
+// same clientUserId: exactly one is created). What a payer's statuses are at a given time is payers.ts's; what a
+// bank account's is, bankAccounts.ts's.
 
 export interface Answer {
   status: number;
   body: unknown;
-}
-
-interface PayerRecord {
-  clientUserId: string;
-  userId: string;
-  requestText: string | undefined;
-  /** Of the payer data as last stored: tells a create-or-update that changes something from one that does not. */
-  digest: string;
-  /** The answer given when the payer was created; later answers take their statuses from now. */
-  response: ComplianceResponse;
-  createdAt: number;
-  kycStatus: string;
-  /** Set by the admin route: kycAfter no longer moves it. */
-  kycPinned: boolean;
-  agreementCompleted: boolean;
-  paymentDetails: AccountRecord[];
-}
-
-/** A payer as the sandbox stored it, for tests: the bodies as received, the current answer and statuses. */
-export interface StoredPayer {
-  clientUserId: string;
-  userId: string;
-  /** The last stored create-compliance body (parsed JSON); undefined when keepRequests is off. */
-  request: unknown;
-  /** The create-compliance answer given when the payer was created (a repeat answers the statuses as they are now). */
-  response: ComplianceResponse;
-  kycStatus: string;
-  agreementStatus: 'not_started' | 'completed';
-  agreementCompleted: boolean;
-  paymentDetails: Array<{ id: string; request: unknown; response: PaymentDetailResponse; status: AccountStatus }>;
 }
 
 export interface StoreConfig {
@@ -119,29 +86,17 @@ export class PayerStore {
           body: nestError(409, `Payer with client user ID ${request.clientUserId} already exists`),
         };
       }
-      return { status: 200, body: this.compliance(existing) };
+      return { status: 200, body: complianceAnswer(existing, this.kyc(existing)) };
     }
-    const userId = randomUuid(this.ids());
-    const base = this.config.linkBase();
-    const payer: PayerRecord = {
-      clientUserId: request.clientUserId,
-      userId,
-      requestText: this.config.keepRequests ? requestText : undefined,
-      digest: digestOf(request),
-      response: {
-        status: { agreementStatus: 'not_started', kycStatus: 'not_started' },
-        agreementUrl: `${base}/__sandbox/agreement/${userId}`,
-        kycUrl: `${base}/__sandbox/kyc/${userId}`,
-        userId,
-      },
-      createdAt: this.config.now(),
-      kycStatus: 'not_started',
-      kycPinned: false,
-      agreementCompleted: false,
-      paymentDetails: [],
-    };
+    const payer = newPayer(
+      request,
+      this.config.keepRequests ? requestText : undefined,
+      randomUuid(this.ids()),
+      this.config.linkBase(),
+      this.config.now(),
+    );
     // With kycAfter 0 the payer is approved at creation, and the first answer already says so.
-    payer.response = this.compliance(payer);
+    payer.response = complianceAnswer(payer, this.kyc(payer));
     this.payers.set(request.clientUserId, payer);
     this.count('payersCreated');
     return { status: 200, body: payer.response };
@@ -187,7 +142,7 @@ export class PayerStore {
     const payer = this.payers.get(clientUserId);
     if (payer === undefined)
       return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
-    return { status: 200, body: this.payerStatus(payer) };
+    return { status: 200, body: payerStatus(payer, this.kyc(payer)) };
   }
 
   /** Every account stored for the payer, or only the one with `paymentDetailsId` when given. */
@@ -214,7 +169,7 @@ export class PayerStore {
     if (payer === undefined) return undefined;
     payer.kycStatus = kycStatus;
     payer.kycPinned = true;
-    return this.payerStatus(payer);
+    return payerStatus(payer, this.kyc(payer));
   }
 
   /** The provider's check of an account ended (or is pending again); undefined for an unknown id. */
@@ -228,22 +183,7 @@ export class PayerStore {
   get(clientUserId: string): StoredPayer | undefined {
     const payer = this.payers.get(clientUserId);
     if (payer === undefined) return undefined;
-    const now = this.config.now();
-    return {
-      clientUserId: payer.clientUserId,
-      userId: payer.userId,
-      request: parse(payer.requestText),
-      response: payer.response,
-      kycStatus: this.kyc(payer),
-      agreementStatus: agreementStatus(payer),
-      agreementCompleted: payer.agreementCompleted,
-      paymentDetails: payer.paymentDetails.map((d) => ({
-        id: d.id,
-        request: parse(d.requestText),
-        response: d.response,
-        status: accountStatus(d, now, this.config.accountApproveMs),
-      })),
-    };
+    return storedPayer(payer, this.kyc(payer), this.config.now(), this.config.accountApproveMs);
   }
 
   get size(): number {
@@ -255,47 +195,8 @@ export class PayerStore {
     this.accounts.clear();
   }
 
-  /** The create-compliance answer as of now: its statuses are the payer's current ones. */
-  private compliance(payer: PayerRecord): ComplianceResponse {
-    return { ...payer.response, status: { agreementStatus: agreementStatus(payer), kycStatus: this.kyc(payer) } };
-  }
-
-  private payerStatus(payer: PayerRecord): PayerStatusResponse {
-    const kycStatus = this.kyc(payer);
-    const agreement = agreementStatus(payer);
-    return {
-      kycStatus,
-      agreementStatus: agreement,
-      isCompliant: kycStatus === 'approved' && agreement === 'completed',
-      userId: payer.userId,
-    };
-  }
-
-  /** KYC as of now: kycAfter approves a payer once its time has come, unless the admin route set the status. */
+  /** The payer's KYC by the store's clock. */
   private kyc(payer: PayerRecord): string {
-    const after = this.config.kycAfter;
-    if (
-      !payer.kycPinned &&
-      after !== undefined &&
-      payer.kycStatus !== 'approved' &&
-      this.config.now() - payer.createdAt >= after * 1000
-    ) {
-      payer.kycStatus = 'approved';
-    }
-    return payer.kycStatus;
+    return kycNow(payer, this.config.kycAfter, this.config.now());
   }
-}
-
-function agreementStatus(payer: PayerRecord): 'not_started' | 'completed' {
-  return payer.agreementCompleted ? 'completed' : 'not_started';
-}
-
-/** Key order does not make two bodies different: the same data is the same digest. */
-function digestOf(request: ComplianceRequest): string {
-  const sorted = Object.fromEntries(Object.entries(request).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url');
-}
-
-function parse(text: string | undefined): unknown {
-  return text === undefined ? undefined : JSON.parse(text);
 }

@@ -10,7 +10,8 @@ import { ACCOUNT_STATUSES } from './bankAccounts.js';
 import { drawFault, type FaultKind, SlidingWindowLimiter, createRng, type Rng } from './faults.js';
 import { nestError, throttled, readBody, send } from './http.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
-import { KYC_STATUSES, PayerStore } from './payerStore.js';
+import { PayerStore } from './payerStore.js';
+import { KYC_STATUSES } from './payers.js';
 import { StatsRecorder } from './stats.js';
 
 export interface SandboxHandle extends AdminTarget {

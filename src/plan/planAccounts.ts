@@ -1,0 +1,135 @@
+import type { ApiError } from '../execute/retryPolicy.js';
+import type { StoredPaymentDetail } from '../schema/index.js';
+import { pickMatch } from './identity.js';
+import {
+  type Answer,
+  agreementDone,
+  because,
+  kycApproved,
+  type PlanContext,
+  type RowState,
+  stopsRun,
+} from './rowState.js';
+
+// What a bank account's answers mean for it. An account not known as done is adopted when a read shows it stored,
+// and created only when the read shows it is not; a refusal by the KYC gate makes it wait for the payer; an answer
+// that leaves it unclear whether the account was stored sends it back to a read before any new attempt. The
+// service documents no idempotency, so these rules are what keeps an account from being stored twice.
+
+/** Settles every account waiting on a read: adopt what is stored, or create. */
+export function applyAccountsRead(
+  s: RowState,
+  answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[]; unreadable?: boolean }>,
+  taken: Set<string>,
+): void {
+  s.checked = true;
+  if (answer.ok && answer.body.unreadable) {
+    // A list that could not be read whole says nothing about what is absent: never a reason to create.
+    for (const account of s.accounts) {
+      if (account.state !== 'check') continue;
+      account.state = 'failed';
+      account.error = 'not sent: the list of stored accounts could not be read (an answer of an unexpected shape)';
+    }
+    return;
+  }
+  if (!answer.ok) {
+    const stop = stopsRun(answer.error);
+    if (stop) s.stopped = true;
+    for (const account of s.accounts) {
+      if (account.state !== 'check') continue;
+      account.state = stop ? 'skipped' : 'failed';
+      account.error = stop
+        ? `not sent, ${because(answer.error)}`
+        : `not sent: could not check what is stored (${answer.error.detail})`;
+    }
+    return;
+  }
+  // Accounts stored before this row sent any: the service knew the payer before this run.
+  if (answer.body.accounts.length > 0 && s.accounts.every((a) => a.attempts === 0)) s.compliance.knownBefore = true;
+  for (const account of s.accounts) {
+    if (account.state !== 'check' || account.sameAs !== undefined) continue;
+    const match = pickMatch(account.identity, answer.body.accounts, taken);
+    if (match.kind === 'adopt') {
+      taken.add(match.id);
+      account.state = 'done';
+      account.id = match.id;
+      // Created by this run's own unclear attempt, or stored before it.
+      account.how = account.attempts > 0 ? 'ok' : 'done-before';
+    } else {
+      account.state = 'create';
+      account.storedFailed ||= match.kind === 'stored-failed';
+    }
+  }
+}
+
+export function applyAccountCreate(
+  s: RowState,
+  index: number,
+  answer: Answer<{ id?: string }>,
+  ctx: PlanContext,
+  agreementInRound: boolean,
+): void {
+  const account = s.accounts[index]!;
+  account.attempts += 1;
+  if (answer.ok) {
+    account.state = 'done';
+    account.how = 'ok';
+    if (answer.body.id !== undefined) account.id = answer.body.id;
+    if (!kycApproved(s.status) && s.status !== undefined) ctx.knowledge.gate = 'open';
+    return;
+  }
+  const error = answer.error;
+  if (stopsRun(error)) {
+    s.stopped = true;
+    account.state = 'skipped';
+    account.error = error.detail;
+    return;
+  }
+  if (isRefusal(error) && ctx.knowledge.gate !== 'open') {
+    // KYC approved: the refusal may be for the agreement this run completed in the same round. Once more after it.
+    if (kycApproved(s.status) && agreementInRound && !account.afterAgreement) {
+      account.afterAgreement = true;
+      account.state = 'check';
+      return;
+    }
+    if (!kycApproved(s.status) || !agreementDone(s)) {
+      ctx.knowledge.gate = 'gated';
+      account.state = 'waiting';
+      return;
+    }
+  }
+  if (definitelyNotStored(error) || account.attempts > ctx.retries) {
+    account.state = 'failed';
+    account.error = error.detail;
+    return;
+  }
+  // Sent, outcome unknown: the account may be stored. A read decides before any new attempt.
+  account.state = 'check';
+  account.error = error.detail;
+}
+
+/**
+ * A refusal that can be the KYC gate: the real service answers a bank account for a payer not yet approved with a
+ * 500; a 4xx counts when its words say so. A 502, 503 or 504 is the network's, and a 400 about the account is a
+ * field error: neither makes a row wait.
+ */
+function isRefusal(error: ApiError): boolean {
+  if (error.kind !== 'http' || error.status === undefined) return false;
+  if (error.status === 500) return true;
+  return (
+    error.status >= 400 &&
+    error.status < 500 &&
+    /\b(kyc|complian\w*|verif\w*|not approved)\b/i.test(error.serverMessage ?? '')
+  );
+}
+
+/** An answer that says nothing was stored: a field error, a missing payer, a rate limit the client gave up on. */
+export function definitelyNotStored(error: ApiError): boolean {
+  return (
+    error.kind === 'http' &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408
+  );
+}
