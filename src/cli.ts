@@ -6,11 +6,13 @@ import { runCommand, validateCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { templateCommand } from './commands/template.js';
 import { inboxCommand } from './commands/inbox.js';
+import { statusCommand } from './commands/status.js';
 
 /** Every command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
   runCommand,
   validateCommand,
+  statusCommand,
   inboxCommand,
   sandboxCommand,
   templateCommand,

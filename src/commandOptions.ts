@@ -41,6 +41,14 @@ export const INBOX_OPTIONS = {
     default: 10,
     describe: "seconds a file's size and mtime must stay the same before it is taken",
   },
+  recheckAfter: {
+    flag: 'recheck-after',
+    type: 'number',
+    value: 'H',
+    default: 6,
+    describe:
+      "hours after a payer's last check before a file in `waiting/` is run again (counted per row from the journal)",
+  },
 } as const satisfies Record<string, OptionDef>;
 
 /** The template's options: its flags, their help and the README's table. */

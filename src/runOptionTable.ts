@@ -9,7 +9,7 @@ import { COMPLIANCE_PATHS } from './schema/index.js';
 // help, its README row and its check cannot drift apart. options.ts turns the table into one checked object.
 
 /** The commands that take `run`'s options. */
-export type RunCommandName = 'run' | 'validate' | 'inbox';
+export type RunCommandName = 'run' | 'validate' | 'inbox' | 'status';
 
 interface RunOptionDef extends OptionDef {
   /** The commands that take it: validate sends nothing, and the inbox names each file's output folder itself. */
@@ -20,6 +20,9 @@ interface RunOptionDef extends OptionDef {
 
 const EVERY = ['run', 'validate', 'inbox'] as const;
 const SENDING = ['run', 'inbox'] as const;
+/** `status` reads the same files and talks to the same API with the same client, and writes nothing to it. */
+const ALL = [...EVERY, 'status'] as const;
+const CALLING = [...SENDING, 'status'] as const;
 
 const count = (min: number) =>
   z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`);
@@ -50,7 +53,7 @@ export const RUN_OPTIONS = {
     env: 'PAYER_API_BASE_URL',
     describe:
       'API root (required unless `--sandbox`); must be https, or http to loopback; without `/v1` or `/v2` (the paths carry their version)',
-    commands: SENDING,
+    commands: CALLING,
     schema: z.string(),
   },
   apiKeyFile: {
@@ -59,7 +62,7 @@ export const RUN_OPTIONS = {
     value: 'FILE',
     describe:
       'file holding the API key, sent as `x-api-key`; without it the key comes from `PAYER_API_KEY`, never from a flag value (shell history, `ps`); one or the other is required unless `--sandbox` or `--dry-run`',
-    commands: SENDING,
+    commands: CALLING,
     schema: z.string(),
   },
   bankDetails: {
@@ -67,7 +70,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     value: 'FILE',
     describe: 'a second file of bank rows (CSV, JSONL or `.xlsx`) joined to payers by `clientUserId`',
-    commands: EVERY,
+    commands: ALL,
     schema: z.string(),
   },
   sheet: {
@@ -76,7 +79,7 @@ export const RUN_OPTIONS = {
     value: 'NAME',
     defaultText: 'the first sheet',
     describe: 'the sheet of an `.xlsx` input to read',
-    commands: EVERY,
+    commands: ALL,
     schema: z.string().min(1, 'give a sheet name'),
   },
   map: {
@@ -84,7 +87,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     value: 'FILE',
     describe: 'JSON `{"Their column": "fieldName"}` for column names not understood on their own',
-    commands: EVERY,
+    commands: ALL,
     schema: z.string().min(1, 'give a JSON file'),
   },
   dateFormat: {
@@ -112,7 +115,7 @@ export const RUN_OPTIONS = {
     value: 'DIR',
     defaultText: '`./payer-onboard-results/<run id>/`',
     describe: 'where results, failed rows, summary and log go',
-    commands: ['run', 'validate'],
+    commands: ['run', 'validate', 'status'],
     schema: z.string(),
   },
   concurrency: {
@@ -123,7 +126,7 @@ export const RUN_OPTIONS = {
     env: 'PAYER_ONBOARD_CONCURRENCY',
     describe:
       'payers in flight at once; each sends its payment details and agreement together, so at most 2 x N requests are in flight',
-    commands: SENDING,
+    commands: CALLING,
     schema: count(1).max(256, 'must be at most 256'),
   },
   rate: {
@@ -133,7 +136,7 @@ export const RUN_OPTIONS = {
     default: 5,
     env: 'PAYER_ONBOARD_RATE',
     describe: 'requests per second at most, all calls together; 0 = no cap',
-    commands: SENDING,
+    commands: CALLING,
     schema: z.number({ error: 'must be a number' }).min(0, 'must be 0 (no cap) or more'),
   },
   retries: {
@@ -143,7 +146,7 @@ export const RUN_OPTIONS = {
     default: 5,
     describe:
       'retries per call for 408, 429, 5xx and network errors, with backoff and jitter; `Retry-After` honoured (a bank account: a read settles an unclear answer before each new attempt)',
-    commands: SENDING,
+    commands: CALLING,
     schema: count(0).max(20, 'must be at most 20'),
   },
   timeout: {
@@ -152,7 +155,7 @@ export const RUN_OPTIONS = {
     value: 'S',
     default: 30,
     describe: 'seconds per attempt',
-    commands: SENDING,
+    commands: CALLING,
     schema: z.number({ error: 'must be a number' }).positive('must be more than 0'),
   },
   steps: {
@@ -208,7 +211,7 @@ export const RUN_OPTIONS = {
     default: '.payer-onboard',
     env: 'PAYER_ONBOARD_STATE_DIR',
     describe: 'the journal that makes re-runs and crashes safe (keep it)',
-    commands: SENDING,
+    commands: CALLING,
     schema: z.string().min(1),
   },
   allowHttp: {
@@ -216,7 +219,7 @@ export const RUN_OPTIONS = {
     type: 'boolean',
     default: false,
     describe: 'permit a plain `http://` base URL that is not loopback',
-    commands: SENDING,
+    commands: CALLING,
     schema: z.boolean(),
   },
   maxConsecutiveFailures: {
@@ -225,7 +228,7 @@ export const RUN_OPTIONS = {
     value: 'N',
     default: 20,
     describe: 'stop as "API down" after this many calls in a row failed for good',
-    commands: SENDING,
+    commands: CALLING,
     schema: count(1),
   },
   logFile: {
@@ -234,7 +237,7 @@ export const RUN_OPTIONS = {
     value: 'FILE',
     defaultText: '`<out>/run.log`',
     describe: 'pino JSON log; rows named by `source:line` and `clientUserId`, never a personal value or the key',
-    commands: EVERY,
+    commands: ALL,
     schema: z.string(),
   },
   logLevel: {
@@ -245,7 +248,7 @@ export const RUN_OPTIONS = {
     env: 'PAYER_ONBOARD_LOG_LEVEL',
     choices: LOG_LEVELS,
     describe: `what the log keeps: ${LOG_LEVELS.map((level) => `\`${level}\``).join(', ')}`,
-    commands: EVERY,
+    commands: ALL,
     schema: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
   },
   progress: {
@@ -253,7 +256,7 @@ export const RUN_OPTIONS = {
     type: 'boolean',
     defaultText: 'on when stderr is a terminal',
     describe: 'progress bar on stderr: rows done, ok/invalid/failed, rows/s, ETA',
-    commands: EVERY,
+    commands: ALL,
     schema: z.boolean(),
   },
   json: {
@@ -261,7 +264,16 @@ export const RUN_OPTIONS = {
     type: 'boolean',
     default: false,
     describe: 'print the summary as JSON on stdout, nothing else on stdout',
-    commands: EVERY,
+    commands: ALL,
+    schema: z.boolean(),
+  },
+  exitCode: {
+    flag: 'exit-code',
+    type: 'boolean',
+    commands: ['status'],
+    default: false,
+    describe:
+      'exit 1 while some payer is not yet payable (as `git diff --exit-code`), for scripts that ask "are we done?"',
     schema: z.boolean(),
   },
   sandbox: {

@@ -29,7 +29,7 @@ describe('payer-onboard inbox (the bin)', () => {
       const r = await spawnBin(args, { cwd: h.tmp.dir, env: env() }).done;
       expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
     }
-    expect(inbox.list('')).toEqual(['incoming', 'processing', 'done', 'failed', 'results'].sort());
+    expect(inbox.list('')).toEqual(['incoming', 'processing', 'done', 'failed', 'results', 'waiting'].sort());
     expect(existsSync(inbox.path('lock'))).toBe(false);
   });
 

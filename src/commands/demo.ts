@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { makeRunId, run } from '../run.js';
+import { runStatus } from '../status/runStatus.js';
 import { startSandbox } from '../sandbox/index.js';
 import type { CliCommand } from './CliCommand.js';
 
@@ -16,7 +17,7 @@ const APPROVED_SHARE = 0.6;
  * What `npm start` runs: onboarding as the real service works it, in under a minute, against a built-in sandbox that
  * behaves like the service (bank accounts refused until the payer's KYC is approved). A first run registers every
  * payer and hands out the links, with bank accounts waiting; the sandbox then approves some payers' KYC; a second
- * run of the same files attaches their accounts and creates nothing twice. `--rate 20` so the bar moves as in a
+ * run of the same files attaches their accounts and creates nothing twice; `status` then tells who can be paid. `--rate 20` so the bar moves as in a
  * real run. Some example rows are invalid on purpose; a completed demo exits 0 so npm prints no error noise.
  */
 export const demoCommand: CliCommand = {
@@ -55,7 +56,9 @@ export const demoCommand: CliCommand = {
           `Results in ${relative(io.cwd, second.outputs.dir) || '.'}/: the payers still waiting are in its pending-* files, and any later run of the ` +
           'same files (by hand, or nightly from cron) finishes them; the invalid rows are on purpose: see its failed-* files.',
       );
-      return 0;
+      say('and the question of every morning after: who can be paid now, and whom to chase? (status reads only)');
+      const status = await runStatus(options, context);
+      return status.exitCode === 3 ? 3 : 0;
     } finally {
       await sandbox.close();
       rmSync(stateDir, { recursive: true, force: true });

@@ -30,6 +30,7 @@ export const inboxCommand: CliCommand = {
         dir: String(argv.dir),
         watch: Boolean(argv.watch),
         ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
+        ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
         run: runInput,
         ...(json
           ? {

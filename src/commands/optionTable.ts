@@ -89,6 +89,11 @@ export const README_BLOCKS: Record<string, () => string> = {
     `\`validate\` takes only ${flagList(runOptionNames('validate').map((name) => RUN_OPTIONS[name]))} of them.`,
   inbox: () =>
     `${optionsMarkdown(INBOX_OPTIONS)}\n\nIt takes these options of \`run\` too: ${flagList(runOptionNames('inbox').map((name) => RUN_OPTIONS[name]))}.`,
+  status: () => {
+    const own = runOptionNames('status').filter((name) => !runOptionNames('run').includes(name));
+    const shared = runOptionNames('status').filter((name) => runOptionNames('run').includes(name));
+    return `${optionsMarkdown(RUN_OPTIONS, own)}\n\nIt takes these options of \`run\` too: ${flagList(shared.map((name) => RUN_OPTIONS[name]))}.`;
+  },
   sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
   template: () => optionsMarkdown(TEMPLATE_OPTIONS),
 };

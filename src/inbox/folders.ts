@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 
 /** What a look at one file in incoming/ saw. */
@@ -46,7 +46,7 @@ export class SettleTracker {
   }
 }
 
-export const FOLDERS = ['incoming', 'processing', 'done', 'failed', 'results'] as const;
+export const FOLDERS = ['incoming', 'processing', 'done', 'failed', 'results', 'waiting'] as const;
 export type Folder = (typeof FOLDERS)[number];
 
 export type InboxPaths = Record<Folder, string> & { root: string };
@@ -91,11 +91,27 @@ export function oldestFirst(dir: string): string[] {
  * the same file name dropped again next week becomes `payers-<run id>.csv`, keeping its extension.
  */
 export function moveInto(from: string, toDir: string, name: string, suffix: string): string {
-  let target = join(toDir, name);
-  if (existsSync(target)) {
-    const ext = extname(name);
-    target = join(toDir, `${name.slice(0, name.length - ext.length)}-${suffix}${ext}`);
-  }
+  const target = freeName(toDir, name, suffix);
   renameSync(from, target);
   return target;
+}
+
+/** Copies a file into a folder, never over a file already there (named as `moveInto` names it). */
+export function copyInto(from: string, toDir: string, name: string, suffix: string): string {
+  const target = freeName(toDir, name, suffix);
+  copyFileSync(from, target);
+  return target;
+}
+
+function freeName(dir: string, name: string, suffix: string): string {
+  const target = join(dir, name);
+  if (!existsSync(target)) return target;
+  const ext = extname(name);
+  return join(dir, `${name.slice(0, name.length - ext.length)}-${suffix}${ext}`);
+}
+
+/** `failed/<file>.error.txt` beside a file: the person who dropped it reads why without opening a terminal. */
+export function writeNote(movedTo: string, lines: string[]): void {
+  // Line 2 is the deliberate blank after the headline; other empty entries are optional lines left out.
+  writeFileSync(`${movedTo}.error.txt`, `${lines.filter((l, i) => l !== '' || i === 1).join('\n')}\n`);
 }

@@ -1,16 +1,18 @@
-import { writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { InputError, PayerOnboardError } from '../errors.js';
 import { pendingReason, type Summary } from '../output/results.js';
 import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
-import { moveInto, type InboxPaths } from './folders.js';
+import { copyInto, moveInto, type InboxPaths, writeNote } from './folders.js';
 
 /** What became of one file of the inbox. */
 export interface FileOutcome {
   /** The file's name as it was dropped. */
   file: string;
-  /** Where it is now: `done`, `failed`, or still `processing` (to be resumed by the next inbox run). */
-  folder: 'done' | 'failed' | 'processing';
+  /**
+   * Where it is now: `done`, `failed`, still `processing` (to be resumed by the next inbox run), or, for a file of
+   * waiting/ run again, still `waiting` (rows left for a later tick).
+   */
+  folder: 'done' | 'failed' | 'processing' | 'waiting';
   /** Its path now, relative to the inbox. */
   path: string;
   exitCode: number;
@@ -77,12 +79,15 @@ export async function processFile(
     };
   }
   const r = summary.rows;
-  const pendingFile = summary.outputs.pending?.[0];
+  // Rows left waiting go on in waiting/: later ticks run them again until nothing is left.
+  const pending = summary.outputs.pending[0];
+  const pendingFile = pending === undefined ? undefined : copyInto(pending, paths.waiting, basename(pending), runId);
   // Rows waiting on the payer are the normal state of onboarding: named, never as something to fix.
   const waiting =
     r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r)}` : undefined;
   if (summary.exitCode === 0) {
-    const reason = waiting && `${waiting}${pendingFile ? `; pending rows in ${rel(pendingFile)}` : ''}`;
+    const reason =
+      waiting && `${waiting}${pendingFile ? `; kept in ${rel(pendingFile)}, run again as they come due` : ''}`;
     return {
       ...base,
       folder: 'done',
@@ -101,14 +106,8 @@ export async function processFile(
     `Rows ok are done and are not sent again. See ${rel(summary.outputs.report)} for what went wrong.`,
     failedFile ? `Fix the rows in ${rel(failedFile)} and drop that file into incoming/.` : '',
     waiting && pendingFile
-      ? `${waiting}: nothing in them to change; a later run finishes them (drop ${rel(pendingFile)} into incoming/ again later).`
+      ? `${waiting}: nothing in them to change; they are kept in ${rel(pendingFile)} and the inbox runs them again as they come due.`
       : '',
   ]);
   return { ...base, folder: 'failed', path: rel(moved), reason, stop: false };
-}
-
-/** `failed/<file>.error.txt` beside the file: the person who dropped it reads why without opening a terminal. */
-function writeNote(movedTo: string, lines: string[]): void {
-  // Line 2 is the deliberate blank after the headline; other empty entries are optional lines left out.
-  writeFileSync(`${movedTo}.error.txt`, `${lines.filter((l, i) => l !== '' || i === 1).join('\n')}\n`);
 }

@@ -7,9 +7,10 @@ import { resolveRunOptions } from '../options.js';
 import type { RunContext, RunInput } from '../run.js';
 import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { processFile, type FileOutcome } from './processFile.js';
+import { dueWaiting, processWaiting } from './waiting.js';
 
 export interface InboxOptions {
-  /** The inbox folder: holds incoming/, processing/, done/, failed/, results/. */
+  /** The inbox folder: holds incoming/, processing/, done/, failed/, results/, waiting/. */
   dir: string;
   /** Keep polling until the signal aborts; otherwise one pass (for cron). */
   watch?: boolean;
@@ -17,6 +18,8 @@ export interface InboxOptions {
   settle?: number;
   /** Milliseconds between looks in --watch mode. Default: half of settle, between 200 ms and 5 s. */
   pollMs?: number;
+  /** Hours after a payer's last check before a waiting/ file with it is run again (default: INBOX_OPTIONS). */
+  recheckAfter?: number;
   /** Every run option but inputs and out (each file gets results/<file>-<run id>/). */
   run?: Omit<RunInput, 'inputs' | 'out'>;
   /** Called as each file finishes (the CLI prints --json lines from here). */
@@ -42,6 +45,9 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
     throw new ConfigError(`inbox: ${options.dir} is not a folder (create it, with incoming/ inside for the files)`);
   const settle = options.settle ?? INBOX_OPTIONS.settle.default;
   if (!Number.isFinite(settle) || settle < 0) throw new ConfigError('--settle: must be 0 or more seconds', 'E_USAGE');
+  const recheckAfter = options.recheckAfter ?? INBOX_OPTIONS.recheckAfter.default;
+  if (!Number.isFinite(recheckAfter) || recheckAfter < 0)
+    throw new ConfigError('--recheck-after: must be 0 or more hours', 'E_USAGE');
   // The journal lives with the inbox unless told otherwise, so a resume after a crash finds it whatever cron's cwd.
   const runInput: Omit<RunInput, 'inputs' | 'out'> = { ...options.run };
   if (runInput.stateDir === undefined && !env.PAYER_ONBOARD_STATE_DIR) runInput.stateDir = join(root, '.payer-onboard');
@@ -51,8 +57,11 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
   const paths = inboxPaths(root);
   const lock = StateLock.acquire(root, 'inbox', 'inbox');
   const files: FileOutcome[] = [];
-  const take = async (name: string): Promise<boolean> => {
-    const outcome = await processFile(paths, name, runInput, context);
+  const take = async (name: string, from: 'incoming' | 'waiting' = 'incoming'): Promise<boolean> => {
+    const outcome =
+      from === 'waiting'
+        ? await processWaiting(paths, name, runInput, context)
+        : await processFile(paths, name, runInput, context);
     files.push(outcome);
     context.stderr?.write(describe(outcome));
     options.onFile?.(outcome);
@@ -66,7 +75,17 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
     }
     const tracker = new SettleTracker(settle * 1000);
     const pollMs = options.pollMs ?? Math.min(5000, Math.max(200, (settle * 1000) / 2));
+    // Waiting files before new ones, so a file taken in this tick waits its --recheck-after like the rest. Reading
+    // the journal for them costs a pass over it: --watch looks at most once a minute.
+    let nextWaitingLook = 0;
     while (going && !context.signal?.aborted) {
+      if (Date.now() >= nextWaitingLook) {
+        nextWaitingLook = Date.now() + Math.min(recheckAfter * 3_600_000, 60_000);
+        for (const name of await dueWaiting(paths, runInput, recheckAfter * 3_600_000, context)) {
+          if (!going || context.signal?.aborted) break;
+          going = await take(name, 'waiting');
+        }
+      }
       for (const name of tracker.update(listFiles(paths.incoming), Date.now())) {
         if (!going || context.signal?.aborted) break;
         tracker.forget(name);
@@ -96,7 +115,8 @@ function claim(paths: ReturnType<typeof inboxPaths>, name: string): boolean {
 
 function describe(o: FileOutcome): string {
   const where = o.folder === 'processing' ? 'left in processing/' : `-> ${o.path}`;
-  return `inbox: ${o.file}: exit ${o.exitCode}, ${where}${o.reason ? ` (${o.reason})` : ''}${o.results ? `; results in ${o.results}/` : ''}\n`;
+  const results = o.results && o.results !== o.path ? `; results in ${o.results}/` : '';
+  return `inbox: ${o.file}: exit ${o.exitCode}, ${where}${o.reason ? ` (${o.reason})` : ''}${results}\n`;
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

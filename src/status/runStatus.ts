@@ -24,10 +24,8 @@ import {
 } from './payerStatus.js';
 import { readStatusInputs, type StatusTarget } from './statusInputs.js';
 
-export type StatusInput = RunOptionsInput & {
-  /** Exit 1 while some payer is not yet payable (`git diff --exit-code`'s sense), for scripts that ask "are we done?". */
-  exitCode?: boolean;
-};
+/** `run`'s options as `status` takes them (`exitCode`: exit 1 while some payer is not yet payable). */
+export type StatusInput = RunOptionsInput;
 
 export interface StatusSummary {
   runId: string;
@@ -55,14 +53,15 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
   const env = context.env ?? {};
   const cwd = context.cwd ?? process.cwd();
   const stderr = context.stderr;
-  const { exitCode: askDone = false, ...runInput } = input;
-  const options = resolveRunOptions({ ...runInput, sandbox: false }, env);
+  // The built-in sandbox lives only as long as one command: there would be no payer in it to ask about.
+  const options = resolveRunOptions({ ...input, sandbox: false }, env);
   const startedAt = new Date();
   const runId = context.runId ?? makeRunId(startedAt);
   const connection = resolveConnection(options, env, cwd);
 
+  const paths = [...options.inputs, ...(options.bankDetails === undefined ? [] : [options.bankDetails])];
   const read = await readStatusInputs(
-    options.inputs.map((p) => resolve(cwd, p)),
+    paths.map((p) => resolve(cwd, p)),
     { reading: readingOptions(options, cwd), sheet: options.sheet, signal: context.signal },
   );
   if (context.signal?.aborted) throw new AbortedError('interrupted while reading the input: nothing was asked');
@@ -141,7 +140,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     const aborted = session.stopped('the rest of the payers were not asked about');
     const endedAt = new Date();
     const total = read.targets.length;
-    const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : askDone && counts.payable < total ? 1 : 0;
+    const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : options.exitCode && counts.payable < total ? 1 : 0;
     const { requests, byStatus, retries } = client.stats();
     const summary: StatusSummary = {
       runId,

@@ -1,0 +1,126 @@
+import { copyFileSync, rmSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { InputError, PayerOnboardError } from '../errors.js';
+import { journaledPayers } from '../journal/RowJournal.js';
+import { journalDir } from '../journal/stateDir.js';
+import { resolveRunOptions } from '../options.js';
+import type { Summary } from '../output/results.js';
+import { resolveConnection } from '../pipeline/resolveConnection.js';
+import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
+import { readStatusInputs } from '../status/statusInputs.js';
+import { copyInto, type InboxPaths, moveInto, oldestFirst, writeNote } from './folders.js';
+import type { FileOutcome } from './processFile.js';
+
+/**
+ * The files of waiting/ with a row due for another look: a payer the journal has not checked for `recheckAfterMs`
+ * (or never). Reads the files and the journal, sends nothing: a tick with nothing due costs no request.
+ */
+export async function dueWaiting(
+  paths: InboxPaths,
+  input: Omit<RunInput, 'inputs' | 'out'>,
+  recheckAfterMs: number,
+  context: RunContext,
+): Promise<string[]> {
+  const names = oldestFirst(paths.waiting);
+  if (names.length === 0) return [];
+  const env = context.env ?? {};
+  const cwd = context.cwd ?? process.cwd();
+  const options = resolveRunOptions({ ...input, inputs: ['(waiting)'] }, env);
+  // A rehearsal's sandbox keeps no journal: every row is due.
+  const journal = options.sandbox
+    ? undefined
+    : (() => {
+        const { baseUrl, apiKey } = resolveConnection(options, env, cwd);
+        return join(journalDir(resolve(cwd, options.stateDir), baseUrl, apiKey), 'journal.jsonl');
+      })();
+  const now = Date.now();
+  const due: string[] = [];
+  for (const name of names) {
+    const { targets } = await readStatusInputs([join(paths.waiting, name)], { reading: {} });
+    if (journal === undefined || targets.length === 0) {
+      due.push(name);
+      continue;
+    }
+    const known = await journaledPayers(
+      journal,
+      targets.map((t) => t.clientUserId),
+    );
+    const isDue = targets.some((t) => {
+      const checked = known.get(t.clientUserId)?.checkedAt;
+      return checked === undefined || now - Date.parse(checked) >= recheckAfterMs;
+    });
+    if (isDue) due.push(name);
+  }
+  return due;
+}
+
+/**
+ * Runs one file of waiting/ again. Its new pending file takes its place, or, with nothing left to wait for, it
+ * goes; rows that now need a person (a KYC rejected, a bank account refused) land in failed/ with a note. A run
+ * that did not get to the end leaves the file as it was: the next tick tries again, and the journal makes that safe.
+ */
+export async function processWaiting(
+  paths: InboxPaths,
+  name: string,
+  input: Omit<RunInput, 'inputs' | 'out'>,
+  context: RunContext,
+): Promise<FileOutcome> {
+  const runId = makeRunId(new Date());
+  const at = join(paths.waiting, name);
+  const rel = (p: string) => relative(paths.root, p);
+  let summary: Summary;
+  try {
+    summary = await run(
+      { ...input, inputs: [at], out: join(paths.results, `${name}-${runId}`) },
+      { ...context, runId },
+    );
+  } catch (error) {
+    if (!(error instanceof PayerOnboardError)) throw error;
+    // A waiting file is our own: one that cannot be read is set aside rather than tried every night.
+    const moved = error instanceof InputError ? moveInto(at, paths.failed, name, runId) : undefined;
+    if (moved)
+      writeNote(moved, [
+        `${basename(moved)} (from waiting/) was not processed: ${error.message}`,
+        '',
+        'Nothing was sent.',
+      ]);
+    return {
+      file: name,
+      folder: moved ? 'failed' : 'waiting',
+      path: rel(moved ?? at),
+      exitCode: error.exitCode,
+      reason: error.message,
+      stop: !(error instanceof InputError),
+    };
+  }
+  const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
+  if (summary.aborted)
+    return {
+      ...base,
+      folder: 'waiting',
+      path: rel(at),
+      reason: `${summary.aborted.message}; left in waiting/`,
+      stop: true,
+    };
+  const r = summary.rows;
+  const failedFile = summary.outputs.failed[0];
+  const fix = failedFile ? copyInto(failedFile, paths.failed, basename(failedFile), runId) : undefined;
+  if (fix)
+    writeNote(fix, [
+      `${basename(fix)}: ${r.invalid + r.failed} rows of ${name} (from waiting/) need a person now.`,
+      '',
+      `See ${rel(summary.outputs.report)} for why. Fix the rows and drop this file into incoming/.`,
+    ]);
+  const pendingFile = summary.outputs.pending[0];
+  const reasons = [
+    r.ok > 0 ? `${r.ok} of ${r.total} rows done` : '',
+    r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} still waiting` : '',
+    fix ? `${r.invalid + r.failed} to fix in ${rel(fix)}` : '',
+  ].filter(Boolean);
+  if (pendingFile) {
+    copyFileSync(pendingFile, at);
+    return { ...base, folder: 'waiting', path: rel(at), reason: reasons.join('; '), stop: false };
+  }
+  rmSync(at, { force: true });
+  return { ...base, folder: 'done', path: rel(summary.outputs.dir), reason: reasons.join('; '), stop: false };
+}
