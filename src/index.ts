@@ -1,5 +1,7 @@
-// The library entry: run() and the sandbox for callers and tests that do not go through the CLI.
+// The library entry: run(), runStatus() and the sandbox for callers and tests that do not go through the CLI.
 export { run, type RunContext, type RunInput } from './run.js';
+export { runStatus, type StatusInput } from './status/runStatus.js';
+export type { StatusSummary, PayerStatus } from './status/payerStatus.js';
 export { resolveRunOptions, type RunOptions } from './options.js';
 export { RUN_OPTIONS } from './runOptionTable.js';
 export type { Summary } from './output/results.js';

@@ -150,3 +150,33 @@ describe('status: where each payer stands', () => {
     expect(h.sandbox.stats().byStatus['401'] ?? 0).toBeLessThanOrEqual(4);
   });
 });
+
+describe('status: report.html', () => {
+  it('counts the payers by where they stand and lists those not yet payable with their links, loading nothing', async () => {
+    h = await harness({ kycAfter: undefined, accountApproveMs: 0 });
+    const input = h.tmp.write('payers.csv', payersCsv(['rep-1', 'rep-2', 'rep-3']));
+    await h.run({ inputs: [input] });
+    h.sandbox.setKyc('rep-1', 'approved');
+    h.sandbox.setKyc('rep-3', 'rejected');
+    await h.run({ inputs: [input] });
+    const { summary } = await status({ inputs: [input] });
+    const html = readFileSync(summary.outputs.report, 'utf8');
+    expect((statSync(summary.outputs.report).mode & 0o777).toString(8)).toBe('600');
+    expect(html).toContain('<span class="n" data-count="payable">1</span>');
+    expect(html).toContain('<span class="n" data-count="kyc-pending">1</span>');
+    expect(html).toContain('<span class="n" data-count="kyc-rejected">1</span>');
+    // Rejected before pending (the order people act on them); the payable payer is not in the table.
+    const rows = [...html.matchAll(/<tr data-kind="([a-z-]+)"><td>([^<]+)<\/td>/g)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual([
+      ['kyc-rejected', 'rep-3'],
+      ['kyc-pending', 'rep-2'],
+    ]);
+    const kycLink = readFileSync(summary.outputs.status, 'utf8').match(
+      /rep-2,[^\n]*?(http:\/\/[^,]*\/kyc\/[^,]*)/,
+    )![1]!;
+    expect(html).toContain(`<a href="${kycLink}" rel="noreferrer noopener">KYC</a>`);
+    expect(html).toContain('<li data-next="kyc-pending"><b>KYC pending</b> (1): send them their KYC link</li>');
+    expect(html).toMatch(/Content-Security-Policy" content="default-src &#39;none&#39;/);
+    expect(html).not.toMatch(/<(img|link|iframe)\b|src="http/);
+  });
+});

@@ -162,3 +162,21 @@ export function formatCounts(counts: CategoryCounts): string {
   );
   return lines.join('\n');
 }
+
+/** What a status run ends with: summary.json, `--json`, and what its report and stderr are made of. */
+export interface StatusSummary {
+  runId: string;
+  command: 'status';
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  baseUrl: string;
+  inputs: Array<{ source: string; path: string; format: string; rows: number }>;
+  /** One category per payer, in the order people act on them. */
+  payers: CategoryCounts & { total: number };
+  requests: { total: number; byStatus: Record<string, number>; retries: number };
+  aborted?: { reason: string; message: string };
+  warnings: string[];
+  exitCode: number;
+  outputs: { dir: string; status: string; summary: string; log: string; report: string };
+}

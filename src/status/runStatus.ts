@@ -20,29 +20,14 @@ import {
   type PayerStatus,
   STATUS_COLUMNS,
   skippedStatus,
+  type StatusSummary,
   statusRecord,
 } from './payerStatus.js';
+import { STATUS_TABLE_LIMIT, writeStatusReport } from '../report/statusReport.js';
 import { readStatusInputs, type StatusTarget } from './statusInputs.js';
 
 /** `run`'s options as `status` takes them (`exitCode`: exit 1 while some payer is not yet payable). */
 export type StatusInput = RunOptionsInput;
-
-export interface StatusSummary {
-  runId: string;
-  command: 'status';
-  startedAt: string;
-  endedAt: string;
-  durationMs: number;
-  baseUrl: string;
-  inputs: Array<{ source: string; path: string; format: string; rows: number }>;
-  /** One category per payer, in the order people act on them. */
-  payers: CategoryCounts & { total: number };
-  requests: { total: number; byStatus: Record<string, number>; retries: number };
-  aborted?: { reason: string; message: string };
-  warnings: string[];
-  exitCode: number;
-  outputs: { dir: string; status: string; summary: string; log: string; report: string };
-}
 
 /**
  * Where each payer of the inputs stands now, asked of the service: one status read per distinct payer, and the
@@ -102,7 +87,8 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     });
     const writer = new CsvFileWriter(session.outputs.results, STATUS_COLUMNS);
     const counts = emptyCounts();
-    const notCompliant: PayerStatus[] = [];
+    // What report.html lists: the payers not yet payable, as many as its table shows.
+    const notPayable: PayerStatus[] = [];
     const sink = new OrderedSink<PayerStatus>(async (status) => {
       counts[status.category]++;
       progress.add(
@@ -112,7 +98,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
             ? 'not read'
             : 'waiting',
       );
-      if (status.category !== 'payable') notCompliant.push(status);
+      if (status.category !== 'payable' && notPayable.length < STATUS_TABLE_LIMIT) notPayable.push(status);
       await writer.write(statusRecord(status));
     });
     const slots = pLimit(options.concurrency);
@@ -165,6 +151,12 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     };
     session.logger.info({ payers: summary.payers, requests: summary.requests, exitCode, aborted }, 'status finished');
     await session.writeSummary(summary);
+    try {
+      writeStatusReport(summary, notPayable);
+    } catch (error) {
+      // status.csv is on disk already: a report that cannot be written is a warning, not a failed command.
+      stderr?.write(`warning: ${summary.outputs.report} not written: ${(error as Error).message}\n`);
+    }
     stderr?.write(formatStatusSummary(summary));
     return summary;
   } finally {

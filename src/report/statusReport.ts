@@ -1,0 +1,108 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { CATEGORIES, type Category, type PayerStatus, type StatusSummary } from '../status/payerStatus.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage } from './page.js';
+import { barChart, escapeHtml } from './svgCharts.js';
+
+const e = escapeHtml;
+
+/** The categories' colours: red for what needs a person, amber for what waits on one, green for done. */
+const COLORS: Record<Category, string> = {
+  'not-registered': '#6a1b9a',
+  'kyc-rejected': '#c62828',
+  'kyc-pending': '#1565c0',
+  'agreement-pending': '#0277bd',
+  'bank-failed': '#d84315',
+  'bank-pending': '#b26a00',
+  payable: '#2e7d32',
+  unread: '#757575',
+  skipped: '#9e9e9e',
+};
+
+const STYLE = `${BASE_STYLE}
+${CATEGORIES.map((c) => `.card.${c.key} { border-left-color: ${COLORS[c.key]}; } .pill.${c.key} { background: ${COLORS[c.key]}; }`).join('\n')}
+td.links a { margin-right: 8px; white-space: nowrap; }
+`;
+
+/** The most payers the table lists; status.csv has every one. */
+export const STATUS_TABLE_LIMIT = 10_000;
+
+/**
+ * report.html of a `status` run, for the finance team: how many payers stand where, what to do about each group,
+ * and every payer not yet payable with the links to send them. A pure function of the data, every value escaped.
+ */
+export function buildStatusReport(summary: StatusSummary, notPayable: readonly PayerStatus[]): string {
+  const p = summary.payers;
+  const inputs = summary.inputs.map((i) => `${e(i.source)} (${i.rows} rows)`).join(', ');
+  const present = CATEGORIES.filter((c) => p[c.key] > 0);
+  const card = (key: string, label: string, n: number) =>
+    `<div class="card ${e(key)}"><span class="n" data-count="${e(key)}">${n}</span>${e(label)}</div>`;
+  const todo = present
+    .filter((c) => c.key !== 'payable')
+    .map((c) => `<li data-next="${c.key}"><b>${e(c.label)}</b> (${p[c.key]}): ${e(c.action)}</li>`)
+    .join('');
+  const body = `<h1>Where the payers stand</h1>
+<p class="meta">Checked ${e(summary.startedAt)} · ${inputs} · exit code <b data-exit-code="${summary.exitCode}">${summary.exitCode}</b></p>
+${summary.aborted ? `<p class="abort"><b>Stopped</b> (${e(summary.aborted.reason)}): ${e(summary.aborted.message)}. Payers not read are <i>skipped</i>; run status again.</p>` : ''}
+<div class="cards">${card('total', 'payers', p.total)}${present.map((c) => card(c.key, c.label, p[c.key])).join('')}</div>
+${todo ? `<h2>What to do next</h2><ul class="next">${todo}</ul>` : '<p>Every payer is payable.</p>'}
+<div class="charts"><section><h2>Payers by where they stand</h2>${barChart(
+    CATEGORIES.map((c) => ({ label: c.label, value: p[c.key], color: COLORS[c.key] })),
+    'payers by where they stand',
+    520,
+  )}</section></div>
+${table(summary, notPayable)}
+<p class="muted">Counted from ${e(summary.outputs.status)}; ${summary.requests.total} reads, nothing written to the service.</p>`;
+  return htmlPage({ title: `payer-onboard status ${summary.runId}`, style: STYLE, script: FILTER_SCRIPT, body });
+}
+
+function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): string {
+  const total = summary.payers.total - summary.payers.payable;
+  if (total === 0) return '<h2>Payers not yet payable</h2><p class="muted">None.</p>';
+  const label = new Map<string, string>(CATEGORIES.map((c) => [c.key, c.label]));
+  const order = new Map<string, number>(CATEGORIES.map((c, i) => [c.key, i]));
+  // Grouped as the team acts on them; within a group, in the order of the input.
+  const rows = [...notPayable]
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => order.get(a.s.category)! - order.get(b.s.category)! || a.i - b.i)
+    .map(({ s }) => {
+      const payer = s.payer?.found ? s.payer : undefined;
+      const accounts = s.accounts
+        ? `${s.accounts.approved} approved, ${s.accounts.pending} pending, ${s.accounts.failed} failed`
+        : '';
+      return (
+        `<tr data-kind="${e(s.category)}"><td>${e(s.clientUserId)}</td>` +
+        `<td><span class="pill ${e(s.category)}">${e(label.get(s.category) ?? s.category)}</span></td>` +
+        `<td>${e(payer?.kycStatus ?? '')}</td><td>${e(payer?.agreementStatus ?? '')}</td><td>${e(accounts)}</td>` +
+        `<td class="links">${link(s.links.kycUrl, 'KYC')}${link(s.links.agreementUrl, 'agreement')}</td>` +
+        `<td class="msg">${e(s.errors.map((x) => x.message).join('; '))}</td></tr>`
+      );
+    });
+  const options = CATEGORIES.filter((c) => c.key !== 'payable' && summary.payers[c.key] > 0)
+    .map((c) => `<option value="${c.key}">${e(c.label)}</option>`)
+    .join('');
+  const cut =
+    notPayable.length < total
+      ? ` The table lists the first ${notPayable.length} of ${total}; status.csv has them all.`
+      : '';
+  return `<h2>Payers not yet payable (${total})</h2>
+<div class="filter"><label>Filter <input id="q" type="search" placeholder="clientUserId, status or message"></label>
+<label>Where <select id="o"><option value="">all</option>${options}</select></label>
+<span class="muted">showing <span id="shown">${rows.length}</span> of ${rows.length}.${e(cut)}</span></div>
+<table id="table"><thead><tr><th>clientUserId</th><th>where</th><th>KYC</th><th>agreement</th><th>bank accounts</th><th>links to send</th><th>note</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+/** A link the service gave, only if it is http(s): anything else (a `javascript:` URL) is shown as text. */
+function link(url: string | undefined, text: string): string {
+  if (!url) return '';
+  return /^https?:\/\//i.test(url)
+    ? `<a href="${e(url)}" rel="noreferrer noopener">${e(text)}</a>`
+    : `<span>${e(text)}: ${e(url)}</span>`;
+}
+
+/** Writes the status report at `summary.outputs.report`, mode 0600 like every output. */
+export function writeStatusReport(summary: StatusSummary, notPayable: readonly PayerStatus[]): void {
+  const path = summary.outputs.report;
+  writeFileSync(path, buildStatusReport(summary, notPayable), { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
