@@ -13,7 +13,6 @@ import { resolveConnection } from '../pipeline/resolveConnection.js';
 import { RunSession } from '../pipeline/RunSession.js';
 import { makeRunId, type RunContext } from '../run.js';
 import {
-  type CategoryCounts,
   emptyCounts,
   formatCounts,
   payerStatus,
