@@ -121,11 +121,11 @@ await loaded;
 const evaluate = async (expression) => (await s('Runtime.evaluate', { expression, returnByValue: true })).result.value;
 const dom = await evaluate(`(() => {
   const count = (k) => { const el = document.querySelector('[data-count="' + k + '"]'); return el ? Number(el.textContent) : null; };
-  const rows = [...document.querySelectorAll('#notok tbody tr')];
+  const rows = [...document.querySelectorAll('#notok tbody tr, #table tbody tr')];
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   return {
     title: document.title,
-    counts: { total: count('total'), ok: count('ok'), waiting: count('waiting'), invalid: count('invalid'), failed: count('failed'), skipped: count('skipped') },
+    counts: Object.fromEntries([...document.querySelectorAll('[data-count]')].map((el) => [el.getAttribute('data-count'), count(el.getAttribute('data-count'))])),
     charts: [...document.querySelectorAll('svg')].map((svg) => ({ label: svg.getAttribute('aria-label'), shapes: svg.querySelectorAll('rect').length, visible: visible(svg) })),
     tableRows: rows.length,
     tableVisible: rows.length > 0 && visible(rows[0]),
@@ -136,8 +136,8 @@ const dom = await evaluate(`(() => {
 const filter = await evaluate(`(() => {
   const q = document.getElementById('q');
   if (!q) return null;
-  const rows = [...document.querySelectorAll('#notok tbody tr')];
-  const term = rows[0] ? rows[0].cells[2].textContent || rows[0].cells[1].textContent : 'x';
+  const rows = [...document.querySelectorAll('#notok tbody tr, #table tbody tr')];
+  const term = rows[0] ? (document.getElementById('table') ? rows[0].cells[0].textContent : rows[0].cells[2].textContent || rows[0].cells[1].textContent) : 'x';
   q.value = term; q.dispatchEvent(new Event('input'));
   const shown = rows.filter((r) => !r.hidden).length;
   const expected = rows.filter((r) => r.textContent.toLowerCase().includes(term.toLowerCase())).length;
