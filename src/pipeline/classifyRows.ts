@@ -190,7 +190,8 @@ function classify(
   const source = input.file.name;
   const { columns, dateFormat } = input.reading ?? {};
   if (record.problem) return { ok: false, issues: [record.problem] };
-  if (kind === 'bank-details') return validateBankRow(record.cells, { today: options.today, columns, dateFormat, schemas: options.schemas });
+  if (kind === 'bank-details')
+    return validateBankRow(record.cells, { today: options.today, columns, dateFormat, schemas: options.schemas });
   const result = validatePayerRow(record.cells, {
     defaultAgreementCompleted: options.defaultAgreementCompleted,
     today: options.today,
