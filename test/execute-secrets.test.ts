@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, cleanServerMessage } from '../src/execute/retryPolicy.js';
+import { ApiError } from '../src/execute/retryPolicy.js';
+import type { ComplianceRequest } from '../src/schema/index.js';
 import { executeRow } from '../src/execute/executeRow.js';
 import { payerWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';
@@ -13,7 +14,13 @@ import {
   payerRow,
   testClient,
 } from './helpers/executeFixtures.js';
-import { complianceAnswer, nestError, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
+import {
+  complianceAnswer,
+  nestError,
+  sequence,
+  startScriptedServer,
+  type ScriptedServer,
+} from './helpers/scriptedServer.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -119,7 +126,7 @@ describe('no key and no personal value leaves the client', () => {
   });
 });
 
-describe('ApiError and cleanServerMessage', () => {
+describe('ApiError, and the server message it carries', () => {
   it('builds the messages that go into results.csv', () => {
     expect(
       new ApiError({
@@ -153,19 +160,40 @@ describe('ApiError and cleanServerMessage', () => {
     });
   });
 
-  it('cuts request values and the key out of a server message, keeps codes, and bounds it to one line', () => {
+  it('cuts request values and the key out of a server message, keeps codes, and bounds it to one line', async () => {
+    // The client sends a body as it is given: values nested in it are cut out too.
     const body = {
       clientUserId: 'payer-9',
       ssn: '987-65-4321',
       country: 'US',
       beneficiaryType: 'business',
       nested: { iban: 'DE89370400440532013000' },
+    } as unknown as ComplianceRequest;
+    server = await startScriptedServer(
+      sequence(
+        {
+          status: 400,
+          body: nestError(400, 'ssn 987-65-4321 bad for payer-9 (US, business)\nDE89370400440532013000 KEY'),
+        },
+        { status: 400, body: nestError(400, 'uses KEY-123') },
+        { status: 400 },
+        { status: 400, body: nestError(400, 'x'.repeat(1000)) },
+      ),
+    );
+    const client = testClient(server.url, { apiKey: 'KEY-123', retries: 0 });
+    const failure = async () => {
+      const result = await client.createCompliance(body, { clientUserId: 'payer-9', idempotencyKey: 'po-x' });
+      if (result.ok) throw new Error('expected a 400');
+      return result.error;
     };
-    expect(
-      cleanServerMessage('ssn 987-65-4321 bad for payer-9 (US, business)\nDE89370400440532013000 KEY', body, 'KEY-123'),
-    ).toBe('ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
-    expect(cleanServerMessage('uses KEY-123', body, 'KEY-123')).toBe('uses [redacted]');
-    expect(cleanServerMessage(undefined, body, 'k')).toBeUndefined();
-    expect(cleanServerMessage('x'.repeat(1000), body, 'KEY-123')).toHaveLength(300);
+    const echoed = await failure();
+    expect(echoed.serverMessage).toBe('ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
+    expect(echoed.message).toBe('compliance: HTTP 400 ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
+    expect((await failure()).serverMessage).toBe('uses [redacted]');
+    const silent = await failure();
+    expect(silent.serverMessage).toBeUndefined();
+    expect(silent.message).toBe('compliance: HTTP 400 Bad Request');
+    expect((await failure()).serverMessage).toHaveLength(300);
+    expect(server.hits).toHaveLength(4);
   });
 });

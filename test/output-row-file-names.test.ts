@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { originalName, RowFiles, RowFileSet } from '../src/output/RowFiles.js';
+import { RowFiles, RowFileSet } from '../src/output/RowFiles.js';
 import type { Outcome } from '../src/types.js';
 import { tempDir } from './helpers/tempDir.js';
 
@@ -23,7 +23,7 @@ const row = (outcome: Outcome, id: string) => ({
   completedSteps: '',
 });
 
-describe('originalName', () => {
+describe('the name of the original input, without the prefixes earlier runs put on it', () => {
   it.each([
     ['payers.csv', 'payers.csv'],
     ['failed-payers.csv', 'payers.csv'],
@@ -32,8 +32,27 @@ describe('originalName', () => {
     ['Failed-PENDING-payers.xlsx[Bank details]', 'payers.xlsx[Bank details]'],
     ['payers-failed-2024.csv', 'payers-failed-2024.csv'],
     ['failed-', 'failed-'],
-  ])('%s -> %s', (name, original) => {
-    expect(originalName(name)).toBe(original);
+  ])('%s -> failed-%s, pending-%s', async (name, original) => {
+    const files = new RowFiles(out, csvInput(name), ['Id']);
+    await files.write(row('invalid', 'a'));
+    await files.write(row('skipped', 'b'));
+    await files.close();
+    expect(files.written()).toEqual({
+      failed: tmp.path(`out/failed-${original}`),
+      pending: tmp.path(`out/pending-${original}`),
+    });
+  });
+
+  it("an .xlsx input's files are named after its workbook, not its sheet", async () => {
+    const input = { path: tmp.path('Failed-PENDING-payers.xlsx'), format: 'xlsx' as const };
+    const files = new RowFiles(
+      out,
+      { ...input, name: 'Failed-PENDING-payers.xlsx[Bank details]', sheet: 'Bank details' },
+      ['Id'],
+    );
+    await files.write(row('failed', 'a'));
+    await files.close();
+    expect(files.written()).toEqual({ failed: tmp.path('out/failed-payers.xlsx') });
   });
 });
 

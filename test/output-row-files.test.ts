@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RowFiles, RowFileSet, rowFileKind } from '../src/output/RowFiles.js';
+import { RowFiles, RowFileSet } from '../src/output/RowFiles.js';
 import { OUTCOMES, type Outcome } from '../src/types.js';
 import { tempDir } from './helpers/tempDir.js';
 import { readWorkbook } from './helpers/xlsxFixtures.js';
@@ -24,9 +24,17 @@ const rowsByOutcome = (format: 'csv' | 'jsonl') =>
 
 const idsIn = (text: string) => [...text.matchAll(/id-([a-z]+)/g)].map((m) => m[1]);
 
-describe('rowFileKind', () => {
-  it('sends rows a person must act on to failed, rows a later run finishes to pending, ok rows nowhere', () => {
-    const kinds = Object.fromEntries(OUTCOMES.map((o) => [o, rowFileKind(o)]));
+describe('which file a row goes to', () => {
+  it('sends rows a person must act on to failed, rows a later run finishes to pending, ok rows nowhere', async () => {
+    const files = new RowFiles(tmp.dir, { path: tmp.path('payers.csv'), name: 'payers.csv', format: 'csv' }, ['Id']);
+    for (const outcome of OUTCOMES)
+      await files.write({ outcome, original: [`id-${outcome}`], errors: [], completedSteps: '' });
+    await files.close();
+    const failed = idsIn(readFileSync(tmp.path('failed-payers.csv'), 'utf8'));
+    const pending = idsIn(readFileSync(tmp.path('pending-payers.csv'), 'utf8'));
+    const kinds = Object.fromEntries(
+      OUTCOMES.map((o) => [o, failed.includes(o) ? 'failed' : pending.includes(o) ? 'pending' : undefined]),
+    );
     expect(kinds).toEqual({
       ok: undefined,
       waiting: 'pending',
@@ -34,6 +42,8 @@ describe('rowFileKind', () => {
       failed: 'failed',
       skipped: 'pending',
     });
+    expect([...failed, ...pending].sort()).toEqual(OUTCOMES.filter((o) => o !== 'ok').sort());
+    expect(readdirSync(tmp.dir).sort()).toEqual(['failed-payers.csv', 'pending-payers.csv']);
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport } from '../src/report/buildReport.js';
+import type { Summary } from '../src/output/results.js';
 import { escapeHtml, rateChart } from '../src/report/svgCharts.js';
-import { type ReportData, ReportTally, RequestTimeline } from '../src/report/collectReportData.js';
+import { ReportTally, RequestTimeline } from '../src/report/collectReportData.js';
 import type { Outcome, PayerResult, RowError } from '../src/types.js';
-import { summaryFor } from './helpers/reportFixtures.js';
+import { summaryFor, writtenReport } from './helpers/reportFixtures.js';
 
 describe('the error chart', () => {
   const failed = (clientUserId: string, ...errors: RowError[]) => ({
@@ -81,42 +81,47 @@ describe('RequestTimeline', () => {
   });
 });
 
-describe('buildReport', () => {
-  const data: ReportData = {
-    run: {
-      runId: 'r<1>',
-      command: 'run',
-      startedAt: '2026-01-01T00:00:00Z',
-      endedAt: '2026-01-01T00:00:01Z',
-      durationMs: 1000,
-      sandbox: false,
-      inputs: [{ source: 'a"b.csv', rows: 1 }],
-      exitCode: 1,
-      requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
-      files: { results: 'results.csv', failed: ['failed-a"b.csv'], pending: [] },
+describe('report.html', () => {
+  // One row whose every value is markup, in a run whose names are markup too.
+  const tally = new ReportTally();
+  tally.add({
+    source: 'a"b.csv',
+    line: 2,
+    clientUserId: "o'neil</td>",
+    result: {
+      outcome: 'failed',
+      paymentDetailIds: [],
+      steps: { compliance: 'failed' },
+      errors: [
+        { step: 'compliance', message: 'HTTP 400 <b>no</b>' },
+        { column: 'x', message: '<script>alert(1)</script>' },
+      ],
     },
-    counts: { total: 1, ok: 0, waiting: 0, invalid: 0, failed: 1, skipped: 0 },
-    topErrors: [{ message: 'x: <script>alert(1)</script>', count: 1 }],
-    waitingOn: [],
-    rows: [
-      {
-        source: 'a"b.csv',
-        line: '2',
-        clientUserId: "o'neil</td>",
-        outcome: 'failed',
-        step: 'compliance',
-        message: 'compliance: HTTP 400 <b>no</b>',
-      },
-    ],
-    rowsNotOk: 1,
-    series: { seconds: [{ ok: 0, throttled: 0, error: 1, network: 0 }] },
+  });
+  const base = summaryFor('/out', { failed: 1 });
+  const summary: Summary = {
+    ...base,
+    runId: 'r<1>',
+    sandbox: false,
+    inputs: [{ source: 'a"b.csv', path: '/in/a"b.csv', format: 'csv', rows: 1 }],
+    requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
+    outputs: { ...base.outputs, failed: ['/out/failed-a"b.csv'], pending: [] },
   };
+  const series = { seconds: [{ ok: 0, throttled: 0, error: 1, network: 0 }] };
 
-  it('escapes every value and loads nothing from anywhere', () => {
-    const html = buildReport(data);
-    expect(html).not.toMatch(/<script>alert|<b>no<\/b>|o'neil<\/td>/);
+  it('escapes every value and loads nothing from anywhere', async () => {
+    const data = tally.data(summary, series);
+    expect(data.rows.map((r) => r.message)).toEqual(['compliance: HTTP 400 <b>no</b> | x: <script>alert(1)</script>']);
+    expect(data.topErrors.map((t) => t.message)).toEqual([
+      'compliance: HTTP 400 <b>no</b>',
+      'x: <script>alert(1)</script>',
+    ]);
+
+    const html = await writtenReport(tally, summary, series);
+    expect(html).not.toMatch(/<script>alert|<b>no<\/b>|o'neil<\/td>|r<1>/);
     expect(html).toContain(escapeHtml("o'neil</td>"));
     expect(html).toContain(escapeHtml('a"b.csv'));
+    expect(html).toContain(escapeHtml('r<1>'));
     // One inline script (the filter), allowed by hash; nothing may be fetched.
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).toMatch(/Content-Security-Policy" content="default-src &#39;none&#39;/);

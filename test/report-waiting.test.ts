@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport } from '../src/report/buildReport.js';
-import { type ReportData, ReportTally } from '../src/report/collectReportData.js';
+import { ReportTally } from '../src/report/collectReportData.js';
 import type { Outcome, PayerResult, RowError } from '../src/types.js';
-import { dataValues, summaryFor } from './helpers/reportFixtures.js';
+import { dataValues, summaryFor, writtenReport } from './helpers/reportFixtures.js';
 
 const KYC = 'waiting for KYC approval (kycStatus pending)';
 const row = (clientUserId: string, outcome: Outcome, steps: PayerResult['steps'], errors: RowError[]) => ({
@@ -13,7 +12,7 @@ const row = (clientUserId: string, outcome: Outcome, steps: PayerResult['steps']
 });
 
 /** A first run as onboarding goes: some payers done, most waiting for KYC, one row to fix. */
-function firstRun(): ReportData {
+function firstRun() {
   const tally = new ReportTally();
   const waiting = { compliance: 'ok', 'payment-details': 'waiting', agreement: 'ok' } as const;
   tally.add(row('p-2', 'ok', { compliance: 'ok', 'payment-details': 'ok', agreement: 'ok' }, []));
@@ -24,12 +23,13 @@ function firstRun(): ReportData {
       { column: 'email', message: 'must be a valid e-mail address, got something shaped "aaa"' },
     ]),
   );
-  return tally.data(summaryFor('/out', { ok: 1, waiting: 2, invalid: 1 }), undefined);
+  return { tally, summary: summaryFor('/out', { ok: 1, waiting: 2, invalid: 1 }) };
 }
 
 describe('report.html of a run with waiting rows', () => {
   it('counts waiting apart, lists waiting rows with the step they wait on, and keeps them out of the error chart', async () => {
-    const data = firstRun();
+    const { tally, summary } = firstRun();
+    const data = tally.data(summary, undefined);
     expect(data.counts).toEqual({ total: 4, ok: 1, waiting: 2, invalid: 1, failed: 0, skipped: 0 });
     expect(data.rows.map((r) => [r.clientUserId, r.outcome, r.step, r.message])).toEqual([
       ['p-3', 'waiting', 'payment-details', `payment-details: ${KYC}`],
@@ -41,7 +41,7 @@ describe('report.html of a run with waiting rows', () => {
       'email: must be a valid e-mail address, got something shaped "…"',
     ]);
 
-    const html = buildReport(data);
+    const html = await writtenReport(tally, summary);
     expect(Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]))).toMatchObject({
       waiting: 2,
     });
@@ -52,7 +52,8 @@ describe('report.html of a run with waiting rows', () => {
   });
 
   it('says what happens next to each file, and never to fix the pending rows', async () => {
-    const html = buildReport(firstRun());
+    const { tally, summary } = firstRun();
+    const html = await writtenReport(tally, summary);
     const next = (kind: string) => new RegExp(`<li data-next="${kind}">(.*?)</li>`).exec(html)?.[1];
     expect(next('failed')).toBe('Rows to fix (1): fix them in <b>failed-payers.csv</b>, then run that file.');
     expect(next('pending')).toBe(

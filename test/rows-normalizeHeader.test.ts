@@ -1,18 +1,27 @@
 import { describe, expect, test } from 'vitest';
-import { normalizeHeader, fieldForColumn } from '../src/rows/columns.js';
+import { fieldForColumn, mapHeader } from '../src/rows/columns.js';
 
-describe('normalizeHeader', () => {
+// How a header name is normalised before it is looked up, seen through mapHeader: what each column comes to mean.
+const fieldsOf = (header: string[]) => mapHeader(header, 'payers').fields;
+
+describe('header names are matched after normalising', () => {
   test('ignores case, spaces, underscores, dashes and dots', () => {
     expect(
-      ['First Name', 'first_name', 'FIRSTNAME', 'first-name', 'first.name', ' First  Name ', 'firstName'].map(
-        normalizeHeader,
-      ),
-    ).toEqual(Array(7).fill('firstname'));
+      fieldsOf(['First Name', 'first_name', 'FIRSTNAME', 'first-name', 'first.name', ' First  Name ', 'firstName']),
+    ).toEqual(Array(7).fill('firstName'));
   });
 
   test('keeps letters and digits as they are otherwise', () => {
-    expect(normalizeHeader('Address Line 1')).toBe('addressline1');
-    expect(normalizeHeader('SWIFT/BIC')).toBe('swift/bic');
+    // The digit is kept: line 1 and line 2 stay two fields.
+    expect(fieldsOf(['Address Line 1', 'Address Line 2'])).toEqual(['addressLine1', 'addressLine2']);
+    // `/` is kept: `SWIFT/BIC` is the alias written with it; `Bank/Name` is not `Bank Name`, `Apt Suite` not `Apt/Suite`.
+    expect(fieldsOf(['SWIFT/BIC', 'Bank Name', 'Bank/Name', 'Apt/Suite', 'Apt Suite'])).toEqual([
+      'swiftBic',
+      'bankName',
+      undefined,
+      'addressLine2',
+      undefined,
+    ]);
   });
 });
 

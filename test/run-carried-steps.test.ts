@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../src/errors.js';
-import { parseCompletedSteps } from '../src/validate/controls.js';
-import { harness, payerRow, PAYER_HEADER, payersCsv } from './helpers/runHarness.js';
+import { harness, payerRow, PAYER_HEADER, payersCsv, readBackPayerRows } from './helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -13,10 +10,13 @@ afterEach(async () => {
   await h.close();
 });
 
-/** The steps the first row of a failed file says are done (its digest and origin aside). */
-const carriedSteps = (path: string) => {
-  const [first] = parse(readFileSync(path, 'utf8'), { columns: true }) as Array<Record<string, string>>;
-  return parseCompletedSteps(first!.completedSteps ?? '');
+/** The steps the first row of a failed file says are done, as the next run reads it, and any issue with that cell. */
+const carriedSteps = async (path: string) => {
+  const [first] = await readBackPayerRows(path);
+  return {
+    steps: first!.completedSteps,
+    cellIssues: first!.ok ? [] : first!.issues.filter((issue) => issue.column === 'completedSteps'),
+  };
 };
 
 const failedFile = (rows: Array<[string, Record<string, string>, string]>) =>
@@ -29,9 +29,9 @@ describe('steps a row already carried stay done', () => {
       failedFile([['c-1', { email: 'not-an-email' }, 'compliance;payment-details']]),
     );
     const { summary } = await h.run({ inputs: [input] });
-    expect(carriedSteps(summary.outputs.failed[0]!)).toMatchObject({
-      ok: true,
-      value: ['compliance', 'payment-details'],
+    expect(await carriedSteps(summary.outputs.failed[0]!)).toEqual({
+      steps: ['compliance', 'payment-details'],
+      cellIssues: [],
     });
     expect(h.sandbox.stats().requests).toBe(0);
   });
@@ -47,9 +47,9 @@ describe('steps a row already carried stay done', () => {
     ]);
     const { summary, results } = await h.run({ inputs: [input], steps: 'compliance,agreement' });
     expect(results[0]).toMatchObject({ outcome: 'failed', steps: 'compliance=ok agreement=failed' });
-    expect(carriedSteps(summary.outputs.failed[0]!)).toMatchObject({
-      ok: true,
-      value: ['compliance', 'payment-details'],
+    expect(await carriedSteps(summary.outputs.failed[0]!)).toEqual({
+      steps: ['compliance', 'payment-details'],
+      cellIssues: [],
     });
   });
 

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCompletedSteps } from '../src/validate/controls.js';
-import { harness, payersCsv } from './helpers/runHarness.js';
+import { harness, payersCsv, readBackPayerRows } from './helpers/runHarness.js';
 
 // A run against the real-like sandbox (bank accounts refused until KYC is approved): rows to fix go to the failed
 // file, rows waiting on the payer to the pending file, and either file fed back keeps its rows' original place.
@@ -35,9 +34,11 @@ describe('failed and pending files of a run', () => {
     const pending = rowsOf(summary.outputs.pending[0]!);
     expect(pending.map((r) => r.clientUserId)).toEqual(['w-1', 'w-3']);
     expect(pending[0]!.completedSteps).toMatch(/^compliance@[0-9a-f]{6};agreement;from=payers\.csv:2$/);
-    expect(parseCompletedSteps(pending[1]!.completedSteps!)).toMatchObject({
+    // As the next run reads the file: the steps done and the row's original place.
+    expect((await readBackPayerRows(summary.outputs.pending[0]!))[1]).toMatchObject({
       ok: true,
-      value: ['compliance', 'agreement'],
+      clientUserId: 'w-3',
+      completedSteps: ['compliance', 'agreement'],
       origin: { source: 'payers.csv', line: 4 },
     });
     expect(stderr).toContain(

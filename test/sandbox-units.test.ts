@@ -1,29 +1,42 @@
 // The sandbox's pure parts, with made-up times: no clock, no server.
 import { describe, expect, it } from 'vitest';
-import { ArrivalLog } from '../src/sandbox/stats.js';
+import { StatsRecorder } from '../src/sandbox/stats.js';
 import { drawFault, SlidingWindowLimiter, createRng, randomUuid } from '../src/sandbox/faults.js';
 import { UUID } from './sandbox-helpers.js';
 
-describe('ArrivalLog', () => {
+// Arrivals as the sandbox's stats keep them (handle.maxInWindow, stats().maxArrivalsPerSecond and the rest read them).
+describe('the arrival log of the stats', () => {
   it('finds the most arrivals in any half-open window', () => {
-    const log = new ArrivalLog();
-    for (const t of [0, 100, 999, 1000, 1500, 1999, 2000, 2001]) log.record(t);
+    const stats = new StatsRecorder();
+    for (const t of [0, 100, 999, 1000, 1500, 1999, 2000, 2001]) stats.arrived(t);
     // [1500, 2500) holds 1500, 1999, 2000 and 2001; no other one-second window holds more.
-    expect(log.maxInWindow(1000)).toBe(4);
-    expect(log.maxInWindow(1)).toBe(1);
-    expect(log.maxInWindow(0)).toBe(0);
-    expect(log.maxInWindow(10_000)).toBe(8);
+    expect(stats.arrivals.maxInWindow(1000)).toBe(4);
+    expect(stats.snapshot().maxArrivalsPerSecond).toBe(4);
+    expect(stats.arrivals.maxInWindow(1)).toBe(1);
+    expect(stats.arrivals.maxInWindow(0)).toBe(0);
+    expect(stats.arrivals.maxInWindow(10_000)).toBe(8);
   });
 
-  it('keeps only the latest `capacity` arrivals, oldest first', () => {
-    const log = new ArrivalLog(3);
-    for (const t of [1, 2, 3, 4, 5]) log.record(t);
-    expect(log.toArray()).toEqual([3, 4, 5]);
-    expect(log.size).toBe(3);
-    expect(log.maxInWindow(2)).toBe(2);
-    log.clear();
-    expect(log.toArray()).toEqual([]);
-    expect(log.maxInWindow(1000)).toBe(0);
+  it('keeps only the latest 200,000 arrivals, oldest first, and forgets them on reset', () => {
+    const stats = new StatsRecorder();
+    const capacity = 200_000;
+    for (let t = 1; t <= capacity + 2; t += 1) stats.arrived(t);
+    const kept = stats.arrivals.toArray();
+    expect(kept).toHaveLength(capacity);
+    expect(kept.slice(0, 3)).toEqual([3, 4, 5]);
+    expect(kept.slice(-2)).toEqual([capacity + 1, capacity + 2]);
+    expect(stats.arrivals.size).toBe(capacity);
+    expect(stats.arrivals.maxInWindow(2)).toBe(2);
+    expect(stats.snapshot()).toMatchObject({
+      requests: capacity + 2,
+      arrivalsRetained: capacity,
+      firstArrivalAt: 3,
+      lastArrivalAt: capacity + 2,
+    });
+    stats.reset();
+    expect(stats.arrivals.toArray()).toEqual([]);
+    expect(stats.arrivals.maxInWindow(1000)).toBe(0);
+    expect(stats.snapshot()).toMatchObject({ arrivalsRetained: 0, firstArrivalAt: null, lastArrivalAt: null });
   });
 });
 

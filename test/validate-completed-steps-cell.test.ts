@@ -1,5 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { formatCompletedSteps, parseCompletedSteps } from '../src/validate/controls.js';
+import { TEMPLATE_EXAMPLE } from '../src/rows/fields.js';
+import { formatCompletedSteps } from '../src/validate/controls.js';
+import { validatePayerRow } from '../src/validate/validatePayerRow.js';
+
+const cellsOf = (row: Record<string, unknown>) =>
+  Object.entries(row)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, value]) => ({ column, value }));
+
+/**
+ * A valid payer row with this completedSteps cell, as validation reads it: what the row carries from the cell
+ * (`value`: the steps; the digest and origin only when the cell gave them), or the cell's one issue.
+ */
+function readCell(text: string) {
+  const result = validatePayerRow(cellsOf({ ...TEMPLATE_EXAMPLE, completedSteps: text }), {
+    defaultAgreementCompleted: true,
+    today: new Date(2024, 5, 15),
+  });
+  if (!result.ok) {
+    expect(result.issues).toHaveLength(1);
+    expect(result.issues[0]!.column).toBe('completedSteps');
+    return { ok: false, message: result.issues[0]!.message };
+  }
+  return {
+    ok: true,
+    value: result.completedSteps,
+    ...('complianceDigest' in result ? { complianceDigest: result.complianceDigest } : {}),
+    ...('origin' in result ? { origin: result.origin } : {}),
+  };
+}
 
 describe('formatCompletedSteps', () => {
   it('writes the steps in call order, the digest beside compliance, then where the row came from', () => {
@@ -28,7 +57,7 @@ describe('formatCompletedSteps', () => {
   });
 });
 
-describe('parseCompletedSteps reads back what formatCompletedSteps wrote', () => {
+describe('a row reads back the completedSteps cell formatCompletedSteps wrote', () => {
   it.each([
     {
       steps: ['compliance', 'payment-details', 'agreement'] as const,
@@ -43,7 +72,7 @@ describe('parseCompletedSteps reads back what formatCompletedSteps wrote', () =>
     { steps: [] as const, origin: { source: 'payers.xlsx[Bank details]', line: 3 } },
     { steps: ['payment-details'] as const },
   ])('$steps $origin', (cell) => {
-    const parsed = parseCompletedSteps(formatCompletedSteps(cell));
+    const parsed = readCell(formatCompletedSteps(cell));
     expect(parsed).toEqual({
       ok: true,
       value: [...cell.steps],
@@ -53,7 +82,7 @@ describe('parseCompletedSteps reads back what formatCompletedSteps wrote', () =>
   });
 });
 
-describe('parseCompletedSteps as people edit the cell', () => {
+describe('the completedSteps cell as people edit it', () => {
   it.each([
     ['Compliance@3F9A1C, Agreement', { value: ['compliance', 'agreement'], complianceDigest: '3f9a1c' }],
     [
@@ -64,7 +93,7 @@ describe('parseCompletedSteps as people edit the cell', () => {
     ['from=payers.csv:12;from=payers.csv:12', { value: [], origin: { source: 'payers.csv', line: 12 } }],
     ['  ', { value: [] }],
   ])('%j', (text, expected) => {
-    expect(parseCompletedSteps(text)).toEqual({ ok: true, ...expected });
+    expect(readCell(text)).toEqual({ ok: true, ...expected });
   });
 
   it.each([
@@ -83,6 +112,6 @@ describe('parseCompletedSteps as people edit the cell', () => {
       'has unknown step "payers.csv:3" (steps are compliance, payment-details, agreement); "from=my" must be from=<file>:<line>',
     ],
   ])('%j is rejected, naming what is wrong', (text, message) => {
-    expect(parseCompletedSteps(text)).toEqual({ ok: false, message });
+    expect(readCell(text)).toEqual({ ok: false, message });
   });
 });

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import type { RawRecord } from '../src/input/InputFile.js';
 import { openInput } from '../src/input/openInput.js';
-import { xlsxCellText } from '../src/input/readXlsx.js';
 import { tempDir } from './helpers/tempDir.js';
 import { day, writeWorkbook } from './helpers/xlsxFixtures.js';
 
@@ -49,16 +48,46 @@ describe('xlsx input', () => {
     ]);
   });
 
-  it('never writes a number in scientific notation; zero-padded formats keep their zeros', () => {
-    expect(xlsxCellText({ value: 12175550100 })).toEqual({ text: '12175550100' });
-    expect(xlsxCellText({ value: 1.5e21 })).toEqual({ text: '1500000000000000000000' });
-    expect(xlsxCellText({ value: 0.1 + 0.2 })).toEqual({ text: '0.3' });
-    expect(xlsxCellText({ value: 21000021, numFmt: '000000000' })).toEqual({ text: '021000021' });
-    expect(xlsxCellText({ value: 2101, numFmt: '00000' })).toEqual({ text: '02101' });
-    expect(xlsxCellText({ value: 29586, numFmt: 'mm/dd/yyyy' })).toEqual({ text: '1980-12-31' });
-    expect(xlsxCellText({ value: { formula: 'A1&B1', result: 'ab' } })).toEqual({ text: 'ab' });
-    expect(xlsxCellText({ value: { richText: [{ text: 'Mül' }, { text: 'ler' }] } })).toEqual({ text: 'Müller' });
-    expect(xlsxCellText({ value: { error: '#N/A' } })).toEqual({ error: '#N/A' });
+  it('never writes a number in scientific notation; zero-padded formats keep their zeros', async () => {
+    const cells = {
+      phone: 12175550100,
+      big: 1.5e21,
+      sum: 0.1 + 0.2,
+      routing: 21000021,
+      zip: 2101,
+      serial: 29586,
+      // A formula's result is a bare number even in a date-formatted cell: the format makes it a date.
+      dateFormula: { formula: 'DATE(1980,12,31)', result: 29586 },
+      formula: { formula: 'A1&B1', result: 'ab' },
+      rich: { richText: [{ text: 'Mül' }, { text: 'ler' }] },
+      broken: { error: '#N/A' },
+    };
+    const path = await writeWorkbook(tmp.path('p.xlsx'), [
+      {
+        name: 'S',
+        rows: [Object.keys(cells), Object.values(cells)],
+        formats: { routing: '000000000', zip: '00000', serial: 'mm/dd/yyyy', dateFormula: 'mm/dd/yyyy' },
+      },
+    ]);
+    const { records } = await readAll(path);
+    expect(records).toHaveLength(1);
+    expect(Object.fromEntries(records[0]!.cells.map((c) => [c.column, c.value]))).toEqual({
+      phone: '12175550100',
+      big: '1500000000000000000000',
+      sum: '0.3',
+      routing: '021000021',
+      zip: '02101',
+      serial: '1980-12-31',
+      dateFormula: '1980-12-31',
+      formula: 'ab',
+      rich: 'Müller',
+      broken: '#N/A',
+    });
+    // The error cell is the row's problem, not a value.
+    expect(records[0]!.problem).toEqual({
+      column: 'broken',
+      message: 'holds the spreadsheet error #N/A: fix the formula or type the value',
+    });
   });
 
   it('reads the first sheet in tab order, or --sheet by name (case and spaces aside), and lists the sheets', async () => {

@@ -14,7 +14,7 @@ const flagOf = (key: string): string => {
 };
 
 /** Flags as yargs parsed them -> checked startSandbox options; throws ConfigError(E_USAGE) naming every bad flag. */
-export function sandboxOptionsFromArgv(argv: Record<string, unknown>): SandboxOptions {
+function sandboxOptionsFromArgv(argv: Record<string, unknown>): SandboxOptions {
   const options: Record<string, unknown> = {};
   for (const [key, def] of Object.entries(SANDBOX_OPTIONS)) {
     const value = argv[def.flag] ?? ('cliDefault' in def ? def.cliDefault : undefined);

@@ -182,7 +182,7 @@ const NOT_PERSONAL = new Set([
 ]);
 const MAX_LENGTH = 300;
 
-export function cleanServerMessage(message: string | undefined, body: unknown, apiKey: string): string | undefined {
+function cleanServerMessage(message: string | undefined, body: unknown, apiKey: string): string | undefined {
   if (message === undefined) return undefined;
   const secrets = [apiKey, ...personalValues(body)].filter((v) => v.length >= 3);
   // Longest first, so a value that contains a shorter one is removed whole.

@@ -186,20 +186,20 @@ function guardError(cause: unknown, file: InputFile): InputError {
 }
 
 /** A cell as the streaming reader gives it: its value and the number format of its style. */
-export interface XlsxCell {
+interface XlsxCell {
   value: unknown;
   numFmt?: string | undefined;
 }
 
 /** What a cell means to us: its text as the person sees it, or an Excel error (`#N/A`) that is that row's problem. */
-export type CellText = { text: string } | { error: string };
+type CellText = { text: string } | { error: string };
 
 /**
  * One spreadsheet cell as text: text cells as typed; date cells `YYYY-MM-DD`; numbers the digits as
  * displayed, never in scientific notation (`12175550100`, not `1.21755E+10`), zero-padded where the column's format
  * pads them (`000000000` shows `021000021`); formulas by their result; TRUE/FALSE as `true`/`false`.
  */
-export function xlsxCellText(cell: XlsxCell): CellText {
+function xlsxCellText(cell: XlsxCell): CellText {
   const { value } = cell;
   if (value === null || value === undefined) return { text: '' };
   if (typeof value === 'string') return { text: value };

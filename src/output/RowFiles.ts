@@ -14,7 +14,7 @@ export type RowFileKind = 'failed' | 'pending';
 export const ROW_FILE_KINDS: readonly RowFileKind[] = ['failed', 'pending'];
 
 /** The file a row goes to; an ok row goes to neither. */
-export function rowFileKind(outcome: Outcome): RowFileKind | undefined {
+function rowFileKind(outcome: Outcome): RowFileKind | undefined {
   if (outcome === 'invalid' || outcome === 'failed') return 'failed';
   if (outcome === 'waiting' || outcome === 'skipped') return 'pending';
   return undefined;
@@ -24,7 +24,7 @@ export function rowFileKind(outcome: Outcome): RowFileKind | undefined {
  * The input's name without the `failed-`/`pending-` prefixes earlier runs put on it (`failed-pending-payers.csv` ->
  * `payers.csv`): the files of a re-fed file are named after the original, and so is its rows' `source`.
  */
-export function originalName(fileName: string): string {
+function originalName(fileName: string): string {
   const stripped = fileName.replace(/^(?:failed-|pending-)+/i, '');
   return stripped === '' ? fileName : stripped;
 }

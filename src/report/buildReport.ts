@@ -66,7 +66,7 @@ th { background: #f5f5f7; position: sticky; top: 0; } td.msg { word-break: break
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
 
 /** The whole report.html as one string: a pure function of the data, every value escaped. */
-export function buildReport(data: ReportData): string {
+function buildReport(data: ReportData): string {
   const { run, counts } = data;
   const csp = `default-src 'none'; style-src 'sha256-${sha256(STYLE)}'; script-src 'sha256-${sha256(FILTER_SCRIPT)}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
   const title = `payer-onboard ${run.command} ${run.runId}`;

@@ -31,7 +31,7 @@ export type Vocabulary = FileKind | 'payment-details-entry';
  * Header names match field names case-insensitively, ignoring spaces, `_`, `-` and `.`:
  * `First Name`, `first_name` and `FIRSTNAME` all mean `firstName`.
  */
-export function normalizeHeader(name: string): string {
+function normalizeHeader(name: string): string {
   return name.replace(/[\s_.-]+/g, '').toLowerCase();
 }
 

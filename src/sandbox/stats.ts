@@ -5,7 +5,7 @@ import { isRead, ROUTE_NAMES, type RouteName } from './routes.js';
 // requests/s never put more than R into any one-second window; the log is bounded so a long run
 // cannot grow the sandbox's memory without limit (only the latest `capacity` arrivals are kept).
 
-export class ArrivalLog {
+class ArrivalLog {
   private readonly times: Float64Array;
   private start = 0;
   private count = 0;

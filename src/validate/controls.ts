@@ -75,7 +75,7 @@ export interface CompletedStepsCell {
   origin?: RowOrigin | undefined;
 }
 
-export type ParsedCompletedSteps =
+type ParsedCompletedSteps =
   | { ok: true; value: Step[]; complianceDigest?: string; origin?: RowOrigin }
   | { ok: false; message: string };
 
@@ -99,7 +99,7 @@ export function formatCompletedSteps({ steps, complianceDigest, origin }: Comple
  * case, and spaces around `=` and `@` are forgiven. A word that is not understood is an error naming it, never dropped:
  * a dropped step would be sent again.
  */
-export function parseCompletedSteps(text: string): ParsedCompletedSteps {
+function parseCompletedSteps(text: string): ParsedCompletedSteps {
   const words = text
     .replace(/\s*([=@])\s*/g, '$1')
     .split(/[;,\s]+/)

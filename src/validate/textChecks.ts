@@ -108,7 +108,7 @@ export function quoteValue(text: string): string {
 }
 
 /** `31/12/1980` -> `99/99/9999`: enough to see the mistake, nothing of the person. */
-export function shapeOf(text: string): string {
+function shapeOf(text: string): string {
   return text.replace(/\p{Nd}/gu, '9').replace(/\p{L}/gu, 'a');
 }
 

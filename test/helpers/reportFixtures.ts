@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { exitCodeFor, type Summary } from '../../src/output/results.js';
+import { writeReport } from '../../src/report/buildReport.js';
+import type { ReportTally, RequestSeries } from '../../src/report/collectReportData.js';
 import type { Outcome } from '../../src/types.js';
 import { readFileSync } from 'node:fs';
 import { payersCsv } from './runHarness.js';
+import { tempDir } from './tempDir.js';
 
 /** Attribute values of `data-<name>="..."` in a report, in page order. */
 export function dataValues(html: string, name: string): Array<{ key: string; value: string }> {
@@ -12,6 +15,24 @@ export function dataValues(html: string, name: string): Array<{ key: string; val
 
 export function readReport(path: string): string {
   return readFileSync(path, 'utf8');
+}
+
+/**
+ * report.html as a run writes it (writeReport) for these rows and this summary, in a scratch folder; the summary's
+ * other output paths stay as given, since the page shows only their names.
+ */
+export async function writtenReport(
+  tally: ReportTally,
+  summary: Summary = summaryFor(),
+  series?: RequestSeries,
+): Promise<string> {
+  const dir = tempDir();
+  try {
+    const report = dir.path('report.html');
+    return readReport(await writeReport({ ...summary, outputs: { ...summary.outputs, report } }, tally, series));
+  } finally {
+    dir.remove();
+  }
 }
 
 /** Three ok rows, two invalid ones (one with markup in its clientUserId), for a report with every part drawn. */

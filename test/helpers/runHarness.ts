@@ -3,6 +3,9 @@ import { parse } from 'csv-parse/sync';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { run, type RunInput } from '../../src/run.js';
 import type { Summary } from '../../src/output/results.js';
+import { openInput } from '../../src/input/openInput.js';
+import type { PayerRowResult } from '../../src/types.js';
+import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 import { tempDir } from './tempDir.js';
 
 export const API_KEY = 'test-key-5f1d2c3b4a';
@@ -55,6 +58,18 @@ export type ResultRow = Record<string, string>;
 
 export function readResults(path: string): ResultRow[] {
   return parse(readFileSync(path, 'utf8'), { columns: true }) as ResultRow[];
+}
+
+/**
+ * A failed or pending payer file read back as the next run reads it: each row validated, with the steps, digest and
+ * origin its completedSteps cell carries (and any issue with that cell among the row's issues).
+ */
+export async function readBackPayerRows(path: string): Promise<PayerRowResult[]> {
+  const input = await openInput(path);
+  const rows: PayerRowResult[] = [];
+  for await (const record of input.records)
+    rows.push(validatePayerRow(record.cells, { defaultAgreementCompleted: true }));
+  return rows;
 }
 
 export const PAYER_HEADER =

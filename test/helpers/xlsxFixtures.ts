@@ -1,20 +1,28 @@
 import ExcelJS from 'exceljs';
 import { PAYER_HEADER } from './runHarness.js';
 
-export type SheetSpec = { name: string; rows: unknown[][]; textColumns?: string[] };
+export type SheetSpec = {
+  name: string;
+  rows: unknown[][];
+  textColumns?: string[];
+  /** Number formats by column name (`{ routingNumber: '000000000' }`), as a person formats a column in Excel. */
+  formats?: Record<string, string>;
+};
 
 /**
- * Writes an .xlsx as a spreadsheet program saves one: real date cells, numbers as numbers, and the columns named in
- * `textColumns` formatted as text (numFmt `@`), where typed digits stay strings.
+ * Writes an .xlsx as a spreadsheet program saves one: real date cells, numbers as numbers, the columns named in
+ * `textColumns` formatted as text (numFmt `@`), where typed digits stay strings, and those in `formats` with theirs.
  */
 export async function writeWorkbook(path: string, sheets: SheetSpec[]): Promise<string> {
   const workbook = new ExcelJS.Workbook();
   for (const spec of sheets) {
     const sheet = workbook.addWorksheet(spec.name);
     const header = (spec.rows[0] ?? []) as string[];
-    for (const column of spec.textColumns ?? []) {
+    const formats: Record<string, string> = { ...spec.formats };
+    for (const column of spec.textColumns ?? []) formats[column] = '@';
+    for (const [column, numFmt] of Object.entries(formats)) {
       const index = header.indexOf(column);
-      if (index >= 0) sheet.getColumn(index + 1).numFmt = '@';
+      if (index >= 0) sheet.getColumn(index + 1).numFmt = numFmt;
     }
     for (const row of spec.rows) sheet.addRow(row);
   }
