@@ -10,7 +10,6 @@ import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
 import type { ReadingOptions } from './input/InputFile.js';
 import { resolveRunOptions, type RunOptionsInput } from './options.js';
-import { CsvFileWriter } from './output/CsvFileWriter.js';
 import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
 import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './output/results.js';
 import { DuplicateIds } from './pipeline/classifyRows.js';
@@ -103,7 +102,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       options,
       cwd,
       connection,
-      resultsName: 'results.csv',
+      results: { name: 'results.csv', columns: RESULT_COLUMNS },
       journal: persistent,
       warnings,
       stderr,
@@ -131,7 +130,6 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const tally = new ReportTally();
     const total = scanned.reduce((n, job) => n + job.rows, 0);
     const progress = session.progress(stderr, total, options.progress);
-    const results = new CsvFileWriter(outputs.results, RESULT_COLUMNS);
     // What every row's plan shares: the run's steps and limits, and what the run learns about the service.
     const rowJournal = journal && new RowJournal(journal);
     const deps: RowDeps | undefined = client && {
@@ -168,7 +166,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
             client,
             deps,
             logger,
-            results,
+            results: session.results,
             rowFiles,
             progress,
             tally,
@@ -191,7 +189,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       const gate = deps?.ctx.knowledge.gate;
       if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);
       progress.stop();
-      await results.close().catch(onWriteFailure);
+      await session.closeResults();
     }
 
     const aborted = session.stopped('the rest of the rows were not checked');

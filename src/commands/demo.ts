@@ -4,7 +4,6 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { makeRunId, run } from '../run.js';
-import { runStatus } from '../status/runStatus.js';
 import { startSandbox } from '../sandbox/index.js';
 import type { CliCommand } from './CliCommand.js';
 
@@ -57,6 +56,7 @@ export const demoCommand: CliCommand = {
           'same files (by hand, or nightly from cron) finishes them; the invalid rows are on purpose: see its failed-* files.',
       );
       say('and the question of every morning after: who can be paid now, and whom to chase? (status reads only)');
+      const { runStatus } = await import('../status/runStatus.js');
       const status = await runStatus(options, context);
       return status.exitCode === 3 ? 3 : 0;
     } finally {

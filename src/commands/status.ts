@@ -1,4 +1,3 @@
-import { runStatus } from '../status/runStatus.js';
 import type { CliCommand } from './CliCommand.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
 
@@ -24,6 +23,8 @@ export const statusCommand: CliCommand = {
       ),
   handler: async (argv, io) => {
     const input = runInputFromArgv(argv);
+    // Loaded here, not with the CLI: status loads got with it, which no other command's --help should pay for.
+    const { runStatus } = await import('../status/runStatus.js');
     const summary = await runStatus(input, { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal });
     if (input.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return summary.exitCode;

@@ -3,11 +3,13 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AbortedError } from '../errors.js';
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
+import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
 import type { Journal } from '../journal/Journal.js';
 import { journalDir, openJournal } from '../journal/stateDir.js';
 import { createLogger } from '../log.js';
 import type { RunOptions } from '../options.js';
+import { CsvFileWriter } from '../output/CsvFileWriter.js';
 import { Progress } from '../output/Progress.js';
 import { RequestTimeline } from '../report/collectReportData.js';
 import { startSandbox } from '../sandbox/index.js';
@@ -29,8 +31,8 @@ export interface SessionSpec {
   cwd: string;
   /** Where to send and with which key; absent for a command that sends nothing (validate). */
   connection: { baseUrl: string; apiKey: string } | undefined;
-  /** The results file's name in the output folder: `results.csv`, or `status.csv` for status. */
-  resultsName: string;
+  /** The results file in the output folder, one line per row (or payer): `results.csv`, or `status.csv` for status. */
+  results: { name: string; columns: readonly string[] };
   /** Keep a journal in the state dir (a run against a real API); a rehearsal's sandbox dies with it. */
   journal: boolean;
   /** Collected for summary.json; journal problems are added. */
@@ -39,17 +41,23 @@ export interface SessionSpec {
   backoff?: Backoff;
   /** Aborting it stops the client: calls in flight finish, nothing new goes out. */
   signal?: AbortSignal;
+  /**
+   * The client's maker, for a command that always calls the API and so loads got with its own module. Otherwise got
+   * is loaded here, only once a command is sure to send: validate and --dry-run never pay its memory.
+   */
+  createClient?: typeof createApiClient;
 }
 
 /**
- * What one command owns while it talks to the API: the output folder and log, the sandbox of a rehearsal, the
- * journal, the client (with its limiter and retries) and the attempts-per-second timeline. It also owns how the
+ * What one command owns while it talks to the API: the output folder, its results file and log, the sandbox of a
+ * rehearsal, the journal, the client (with its limiter and retries) and the attempts-per-second timeline. It also owns how the
  * command stops: an interrupt, a journal or output write that fails, a key the service refuses all end in
  * `stopped()`, and `close()` releases everything in reverse order, whatever happened.
  */
 export class RunSession {
   private readonly cleanup: Array<() => void | Promise<void>> = [];
   private writeFailure: string | undefined;
+  private resultsClosed = false;
   private closeLog: (() => Promise<void>) | undefined;
 
   private constructor(
@@ -61,6 +69,8 @@ export class RunSession {
     readonly journal: Journal | undefined,
     /** Attempts per second, for report.html's chart: fed by the client's onAttempt. */
     readonly timeline: RequestTimeline,
+    /** The results file, written as rows finish. */
+    readonly results: CsvFileWriter,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
@@ -77,7 +87,7 @@ export class RunSession {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const outputs: RunOutputs = {
         dir,
-        results: join(dir, spec.resultsName),
+        results: join(dir, spec.results.name),
         failed: [],
         pending: [],
         summary: join(dir, 'summary.json'),
@@ -94,10 +104,10 @@ export class RunSession {
       if (journal) opened.push(() => journal.close());
 
       const timeline = new RequestTimeline();
-      // got is loaded only to send: validate and --dry-run keep its memory (a million rows must fit in 200 MB).
+      const create = connection && baseUrl && (spec.createClient ?? (await loadClient()));
       const client =
-        connection && baseUrl
-          ? (await import('../execute/createApiClient.js')).createApiClient({
+        create && baseUrl && connection
+          ? create({
               baseUrl,
               compliancePath: options.compliancePath,
               apiKey: connection.apiKey,
@@ -122,10 +132,11 @@ export class RunSession {
         client,
         journal,
         timeline,
+        new CsvFileWriter(outputs.results, spec.results.columns),
         spec.signal,
       );
       session.closeLog = log.close;
-      session.cleanup.push(...opened);
+      session.cleanup.push(...opened, () => session.closeResults());
       if (journal && client) {
         journal.onFailure = (error) =>
           client.stop(
@@ -164,6 +175,13 @@ export class RunSession {
 
   private readonly onAbort = (): void => this.client?.stop('interrupted');
 
+  /** Flushes and closes the results file; a write that fails stops the command like any other. Once only. */
+  async closeResults(): Promise<void> {
+    if (this.resultsClosed) return;
+    this.resultsClosed = true;
+    await this.results.close().catch(this.onWriteFailure);
+  }
+
   /** Why the command stopped before its end, if it did; `unchecked` names what an interrupt left undone. */
   stopped(unchecked: string): StopInfo | undefined {
     const stopped = this.client?.stopped();
@@ -191,6 +209,11 @@ export class RunSession {
     for (const step of this.cleanup.splice(0).reverse()) await step();
     await this.closeLog?.();
   }
+}
+
+/** got is loaded only to send: validate and --dry-run keep its memory (a million rows must fit in 200 MB). */
+async function loadClient(): Promise<typeof createApiClient> {
+  return (await import('../execute/createApiClient.js')).createApiClient;
 }
 
 const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;

@@ -1,13 +1,13 @@
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { AbortedError } from '../errors.js';
+import { createApiClient } from '../execute/createApiClient.js';
 import type { AccountsAnswer, ApiClient, CallResult } from '../execute/ApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
 import { readingOptions } from '../input/openInput.js';
 import { journaledPayers } from '../journal/RowJournal.js';
 import { journalDir } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options.js';
-import { CsvFileWriter } from '../output/CsvFileWriter.js';
 import { OrderedSink } from '../output/results.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
 import { RunSession } from '../pipeline/RunSession.js';
@@ -59,12 +59,13 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     options,
     cwd,
     connection,
-    resultsName: 'status.csv',
+    results: { name: 'status.csv', columns: STATUS_COLUMNS },
     journal: false,
     warnings,
     stderr,
     ...(context.backoff ? { backoff: context.backoff as Backoff } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
+    createClient: createApiClient,
   });
   try {
     const journal = join(
@@ -84,7 +85,6 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       unit: 'payers',
       shown: ['payable', 'waiting', 'not read'],
     });
-    const writer = new CsvFileWriter(session.outputs.results, STATUS_COLUMNS);
     const counts = emptyCounts();
     // What report.html lists: the payers not yet payable, as many as its table shows.
     const notPayable: PayerStatus[] = [];
@@ -98,7 +98,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
             : 'waiting',
       );
       if (status.category !== 'payable' && notPayable.length < STATUS_TABLE_LIMIT) notPayable.push(status);
-      await writer.write(statusRecord(status));
+      await session.results.write(statusRecord(status));
     });
     const slots = pLimit(options.concurrency);
     await Promise.all(
@@ -120,7 +120,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     await sink.whenUnwrittenAtMost(0).catch(() => undefined);
     if (sink.error) session.onWriteFailure(sink.error);
     progress.stop();
-    await writer.close().catch(session.onWriteFailure);
+    await session.closeResults();
 
     const aborted = session.stopped('the rest of the payers were not asked about');
     const endedAt = new Date();
