@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AbortedError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
 import type { RowDeps } from './execute/executeRow.js';
-import type { Backoff } from './execute/retryPolicy.js';
 import { StateLock } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
@@ -15,25 +13,14 @@ import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './outp
 import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
 import { scanInputs, type Job } from './pipeline/scanInputs.js';
-import { RunSession } from './pipeline/RunSession.js';
+import { makeRunId, type RunContext, RunSession } from './pipeline/RunSession.js';
 import { sendRows } from './pipeline/sendRows.js';
 import { ReportTally } from './report/collectReportData.js';
 import { writeReport } from './report/buildReport.js';
 import type { PayerResult } from './types.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
-export interface RunContext {
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** Human summary, warnings and the progress bar. */
-  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Aborting it stops reading, lets calls in flight finish and writes everything (exit 3). */
-  signal?: AbortSignal;
-  /** Use this run id instead of a new one (the inbox names the output folder after it before the run starts). */
-  runId?: string;
-  /** Retry delays (default 0.5 s, doubling, at most 30 s); tests against a flaky sandbox shorten them. */
-  backoff?: Backoff;
-}
+export type { RunContext };
 
 /** What pass 1 hands pass 2: the inputs with their row counts, how they are read, and the repeated ids it found. */
 interface CheckedInputs {
@@ -105,9 +92,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       results: { name: 'results.csv', columns: RESULT_COLUMNS },
       journal: persistent,
       warnings,
-      stderr,
-      ...(context.backoff ? { backoff: context.backoff } : {}),
-      ...(context.signal ? { signal: context.signal } : {}),
+      context,
     });
     try {
       return await send(session, { scanned, warnings, reading, duplicates });
@@ -234,12 +219,4 @@ function requestCounts(client: ApiClient | undefined): Summary['requests'] {
   if (!client) return { total: 0, byStatus: {}, retries: 0 };
   const { requests, byStatus, retries } = client.stats();
   return { total: requests, byStatus, retries };
-}
-
-export function makeRunId(at: Date): string {
-  const stamp = at
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return `${stamp}-${randomBytes(2).toString('hex')}`;
 }

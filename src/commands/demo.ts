@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { makeRunId, run } from '../run.js';
+import { makeRunId } from '../pipeline/RunSession.js';
+import { run } from '../run.js';
 import { startSandbox } from '../sandbox/index.js';
 import type { CliCommand } from './CliCommand.js';
 

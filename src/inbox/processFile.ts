@@ -1,7 +1,8 @@
 import { basename, join, relative } from 'node:path';
 import { InputError, PayerOnboardError } from '../errors.js';
 import { pendingReason, type Summary } from '../output/results.js';
-import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
+import { makeRunId } from '../pipeline/RunSession.js';
+import { run, type RunContext, type RunInput } from '../run.js';
 import { copyInto, moveInto, type InboxPaths, writeNote } from './folders.js';
 
 /** What became of one file of the inbox. */
@@ -30,44 +31,9 @@ export interface FileOutcome {
  * the end (aborted, interrupted, not configured, state dir busy) leaves it in processing/: the next inbox run
  * resumes it first, and the journal makes sending its rows again safe.
  */
-export async function processFile(
-  paths: InboxPaths,
-  name: string,
-  input: Omit<RunInput, 'inputs' | 'out'>,
-  context: RunContext,
-): Promise<FileOutcome> {
-  const runId = makeRunId(new Date());
-  const at = join(paths.processing, name);
-  const outDir = join(paths.results, `${name}-${runId}`);
+export function settleIncoming(paths: InboxPaths, name: string, ran: InboxRun): FileOutcome {
+  const { runId, at, summary } = ran;
   const rel = (p: string) => relative(paths.root, p);
-  let summary: Summary;
-  try {
-    summary = await run({ ...input, inputs: [at], out: outDir }, { ...context, runId });
-  } catch (error) {
-    if (error instanceof InputError) {
-      // The file itself cannot be used (unsupported, unreadable, no usable header): no point retrying it.
-      const moved = moveInto(at, paths.failed, name, runId);
-      writeNote(moved, [
-        `${basename(moved)} was not processed: ${error.message}`,
-        '',
-        'Nothing was sent. Fix the file and drop it into incoming/ again.',
-      ]);
-      return { file: name, folder: 'failed', path: rel(moved), exitCode: 2, reason: error.message, stop: false };
-    }
-    if (error instanceof PayerOnboardError) {
-      // Configuration or a busy state dir: not this file's fault. It waits in processing/ for the next run.
-      return {
-        file: name,
-        folder: 'processing',
-        path: rel(at),
-        exitCode: error.exitCode,
-        reason: error.message,
-        stop: true,
-      };
-    }
-    throw error;
-  }
-
   const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
   if (summary.aborted) {
     return {
@@ -110,4 +76,52 @@ export async function processFile(
       : '',
   ]);
   return { ...base, folder: 'failed', path: rel(moved), reason, stop: false };
+}
+
+/** A file of the inbox that was run: its run id, where it lies, and the run's summary. */
+export interface InboxRun {
+  runId: string;
+  at: string;
+  summary: Summary;
+}
+
+/**
+ * Runs one file of the inbox where it lies, its outputs in results/<file>-<run id>/. A file that cannot be used
+ * (unsupported, unreadable, no usable header) goes to failed/ with a note: there is no point retrying it. A run that
+ * could not start (configuration, a busy state dir) is not the file's fault: it stays, and the inbox stops.
+ */
+export async function runInboxFile(
+  paths: InboxPaths,
+  folder: 'processing' | 'waiting',
+  name: string,
+  input: Omit<RunInput, 'inputs' | 'out'>,
+  context: RunContext,
+): Promise<{ outcome: FileOutcome } | InboxRun> {
+  const runId = makeRunId(new Date());
+  const at = join(paths[folder], name);
+  try {
+    const out = join(paths.results, `${name}-${runId}`);
+    return { runId, at, summary: await run({ ...input, inputs: [at], out }, { ...context, runId }) };
+  } catch (error) {
+    if (!(error instanceof PayerOnboardError)) throw error;
+    const unusable = error instanceof InputError;
+    const moved = unusable ? moveInto(at, paths.failed, name, runId) : at;
+    if (unusable)
+      writeNote(moved, [
+        `${basename(moved)} was not processed: ${error.message}`,
+        '',
+        'Nothing was sent. Fix the file and drop it into incoming/ again.',
+      ]);
+    const path = relative(paths.root, moved);
+    const where: FileOutcome['folder'] = unusable ? 'failed' : folder;
+    const outcome = {
+      file: name,
+      folder: where,
+      path,
+      exitCode: error.exitCode,
+      reason: error.message,
+      stop: !unusable,
+    };
+    return { outcome };
+  }
 }

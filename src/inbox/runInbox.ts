@@ -6,8 +6,8 @@ import { INBOX_OPTIONS } from '../commandOptions.js';
 import { resolveRunOptions } from '../options.js';
 import type { RunContext, RunInput } from '../run.js';
 import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
-import { processFile, type FileOutcome } from './processFile.js';
-import { dueWaiting, processWaiting } from './waiting.js';
+import { type FileOutcome, runInboxFile, settleIncoming } from './processFile.js';
+import { dueWaiting, settleWaiting } from './waiting.js';
 
 export interface InboxOptions {
   /** The inbox folder: holds incoming/, processing/, done/, failed/, results/, waiting/. */
@@ -58,10 +58,13 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
   const lock = StateLock.acquire(root, 'inbox', 'inbox');
   const files: FileOutcome[] = [];
   const take = async (name: string, from: 'incoming' | 'waiting' = 'incoming'): Promise<boolean> => {
+    const ran = await runInboxFile(paths, from === 'waiting' ? 'waiting' : 'processing', name, runInput, context);
     const outcome =
-      from === 'waiting'
-        ? await processWaiting(paths, name, runInput, context)
-        : await processFile(paths, name, runInput, context);
+      'outcome' in ran
+        ? ran.outcome
+        : from === 'waiting'
+          ? settleWaiting(paths, name, ran)
+          : settleIncoming(paths, name, ran);
     files.push(outcome);
     context.stderr?.write(describe(outcome));
     options.onFile?.(outcome);

@@ -1,15 +1,13 @@
 import { copyFileSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { InputError, PayerOnboardError } from '../errors.js';
 import { journaledPayers } from '../journal/RowJournal.js';
 import { journalDir } from '../journal/stateDir.js';
 import { resolveRunOptions } from '../options.js';
-import type { Summary } from '../output/results.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
-import { makeRunId, run, type RunContext, type RunInput } from '../run.js';
+import { type RunContext, type RunInput } from '../run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
-import { copyInto, type InboxPaths, moveInto, oldestFirst, writeNote } from './folders.js';
-import type { FileOutcome } from './processFile.js';
+import { copyInto, type InboxPaths, oldestFirst, writeNote } from './folders.js';
+import type { FileOutcome, InboxRun } from './processFile.js';
 
 /**
  * The files of waiting/ with a row due for another look: a payer the journal has not checked for `recheckAfterMs`
@@ -59,40 +57,9 @@ export async function dueWaiting(
  * goes; rows that now need a person (a KYC rejected, a bank account refused) land in failed/ with a note. A run
  * that did not get to the end leaves the file as it was: the next tick tries again, and the journal makes that safe.
  */
-export async function processWaiting(
-  paths: InboxPaths,
-  name: string,
-  input: Omit<RunInput, 'inputs' | 'out'>,
-  context: RunContext,
-): Promise<FileOutcome> {
-  const runId = makeRunId(new Date());
-  const at = join(paths.waiting, name);
+export function settleWaiting(paths: InboxPaths, name: string, ran: InboxRun): FileOutcome {
+  const { runId, at, summary } = ran;
   const rel = (p: string) => relative(paths.root, p);
-  let summary: Summary;
-  try {
-    summary = await run(
-      { ...input, inputs: [at], out: join(paths.results, `${name}-${runId}`) },
-      { ...context, runId },
-    );
-  } catch (error) {
-    if (!(error instanceof PayerOnboardError)) throw error;
-    // A waiting file is our own: one that cannot be read is set aside rather than tried every night.
-    const moved = error instanceof InputError ? moveInto(at, paths.failed, name, runId) : undefined;
-    if (moved)
-      writeNote(moved, [
-        `${basename(moved)} (from waiting/) was not processed: ${error.message}`,
-        '',
-        'Nothing was sent.',
-      ]);
-    return {
-      file: name,
-      folder: moved ? 'failed' : 'waiting',
-      path: rel(moved ?? at),
-      exitCode: error.exitCode,
-      reason: error.message,
-      stop: !(error instanceof InputError),
-    };
-  }
   const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
   if (summary.aborted)
     return {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -25,6 +26,20 @@ export interface RunOutputs {
   log: string;
 }
 
+/** Where a command writes and what it listens to; all optional, so a library caller passes nothing. */
+export interface RunContext {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Human summary, warnings and the progress bar. */
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Aborting it stops reading, lets calls in flight finish and writes everything (exit 3). */
+  signal?: AbortSignal;
+  /** Use this run id instead of a new one (the inbox names the output folder after it before the run starts). */
+  runId?: string;
+  /** Retry delays (default 0.5 s, doubling, at most 30 s); tests against a flaky sandbox shorten them. */
+  backoff?: Backoff;
+}
+
 export interface SessionSpec {
   runId: string;
   options: RunOptions;
@@ -34,13 +49,11 @@ export interface SessionSpec {
   /** The results file in the output folder, one line per row (or payer): `results.csv`, or `status.csv` for status. */
   results: { name: string; columns: readonly string[] };
   /** Keep a journal in the state dir (a run against a real API); a rehearsal's sandbox dies with it. */
-  journal: boolean;
+  journal?: boolean;
   /** Collected for summary.json; journal problems are added. */
   warnings: string[];
-  stderr: NodeJS.WritableStream | undefined;
-  backoff?: Backoff;
-  /** Aborting it stops the client: calls in flight finish, nothing new goes out. */
-  signal?: AbortSignal;
+  /** Where it writes (stderr), what stops it (signal), and its retry delays. */
+  context: RunContext;
   /**
    * The client's maker, for a command that always calls the API and so loads got with its own module. Otherwise got
    * is loaded here, only once a command is sure to send: validate and --dry-run never pay its memory.
@@ -100,7 +113,9 @@ export class RunSession {
         spec.journal && connection && baseUrl
           ? join(journalDir(resolve(cwd, options.stateDir), baseUrl, connection.apiKey), 'journal.jsonl')
           : undefined;
-      const journal = journalPath ? await openJournal(journalPath, spec.warnings, log.logger, spec.stderr) : undefined;
+      const journal = journalPath
+        ? await openJournal(journalPath, spec.warnings, log.logger, spec.context.stderr)
+        : undefined;
       if (journal) opened.push(() => journal.close());
 
       const timeline = new RequestTimeline();
@@ -118,7 +133,7 @@ export class RunSession {
               concurrency: 2 * options.concurrency,
               rate: options.rate,
               maxConsecutiveFailures: options.maxConsecutiveFailures,
-              ...(spec.backoff ? { backoff: spec.backoff } : {}),
+              ...(spec.context.backoff ? { backoff: spec.context.backoff } : {}),
               logger: log.logger,
               onAttempt: (info) => timeline.record(info),
             })
@@ -133,7 +148,7 @@ export class RunSession {
         journal,
         timeline,
         new CsvFileWriter(outputs.results, spec.results.columns),
-        spec.signal,
+        spec.context.signal,
       );
       session.closeLog = log.close;
       session.cleanup.push(...opened, () => session.closeResults());
@@ -145,9 +160,9 @@ export class RunSession {
               'Free the space and run the same file again: what was sent is read back from the service',
           );
       }
-      spec.signal?.addEventListener('abort', session.onAbort, { once: true });
-      session.cleanup.push(() => spec.signal?.removeEventListener('abort', session.onAbort));
-      if (spec.signal?.aborted) session.onAbort(); // a signal before now fires no event
+      spec.context.signal?.addEventListener('abort', session.onAbort, { once: true });
+      session.cleanup.push(() => spec.context.signal?.removeEventListener('abort', session.onAbort));
+      if (spec.context.signal?.aborted) session.onAbort(); // a signal before now fires no event
       return session;
     } catch (error) {
       for (const step of opened.reverse()) await step();
@@ -214,6 +229,15 @@ export class RunSession {
 /** got is loaded only to send: validate and --dry-run keep its memory (a million rows must fit in 200 MB). */
 async function loadClient(): Promise<typeof createApiClient> {
   return (await import('../execute/createApiClient.js')).createApiClient;
+}
+
+/** A run id: the UTC start to the second, and 4 hex digits so two runs started together differ. */
+export function makeRunId(at: Date): string {
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
 const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;

@@ -23,19 +23,22 @@ export const STATUS_COLUMNS = [
  * does not know must be run, rejected ones called, pending ones chased for KYC, then the agreement, then the account.
  * `unread`: the read failed (retry later); `skipped`: the command stopped before reading it.
  */
-export const CATEGORIES = [
-  { key: 'not-registered', label: 'not registered', action: 'run their rows: the service does not know them' },
-  { key: 'kyc-rejected', label: 'KYC rejected', action: 'contact them: the identity check failed' },
-  { key: 'kyc-pending', label: 'KYC pending', action: 'send them their KYC link' },
-  { key: 'agreement-pending', label: 'agreement pending', action: 'send them their agreement link' },
-  { key: 'bank-failed', label: 'bank account failed', action: 'ask for other bank details: the check failed' },
-  { key: 'bank-pending', label: 'bank account pending or missing', action: 'a later run attaches or confirms it' },
-  { key: 'payable', label: 'payable', action: 'ready to pay' },
-  { key: 'unread', label: 'not read', action: 'run status again: the read failed' },
-  { key: 'skipped', label: 'skipped', action: 'run status again: it stopped before reading them' },
-] as const;
+const CATEGORY_TEXT = {
+  'not-registered': { label: 'not registered', action: 'run their rows: the service does not know them' },
+  'kyc-rejected': { label: 'KYC rejected', action: 'contact them: the identity check failed' },
+  'kyc-pending': { label: 'KYC pending', action: 'send them their KYC link' },
+  'agreement-pending': { label: 'agreement pending', action: 'send them their agreement link' },
+  'bank-failed': { label: 'bank account failed', action: 'ask for other bank details: the check failed' },
+  'bank-pending': { label: 'bank account pending or missing', action: 'a later run attaches or confirms it' },
+  payable: { label: 'payable', action: 'ready to pay' },
+  unread: { label: 'not read', action: 'run status again: the read failed' },
+  skipped: { label: 'skipped', action: 'run status again: it stopped before reading them' },
+} as const;
 
-export type Category = (typeof CATEGORIES)[number]['key'];
+export type Category = keyof typeof CATEGORY_TEXT;
+
+/** The categories in the order above, each with its words for stderr and the report. */
+export const CATEGORIES = (Object.keys(CATEGORY_TEXT) as Category[]).map((key) => ({ key, ...CATEGORY_TEXT[key] }));
 
 export interface AccountCounts {
   approved: number;

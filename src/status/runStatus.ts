@@ -3,15 +3,13 @@ import pLimit from 'p-limit';
 import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import type { AccountsAnswer, ApiClient, CallResult } from '../execute/ApiClient.js';
-import type { Backoff } from '../execute/retryPolicy.js';
 import { readingOptions } from '../input/openInput.js';
 import { journaledPayers } from '../journal/RowJournal.js';
 import { journalDir } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options.js';
 import { OrderedSink } from '../output/results.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
-import { RunSession } from '../pipeline/RunSession.js';
-import { makeRunId, type RunContext } from '../run.js';
+import { makeRunId, type RunContext, RunSession } from '../pipeline/RunSession.js';
 import {
   emptyCounts,
   formatCounts,
@@ -55,17 +53,14 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
   for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
   const session = await RunSession.open({
+    results: { name: 'status.csv', columns: STATUS_COLUMNS },
+    createClient: createApiClient,
+    connection,
     runId,
     options,
     cwd,
-    connection,
-    results: { name: 'status.csv', columns: STATUS_COLUMNS },
-    journal: false,
     warnings,
-    stderr,
-    ...(context.backoff ? { backoff: context.backoff as Backoff } : {}),
-    ...(context.signal ? { signal: context.signal } : {}),
-    createClient: createApiClient,
+    context,
   });
   try {
     const journal = join(
