@@ -4,7 +4,7 @@ import { journaledPayers } from '../journal/RowJournal.js';
 import { journalDir } from '../journal/stateDir.js';
 import { resolveRunOptions } from '../options.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
-import { type RunContext, type RunInput } from '../run.js';
+import type { RunContext, RunInput } from '../run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
 import { copyInto, type InboxPaths, oldestFirst, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';
