@@ -130,14 +130,21 @@ const dom = await evaluate(`(() => {
     tableRows: rows.length,
     tableVisible: rows.length > 0 && visible(rows[0]),
     firstRow: rows.length ? [...rows[0].cells].map((c) => c.textContent) : null,
+    // A run's "What to do next": the lines of rows to fix, the command to run again, the links to send.
+    groups: [...document.querySelectorAll('[data-group]')].map((li) => li.textContent),
+    rerun: document.querySelector('[data-rerun]')?.textContent ?? null,
+    links: document.querySelectorAll('#links tbody tr').length,
   };
 })()`);
-// Exercise the filter as a reader would: type the first row's clientUserId (or "invalid") and count what stays.
+// Exercise the filter as a reader would: type the first row's clientUserId (or its line) and count what stays.
 const filter = await evaluate(`(() => {
   const q = document.getElementById('q');
   if (!q) return null;
   const rows = [...document.querySelectorAll('#notok tbody tr, #table tbody tr')];
-  const term = rows[0] ? (document.getElementById('table') ? rows[0].cells[0].textContent : rows[0].cells[2].textContent || rows[0].cells[1].textContent) : 'x';
+  const heads = [...document.querySelectorAll('#notok thead th, #table thead th')].map((th) => th.textContent);
+  const at = (name) => heads.indexOf(name);
+  const cell = (row, name) => (at(name) >= 0 ? row.cells[at(name)].textContent : '');
+  const term = rows[0] ? cell(rows[0], 'clientUserId') || cell(rows[0], 'line') || rows[0].cells[0].textContent : 'x';
   q.value = term; q.dispatchEvent(new Event('input'));
   const shown = rows.filter((r) => !r.hidden).length;
   const expected = rows.filter((r) => r.textContent.toLowerCase().includes(term.toLowerCase())).length;

@@ -17,6 +17,7 @@ import { makeRunId, type RunContext, RunSession } from './pipeline/RunSession.js
 import { sendRows } from './pipeline/sendRows.js';
 import { ReportTally } from './report/collectReportData.js';
 import { writeReport } from './report/buildReport.js';
+import { rerunOptions } from './report/rerunCommand.js';
 import type { PayerResult } from './types.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
@@ -207,7 +208,8 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     );
     await session.writeSummary(summary);
     // The results are on disk already: a report that cannot be written is a warning, not a failed run.
-    await writeReport(summary, tally, client ? session.timeline.series() : undefined).catch((error: unknown) => {
+    const series = client ? session.timeline.series() : undefined;
+    await writeReport(summary, tally, series, rerunOptions(command, options, cwd)).catch((error: unknown) => {
       stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
     });
     stderr?.write(formatSummary(summary));

@@ -74,7 +74,11 @@ describe('spreadsheet damage, named for what it is', () => {
 
   it('12/31/1980 must be YYYY-MM-DD, unless --date-format says how to read it; then it is converted', () => {
     expect(issuesOf(payer({ dateOfBirth: '12/31/1980' }))).toEqual([
-      { column: 'dateOfBirth', message: 'must be YYYY-MM-DD, got something shaped "99/99/9999"' },
+      {
+        column: 'dateOfBirth',
+        message:
+          'must be YYYY-MM-DD, got something shaped "99/99/9999": written month first, --date-format MM/DD/YYYY reads it',
+      },
     ]);
     const us = payer({ dateOfBirth: '12/31/1980', bankDateOfBirth: '1/2/1981' }, 'MM/DD/YYYY');
     expect(us.ok && [us.compliance.dateOfBirth, us.paymentDetails[0]!.dateOfBirth]).toEqual([

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 describe.skipIf(!have && !required)(title, () => {
-  it('renders counts, charts and a working filter, with no console error and no network request', async () => {
+  it('renders what to do next, counts, charts and a working filter, with no console error and no network request', async () => {
     expect(existsSync(CHROMIUM), `${CHROMIUM} is required here (PAYER_ONBOARD_REQUIRE_BROWSER=1)`).toBe(true);
     // Some 429s so the requests-per-second chart has more than one colour.
     h = await harness({ fault429: 0.1, seed: 3 });
@@ -52,6 +52,8 @@ describe.skipIf(!have && !required)(title, () => {
         tableRows: number;
         tableVisible: boolean;
         firstRow: string[];
+        groups: string[];
+        rerun: string | null;
       };
       filter: { term: string; shown: number; expected: number; label: number; restored: number };
     };
@@ -75,9 +77,14 @@ describe.skipIf(!have && !required)(title, () => {
     expect(page.dom.tableRows).toBe(notOk.length);
     expect(page.dom.tableVisible).toBe(true);
     expect(page.dom.firstRow.slice(0, 3)).toEqual([notOk[0]!.source, notOk[0]!.line, notOk[0]!.clientUserId]);
+    expect(page.dom.groups).toEqual([
+      'email: 2 rows, must be a valid e-mail address',
+      'dateOfBirth: 1 row, day-first dates: use --date-format DD/MM/YYYY',
+      "payment-details: 1 row, payer not registered (the service does not know this clientUserId): run the payer's own row first, or in the same run",
+    ]);
+    expect(page.dom.rerun).toContain(`run ${summary.outputs.failed[0]}`);
     expect(page.dom.charts.map((c) => c.label)).toEqual([
       'rows by outcome',
-      'most frequent errors',
       expect.stringMatching(/^requests per second/),
     ]);
     for (const chart of page.dom.charts) {

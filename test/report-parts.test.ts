@@ -5,7 +5,7 @@ import { ReportTally, RequestTimeline } from '../src/report/collectReportData.js
 import type { Outcome, PayerResult, RowError } from '../src/types.js';
 import { summaryFor, writtenReport } from './helpers/reportFixtures.js';
 
-describe('the error chart', () => {
+describe('rows to fix, grouped', () => {
   const failed = (clientUserId: string, ...errors: RowError[]) => ({
     source: 'p.csv',
     line: 2,
@@ -13,7 +13,7 @@ describe('the error chart', () => {
     result: { outcome: 'failed' as const, paymentDetailIds: [], steps: {}, errors },
   });
 
-  it('groups errors that differ only by the values they quote or the row they name', () => {
+  it('groups by column or step and kind of problem, not by the values a message quotes or the row it names', () => {
     const tally = new ReportTally();
     tally.add(
       failed('p-1', { column: 'email', message: 'must be a valid e-mail address, got something shaped "aaa@a"' }),
@@ -24,13 +24,99 @@ describe('the error chart', () => {
     );
     tally.add(failed('p-9', { step: 'agreement', message: 'HTTP 404 Payer with client user ID p-9 not found' }));
     tally.add(failed('p-8', { step: 'agreement', message: 'HTTP 404 Payer with client user ID p-8 not found' }));
-    const data = tally.data(summaryFor(), undefined);
-    expect(data.topErrors).toEqual([
-      { message: 'agreement: HTTP 404 Payer with client user ID <id> not found', count: 2 },
-      { message: 'email: must be a valid e-mail address, got something shaped "…"', count: 2 },
-      { message: 'clientUserId: "…" appears again: the same payer is already on line N', count: 1 },
+    tally.add(
+      failed('p-7', {
+        step: 'compliance',
+        message:
+          'email, phone changed since the payer was registered and was not sent (/v1/payer does not update a known payer): run again with --compliance-path /v2/payer to update it',
+      }),
+    );
+    const data = tally.data(summaryFor());
+    expect(data.fix).toEqual([
+      { where: 'agreement', rows: 2, problem: 'HTTP 404 Payer with client user ID <id> not found' },
+      { where: 'email', rows: 2, problem: 'must be a valid e-mail address' },
+      { where: 'clientUserId', rows: 1, problem: 'the same payer as an earlier row', advice: 'delete the repeat' },
+      {
+        where: 'compliance',
+        rows: 1,
+        problem: 'payer data changed since it was registered, not sent (/v1/payer does not update a known payer)',
+        option: '--compliance-path /v2/payer',
+      },
     ]);
-    expect(data.counts).toEqual({ total: 5, ok: 0, waiting: 0, invalid: 0, failed: 5, skipped: 0 });
+    expect(data.counts).toEqual({ total: 6, ok: 0, waiting: 0, invalid: 0, failed: 6, skipped: 0 });
+  });
+
+  // Dates as validation words them: the shape, then which --date-format reads the date as far as its numbers tell.
+  const date = (shape: string, reading: string): RowError => ({
+    column: 'Date of Birth',
+    message: `must be YYYY-MM-DD, got something shaped "${shape}": ${reading}`,
+  });
+  const DAY = 'written day first, --date-format DD/MM/YYYY reads it';
+  const MONTH = 'written month first, --date-format MM/DD/YYYY reads it';
+  const EITHER = 'written day or month first, --date-format DD/MM/YYYY or MM/DD/YYYY reads it';
+  const fixOf = (...readings: string[]) => {
+    const tally = new ReportTally();
+    for (const [i, reading] of readings.entries()) tally.add(failed(`p-${i}`, date('99/99/9999', reading)));
+    return tally.data(summaryFor()).fix;
+  };
+
+  it('names the --date-format of a column whose dates tell their order, counting the dates that do not tell', () => {
+    expect(fixOf(DAY, EITHER, DAY)).toEqual([
+      { where: 'Date of Birth', rows: 3, problem: 'day-first dates', option: '--date-format DD/MM/YYYY' },
+    ]);
+    expect(fixOf(MONTH)).toEqual([
+      { where: 'Date of Birth', rows: 1, problem: 'month-first dates', option: '--date-format MM/DD/YYYY' },
+    ]);
+  });
+
+  it('names no option where the dates do not tell their order, or tell both: one would swap day and month', () => {
+    expect(fixOf(EITHER, EITHER)).toEqual([
+      {
+        where: 'Date of Birth',
+        rows: 2,
+        problem: 'dates written day or month first (no date here tells which)',
+        advice: 'use --date-format DD/MM/YYYY if the day comes first, --date-format MM/DD/YYYY if the month does',
+      },
+    ]);
+    expect(fixOf(DAY, MONTH)).toEqual([
+      {
+        where: 'Date of Birth',
+        rows: 2,
+        problem: 'dates written in more than one order',
+        advice: 'type them as YYYY-MM-DD',
+      },
+    ]);
+  });
+
+  it('counts a row once in each of its groups, and leaves waiting rows out', () => {
+    const tally = new ReportTally();
+    tally.add(
+      failed(
+        'p-1',
+        { column: 'paymentDetails[0].iban', message: 'must be a valid IBAN: its check digits do not match (mod-97)' },
+        { column: 'paymentDetails[1].iban', message: 'must be a valid IBAN: its check digits do not match (mod-97)' },
+        { column: 'email', message: 'is required' },
+      ),
+    );
+    tally.add({
+      source: 'p.csv',
+      line: 3,
+      clientUserId: 'p-2',
+      result: {
+        outcome: 'waiting',
+        paymentDetailIds: [],
+        steps: {},
+        errors: [{ step: 'kyc', message: 'waiting for KYC approval (kycStatus pending)' }],
+      },
+    });
+    expect(tally.data(summaryFor()).fix).toEqual([
+      { where: 'email', rows: 1, problem: 'is required' },
+      {
+        where: 'paymentDetails[…].iban',
+        rows: 1,
+        problem: 'must be a valid IBAN: its check digits do not match (mod-97)',
+      },
+    ]);
   });
 
   it('names the step a row failed or waits at, from its steps, else from its errors', () => {
@@ -44,7 +130,7 @@ describe('the error chart', () => {
     row('skipped', { compliance: 'skipped' });
     row('waiting', { compliance: 'ok', 'payment-details': 'waiting', agreement: 'ok' });
     row('failed', { compliance: 'ok', 'payment-details': 'waiting', agreement: 'failed' });
-    expect(tally.data(summaryFor(), undefined).rows.map((r) => r.step)).toEqual([
+    expect(tally.data(summaryFor()).rows.map((r) => r.step)).toEqual([
       'payment-details',
       'compliance',
       'agreement',
@@ -112,9 +198,9 @@ describe('report.html', () => {
   it('escapes every value and loads nothing from anywhere', async () => {
     const data = tally.data(summary, series);
     expect(data.rows.map((r) => r.message)).toEqual(['compliance: HTTP 400 <b>no</b> | x: <script>alert(1)</script>']);
-    expect(data.topErrors.map((t) => t.message)).toEqual([
-      'compliance: HTTP 400 <b>no</b>',
-      'x: <script>alert(1)</script>',
+    expect(data.fix.map((g) => [g.where, g.problem])).toEqual([
+      ['compliance', 'HTTP 400 <b>no</b>'],
+      ['x', '<script>alert(1)</script>'],
     ]);
 
     const html = await writtenReport(tally, summary, series);

@@ -27,9 +27,9 @@ function firstRun() {
 }
 
 describe('report.html of a run with waiting rows', () => {
-  it('counts waiting apart, lists waiting rows with the step they wait on, and keeps them out of the error chart', async () => {
+  it('counts waiting apart, lists waiting rows with the step they wait on, and keeps them out of the rows to fix', async () => {
     const { tally, summary } = firstRun();
-    const data = tally.data(summary, undefined);
+    const data = tally.data(summary);
     expect(data.counts).toEqual({ total: 4, ok: 1, waiting: 2, invalid: 1, failed: 0, skipped: 0 });
     expect(data.rows.map((r) => [r.clientUserId, r.outcome, r.step, r.message])).toEqual([
       ['p-3', 'waiting', 'payment-details', `payment-details: ${KYC}`],
@@ -37,16 +37,14 @@ describe('report.html of a run with waiting rows', () => {
       ['p-5', 'invalid', 'validation', 'email: must be a valid e-mail address, got something shaped "aaa"'],
     ]);
     expect(data.waitingOn).toEqual([{ message: `payment-details: ${KYC}`, count: 2 }]);
-    expect(data.topErrors.map((t) => t.message)).toEqual([
-      'email: must be a valid e-mail address, got something shaped "…"',
-    ]);
+    expect(data.fix).toEqual([{ where: 'email', rows: 1, problem: 'must be a valid e-mail address' }]);
 
     const html = await writtenReport(tally, summary);
     expect(Object.fromEntries(dataValues(html, 'count').map(({ key, value }) => [key, Number(value)]))).toMatchObject({
       waiting: 2,
     });
     expect(html).toContain(
-      '<tr data-outcome="waiting"><td>payers.csv</td><td>3</td><td>p-3</td><td><span class="pill waiting">waiting</span></td><td>payment-details</td>',
+      '<tr data-kind="waiting"><td>payers.csv</td><td>3</td><td>p-3</td><td><span class="pill waiting">waiting</span></td><td>payment-details</td>',
     );
     expect(html).toContain('<option value="waiting">waiting</option>');
   });
@@ -54,10 +52,11 @@ describe('report.html of a run with waiting rows', () => {
   it('says what happens next to each file, and never to fix the pending rows', async () => {
     const { tally, summary } = firstRun();
     const html = await writtenReport(tally, summary);
-    const next = (kind: string) => new RegExp(`<li data-next="${kind}">(.*?)</li>`).exec(html)?.[1];
-    expect(next('failed')).toBe('Rows to fix (1): fix them in <b>failed-payers.csv</b>, then run that file.');
+    const next = (kind: string) => new RegExp(`<([a-z0-9]+) data-next="${kind}">(.*?)</\\1>`, 's').exec(html)?.[2];
+    expect(next('failed')).toBe('Rows to fix: 1');
+    expect(html).toContain('They are in <b>failed-payers.csv</b>:');
     expect(next('pending')).toBe(
-      'Pending rows (2): waiting on the payers (KYC, agreement): run the same file again later, or let the inbox do it; ' +
+      'waiting on the payers (KYC, agreement): run the same file again later, or let the inbox do it; ' +
         'they are in <b>pending-payers.csv</b>. Waiting on: payment-details: waiting for KYC approval (kycStatus pending) (2).',
     );
     expect(next('pending')).not.toMatch(/fix/i);

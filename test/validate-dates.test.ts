@@ -16,8 +16,27 @@ describe('dateOfBirth', () => {
   test('must be YYYY-MM-DD, named by the column as written', () => {
     const result = payer({ dateOfBirth: undefined, 'Date of Birth': '31/12/1980' });
     expect(issuesOf(result)).toEqual([
-      { column: 'Date of Birth', message: 'must be YYYY-MM-DD, got something shaped "99/99/9999"' },
+      {
+        column: 'Date of Birth',
+        message:
+          'must be YYYY-MM-DD, got something shaped "99/99/9999": written day first, --date-format DD/MM/YYYY reads it',
+      },
     ]);
+  });
+
+  // Which --date-format reads a date, as far as its numbers tell, so the report can say which one fixes a column.
+  test.each([
+    ['12/31/1980', '99/99/9999', 'written month first, --date-format MM/DD/YYYY reads it'],
+    ['05.06.1980', '99.99.9999', 'written day or month first, --date-format DD.MM.YYYY or MM.DD.YYYY reads it'],
+    ['1980/12/31', '9999/99/99', 'written year first, --date-format YYYY/MM/DD reads it'],
+  ])('%s: says which --date-format reads it', (date, shape, reading) => {
+    expect(issuesOf(payer({ dateOfBirth: date }))).toEqual([
+      { column: 'dateOfBirth', message: `must be YYYY-MM-DD, got something shaped "${shape}": ${reading}` },
+    ]);
+  });
+
+  test.each(['31/31/1980', '31/12/80', '1980-1-5x'])('%s: no --date-format reads it, none is named', (date) => {
+    expect(issuesOf(payer({ dateOfBirth: date }))[0]?.message).not.toContain('--date-format');
   });
 
   test.each(['1981-02-29', '1980-13-01', '1980-04-31', '1980-00-10'])('%s is not a real calendar date', (date) => {

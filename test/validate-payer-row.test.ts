@@ -92,7 +92,11 @@ describe('an invalid payer row', () => {
       issues: [
         { column: 'E-mail', message: 'must be a valid e-mail address, got something shaped "aaa aa aaaaaaa"' },
         { column: 'Beneficiary Type', message: 'must be one of individual, business, got "person"' },
-        { column: 'Date of Birth', message: 'must be YYYY-MM-DD, got something shaped "99/99/9999"' },
+        {
+          column: 'Date of Birth',
+          message:
+            'must be YYYY-MM-DD, got something shaped "99/99/9999": written day or month first, --date-format DD/MM/YYYY or MM/DD/YYYY reads it',
+        },
         { column: 'City', message: 'is required' },
         { column: 'Country', message: 'must be an ISO 3166-1 alpha-2 country code such as US, got "United States"' },
         { column: 'Phone', message: 'must be in E.164 format, e.g. +12175550100, got something shaped "999 999 9999"' },

@@ -142,7 +142,7 @@ export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
   }
   return mapping.unknown.map(
     (column) =>
-      `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file`,
+      `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file (if it holds a field, --map names it)`,
   );
 }
 

@@ -2,6 +2,9 @@ import { type Outcome, type PayerResult, STEPS } from '../types.js';
 import type { AttemptInfo } from '../execute/ApiClient.js';
 import { basename } from 'node:path';
 import { type FinishedRow, formatError, formatErrors, type Summary } from '../output/results.js';
+import { kycApproved, kycRejected } from '../plan/rowState.js';
+import { commandLine } from './rerunCommand.js';
+import { type FixGroup, FixGroups, normalise } from './rowsToFix.js';
 
 /** One row of results.csv that is not ok, as the report's table shows it: nothing results.csv does not hold. */
 export interface ReportRow {
@@ -15,6 +18,19 @@ export interface ReportRow {
    */
   step: string;
   message: string;
+}
+
+/** A payer who must be sent a link before onboarding can go on: their KYC, or an agreement the run does not sign. */
+export interface LinkRow {
+  source: string;
+  line: string;
+  clientUserId: string;
+  kycStatus: string;
+  agreementStatus: string;
+  /** Present when the payer's KYC waits on them. */
+  kycUrl?: string;
+  /** Present when the agreement waits on them. */
+  agreementUrl?: string;
 }
 
 /** Everything report.html shows; plain data, so building the page is a pure function of it. */
@@ -32,12 +48,21 @@ export interface ReportData {
     requests: { total: number; byStatus: Record<string, number>; retries: number };
     /** File names in the output folder, for the reader to open next. */
     files: { results: string; failed: string[]; pending: string[] };
+    warnings: string[];
   };
   /** Counted from the rows as they were written to results.csv, so the report shows what the file says. */
   counts: Record<Outcome, number> & { total: number };
-  /** Most frequent normalised error items of the rows to fix or finish, most frequent first; waiting rows are not errors. */
-  topErrors: Array<{ message: string; count: number }>;
-  /** What waiting rows wait on (`payment-details: waiting for KYC approval ...`), most frequent first. */
+  /** The rows to fix (invalid, failed) by column or step and kind of problem, most rows first. */
+  fix: FixGroup[];
+  /**
+   * The command that runs the failed files again as this run ran them, and the `--date-format` it adds where the rows
+   * to fix show how their dates are written.
+   */
+  rerun?: { command: string; dateFormat?: string };
+  /** Payers whose KYC or agreement waits on them, with the links to send, in results.csv order, at most `rowLimit`. */
+  links: LinkRow[];
+  linksTotal: number;
+  /** What waiting rows wait on (`payment-details: waiting for KYC approval ...`), the most frequent first. */
   waitingOn: Array<{ message: string; count: number }>;
   /** Rows not ok, in results.csv order, at most `rowLimit` of them. */
   rows: ReportRow[];
@@ -89,41 +114,27 @@ function emptyBucket(): Record<AttemptClass, number> {
   return { ok: 0, throttled: 0, error: 0, network: 0 };
 }
 
-/**
- * Turns one error into the shape it shares with others, so the "most frequent errors" chart groups
- * `email: must be an e-mail address, got "a@"` with `email: ... got "b@"`. Also drops the row's own
- * clientUserId and identifiers the server echoes, so a chart label never names one payer.
- */
-function normaliseError(message: string, clientUserId: string): string {
-  const text = clientUserId === '' ? message : message.split(clientUserId).join('<id>');
-  return text
-    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
-    .replace(/(^|[\s(:=])'(?:[^'\\]|\\.)*'/g, "$1'…'")
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
-    .replace(/\b(lines?) \d+/g, '$1 N')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 export interface CollectOptions {
-  /** Rows shown in the table; the counts and the error chart still cover every row. */
+  /** Rows shown in each table; the counts and the groups still cover every row. */
   rowLimit?: number;
-  topErrors?: number;
 }
 
-// Distinct error shapes kept while counting: bounds memory on a file where every message differs.
-const MAX_DISTINCT_ERRORS = 5000;
+// Distinct waits kept while counting, and shown: bounds memory and the line however the service words them.
+const MAX_WAITS = 1000;
+const WAITS_SHOWN = 10;
 
 /**
  * What the report shows of the rows, gathered from each row as it is written to results.csv (the same rows, in
- * the same order), with its errors still as data. Bounded: the table keeps `rowLimit` rows, the charts count shapes.
+ * the same order), with its errors still as data. Bounded: each table keeps `rowLimit` rows, the rest is counted.
  */
 export class ReportTally {
   private readonly counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
-  private readonly errors = new ShapeCounter();
-  private readonly waits = new ShapeCounter();
+  private readonly fix = new FixGroups();
+  private readonly waits = new Map<string, number>();
   private readonly rows: ReportRow[] = [];
   private rowsNotOk = 0;
+  private readonly links: LinkRow[] = [];
+  private linksTotal = 0;
 
   constructor(private readonly options: CollectOptions = {}) {}
 
@@ -135,15 +146,23 @@ export class ReportTally {
 
   add(row: FinishedRow): void {
     const { outcome, errors } = row.result;
+    const limit = this.options.rowLimit ?? 5000;
     this.counts.total++;
     this.counts[outcome]++;
+    const link = linkRow(row);
+    if (link !== undefined && this.linksTotal++ < limit) this.links.push(link);
     if (outcome === 'ok') return;
     this.rowsNotOk++;
     const clientUserId = row.clientUserId ?? '';
-    // Waiting is the normal state of onboarding: what rows wait on is counted apart, never as an error.
-    const counter = outcome === 'waiting' ? this.waits : this.errors;
-    for (const error of errors) counter.add(normaliseError(formatError(error), clientUserId));
-    if (this.rows.length < (this.options.rowLimit ?? 5000)) {
+    // Waiting is the normal state of onboarding: what rows wait on is counted apart, never as a row to fix.
+    if (outcome === 'invalid' || outcome === 'failed') this.fix.add(errors, row.source, clientUserId);
+    if (outcome === 'waiting') {
+      for (const error of errors) {
+        const wait = normalise(formatError(error), clientUserId);
+        if (this.waits.has(wait) || this.waits.size < MAX_WAITS) this.waits.set(wait, (this.waits.get(wait) ?? 0) + 1);
+      }
+    }
+    if (this.rows.length < limit) {
       this.rows.push({
         source: row.source,
         line: String(row.line),
@@ -155,9 +174,12 @@ export class ReportTally {
     }
   }
 
-  data(summary: Summary, series: RequestSeries | undefined): ReportData {
+  /**
+   * The page's data for this summary. `rerunOptions`: this run's options a run of its failed file needs again
+   * (rerunOptions()); where the service is comes from the summary.
+   */
+  data(summary: Summary, series?: RequestSeries, rerunOptions: readonly string[] = []): ReportData {
     const names = (paths: readonly string[] | undefined) => (paths ?? []).map((f) => basename(f));
-    const top = this.options.topErrors ?? 10;
     return {
       run: {
         runId: summary.runId,
@@ -175,32 +197,59 @@ export class ReportTally {
           failed: names(summary.outputs.failed),
           pending: names(summary.outputs.pending),
         },
+        warnings: [...summary.warnings],
       },
       counts: { ...this.counts },
-      topErrors: this.errors.top(top),
-      waitingOn: this.waits.top(top),
+      fix: this.fix.list(),
+      ...(summary.outputs.failed.length > 0 ? { rerun: this.rerun(summary, rerunOptions) } : {}),
+      links: [...this.links],
+      linksTotal: this.linksTotal,
+      waitingOn: [...this.waits]
+        .map(([message, count]) => ({ message, count }))
+        .sort((a, b) => b.count - a.count || a.message.localeCompare(b.message))
+        .slice(0, WAITS_SHOWN),
       rows: [...this.rows],
       rowsNotOk: this.rowsNotOk,
       ...(series ? { series } : {}),
     };
   }
+
+  /** `npx payer-onboard run <failed files> --base-url ...`: the same service, or a new sandbox for a rehearsal. */
+  private rerun(summary: Summary, options: readonly string[]): NonNullable<ReportData['rerun']> {
+    const service =
+      summary.command === 'validate' ? [] : summary.sandbox ? ['--sandbox'] : ['--base-url', summary.baseUrl ?? 'URL'];
+    const dateFormat = options.includes('--date-format') ? undefined : this.fix.dateFormat();
+    const command = commandLine([
+      'npx',
+      'payer-onboard',
+      summary.command,
+      ...summary.outputs.failed,
+      ...service,
+      ...options,
+      ...(dateFormat ? ['--date-format', dateFormat] : []),
+    ]);
+    return { command, ...(dateFormat ? { dateFormat } : {}) };
+  }
 }
 
-/** Messages by shape, at most MAX_DISTINCT_ERRORS of them; the rest counted as one. */
-class ShapeCounter {
-  private readonly counts = new Map<string, number>();
-
-  add(key: string): void {
-    const counted = this.counts.has(key) || this.counts.size < MAX_DISTINCT_ERRORS ? key : '(other messages)';
-    this.counts.set(counted, (this.counts.get(counted) ?? 0) + 1);
-  }
-
-  top(n: number): Array<{ message: string; count: number }> {
-    return [...this.counts.entries()]
-      .map(([message, count]) => ({ message, count }))
-      .sort((a, b) => b.count - a.count || a.message.localeCompare(b.message))
-      .slice(0, n);
-  }
+/** The links a row's payer must be sent: KYC while it waits on them, an agreement the run does not complete. */
+function linkRow(row: FinishedRow): LinkRow | undefined {
+  const r = row.result;
+  const kyc = r.kycUrl && r.kycStatus && !kycApproved(r) && !kycRejected(r) ? r.kycUrl : undefined;
+  const agreement =
+    r.agreementUrl && r.agreementCompleted === false && r.agreementStatus?.toLowerCase() !== 'completed'
+      ? r.agreementUrl
+      : undefined;
+  if (kyc === undefined && agreement === undefined) return undefined;
+  return {
+    source: row.source,
+    line: String(row.line),
+    clientUserId: row.clientUserId ?? '',
+    kycStatus: r.kycStatus ?? '',
+    agreementStatus: r.agreementStatus ?? '',
+    ...(kyc ? { kycUrl: kyc } : {}),
+    ...(agreement ? { agreementUrl: agreement } : {}),
+  };
 }
 
 /** The step that went wrong, or that waits; a bank row whose payer failed has none of its own: its error names it. */

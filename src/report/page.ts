@@ -62,3 +62,11 @@ export const FILTER_SCRIPT = `(function () {
   o.addEventListener('change', apply);
   apply();
 })();`;
+
+/** A link the service gave, only if it is http(s): anything else (a `javascript:` URL) is shown as text. */
+export function link(url: string | undefined, text: string): string {
+  if (!url) return '';
+  return /^https?:\/\//i.test(url)
+    ? `<a href="${escapeHtml(url)}" rel="noreferrer noopener">${escapeHtml(text)}</a>`
+    : `<span>${escapeHtml(text)}: ${escapeHtml(url)}</span>`;
+}

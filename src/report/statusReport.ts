@@ -1,6 +1,6 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { CATEGORIES, type Category, type PayerStatus, type StatusSummary } from '../status/payerStatus.js';
-import { BASE_STYLE, FILTER_SCRIPT, htmlPage } from './page.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link } from './page.js';
 import { barChart, escapeHtml } from './svgCharts.js';
 
 const e = escapeHtml;
@@ -90,14 +90,6 @@ function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): stri
 <span class="muted">showing <span id="shown">${rows.length}</span> of ${rows.length}.${e(cut)}</span></div>
 <table id="table"><thead><tr><th>clientUserId</th><th>where</th><th>KYC</th><th>agreement</th><th>bank accounts</th><th>links to send</th><th>note</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`;
-}
-
-/** A link the service gave, only if it is http(s): anything else (a `javascript:` URL) is shown as text. */
-function link(url: string | undefined, text: string): string {
-  if (!url) return '';
-  return /^https?:\/\//i.test(url)
-    ? `<a href="${e(url)}" rel="noreferrer noopener">${e(text)}</a>`
-    : `<span>${e(text)}: ${e(url)}</span>`;
 }
 
 /** Writes the status report at `summary.outputs.report`, mode 0600 like every output. */

@@ -109,8 +109,12 @@ export function repairSpreadsheetDamage(
         problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
     }
     problem ??= damageOf(field, cell.text);
+    const reading =
+      problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(cell.text) : undefined;
+    if (reading !== undefined) problem = 'must be YYYY-MM-DD';
     if (problem === undefined) continue;
-    issues.push({ column: cell.column, message: withValue(problem, field, cell.text), order: cell.order });
+    const message = withValue(problem, field, cell.text) + (reading === undefined ? '' : `: ${reading}`);
+    issues.push({ column: cell.column, message, order: cell.order });
     texts.delete(name);
     unusable.add(name);
   }
@@ -131,6 +135,31 @@ function damageOf(field: string, text: string): string | undefined {
   if (field === 'dateOfBirth' && /^\d{5}(?:\.\d+)?$/.test(text)) {
     return "looks like a spreadsheet's date number (days since 1900): format the column as a date, or type YYYY-MM-DD";
   }
+  return undefined;
+}
+
+/**
+ * Which `--date-format` reads a date written in another order, as far as its numbers tell: `31/12/1980` is written day
+ * first, `12/31/1980` month first, `05/06/1980` either way. Said after the value's shape, so whoever reads results.csv
+ * (and the report, which groups the rows by it) learns the option that reads the column, while the date stays unseen.
+ */
+function howDateReads(text: string): string | undefined {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
+  const yearFirst = /^\d{4}([./-])\d{1,2}\1\d{1,2}$/.exec(text);
+  if (yearFirst) return `written year first, --date-format YYYY${yearFirst[1]}MM${yearFirst[1]}DD reads it`;
+  const yearLast = /^(\d{1,2})([./-])(\d{1,2})\2\d{4}$/.exec(text);
+  if (!yearLast) return undefined;
+  const first = Number(yearLast[1]);
+  const second = Number(yearLast[3]);
+  const sep = yearLast[2]!;
+  const dayFirst = `DD${sep}MM${sep}YYYY`;
+  const monthFirst = `MM${sep}DD${sep}YYYY`;
+  const month = (n: number) => n >= 1 && n <= 12;
+  const day = (n: number) => n >= 1 && n <= 31;
+  if (month(first) && month(second))
+    return `written day or month first, --date-format ${dayFirst} or ${monthFirst} reads it`;
+  if (day(first) && month(second)) return `written day first, --date-format ${dayFirst} reads it`;
+  if (month(first) && day(second)) return `written month first, --date-format ${monthFirst} reads it`;
   return undefined;
 }
 

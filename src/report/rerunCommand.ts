@@ -1,0 +1,47 @@
+import { resolve } from 'node:path';
+import { RUN_DEFAULTS, type RunOptions } from '../options.js';
+import { RUN_OPTIONS, runOptionNames, type RunOptionName } from '../runOptionTable.js';
+
+// What a run of the failed file needs again to be this run's twin: the same reading of cells, the same calls, the
+// same journal (so nothing is sent twice for rows done since) and the same pace. Nothing about this run's own files
+// (inputs, --bank-details, --out, the log), and never the key: it is no option, and a report is no place for it.
+const CARRIED: readonly RunOptionName[] = [
+  'map',
+  'dateFormat',
+  'steps',
+  'completeAgreement',
+  'compliancePath',
+  'stateDir',
+  'allowHttp',
+  'concurrency',
+  'rate',
+  'retries',
+  'timeout',
+  'maxWait',
+  'maxConsecutiveFailures',
+];
+const PATHS: ReadonlySet<RunOptionName> = new Set(['map', 'stateDir']);
+
+const asText = (value: unknown) => (Array.isArray(value) ? value.join(',') : String(value));
+
+/**
+ * This run's options that differ from their defaults, as command-line words for a run of its failed file; paths made
+ * absolute, so the command works from any folder.
+ */
+export function rerunOptions(command: 'run' | 'validate', options: RunOptions, cwd: string): string[] {
+  const taken: readonly RunOptionName[] = runOptionNames(command);
+  // A rehearsal's sandbox keeps no journal: a state dir would mean nothing to it.
+  const carried = CARRIED.filter((name) => taken.includes(name) && !(options.sandbox && name === 'stateDir'));
+  return carried.flatMap((name) => {
+    const value = options[name];
+    if (value === undefined || asText(value) === asText(RUN_DEFAULTS[name])) return [];
+    const flag = RUN_OPTIONS[name].flag;
+    if (typeof value === 'boolean') return [value ? `--${flag}` : `--no-${flag}`];
+    return [`--${flag}`, PATHS.has(name) ? resolve(cwd, asText(value)) : asText(value)];
+  });
+}
+
+/** Words as a POSIX shell reads them back: plain where safe, else in single quotes. */
+export function commandLine(words: readonly string[]): string {
+  return words.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
