@@ -52,7 +52,9 @@ ${todo ? `<h2>What to do next</h2><ul class="next">${todo}</ul>` : '<p>Every pay
   )}</section></div>
 ${table(summary, notPayable)}
 <p class="muted">Counted from ${e(summary.outputs.status)}; ${summary.requests.total} reads, nothing written to the service.</p>`;
-  return htmlPage({ title: `payer-onboard status ${summary.runId}`, style: STYLE, script: FILTER_SCRIPT, body });
+  // The filter works on the table of payers not yet payable; with every payer payable there is none.
+  const script = p.total > p.payable ? FILTER_SCRIPT : '';
+  return htmlPage({ title: `payer-onboard status ${summary.runId}`, style: STYLE, script, body });
 }
 
 function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): string {
