@@ -206,18 +206,21 @@ describe('api client: what is retried', () => {
     expect(result.error.cause).toBeInstanceOf(Error);
   });
 
-  it('reports a refused connection after retrying it', async () => {
-    server = await startScriptedServer(sequence({ status: 200 }));
+  it('reports a refused connection after retrying it, once the API has answered before', async () => {
+    // (Refused before anything ever answered is an API out of reach: execute-unreachable.test.ts.)
+    server = await startScriptedServer(sequence({ status: 200, body: { success: true } }));
     const url = server.url;
+    const client = testClient(url, { retries: 1 });
+    expect((await client.completeAgreement('payer-001', { agreementCompleted: true })).ok).toBe(true);
     await server.close();
     server = undefined;
-    const client = testClient(url, { retries: 1 });
     const result = await client.completeAgreement('payer-001', { agreementCompleted: true });
     expect(result).toMatchObject({
       ok: false,
       error: { kind: 'network', networkCode: 'ECONNREFUSED', message: 'agreement: network error ECONNREFUSED' },
     });
-    expect(client.stats()).toEqual({ requests: 2, byStatus: { network: 2 }, retries: 1 });
+    expect(client.stats()).toEqual({ requests: 3, byStatus: { '200': 1, network: 2 }, retries: 1 });
+    expect(client.stopped()).toBeUndefined();
   });
 
   it('times out an attempt after timeoutMs and retries it', async () => {
@@ -232,15 +235,21 @@ describe('api client: what is retried', () => {
     expect(client.stats().byStatus).toEqual({ timeout: 1, '200': 1 });
   });
 
-  it('reports a call that always times out', async () => {
-    server = await startScriptedServer(sequence({ hang: 400 }));
+  it('reports a call that always times out, once the API has answered before', async () => {
+    server = await startScriptedServer((hit) =>
+      hit.n === 0 ? { status: 200, body: complianceAnswer() } : { hang: 400 },
+    );
     const client = testClient(server.url, { timeoutMs: 50, retries: 1 });
+    expect((await client.createCompliance(complianceBody('payer-000'), meta(complianceBody('payer-000')))).ok).toBe(
+      true,
+    );
     const result = await client.createCompliance(complianceBody(), meta());
     expect(result).toMatchObject({
       ok: false,
       error: { kind: 'timeout', retryable: true, message: 'compliance: timed out after 0.05 s' },
     });
-    expect(server.hits).toHaveLength(2);
+    expect(server.hits).toHaveLength(3);
+    expect(client.stopped()).toBeUndefined();
   });
 
   it('sends the same Idempotency-Key on every retry, and the x-api-key on every request', async () => {

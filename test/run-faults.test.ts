@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, payersCsv } from './helpers/runHarness.js';
 
@@ -29,6 +30,35 @@ describe('run: a flaky API', () => {
     // account never is: a read settles every unclear create first.
     expect(stats.duplicatePaymentDetails).toBe(0);
     for (const id of ids) expect(h.sandbox.payer(id)!.paymentDetails).toHaveLength(1);
+  });
+
+  it('429s that come whatever the rate lower it once or twice, not to the floor', async () => {
+    // One answer in ten a 429, at any rate. No Retry-After, so each pauses the calls for a short backoff, not a second.
+    h = await harness({ latencyMs: 20, fault429: 0.1, retryAfter: false, seed: 5 });
+    const ids = Array.from({ length: 60 }, (_, i) => `n-${i + 1}`);
+    const { summary, results } = await h.run({
+      inputs: [h.tmp.write('payers.csv', payersCsv(ids))],
+      concurrency: 4,
+      retries: 10,
+    });
+    expect(results.filter((r) => r.outcome !== 'ok')).toEqual([]);
+    expect(summary.requests.byStatus['429']).toBeGreaterThan(10);
+
+    // What the client did with its rate, as its log says.
+    const log = readFileSync(summary.outputs.log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; rate?: number });
+    const lowered = log.filter((l) => l.msg === 'rate lowered after a 429').map((l) => l.rate!);
+    expect(lowered.length).toBeGreaterThanOrEqual(1);
+    expect(lowered.length).toBeLessThanOrEqual(3);
+    expect(Math.min(...lowered)).toBeGreaterThan(1); // the floor
+    expect(log.some((l) => l.msg.startsWith('429s do not follow the rate'))).toBe(true);
+    // And as the sandbox saw it: the last quarter of the requests went out far above the floor.
+    const arrivals = h.sandbox.arrivals();
+    const last = arrivals.slice(Math.floor((arrivals.length * 3) / 4));
+    const perSecond = (last.length - 1) / (((last.at(-1) ?? 0) - (last[0] ?? 0)) / 1000);
+    expect(perSecond).toBeGreaterThan(10);
   });
 
   it('stops at a rejected key within a few requests, marks the rest skipped, exit 3', async () => {

@@ -1,16 +1,18 @@
 import type { Clock, RateLimiter } from './RateLimiter.js';
 
 export interface AdaptiveRateOptions {
-  /** After a 429 the rate becomes (the lower of the current rate and the rate really sent) x this. Default 0.7. */
+  /** A decrease takes the rate to (the lower of the current rate and the rate really sent) x this at most. Default 0.7. */
   decreaseFactor?: number;
   /** Never below this many requests/s (nor above the cap). Default 1. */
   floor?: number;
-  /** Requests/s added by a probe above the last rate that got a 429 (or, with none yet, after each quiet period). Default 1. */
+  /** Requests/s added by the first probe above the last rate that got a 429; each probe that passes doubles it. Default 1. */
   increaseStep?: number;
-  /** A quiet period before a probe: this long since the last change, no 429 and a success to end it. Default 2000 ms. */
+  /** A quiet period before a probe: this long since the last change, no 429 and an answer to end it. Default 2000 ms. */
   increaseEveryMs?: number;
-  /** Repeated 429s at the same rate double the quiet period before the next probe, up to this. Default 60 000 ms. */
+  /** Repeated 429s at the same rate double the quiet period before the next probe, up to this. Default 16 000 ms. */
   maxIncreaseEveryMs?: number;
+  /** Answers to requests sent at a lowered rate that say whether the 429s follow the rate. Default 40. */
+  trialAnswers?: number;
 }
 
 export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
@@ -18,47 +20,129 @@ export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
   floor: 1,
   increaseStep: 1,
   increaseEveryMs: 2000,
-  maxIncreaseEveryMs: 60_000,
+  maxIncreaseEveryMs: 16_000,
+  trialAnswers: 40,
 };
 
-const BUCKET_MS = 100;
-/** Ten buckets make the last second, plus the current one that is still filling. */
-const BUCKETS = 11;
+/** What the adaptation is doing: trusting 429s as a rate signal, testing a decrease, or ignoring 429s as noise. */
+export type AdaptiveMode = 'steady' | 'trial' | 'noise';
 
 /**
- * Drives the limiter's rate from the answers (AIMD, as TCP does): a 429 lowers the rate multiplicatively,
- * each quiet period raises it by a step, never above the cap (`--rate`), never below the floor.
+ * A change of rate, and why: a 429 lowered it (`refined`: the rest of that burst's answers showed the server took
+ * less), a quiet period raised it, or 429s were found not to follow the rate.
+ */
+export interface RateChange {
+  rate: number;
+  because: 'throttled' | 'refined' | 'quiet' | 'not-the-rate';
+}
+
+export interface AdaptiveRateStats {
+  decreases: number;
+  increases: number;
+  /** Decreases undone because the 429 share did not fall with the rate. */
+  undone: number;
+  /** The limiter's rate now (0: no cap). */
+  rate: number;
+  /** The lowest rate the limiter was set to (Infinity while never lowered). */
+  lowest: number;
+  ceiling: number;
+  probeEveryMs: number;
+  mode: AdaptiveMode;
+}
+
+const BUCKET_MS = 100;
+/** Ten buckets make a second. */
+const SECOND = 10;
+/** The last three seconds and the bucket still filling: a decrease looks at the busiest second in them. */
+const BUCKETS = 31;
+/** A server's limit counts requests per second: the second after a decrease still holds what was sent before it. */
+const SETTLE_MS = 1000;
+/** Answers remembered for the 429 share before a decrease and while 429s are taken as noise. */
+const RECENT = 40;
+/**
+ * Answers in a second below which what the server accepted in it says nothing of its limit (one taken and one 429 is
+ * as likely a 429 that has nothing to do with the rate). A burst of the run's first calls is more than this, so even
+ * a tier of 2 a second shows as what it is.
+ */
+const MIN_BOUND_SAMPLE = 10;
+/** Answers below which the 429 share before a decrease says nothing (the first answer of a run being a 429: 100%). */
+const MIN_SHARE_SAMPLE = 10;
+/** 429s taken as noise are forgotten after this long without one: a later limit is a new question. */
+const NOISE_MEMORY_MS = 30_000;
+
+/** A decrease on trial: the rate before it, the 429 share before it, and what answered since. */
+interface Trial {
+  /** Answers count for requests sent from here on (the decrease, and a second for the server to forget). */
+  countFrom: number;
+  rateBefore: number;
+  /** Undefined when too few answers came before it to say. */
+  shareBefore: number | undefined;
+  answers: number;
+  throttled: number;
+}
+
+/**
+ * Drives the limiter's rate from the answers: a 429 that the rate causes lowers it, quiet periods raise it again,
+ * never above the cap (`--rate`), never below the floor.
  *
- * The real API sends no `Retry-After` and blocks a client for 5 minutes after a sustained breach, so the client
- * has to find the tier's rate by itself. Rules:
- * - one decrease per "round": a 429 for a request sent before the last decrease says nothing about the new rate;
- * - the decrease starts from what was really sent in the last second when that is lower than the limiter's
- *   rate (concurrency or latency may keep the run below its cap) and no pause fell in that second, and from
- *   it alone with no cap at all: with `--rate 0` a 429 engages a cap that stays;
- * - 0.7 rather than 0.5 (CUBIC's factor): the sawtooth between 0.7 x limit and the limit averages about
- *   0.85 x limit, where halving would average 0.75;
- * - recovery, then probing: below the rate that got the last 429 (less one step) the rate climbs back fast
- *   (a tenth of that rate, at least one step, every quarter quiet period); past it, one step per quiet period;
- * - a 429 at about the same rate as the one before confirms the limit: the quiet period before the next probe
- *   doubles (up to `maxIncreaseEveryMs`), so a client sitting at its tier's limit probes it ever more rarely
- *   (the real API blocks a client for 5 minutes after a sustained breach). A 429 at a new rate resets it.
+ * The real API sends no `Retry-After` and blocks a client for 5 minutes after a sustained breach, so the client has
+ * to find the tier's rate by itself; but a service also answers 429 for reasons that have nothing to do with the
+ * rate (a shared limit, a busy node), and lowering the rate does nothing against those. Rules:
+ * - one decrease per burst: after a decrease, 429s for requests sent before it, or within the second after it (a
+ *   server's window still holds the old rate), or while the decrease is on trial, change nothing;
+ * - a decrease goes to 0.7 x the rate really sent in the busiest of the last seconds (CUBIC's factor: the sawtooth
+ *   averages about 0.85 x the limit; the busiest, since a 429's pause is ours and says nothing of the rate), and to
+ *   0.9 x what the server accepted in its busiest second when that is lower: under a limit of L a second no second
+ *   holds more than L accepted requests, so one decrease lands below the limit however far above it the run was.
+ *   The answers still out when it was made (the first burst of a run) may take it lower as they come in;
+ * - a trial: the next `trialAnswers` answers show whether the 429 share fell with the rate. Under a limit it falls
+ *   to nothing (or to a third of the share before, or stays at one in two or more), and the decrease stays. 429s that
+ *   go on coming at about the share they came at before are noise: every decrease of the burst is undone at once,
+ *   429s only pause the calls (the client honours their `Retry-After`), and none lowers the rate until the share
+ *   rises far above that noise, or 30 s pass without one;
+ * - with no cap at all (`--rate 0`) a 429 engages one; it goes again once 429s turn out to be noise, or the rate has
+ *   climbed to twice the rate that got the 429;
+ * - recovery, then probing: below the rate that got the last 429 (less one step), and all the way while 429s are
+ *   noise, the rate climbs back fast (a tenth, at least one step, every quarter quiet period); past it, one step per
+ *   quiet period, the step doubling with each probe above that rate that passes, so once the 429s stop the cap is
+ *   back within seconds;
+ * - a 429 at about the same rate as the one before confirms the limit: the quiet period before the next probe doubles
+ *   (up to `maxIncreaseEveryMs`), so a client sitting at its tier's limit probes it more rarely. A probe that passes
+ *   or a 429 at a new rate resets it.
  */
 export class AdaptiveRate {
   readonly #limiter: RateLimiter;
   readonly #clock: Clock;
   readonly #cap: number;
   readonly #options: Required<AdaptiveRateOptions>;
+  #mode: AdaptiveMode = 'steady';
   #lastChangeAt: number;
   #lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  #lastThrottledAt = Number.NEGATIVE_INFINITY;
   /** The rate that got the last 429 (what the decrease started from); Infinity before any. */
   #ceiling = Number.POSITIVE_INFINITY;
   #probeEveryMs: number;
-  /** Requests sent per 100 ms bucket (a ring indexed by bucket number). */
-  readonly #counts = new Array<number>(BUCKETS).fill(0);
-  readonly #bucketOf = new Array<number>(BUCKETS).fill(-1);
+  #probeStep: number;
+  /** The last change was a probe above the ceiling: reaching the next quiet period means it passed. */
+  #probing = false;
+  #trial: Trial | undefined;
+  /** The rate before the first decrease since the rate last rose: where the burst of 429s found it. */
+  #burstFrom: number | undefined;
+  /** The 429 share found not to follow the rate. */
+  #noiseShare = 0;
+  /** The last answers, true for a 429 (a ring). */
+  readonly #recent: boolean[] = [];
+  #recentNext = 0;
+  readonly #sent = new Buckets();
+  /** Answers other than 429, by when their request was sent. */
+  readonly #accepted = new Buckets();
+  /** Every answer, by when its request was sent. */
+  readonly #answered = new Buckets();
   #firstSentAt = Number.POSITIVE_INFINITY;
   #decreases = 0;
   #increases = 0;
+  #undone = 0;
+  #lowest = Number.POSITIVE_INFINITY;
 
   /** `cap`: the configured `--rate`; 0 = none. */
   constructor(limiter: RateLimiter, cap: number, clock: Clock, options: AdaptiveRateOptions = {}) {
@@ -66,7 +150,7 @@ export class AdaptiveRate {
     this.#clock = clock;
     this.#cap = cap > 0 ? cap : Number.POSITIVE_INFINITY;
     this.#options = { ...DEFAULT_ADAPTIVE_RATE, ...options };
-    const { decreaseFactor, floor, increaseStep, increaseEveryMs, maxIncreaseEveryMs } = this.#options;
+    const { decreaseFactor, floor, increaseStep, increaseEveryMs, maxIncreaseEveryMs, trialAnswers } = this.#options;
     if (!(decreaseFactor > 0 && decreaseFactor < 1))
       throw new RangeError(`decreaseFactor must be between 0 and 1, got ${decreaseFactor}`);
     if (!(floor > 0)) throw new RangeError(`floor must be above 0, got ${floor}`);
@@ -74,31 +158,31 @@ export class AdaptiveRate {
     if (!(increaseEveryMs >= 0)) throw new RangeError(`increaseEveryMs must be 0 or more, got ${increaseEveryMs}`);
     if (!(maxIncreaseEveryMs >= increaseEveryMs))
       throw new RangeError(`maxIncreaseEveryMs must be at least increaseEveryMs, got ${maxIncreaseEveryMs}`);
+    if (!(Number.isInteger(trialAnswers) && trialAnswers >= 1))
+      throw new RangeError(`trialAnswers must be a whole number above 0, got ${trialAnswers}`);
     this.#probeEveryMs = increaseEveryMs;
+    this.#probeStep = increaseStep;
     this.#lastChangeAt = clock.now();
   }
 
-  /** Counts of what the adaptation did, for the log and the benchmark. */
-  get stats(): { decreases: number; increases: number; rate: number; ceiling: number; probeEveryMs: number } {
+  /** What the adaptation did and where it stands, for the log, the tests and the benchmark. */
+  get stats(): AdaptiveRateStats {
     return {
       decreases: this.#decreases,
       increases: this.#increases,
+      undone: this.#undone,
       rate: this.#limiter.rate,
+      lowest: this.#lowest,
       ceiling: this.#ceiling,
       probeEveryMs: this.#probeEveryMs,
+      mode: this.#mode,
     };
   }
 
   /** A request went out at `at` (epoch ms). */
   sent(at: number): void {
     if (at < this.#firstSentAt) this.#firstSentAt = at;
-    const bucket = Math.floor(at / BUCKET_MS);
-    const i = bucket % BUCKETS;
-    if (this.#bucketOf[i] !== bucket) {
-      this.#bucketOf[i] = bucket;
-      this.#counts[i] = 0;
-    }
-    this.#counts[i] = (this.#counts[i] ?? 0) + 1;
+    this.#sent.add(at);
   }
 
   /**
@@ -107,60 +191,227 @@ export class AdaptiveRate {
    */
   sentRate(now = this.#clock.now()): number {
     const current = Math.floor(now / BUCKET_MS);
-    let count = 0;
-    for (let i = 0; i < BUCKETS; i += 1) {
-      const bucket = this.#bucketOf[i] ?? -1;
-      if (bucket > current - BUCKETS && bucket <= current) count += this.#counts[i] ?? 0;
-    }
-    const from = Math.max((current - BUCKETS + 1) * BUCKET_MS, this.#firstSentAt);
-    return (count * 1000) / Math.max(BUCKET_MS, now - from);
+    const from = Math.max((current - SECOND) * BUCKET_MS, this.#firstSentAt);
+    return (this.#sent.count(current, SECOND + 1) * 1000) / Math.max(BUCKET_MS, now - from);
   }
 
   /**
-   * A request sent at `sentAt` was answered 429. Returns the new rate when it lowered it.
-   * Call it before pausing the limiter for this 429, so the pause it reads is the one before.
+   * The request sent at `sentAt` got an HTTP answer (a 5xx too: the server took it). Returns the change of rate it
+   * caused, if any. Call it for a 429 before pausing the limiter for it, so the pause it reads is the one before.
    */
-  throttled(sentAt: number): number | undefined {
-    if (sentAt < this.#lastDecreaseAt) return undefined;
+  answered(sentAt: number, status: number): RateChange | undefined {
+    const throttled = status === 429;
     const now = this.#clock.now();
+    this.#answered.add(sentAt);
+    if (!throttled) this.#accepted.add(sentAt);
+    this.#remember(throttled);
+    const quietBefore = now - this.#lastThrottledAt;
+    if (throttled) this.#lastThrottledAt = now;
+    const trial = this.#trial;
+    if (trial !== undefined) {
+      if (sentAt >= trial.countFrom) {
+        trial.answers += 1;
+        if (throttled) trial.throttled += 1;
+        return this.#judge(trial, now);
+      }
+      // The answers still out when the decrease was made come in: what the server took may be less than it seemed.
+      const bound = Math.max(Math.min(this.#options.floor, this.#cap), this.#acceptedBound(now));
+      if (sentAt < this.#lastDecreaseAt && bound < this.#limiter.rate) {
+        this.#setRate(bound);
+        return { rate: bound, because: 'refined' };
+      }
+      return undefined;
+    }
+    if (throttled) return this.#throttled(sentAt, now, quietBefore);
+    // An overloaded server's 5xx is no reason to send faster.
+    return status < 500 ? this.#quiet(now) : undefined;
+  }
+
+  /**
+   * 0.9 x the most the server accepted in any second whose requests have (nearly) all been answered; Infinity when
+   * none has. Under a limit of L a second no second holds more than L accepted requests. A second still waiting for
+   * most of its answers (the first burst of a run) says nothing yet.
+   */
+  #acceptedBound(now: number): number {
+    const current = Math.floor(now / BUCKET_MS);
+    let most: number | undefined;
+    for (let end = current - BUCKETS + SECOND; end <= current; end += 1) {
+      const answered = this.#answered.count(end, SECOND);
+      if (answered < MIN_BOUND_SAMPLE || answered < 0.8 * this.#sent.count(end, SECOND)) continue;
+      most = Math.max(most ?? 0, this.#accepted.count(end, SECOND));
+    }
+    return most === undefined ? Number.POSITIVE_INFINITY : 0.9 * most;
+  }
+
+  /** A 429 outside a trial; `quietBefore`: ms since the 429 before it. */
+  #throttled(sentAt: number, now: number, quietBefore: number): RateChange | undefined {
+    // Sent before the last decrease: it says nothing about the new rate.
+    if (sentAt < this.#lastDecreaseAt) return undefined;
+    if (this.#mode === 'noise') {
+      const share = this.#recentShare();
+      const aboveNoise =
+        this.#recent.length >= RECENT && share > Math.max(3 * this.#noiseShare, this.#noiseShare + 0.2);
+      if (quietBefore < NOISE_MEMORY_MS && !aboveNoise) return undefined;
+      this.#mode = 'steady';
+    }
     const current = this.#limiter.rate > 0 ? this.#limiter.rate : Number.POSITIVE_INFINITY;
-    // What was sent in the last second tells the real rate only if nobody was paused in it (a pause is ours, not the rate's).
-    const measurable = this.#limiter.pausedUntil <= now - 1000 || current === Number.POSITIVE_INFINITY;
-    const base = measurable ? Math.min(current, Math.max(1, this.sentRate(now))) : current;
+    // The busiest recent second, not the last one: a 429's pause is ours, and says nothing of the rate.
+    const sent = Math.max(this.sentRate(now), this.#sent.busiest(now));
+    const base = Math.min(current, Math.max(1, sent));
     const floor = Math.min(this.#options.floor, this.#cap);
-    const next = Math.min(this.#cap, Math.max(floor, base * this.#options.decreaseFactor));
+    const next = Math.min(
+      this.#cap,
+      Math.max(floor, Math.min(base * this.#options.decreaseFactor, this.#acceptedBound(now))),
+    );
     const sameLimit =
       Number.isFinite(this.#ceiling) &&
       Math.abs(base - this.#ceiling) <= Math.max(this.#options.increaseStep, 0.05 * this.#ceiling);
     this.#probeEveryMs = sameLimit
       ? Math.min(this.#options.maxIncreaseEveryMs, this.#probeEveryMs * 2)
       : this.#options.increaseEveryMs;
+    this.#probeStep = this.#options.increaseStep;
+    this.#probing = false;
     this.#ceiling = base;
-    this.#limiter.setRate(next);
+    this.#burstFrom ??= this.#limiter.rate;
+    this.#trial = {
+      countFrom: now + SETTLE_MS,
+      rateBefore: this.#limiter.rate,
+      shareBefore: this.#recent.length >= MIN_SHARE_SAMPLE ? this.#recentShare() : undefined,
+      answers: 0,
+      throttled: 0,
+    };
+    this.#mode = 'trial';
+    this.#setRate(next);
     this.#lastDecreaseAt = now;
     this.#lastChangeAt = now;
     this.#decreases += 1;
-    return next;
+    return { rate: next, because: 'throttled' };
   }
 
-  /** A request was answered without a 429. Returns the new rate when a quiet period raised it. */
-  succeeded(): number | undefined {
+  /**
+   * Whether the trial has its answer yet, and what it is. 429s that go on coming at about the share they came at
+   * before (at least two, under one in two: nothing a service means as noise) are not the rate's: the burst's
+   * decreases are undone. Under a limit a decrease lands below it and the 429s stop: a whole trial without one (a
+   * single stray one, two trials) keeps the decrease, as does a share fallen to a third of the one before; a share
+   * of one in two or more says at once that the rate is still above the limit.
+   */
+  #judge(trial: Trial, now: number): RateChange | undefined {
+    const { answers, throttled, shareBefore } = trial;
+    const share = answers === 0 ? 0 : throttled / answers;
+    const noise =
+      throttled >= 2 &&
+      answers >= MIN_SHARE_SAMPLE &&
+      share < 0.5 &&
+      (shareBefore === undefined || share > shareBefore / 3);
+    const trialAnswers = this.#options.trialAnswers;
+    // Still one in two or more: the decrease was not enough, and the next 429 may lower it again.
+    const stillAbove = answers >= MIN_SHARE_SAMPLE && share >= 0.5;
+    const undecided = answers < trialAnswers || (throttled === 1 && answers < 2 * trialAnswers);
+    if (!noise && !stillAbove && undecided) return undefined;
+    this.#trial = undefined;
+    if (!noise) {
+      this.#mode = 'steady';
+      return undefined;
+    }
+    // Every decrease of this burst goes, not only the one on trial: the earlier ones were taken on the same noise.
+    const rate = this.#burstFrom ?? trial.rateBefore;
+    this.#burstFrom = undefined;
+    this.#mode = 'noise';
+    this.#noiseShare = share;
+    this.#undone += 1;
+    this.#lastChangeAt = now;
+    this.#setRate(rate);
+    return { rate, because: 'not-the-rate' };
+  }
+
+  /** An answer without a 429 outside a trial: a quiet period since the last change raises the rate. */
+  #quiet(now: number): RateChange | undefined {
     const rate = this.#limiter.rate;
     // Not engaged (no cap and no 429 yet), or at the cap already.
     if (rate <= 0 || rate >= this.#cap) return undefined;
-    const now = this.#clock.now();
     const step = this.#options.increaseStep;
     const recoverTo = this.#ceiling - step;
     const recovering = rate < recoverTo;
-    const quietMs = recovering ? this.#options.increaseEveryMs / 4 : this.#probeEveryMs;
+    const noise = this.#mode === 'noise';
+    const quietMs = recovering || noise ? this.#options.increaseEveryMs / 4 : this.#probeEveryMs;
     if (now - this.#lastChangeAt < quietMs) return undefined;
-    const next = Math.min(
-      this.#cap,
-      recovering ? Math.min(recoverTo, rate + Math.max(step, 0.1 * this.#ceiling)) : rate + step,
-    );
-    this.#limiter.setRate(next);
+    let next: number;
+    if (noise) {
+      // 429s say nothing of the rate here: back up as fast as recovery goes (a limit behind the noise would show as a
+      // share well above it, and end the noise).
+      next = rate + Math.max(step, 0.1 * rate);
+      this.#probing = false;
+    } else if (recovering) {
+      next = Math.min(recoverTo, rate + Math.max(step, 0.1 * this.#ceiling));
+      this.#probing = false;
+    } else {
+      if (this.#probing && rate > this.#ceiling) {
+        // The last probe, above the rate that got the last 429, went through a quiet period without one: the limit
+        // is not where it was.
+        this.#probeStep *= 2;
+        this.#probeEveryMs = this.#options.increaseEveryMs;
+      }
+      next = rate + this.#probeStep;
+      this.#probing = true;
+    }
+    // With no cap configured, the cap engaged by a 429 goes once the rate is well past the rate that got it.
+    if (this.#cap === Number.POSITIVE_INFINITY && next >= 2 * this.#ceiling) next = 0;
+    else next = Math.min(this.#cap, next);
+    this.#setRate(next);
+    this.#burstFrom = undefined;
     this.#lastChangeAt = now;
     this.#increases += 1;
-    return next;
+    return { rate: next, because: 'quiet' };
+  }
+
+  #setRate(rate: number): void {
+    this.#limiter.setRate(rate);
+    if (rate > 0 && rate < this.#lowest) this.#lowest = rate;
+  }
+
+  #remember(throttled: boolean): void {
+    if (this.#recent.length < RECENT) this.#recent.push(throttled);
+    else this.#recent[this.#recentNext] = throttled;
+    this.#recentNext = (this.#recentNext + 1) % RECENT;
+  }
+
+  #recentShare(): number {
+    if (this.#recent.length === 0) return 0;
+    return this.#recent.filter(Boolean).length / this.#recent.length;
+  }
+}
+
+/** Counts per 100 ms bucket over the last few seconds (a ring indexed by bucket number). */
+class Buckets {
+  readonly #counts = new Array<number>(BUCKETS).fill(0);
+  readonly #bucketOf = new Array<number>(BUCKETS).fill(-1);
+
+  add(at: number): void {
+    const bucket = Math.floor(at / BUCKET_MS);
+    const i = bucket % BUCKETS;
+    // An answer for a request sent longer ago than the ring reaches counts nowhere.
+    if (this.#bucketOf[i] === bucket) this.#counts[i] = (this.#counts[i] ?? 0) + 1;
+    else if ((this.#bucketOf[i] ?? -1) < bucket) {
+      this.#bucketOf[i] = bucket;
+      this.#counts[i] = 1;
+    }
+  }
+
+  /** Everything counted in the `buckets` buckets up to bucket number `end`, that one included. */
+  count(end: number, buckets: number): number {
+    let count = 0;
+    for (let bucket = end - buckets + 1; bucket <= end; bucket += 1) {
+      const i = bucket % BUCKETS;
+      if (this.#bucketOf[i] === bucket) count += this.#counts[i] ?? 0;
+    }
+    return count;
+  }
+
+  /** The most counted in any one second (ten buckets in a row) that the ring still holds. */
+  busiest(now: number): number {
+    const current = Math.floor(now / BUCKET_MS);
+    let most = 0;
+    for (let end = current - BUCKETS + SECOND; end <= current; end += 1) most = Math.max(most, this.count(end, SECOND));
+    return most;
   }
 }

@@ -6,7 +6,7 @@ import type {
   PaymentDetailRequest,
   StoredPaymentDetail,
 } from '../schema/index.js';
-import type { AdaptiveRateOptions } from './AdaptiveRate.js';
+import type { AdaptiveRateOptions, AdaptiveRateStats } from './AdaptiveRate.js';
 import type { ApiError, CallStep, Backoff } from './retryPolicy.js';
 import type { Clock, RateLimiter } from './RateLimiter.js';
 
@@ -15,8 +15,11 @@ export type CallResult<T> =
   /** `replayed`: not sent, the journal had this call's answer from an earlier run. */
   { ok: true; status: number; body: T; replayed?: boolean } | { ok: false; error: ApiError };
 
-/** Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out. */
-export type StopReason = 'key-rejected' | 'api-down' | 'interrupted' | 'write-failed';
+/**
+ * Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out;
+ * `unreachable`: no call ever got an answer (DNS, refused, TLS, timeouts).
+ */
+export type StopReason = 'key-rejected' | 'api-down' | 'interrupted' | 'write-failed' | 'unreachable';
 
 export interface StopInfo {
   reason: StopReason;
@@ -74,7 +77,7 @@ export interface ApiClientOptions {
   /** A limiter to use instead of a new one from `rate` (to share it, or to drive its rate from outside). */
   limiter?: RateLimiter;
   /**
-   * Lower the rate on 429 and raise it again after quiet periods (AIMD, see AdaptiveRate), never above `rate`
+   * Lower the rate on 429s that follow it and raise it again after quiet periods (see AdaptiveRate), never above `rate`
    * (or the given limiter's rate). With no cap (rate 0) a 429 engages one. `false` keeps the rate fixed. Default on.
    */
   adaptiveRate?: AdaptiveRateOptions | false;
@@ -108,13 +111,18 @@ export interface ApiClient {
   backoff(retry: number): Promise<void>;
   /** Why the client stopped sending, if it did. */
   stopped(): StopInfo | undefined;
-  /** Stop sending: calls not yet sent resolve `{ ok: false, error.kind 'stopped' }`; requests on the wire finish. The first reason wins. */
+  /**
+   * Stop sending: calls not yet sent, and calls whose retry the stop cut off, resolve `{ ok: false, error.kind
+   * 'stopped' }`; requests on the wire finish. The first reason wins.
+   */
   stop(reason: StopReason, message?: string): void;
   /** Calls queued or in flight (backoff waits included). */
   readonly pending: number;
   /** Resolves once `pending < n` (the reader waits here: backpressure). */
   whenBelow(n: number): Promise<void>;
   stats(): ClientStats;
+  /** What the rate adaptation did and where it stands; undefined when it is off. */
+  rateAdaptation(): AdaptiveRateStats | undefined;
   readonly concurrency: number;
   readonly limiter: RateLimiter;
 }

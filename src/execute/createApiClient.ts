@@ -11,11 +11,14 @@ import {
   certainlyNotStored,
   DEFAULT_BACKOFF,
   fromGotError,
+  isTlsFailure,
   NOT_SENT,
+  type RequestFailure,
   type RetryTiming,
   retryDelay,
+  unreachableCause,
 } from './retryPolicy.js';
-import { AdaptiveRate } from './AdaptiveRate.js';
+import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
 import { systemClock, RateLimiter } from './RateLimiter.js';
@@ -35,7 +38,13 @@ const STOPPED_BECAUSE: Record<StopReason, string> = {
   'api-down': 'API down',
   interrupted: 'run interrupted',
   'write-failed': 'the run could not write its records',
+  unreachable: 'the API cannot be reached',
 };
+
+/** How long connections may keep failing, with nothing ever answered, before the client gives the API up. */
+const UNREACHABLE_GRACE_MS = 2000;
+/** Attempts timed out, with nothing ever answered, before the client gives the API up (a first batch all hung). */
+const UNREACHABLE_TIMEOUTS = 3;
 
 /**
  * The API client: one got instance behind p-limit and a shared rate limiter, with its own retries and backoff.
@@ -83,8 +92,50 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   setMaxListeners(0, stopping.signal);
   let pendingCount = 0;
   let consecutiveFailures = 0;
+  /** Some call got an HTTP answer: from then on a failure to connect is a blip, not an API out of reach. */
+  let reached = false;
+  let unreachableSince: number | undefined;
+  let unreachableTimeouts = 0;
   const belowWaiters: Array<{ n: number; resolve: () => void }> = [];
   const counts: ClientStats = { requests: 0, byStatus: {}, retries: 0 };
+
+  function logRateChange(change: RateChange, pauseMs: number | undefined): void {
+    const rate = round2(change.rate);
+    if (change.because === 'throttled') logger?.info({ rate, pauseMs }, 'rate lowered after a 429');
+    else if (change.because === 'refined')
+      logger?.info({ rate }, 'rate lowered further: the server took no more than this in any second');
+    else if (change.because === 'quiet') logger?.debug({ rate }, 'rate raised after a quiet period');
+    else
+      logger?.info(
+        { rate, stats: adaptive?.stats },
+        '429s do not follow the rate: rate restored; their Retry-After is still honoured',
+      );
+  }
+
+  /**
+   * No call has had an answer yet, and one could not connect: a name that does not resolve, a port that refuses, a
+   * TLS handshake that fails, a timeout. Every row would spend its retries on the same wall, so the client stops:
+   * at once for a TLS failure (retrying does not change a certificate), after a few timeouts (each costs a whole
+   * timeout), and after a short grace for the rest (a service restarting). Once anything answered, the same
+   * failures are blips and are retried as usual.
+   */
+  function noteUnreachable(failure: RequestFailure): void {
+    const cause = unreachableCause(failure);
+    if (cause === undefined) return;
+    const now = clock.now();
+    unreachableSince ??= now;
+    if (failure.kind === 'timeout') unreachableTimeouts += 1;
+    if (
+      isTlsFailure(failure.code) ||
+      unreachableTimeouts >= UNREACHABLE_TIMEOUTS ||
+      now - unreachableSince >= UNREACHABLE_GRACE_MS
+    )
+      stopUnreachable(cause);
+  }
+
+  function stopUnreachable(cause: string): void {
+    stop('unreachable', `cannot reach ${options.baseUrl.replace(/\/+$/, '')}: ${cause}`);
+  }
 
   function stop(reason: StopReason, message?: string): void {
     if (stopInfo !== undefined) return;
@@ -94,13 +145,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     limiter.close();
   }
 
-  function notSent(step: CallStep): ApiError {
+  /** `tried`: the error of an attempt that would have been retried but for the stop; kept as the cause. */
+  function notSent(step: CallStep, tried?: ApiError): ApiError {
     const reason = stopInfo?.reason;
     return new ApiError({
       step,
       kind: 'stopped',
       retryable: false,
       stoppedBecause: reason === undefined ? undefined : STOPPED_BECAUSE[reason],
+      ...(tried === undefined ? {} : { cause: tried }),
     });
   }
 
@@ -129,8 +182,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let lastError: ApiError | undefined;
     for (let attempt = 0; ; attempt += 1) {
       const end = await limit(sendOnce, spec, attempt);
-      // Stopped before this attempt went out: a call that was tried before keeps its real error.
-      if (end.kind === 'not-sent') return { ok: false, error: lastError ?? notSent(spec.step) };
+      // Stopped before this attempt went out. A call tried before ends "not sent" too: its retry would have gone out
+      // but for the stop, so nothing is wrong with its row. Only a retry that certainly stored nothing got here.
+      if (end.kind === 'not-sent') return { ok: false, error: notSent(spec.step, lastError) };
       if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
         const read = spec.read(end.body);
         if (read.problems.length > 0) {
@@ -144,7 +198,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
         return { ok: true, status: 404, body: spec.notFound };
       const error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
-      if (error.retryable && attempt < retries && stopInfo === undefined && (!spec.once || certainlyNotStored(end))) {
+      const mayResend = !spec.once || certainlyNotStored(end);
+      const wouldRetry = error.retryable && attempt < retries && mayResend;
+      // Nothing has ever answered, and this attempt could not connect either.
+      const cause = !reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
+      // Out of retries: no later call will connect either.
+      if (cause !== undefined && mayResend && !wouldRetry) stopUnreachable(cause);
+      // The run stopped under a call that would have been sent again, or never connected: the stop, not the row,
+      // ended it. A create that may have stored something keeps its error, for a read to settle.
+      if (stopInfo !== undefined && mayResend && (wouldRetry || cause !== undefined))
+        return { ok: false, error: notSent(spec.step, error) };
+      if (wouldRetry) {
         const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt, timing);
         logger?.debug(
           { step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message },
@@ -155,7 +219,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         continue;
       }
       // A refused bank account (a 500 from the KYC gate) says nothing about the API's health; a rejected key does.
-      failedForGood(error, !spec.once || certainlyNotStored(end));
+      failedForGood(error, mayResend);
       return { ok: false, error };
     }
   }
@@ -198,17 +262,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     counts.byStatus[String(status)] = (counts.byStatus[String(status)] ?? 0) + 1;
     // An HTTP answer that is not a 5xx means the API is up.
     if (end.kind === 'response' && end.status < 500) consecutiveFailures = 0;
-    // A 429 pauses every call. Set here, before this attempt gives its concurrency slot back, so that the
-    // next queued attempt already waits; the retry of this call then waits the same delay.
-    if (end.kind === 'response' && end.status === 429) {
-      end.pauseMs = retryDelay(end, attempt, timing);
-      const lowered = adaptive?.throttled(sentAt);
-      limiter.pauseUntil(clock.now() + end.pauseMs);
-      if (lowered !== undefined)
-        logger?.info({ rate: round2(lowered), pauseMs: end.pauseMs }, 'rate lowered after a 429');
-    } else if (end.kind === 'response' && end.status < 500) {
-      const raised = adaptive?.succeeded();
-      if (raised !== undefined) logger?.debug({ rate: round2(raised) }, 'rate raised after a quiet period');
+    if (end.kind === 'response') {
+      reached = true;
+      // Before the pause below: the adaptation reads the pause that was in force when this request went out.
+      const change = adaptive?.answered(sentAt, end.status);
+      // A 429 pauses every call. Set here, before this attempt gives its concurrency slot back, so that the
+      // next queued attempt already waits; the retry of this call then waits the same delay.
+      if (end.status === 429) {
+        end.pauseMs = retryDelay(end, attempt, timing);
+        limiter.pauseUntil(clock.now() + end.pauseMs);
+      }
+      if (change !== undefined) logRateChange(change, end.pauseMs);
+    } else if (end.kind === 'failure' && !reached) {
+      noteUnreachable(end.failure);
     }
     logger?.debug(
       {
@@ -270,6 +336,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return new Promise<void>((resolve) => belowWaiters.push({ n, resolve }));
     },
     stats: () => ({ requests: counts.requests, byStatus: { ...counts.byStatus }, retries: counts.retries }),
+    rateAdaptation: () => adaptive?.stats,
     concurrency,
     limiter,
   };

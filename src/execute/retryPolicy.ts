@@ -220,10 +220,35 @@ export const NOT_SENT: AttemptEnd = { kind: 'not-sent' };
 /** An attempt the service cannot have acted on: it said so (429), or the connection never opened. */
 export function certainlyNotStored(end: AttemptEnd): boolean {
   if (end.kind === 'response') return end.status === 429;
-  return (
-    end.kind === 'failure' &&
-    (end.failure.code === 'ECONNREFUSED' || end.failure.code === 'ENOTFOUND' || end.failure.code === 'EAI_AGAIN')
-  );
+  if (end.kind !== 'failure') return false;
+  const code = end.failure.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || isTlsFailure(code);
+}
+
+/** Failures to connect at all: the name, the route, the port or the handshake. */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ETIMEDOUT',
+]);
+
+/** A TLS handshake that failed: a certificate refused, or a protocol the two ends do not share. */
+export function isTlsFailure(code: string): boolean {
+  return /^ERR_(TLS|SSL)_|CERT|^EPROTO$|SIGNATURE|^ERR_OSSL_/.test(code);
+}
+
+/**
+ * The code that names why a request could not reach the service at all (`ECONNREFUSED`, `ENOTFOUND`, a TLS
+ * failure, `ETIMEDOUT`), or undefined for a failure after the service was reached (a reset, a cut-off answer).
+ */
+export function unreachableCause(failure: RequestFailure): string | undefined {
+  if (failure.kind === 'timeout') return 'ETIMEDOUT';
+  return UNREACHABLE_CODES.has(failure.code) || isTlsFailure(failure.code) ? failure.code : undefined;
 }
 
 /** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */

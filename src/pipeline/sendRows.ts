@@ -53,6 +53,8 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const { input } = job;
   const source = input.file.name;
   const window = readAhead(ctx.options.concurrency);
+  // Skipped rows get one log line between them: a stopped run of 100,000 rows would otherwise log a line each.
+  const skipped = { rows: 0, first: '', last: '' };
   const sink = new OrderedSink<{ row: ClassifiedRow; finished: FinishedRow }>(async ({ row, finished }) => {
     ctx.tally.add(finished);
     ctx.progress.add(finished.result.outcome);
@@ -72,6 +74,12 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
           origin: { source: finished.source, line: finished.line },
         }),
       });
+    }
+    if (finished.result.outcome === 'skipped') {
+      const where = `${finished.source}:${finished.line}`;
+      if (skipped.rows === 0) skipped.first = where;
+      skipped.last = where;
+      skipped.rows += 1;
     }
     logRow(ctx.logger, finished);
   });
@@ -164,6 +172,10 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   }
   await sink.whenUnwrittenAtMost(0).catch(() => undefined);
   await sink.flush().catch(ctx.onWriteFailure);
+  if (skipped.rows > 0) {
+    const why = ctx.client?.stopped()?.message ?? (ctx.signal?.aborted ? 'interrupted' : undefined);
+    ctx.logger.info({ ...skipped, ...(why ? { why } : {}) }, 'rows skipped: the run stopped before they were done');
+  }
 }
 
 /**
@@ -253,5 +265,8 @@ function logRow(logger: Logger, row: FinishedRow): void {
     steps: row.result.steps,
   };
   if (row.result.outcome === 'ok') logger.debug(fields, 'row done');
+  // Counted into one line at the end of the input instead (see sendRows).
+  else if (row.result.outcome === 'skipped')
+    logger.debug({ ...fields, error: formatErrors(row.result.errors) }, 'row skipped');
   else logger.info({ ...fields, error: formatErrors(row.result.errors) }, 'row not ok');
 }
