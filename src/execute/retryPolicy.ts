@@ -94,19 +94,24 @@ function hideGotOptions(error: unknown): unknown {
 /** HTTP statuses worth another attempt: a timeout, a rate limit, or a server or gateway fault that may pass. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
-/** Network failures worth another attempt: the connection broke, was refused, or the name did not resolve for now. */
-const RETRYABLE_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
+/** Failures to connect at all: the name, the route, the port or the handshake. */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
   'ENOTFOUND',
   'EAI_AGAIN',
   'ENETUNREACH',
   'ENETDOWN',
   'EHOSTUNREACH',
   'EHOSTDOWN',
+  'ETIMEDOUT',
+]);
+
+/** Network failures worth another attempt: the connection broke, was refused, or the name did not resolve for now. */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+  ...UNREACHABLE_CODES,
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
   'EADDRINUSE',
   'ERR_STREAM_PREMATURE_CLOSE',
 ]);
@@ -224,18 +229,6 @@ export function certainlyNotStored(end: AttemptEnd): boolean {
   const code = end.failure.code;
   return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || isTlsFailure(code);
 }
-
-/** Failures to connect at all: the name, the route, the port or the handshake. */
-const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ETIMEDOUT',
-]);
 
 /** A TLS handshake that failed: a certificate refused, or a protocol the two ends do not share. */
 export function isTlsFailure(code: string): boolean {
