@@ -31,24 +31,25 @@ export async function dueWaiting(
         const { baseUrl, apiKey } = resolveConnection(options, env, cwd);
         return join(journalDir(resolve(cwd, options.stateDir), baseUrl, apiKey), 'journal.jsonl');
       })();
-  const now = Date.now();
-  const due: string[] = [];
+  // Every waiting file's payers first, so the journal is read once for all of them, not once a file.
+  const files: Array<{ name: string; ids: string[] }> = [];
   for (const name of names) {
     const { targets } = await readStatusInputs([join(paths.waiting, name)], { reading: {} });
-    if (journal === undefined || targets.length === 0) {
-      due.push(name);
-      continue;
-    }
-    const known = await journaledPayers(
-      journal,
-      targets.map((t) => t.clientUserId),
-    );
-    const isDue = targets.some((t) => {
-      const checked = known.get(t.clientUserId)?.checkedAt;
-      return checked === undefined || now - Date.parse(checked) >= recheckAfterMs;
-    });
-    if (isDue) due.push(name);
+    files.push({ name, ids: targets.map((t) => t.clientUserId) });
   }
+  const known =
+    journal === undefined
+      ? undefined
+      : await journaledPayers(
+          journal,
+          files.flatMap((f) => f.ids),
+        );
+  const now = Date.now();
+  const isDue = (id: string) => {
+    const checked = known?.get(id)?.checkedAt;
+    return checked === undefined || now - Date.parse(checked) >= recheckAfterMs;
+  };
+  const due = files.filter((f) => f.ids.length === 0 || f.ids.some(isDue)).map((f) => f.name);
   return due;
 }
 

@@ -184,7 +184,8 @@ export interface CollectedCells {
   repeated: (RowIssue & { order: number })[];
 }
 
-const isBlank = (value: unknown): boolean =>
+/** An empty cell: absent, null, or only whitespace. */
+export const isBlank = (value: unknown): boolean =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /**

@@ -3,7 +3,7 @@ import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 import { csvUnguard } from '../output/CsvFileWriter.js';
 import { isBankFile } from '../pipeline/classifyRows.js';
-import { fieldForColumn, type FileKind } from '../rows/columns.js';
+import { fieldForColumn, type FileKind, isBlank } from '../rows/columns.js';
 import { BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY } from '../rows/fields.js';
 import type { Cell } from '../types.js';
 import type { PayerLinks } from './payerStatus.js';
@@ -80,9 +80,6 @@ function isResultsFile(input: OpenedInput): boolean {
 function idField(column: string, kind: FileKind, input: OpenedInput): string | undefined {
   return fieldForColumn(column, kind, input.reading?.columns);
 }
-
-const isBlank = (value: unknown): boolean =>
-  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 function fromInputRow(cells: readonly Cell[], kind: FileKind, input: OpenedInput): StatusTarget | undefined {
   let id: string | undefined;
