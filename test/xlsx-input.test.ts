@@ -71,7 +71,7 @@ describe('xlsx input', () => {
     ]);
     const { records } = await readAll(path);
     expect(records).toHaveLength(1);
-    expect(Object.fromEntries(records[0]!.cells.map((c) => [c.column, c.value]))).toEqual({
+    expect(Object.fromEntries(records[0]!.cells.map((c) => [c.column, String(c.value)]))).toEqual({
       phone: '12175550100',
       big: '1500000000000000000000',
       sum: '0.3',
@@ -136,7 +136,7 @@ describe('xlsx input', () => {
     [
       'no such sheet',
       async () => readAll(await writeWorkbook(tmp.path('p.xlsx'), [{ name: 'A', rows: [['x'], ['1']] }]), 'Payers'),
-      'p.xlsx: has no sheet named "Payers" (its sheets: "A")',
+      'p.xlsx: has no sheet named "Payers" (its sheets: "A"): give one of these to --sheet',
     ],
     [
       'an empty sheet',

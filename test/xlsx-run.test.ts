@@ -45,10 +45,13 @@ describe('run: an .xlsx of payers', () => {
     const bad = first.results.find((r) => r.clientUserId === 'z-1')!;
     expect(bad.outcome).toBe('invalid');
     expect(bad.error).toContain(
-      'routingNumber: must be 9 digits with a valid ABA checksum; it has 8 digits: looks like a leading zero was lost: format the column as text',
+      'routingNumber: is a number cell of 8 digits, and a routing number has 9: the spreadsheet dropped a leading zero: format the column as Text and type the value again',
     );
     expect(bad.error).toContain(
-      'phone: has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100',
+      'postcode: is a number cell of 4 digits, and a postal code in US has 5: the spreadsheet dropped a leading zero: format the column as Text and type the value again, got "2101"',
+    );
+    expect(bad.error).toContain(
+      'phone: is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code',
     );
     expect(bad.error).not.toContain('21000021');
     expect(first.results.map((r) => r.outcome)).toEqual(['invalid', 'ok', 'invalid']);
@@ -66,7 +69,7 @@ describe('run: an .xlsx of payers', () => {
     expect(row.getCell(1).value).toBe('z-1');
     expect(row.getCell(routing).value).toBe('21000021'); // the cell as read, for the team to fix
     expect(row.getCell(routing).fill).toMatchObject({ type: 'pattern', fgColor: { argb: 'FFFFC7CE' } });
-    expect(noteText(row.getCell(routing).note)).toContain('looks like a leading zero was lost');
+    expect(noteText(row.getCell(routing).note)).toContain('the spreadsheet dropped a leading zero');
     expect(row.getCell(phone).fill).toMatchObject({ fgColor: { argb: 'FFFFC7CE' } });
     expect((row.getCell(2).fill as { fgColor?: unknown } | undefined)?.fgColor).toBeUndefined(); // email was fine
     expect(row.getCell(PAYER_COLUMNS.length + 1).value).toBe(bad.error);

@@ -17,7 +17,13 @@ export async function openInput(target: string | InputFile, options: OpenOptions
   const file = typeof target === 'string' ? inputFile(target) : target;
   const reading: ReadingOptions = { columns: options.columns, dateFormat: options.dateFormat };
   if (file.format === 'xlsx')
-    return { ...(await readXlsx(file, options.sheet === undefined ? {} : { sheet: options.sheet })), reading };
+    return {
+      ...(await readXlsx(file, {
+        ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
+        columns: options.columns,
+      })),
+      reading,
+    };
   return { ...(await (file.format === 'jsonl' ? readJsonl(file) : readCsv(file))), reading };
 }
 

@@ -1,178 +1,265 @@
-import { createReadStream, type ReadStream } from 'node:fs';
+import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import { InputError } from '../errors.js';
+import type { ColumnMap } from '../rows/columns.js';
+import {
+  chooseHeader,
+  HEADER_SEARCH_ROWS,
+  isBlankRow,
+  isHeaderRow,
+  notAPayerRow,
+  SkippedRows,
+} from '../rows/findData.js';
 import type { Cell } from '../types.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+import { columnLetter } from './xlsx/cellText.js';
+import { type SheetCell, type SheetRow, sheetRows } from './xlsx/sheetRows.js';
+import { readWorkbookParts, type SheetEntry, type WorkbookParts } from './xlsx/workbookParts.js';
+import { ZipPackage } from './xlsx/zipPackage.js';
 
-interface SheetReader extends AsyncIterable<XlsxRow> {
-  name?: string;
-}
-interface XlsxRow {
-  number: number;
-  eachCell(options: { includeEmpty: boolean }, each: (cell: XlsxCell, column: number) => void): void;
-}
-interface BookModel {
-  sheets?: { name: string; state?: string }[];
-}
+export { columnLetter } from './xlsx/cellText.js';
 
 /** Sheet names compare as people read them: case, spaces and `_-.` do not matter (`Bank details` = `bank_details`). */
 export const sheetKey = (name: string): string => name.replace(/[\s_.-]+/g, '').toLowerCase();
 
 /**
- * Opens an .xlsx workbook with exceljs's streaming reader: one row in memory at a time, however long the sheet
- * (the shared-strings table, one part of the file, is held whole). Reads the first visible sheet in tab order, or
- * the one named `options.sheet`. The first non-empty row is the header; line numbers are the sheet's own row
- * numbers, so a message's line is the row the team sees in Excel.
+ * Opens an .xlsx workbook, whatever wrote it, by its parts' relationships (ECMA-376), one row in memory at a time
+ * however long the sheet (the shared-strings table is held whole). Reads the sheet named `options.sheet`, or else
+ * the first visible sheet, in tab order, with a header row naming fields within its first rows: an instructions
+ * sheet before the data is passed over. Rows above the header (a title, notes) and blank rows are skipped, each
+ * noted in a warning; line numbers are the sheet's own row numbers, the row the team sees in Excel.
  */
-export async function readXlsx(file: InputFile, options: { sheet?: string } = {}): Promise<OpenedInput> {
-  const wanted = options.sheet ?? file.sheet;
-  // Loaded only for a workbook: exceljs is the largest module here, and whatever a process has loaded stays on
-  // its heap, which V8 then lets grow several times over before it collects (a million CSV rows must fit in 200 MB).
-  const { default: ExcelJS } = await import('exceljs');
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(await openStream(file), {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache', // the number format is what tells a date cell from a number
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
-  const stop = () => (reader as unknown as { stream?: { destroy(): void } }).stream?.destroy();
-  const sheets = reader[Symbol.asyncIterator]() as AsyncIterator<SheetReader>;
-  const passed: string[] = [];
-  let sheet: SheetReader | undefined;
-  const order = () => (reader as unknown as { model?: BookModel }).model?.sheets ?? [];
-  for (;;) {
-    const step = await guard(() => sheets.next(), file);
-    if (step.done) break;
-    const name = step.value.name ?? `Sheet${passed.length + 1}`;
-    passed.push(name);
-    const first = order().find((s) => s.state !== 'hidden')?.name ?? passed[0];
-    if (wanted === undefined ? name === first : sheetKey(name) === sheetKey(wanted)) {
-      sheet = step.value;
-      break;
-    }
+export async function readXlsx(
+  file: InputFile,
+  options: { sheet?: string; columns?: ColumnMap | undefined } = {},
+): Promise<OpenedInput> {
+  const { pkg, book } = await openWorkbook(file);
+  try {
+    return await readSheet(file, pkg, book, options);
+  } catch (error) {
+    pkg.close();
+    throw error;
   }
-  const names = order().length > 0 ? order().map((s) => s.name) : passed;
-  if (sheet === undefined) {
-    stop();
+}
+
+async function readSheet(
+  file: InputFile,
+  pkg: ZipPackage,
+  book: WorkbookParts,
+  options: { sheet?: string; columns?: ColumnMap | undefined },
+): Promise<OpenedInput> {
+  const names = book.sheets.map((s) => s.name);
+  const wanted = options.sheet ?? file.sheet;
+  const chosen = wanted === undefined ? await findDataSheet(file, pkg, book, options.columns) : undefined;
+  const entry =
+    chosen?.entry ??
+    (wanted === undefined
+      ? undefined
+      : book.sheets.find((s) => s.part !== undefined && sheetKey(s.name) === sheetKey(wanted)));
+  if (entry === undefined) {
     if (wanted === undefined) throw new InputError(file.name, 'has no sheets');
     throw new InputError(
       file.name,
-      `has no sheet named "${wanted}" (its sheets: ${names.map((n) => `"${n}"`).join(', ')})`,
+      `has no sheet named "${wanted}" (its sheets: ${names.map((n) => `"${n}"`).join(', ')}): give one of these to --sheet`,
     );
   }
-  const sheetName = sheet.name ?? passed[passed.length - 1]!;
-  const isFirst = sheetName === (order().find((s) => s.state !== 'hidden')?.name ?? passed[0]);
+  const firstVisible = book.sheets.find((s) => !s.hidden && s.part !== undefined);
   const opened: InputFile = {
     ...file,
-    sheet: sheetName,
-    name: isFirst ? basename(file.path) : `${basename(file.path)}[${sheetName}]`,
+    sheet: entry.name,
+    name: entry === firstVisible ? basename(file.path) : `${basename(file.path)}[${entry.name}]`,
   };
-
-  const rows = sheet[Symbol.asyncIterator]();
-  let header: string[] | undefined;
-  for (;;) {
-    const step = await guard(() => rows.next(), opened);
-    if (step.done) break;
-    const texts = rowTexts(step.value);
-    if (texts.some((t) => t.text.trim() !== '')) {
-      header = texts.map((t) => t.text.trim());
-      break;
-    }
+  const scan = chosen?.scan ?? (await scanSheet(opened, pkg, book, entry, options.columns));
+  if (scan.rows.length === 0) {
+    scan.close();
+    throw new InputError(opened.name, `sheet "${entry.name}" is empty: expected a header row and at least one row`);
   }
-  if (header === undefined) {
-    stop();
-    throw new InputError(opened.name, `sheet "${sheetName}" is empty: expected a header row and at least one row`);
-  }
-  const columns = header;
-  while (columns.length > 0 && columns[columns.length - 1] === '') columns.pop();
+  const { index } = chooseHeader(
+    scan.rows.map((row) => row.texts),
+    options.columns,
+  );
+  const headerRow = scan.rows[index]!;
+  const header = headerRow.texts.map((t) => t.trim());
+  while (header.length > 0 && header[header.length - 1] === '') header.pop();
+  const skipped = new SkippedRows(opened.name);
+  if (index > 0) skipped.aboveHeader(index, headerRow.number);
+  for (const blank of scan.blanks.filter((line) => line > headerRow.number)) skipped.blank(blank);
+  const warnings: string[] = [];
 
   async function* records(): AsyncGenerator<RawRecord> {
     try {
+      for (const row of scan.rows.slice(index + 1)) yield toRawRecord(row, header, options.columns);
       for (;;) {
-        const step = await guard(() => rows.next(), opened);
-        if (step.done) return;
-        const texts = rowTexts(step.value);
-        // Excel keeps formatted but empty rows; they are no one's payer.
-        if (texts.every((t) => t.text.trim() === '' && t.error === undefined)) continue;
-        yield toRawRecord(texts, step.value.number, columns);
+        const row = await scan.next();
+        if (row === undefined) break;
+        if (row.blank) skipped.blank(row.number);
+        else yield toRawRecord(row, header, options.columns);
       }
+      warnings.push(...skipped.warnings());
     } finally {
-      stop();
+      scan.close();
+      pkg.close();
     }
   }
-  return { file: opened, header: columns, records: records(), sheets: names };
+  return { file: opened, header, records: records(), sheets: names, warnings };
 }
 
-type RowText = { text: string; error?: string };
-
-function rowTexts(row: XlsxRow): RowText[] {
-  const texts: RowText[] = [];
-  row.eachCell({ includeEmpty: false }, (cell, column) => {
-    while (texts.length < column - 1) texts.push({ text: '' });
-    const read = xlsxCellText(cell);
-    texts[column - 1] = 'error' in read ? { text: read.error, error: read.error } : { text: read.text };
-  });
-  return texts;
-}
-
-function toRawRecord(texts: RowText[], line: number, header: string[]): RawRecord {
-  const original = header.map((_, i) => texts[i]?.text ?? '');
-  const cells: Cell[] = header.map((column, i) => ({ column, value: original[i] }));
-  const record: RawRecord = { line, cells, original };
-  const beyond = texts.slice(header.length).findIndex((t) => t.text.trim() !== '');
-  const error = texts.findIndex((t) => t.error !== undefined);
-  const long = cells.find((cell) => (cell.value as string).length > MAX_CELL_LENGTH);
-  if (beyond >= 0) {
-    record.problem = {
-      column: '(row)',
-      message: `has a value in column ${columnLetter(header.length + beyond)}, right of the last header: give that column a header or clear it`,
-    };
-  } else if (error >= 0) {
-    record.problem = {
-      column: header[error] || columnLetter(error),
-      message: `holds the spreadsheet error ${texts[error]!.error}: fix the formula or type the value`,
-    };
-  } else if (long) {
-    record.problem = {
-      column: long.column || '(row)',
-      message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}`,
-    };
+async function openWorkbook(file: InputFile): Promise<{ pkg: ZipPackage; book: WorkbookParts }> {
+  try {
+    // Checked apart, so a missing file is said as such rather than as a damaged workbook.
+    await access(file.path, constants.R_OK);
+  } catch (cause) {
+    throw readError(cause, file);
   }
+  try {
+    const pkg = await ZipPackage.open(file.path);
+    return { pkg, book: await readWorkbookParts(pkg) };
+  } catch (cause) {
+    throw readError(cause, file);
+  }
+}
+
+/** The first visible sheet whose first rows hold a header naming fields; with none, the only sheet with data. */
+async function findDataSheet(
+  file: InputFile,
+  pkg: ZipPackage,
+  book: WorkbookParts,
+  columns: ColumnMap | undefined,
+): Promise<{ entry: SheetEntry; scan: SheetScan } | undefined> {
+  const visible = book.sheets.filter((s) => !s.hidden && s.part !== undefined);
+  const withData: { entry: SheetEntry; scan: SheetScan }[] = [];
+  for (const entry of visible) {
+    const scan = await scanSheet(file, pkg, book, entry, columns);
+    if (scan.foundHeader) {
+      for (const other of withData) other.scan.close();
+      return { entry, scan };
+    }
+    if (scan.rows.length > 0) withData.push({ entry, scan });
+    else scan.close();
+  }
+  if (withData.length <= 1)
+    return (
+      withData[0] ?? (visible[0] && { entry: visible[0], scan: await scanSheet(file, pkg, book, visible[0], columns) })
+    );
+  for (const other of withData) other.scan.close();
+  const listed = withData.map((s) => `"${s.entry.name}"`).join(', ');
+  throw new InputError(
+    file.name,
+    `no sheet has a header row naming payer columns in its first ${HEADER_SEARCH_ROWS} rows (sheets with data: ${listed}): name the sheet to read with --sheet, and its columns with --map if they have names of their own`,
+  );
+}
+
+interface ScannedRow {
+  number: number;
+  cells: (SheetCell | undefined)[];
+  texts: string[];
+  blank: boolean;
+}
+
+/** A sheet read up to its header (or HEADER_SEARCH_ROWS non-blank rows), which then reads on from there. */
+interface SheetScan {
+  rows: ScannedRow[];
+  blanks: number[];
+  foundHeader: boolean;
+  next(): Promise<ScannedRow | undefined>;
+  close(): void;
+}
+
+async function scanSheet(
+  file: InputFile,
+  pkg: ZipPackage,
+  book: WorkbookParts,
+  entry: SheetEntry,
+  columns: ColumnMap | undefined,
+): Promise<SheetScan> {
+  let stream: Readable | undefined;
+  try {
+    stream = await pkg.open(entry.part!);
+  } catch (cause) {
+    throw readError(cause, file);
+  }
+  const iterator = sheetRows(stream!, book);
+  const next = async (): Promise<ScannedRow | undefined> => {
+    let step: IteratorResult<SheetRow>;
+    try {
+      step = await iterator.next();
+    } catch (cause) {
+      throw readError(cause, file);
+    }
+    if (step.done) return undefined;
+    const texts = step.value.cells.map(cellText);
+    return { number: step.value.number, cells: step.value.cells, texts, blank: isBlankRow(texts) };
+  };
+  const rows: ScannedRow[] = [];
+  const blanks: number[] = [];
+  let foundHeader = false;
+  while (rows.length < HEADER_SEARCH_ROWS && !foundHeader) {
+    const row = await next();
+    if (row === undefined) break;
+    if (row.blank) blanks.push(row.number);
+    else {
+      rows.push(row);
+      foundHeader = isHeaderRow(row.texts, columns);
+    }
+  }
+  return { rows, blanks, foundHeader, next, close: () => void iterator.return(undefined).catch(() => {}) };
+}
+
+function cellText(cell: SheetCell | undefined): string {
+  if (cell === undefined) return '';
+  if (typeof cell === 'string') return cell;
+  if ('error' in cell) return cell.error;
+  if ('noResult' in cell) return '';
+  return cell.shown;
+}
+
+function toRawRecord(row: ScannedRow, header: string[], columns: ColumnMap | undefined): RawRecord {
+  const original = header.map((_, i) => row.texts[i] ?? '');
+  const cells: Cell[] = header.map((column, i) => {
+    const cell = row.cells[i];
+    return { column, value: cell !== undefined && typeof cell === 'object' && 'shown' in cell ? cell : original[i] };
+  });
+  const record: RawRecord = { line: row.number, cells, original };
+  record.problem = rowProblem(row, header, original, columns);
+  if (record.problem === undefined) delete record.problem;
   return record;
 }
 
-/** 0 -> A, 25 -> Z, 26 -> AA: how Excel names a column. */
-export function columnLetter(index: number): string {
-  let n = index + 1;
-  let out = '';
-  while (n > 0) {
-    const rest = (n - 1) % 26;
-    out = String.fromCharCode(65 + rest) + out;
-    n = Math.floor((n - 1) / 26);
-  }
-  return out;
+function rowProblem(row: ScannedRow, header: string[], original: string[], columns: ColumnMap | undefined) {
+  const notPayer = notAPayerRow(header, row.texts, columns);
+  if (notPayer) return notPayer;
+  const beyond = row.texts.slice(header.length).findIndex((t) => t.trim() !== '');
+  if (beyond >= 0)
+    return {
+      column: '(row)',
+      message: `has a value in column ${columnLetter(header.length + beyond)}, right of the last header: give that column a header or clear it`,
+    };
+  const columnOf = (i: number) => header[i] || columnLetter(i);
+  const error = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'error' in c);
+  if (error >= 0)
+    return {
+      column: columnOf(error),
+      message: `holds the spreadsheet error ${row.texts[error]}: fix the formula or type the value`,
+    };
+  const unsaved = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'noResult' in c);
+  if (unsaved >= 0)
+    return {
+      column: columnOf(unsaved),
+      message:
+        'holds a formula whose result was never saved (the program that wrote the file does not calculate): open the file in Excel or LibreOffice and save it, or type the value',
+    };
+  const long = original.findIndex((text) => text.length > MAX_CELL_LENGTH);
+  if (long >= 0)
+    return {
+      column: header[long] || '(row)',
+      message: `is ${original[long]!.length} characters long, at most ${MAX_CELL_LENGTH}`,
+    };
+  return undefined;
 }
 
-/** Opens the file first: exceljs would leave a missing file's error unhandled on its own stream. */
-function openStream(file: InputFile): Promise<ReadStream> {
-  return new Promise((resolve, reject) => {
-    const stream = createReadStream(file.path);
-    stream.once('open', () => resolve(stream));
-    stream.once('error', (cause) => reject(guardError(cause, file)));
-  });
-}
-
-/** The reader's errors (not a zip, a damaged part) become an InputError naming the file. */
-async function guard<T>(next: () => Promise<T>, file: InputFile): Promise<T> {
-  try {
-    return await next();
-  } catch (cause) {
-    throw guardError(cause, file);
-  }
-}
-
-function guardError(cause: unknown, file: InputFile): InputError {
+/** Why the workbook cannot be read, as an InputError naming the file. */
+function readError(cause: unknown, file: InputFile): InputError {
   if (cause instanceof InputError) return cause;
   const code = (cause as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new InputError(file.name, 'cannot be read: no such file', { cause });
@@ -183,92 +270,4 @@ function guardError(cause: unknown, file: InputFile): InputError {
     'is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',
     { cause },
   );
-}
-
-/** A cell as the streaming reader gives it: its value and the number format of its style. */
-interface XlsxCell {
-  value: unknown;
-  numFmt?: string | undefined;
-}
-
-/** What a cell means to us: its text as the person sees it, or an Excel error (`#N/A`) that is that row's problem. */
-type CellText = { text: string } | { error: string };
-
-/**
- * One spreadsheet cell as text: text cells as typed; date cells `YYYY-MM-DD`; numbers the digits as
- * displayed, never in scientific notation (`12175550100`, not `1.21755E+10`), zero-padded where the column's format
- * pads them (`000000000` shows `021000021`); formulas by their result; TRUE/FALSE as `true`/`false`.
- */
-function xlsxCellText(cell: XlsxCell): CellText {
-  const { value } = cell;
-  if (value === null || value === undefined) return { text: '' };
-  if (typeof value === 'string') return { text: value };
-  if (typeof value === 'boolean') return { text: value ? 'true' : 'false' };
-  if (typeof value === 'number')
-    return { text: isDateFormat(cell.numFmt) ? dateText(serialToDate(value)) : numberText(value, cell.numFmt) };
-  if (value instanceof Date) return { text: dateText(value) };
-  const object = value as {
-    richText?: { text?: string }[];
-    formula?: string;
-    result?: unknown;
-    error?: string;
-    text?: unknown;
-    sharedString?: number;
-  };
-  if (Array.isArray(object.richText)) return { text: object.richText.map((run) => run.text ?? '').join('') };
-  if (object.error !== undefined) return { error: String(object.error) };
-  if (object.formula !== undefined || 'result' in object) {
-    const result = object.result as unknown;
-    if (result !== null && typeof result === 'object' && 'error' in result)
-      return { error: String((result as { error: unknown }).error) };
-    return xlsxCellText({ value: result, numFmt: cell.numFmt });
-  }
-  if (object.text !== undefined) return xlsxCellText({ value: object.text, numFmt: cell.numFmt }); // a hyperlink's shown text
-  return { text: '' };
-}
-
-/** Excel's date formats use y, m, d (h, s for times); text in quotes and [colour]/[locale] parts do not count. */
-function isDateFormat(format: string | undefined): boolean {
-  if (!format) return false;
-  return /[ymdhs]/i.test(
-    format
-      .replace(/\[[^\]]*]/g, '')
-      .replace(/"[^"]*"/g, '')
-      .replace(/\\./g, ''),
-  );
-}
-
-/** A date cell's serial (days since 1899-12-30, the 1900 system) as a UTC date. */
-function serialToDate(serial: number): Date {
-  return new Date(Math.round((serial - 25569) * 86_400_000));
-}
-
-/** A date as its calendar day. The reader builds dates at UTC midnight, so the UTC day is the day the sheet shows. */
-function dateText(date: Date): string {
-  return Number.isNaN(date.getTime()) ? '' : date.toISOString().slice(0, 10);
-}
-
-/**
- * The digits a number cell shows. A format of only zeros (`00000`, `000000000`, `0.00`) pads and fixes the decimals
- * as Excel would; anything else shows the number's shortest exact form, in plain digits however large or small.
- */
-function numberText(value: number, format: string | undefined): string {
-  const padded = /^(0+)(?:\.(0+))?$/.exec(format ?? '');
-  if (padded) {
-    const fixed = plainDigits(Math.abs(value), padded[2]?.length ?? 0);
-    const [whole = '', fraction] = fixed.split('.');
-    const text = whole.padStart(padded[1]!.length, '0') + (fraction === undefined ? '' : `.${fraction}`);
-    return value < 0 ? `-${text}` : text;
-  }
-  // 15 significant digits is what Excel keeps; it also drops binary noise such as 0.30000000000000004.
-  const exact = Number(value.toPrecision(15));
-  return plainDigits(exact);
-}
-
-function plainDigits(value: number, decimals?: number): string {
-  if (decimals !== undefined) return value.toFixed(Math.min(decimals, 100));
-  const text = String(value);
-  if (!/e/i.test(text)) return text;
-  if (Number.isInteger(value)) return BigInt(value).toString();
-  return value.toFixed(20).replace(/\.?0+$/, '');
 }

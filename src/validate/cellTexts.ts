@@ -1,4 +1,5 @@
 import type { FieldCell } from '../rows/columns.js';
+import { NumberCell } from '../rows/findData.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
 /** A filled cell as trimmed text, with the column the user wrote and its place in the row. */
@@ -6,6 +7,8 @@ export interface TextCell {
   column: string;
   text: string;
   order: number;
+  /** A spreadsheet number cell's number (the text is the digits it showed): where digits may have been lost. */
+  number?: number;
 }
 
 /** Where a blank cell sits: a required field left blank is reported under its column as written. */
@@ -20,8 +23,9 @@ export interface CellTexts {
 }
 
 /**
- * CSV cells are strings already. JSONL cells may be numbers (turned into their decimal text),
- * booleans (only where a yes/no is meant) or objects and arrays, which no field accepts.
+ * CSV cells are strings already. xlsx number cells are read as the digits they show, their number kept beside.
+ * JSONL cells may be numbers (turned into their decimal text), booleans (only where a yes/no is meant) or objects
+ * and arrays, which no field accepts.
  */
 export function cellTexts(byField: ReadonlyMap<string, FieldCell>, booleanFields: ReadonlySet<string>): CellTexts {
   const texts = new Map<string, TextCell>();
@@ -29,6 +33,10 @@ export function cellTexts(byField: ReadonlyMap<string, FieldCell>, booleanFields
   const unusable = new Set<string>();
   const issues: OrderedIssue[] = [];
   for (const [field, { column, value, order }] of byField) {
+    if (value instanceof NumberCell) {
+      texts.set(field, { column, text: value.shown.trim(), order, number: value.value });
+      continue;
+    }
     const problem = notText(value, booleanFields.has(field));
     if (problem !== undefined) {
       unusable.add(field);
@@ -108,6 +116,7 @@ export function repairSpreadsheetDamage(
       else if (!/^\d{4}-\d{2}-\d{2}$/.test(cell.text))
         problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
     }
+    problem ??= cell.number === undefined ? undefined : numberCellDamage(name, field, cell, texts);
     problem ??= damageOf(field, cell.text);
     const reading =
       problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(cell.text) : undefined;
@@ -119,6 +128,54 @@ export function repairSpreadsheetDamage(
     unusable.add(name);
   }
   return issues;
+}
+
+// Identifiers of a fixed number of digits that may start with 0: a number cell with fewer digits lost them.
+const FIXED_DIGITS: Readonly<Record<string, { digits: number; what: string }>> = {
+  routingNumber: { digits: 9, what: 'a routing number' },
+  ssn: { digits: 9, what: 'an SSN' },
+  sortCode: { digits: 6, what: 'a sort code' },
+  bsbNumber: { digits: 6, what: 'a BSB number' },
+};
+// Countries whose postal codes are all digits, of one length, and where some start with 0 (no library lists them).
+const POSTCODE_DIGITS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(
+    ['US', 'PR', 'VI', 'GU', 'AS', 'MP', 'DE', 'FR', 'IT', 'ES', 'FI', 'MX', 'MY'].map((c) => [c, 5]),
+  ),
+  ...Object.fromEntries(['AU', 'NZ', 'NO', 'ZA'].map((c) => [c, 4])),
+  JP: 7,
+};
+const NUMBER_CELL_FIX = 'format the column as Text and type the value again';
+
+/**
+ * What a spreadsheet number cell in an identifier column certainly lost: leading zeros (fewer digits than the
+ * identifier always has) or digits past the 15th, which a spreadsheet keeps as zeros. A number that could be whole
+ * is left to the field's own rules: an account number of 9 digits may well have been typed so.
+ */
+function numberCellDamage(
+  name: string,
+  field: string,
+  cell: TextCell,
+  texts: ReadonlyMap<string, TextCell>,
+): string | undefined {
+  if (!NUMBER_LIKE.has(field)) return undefined;
+  const digits = cell.text.replace(/\D/g, '').length;
+  if (Math.abs(cell.number!) >= 1e15)
+    return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${NUMBER_CELL_FIX}`;
+  if (field === 'phone')
+    return 'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code';
+  let expected = FIXED_DIGITS[field];
+  if (field === 'postcode' || field === 'postalCode') {
+    const country = (name === 'bankPostalCode' ? texts.get('bankCountry') : undefined) ?? texts.get('country');
+    const code = country?.text.toUpperCase() ?? '';
+    const length = POSTCODE_DIGITS[code];
+    // A US ZIP+4 typed as one number has 9 digits when whole.
+    if (code === 'US' && digits > 5) expected = { digits: 9, what: 'a ZIP+4 code' };
+    else if (length !== undefined) expected = { digits: length, what: `a postal code in ${code}` };
+  }
+  if (expected === undefined || !/^\d+$/.test(cell.text) || digits >= expected.digits) return undefined;
+  const lost = expected.digits - digits;
+  return `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
 }
 
 function damageOf(field: string, text: string): string | undefined {

@@ -1,0 +1,78 @@
+/** Excel's date formats use y, m, d (h, s for times); text in quotes and [colour]/[locale] parts do not count. */
+export function isDateFormat(format: string | undefined): boolean {
+  if (!format) return false;
+  return /[ymdhs]/i.test(
+    format
+      .replace(/\[[^\]]*]/g, '')
+      .replace(/"[^"]*"/g, '')
+      .replace(/\\./g, ''),
+  );
+}
+
+const DAY_MS = 86_400_000;
+// 1899-12-31 is day 0 of the 1900 system; 1904-01-01 is day 0 of the 1904 system.
+const DAY0_1900 = Date.UTC(1899, 11, 31);
+const DAY0_1904 = Date.UTC(1904, 0, 1);
+
+/**
+ * A date cell's serial number as the calendar day the sheet shows, `YYYY-MM-DD`. The 1900 system counts the
+ * 29 February 1900 that never was (Lotus's mistake, kept by Excel): serial 60 is that day, and every later serial
+ * is one day ahead of a plain count. The time of day, the fraction, does not change the day.
+ */
+export function serialDate(serial: number, date1904: boolean): string {
+  if (!Number.isFinite(serial) || serial < 0) return String(serial);
+  const days = Math.floor(serial + 1e-9);
+  if (!date1904 && days === 60) return '1900-02-29';
+  const time = date1904 ? DAY0_1904 + days * DAY_MS : DAY0_1900 + (days > 60 ? days - 1 : days) * DAY_MS;
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? String(serial) : date.toISOString().slice(0, 10);
+}
+
+/**
+ * The digits a number cell shows. A format of only zeros (`00000`, `000000000`, `0.00`) pads and fixes the decimals
+ * as Excel would; anything else shows the number's shortest exact form, in plain digits however large or small.
+ */
+export function numberText(value: number, format: string | undefined): string {
+  const padded = /^(0+)(?:\.(0+))?$/.exec(format ?? '');
+  if (padded) {
+    const fixed = plainDigits(Math.abs(value), padded[2]?.length ?? 0);
+    const [whole = '', fraction] = fixed.split('.');
+    const text = whole.padStart(padded[1]!.length, '0') + (fraction === undefined ? '' : `.${fraction}`);
+    return value < 0 ? `-${text}` : text;
+  }
+  // 15 significant digits is what Excel keeps; it also drops binary noise such as 0.30000000000000004.
+  const exact = Number(value.toPrecision(15));
+  return plainDigits(exact);
+}
+
+function plainDigits(value: number, decimals?: number): string {
+  if (decimals !== undefined) return value.toFixed(Math.min(decimals, 100));
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  if (Number.isInteger(value)) return BigInt(value).toString();
+  return value.toFixed(20).replace(/\.?0+$/, '');
+}
+
+/** 0 -> A, 25 -> Z, 26 -> AA: how Excel names a column. */
+export function columnLetter(index: number): string {
+  let n = index + 1;
+  let out = '';
+  while (n > 0) {
+    const rest = (n - 1) % 26;
+    out = String.fromCharCode(65 + rest) + out;
+    n = Math.floor((n - 1) / 26);
+  }
+  return out;
+}
+
+/** `B12` -> 1 (column B, counted from 0); undefined for a reference without letters. */
+export function columnOfRef(ref: string): number | undefined {
+  let column = 0;
+  let i = 0;
+  for (; i < ref.length; i++) {
+    const code = ref.charCodeAt(i) & ~32; // upper case
+    if (code < 65 || code > 90) break;
+    column = column * 26 + (code - 64);
+  }
+  return i === 0 ? undefined : column - 1;
+}

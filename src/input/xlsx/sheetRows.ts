@@ -1,0 +1,145 @@
+import type { Readable } from 'node:stream';
+import { NumberCell } from '../../rows/findData.js';
+import { columnOfRef, isDateFormat, numberText, serialDate } from './cellText.js';
+import { parseXml, unescapeText, type XmlHandler } from './xmlParts.js';
+import type { WorkbookParts } from './workbookParts.js';
+
+/**
+ * One cell as the sheet shows it: text (a NumberCell for a number cell), or an Excel error (`#N/A`), or a formula
+ * whose result the writer never stored (openpyxl and other libraries write formulas without calculating them).
+ */
+export type SheetCell = string | NumberCell | { error: string } | { noResult: true };
+
+export interface SheetRow {
+  /** The sheet's own row number, as Excel shows it. */
+  number: number;
+  /** By column, from A; a column with no cell is a hole (undefined). */
+  cells: (SheetCell | undefined)[];
+}
+
+/**
+ * A worksheet's rows in order, read as its XML streams out of the zip: only the rows of the current chunk are held.
+ * Every way a cell may be stored is read: shared strings, inline strings (`<is>`, rich runs joined, phonetic guides
+ * left out), formula results whatever the formula (shared formulas carry only their cached `<v>`), booleans,
+ * errors, ISO dates (`t="d"`), and numbers, which become dates where their format is a date format.
+ */
+export async function* sheetRows(stream: Readable, book: WorkbookParts): AsyncGenerator<SheetRow> {
+  const reader = new RowReader(book);
+  for await (const _ of parseXml(stream, reader)) {
+    if (reader.done.length === 0) continue;
+    const rows = reader.done;
+    reader.done = [];
+    yield* rows;
+    if (reader.finished) return;
+  }
+}
+
+class RowReader implements XmlHandler {
+  done: SheetRow[] = [];
+  /** After `</sheetData>` nothing more is a row (merged cells, print settings): reading stops. */
+  finished = false;
+  private row: SheetRow | undefined;
+  private lastRow = 0;
+  private column = -1;
+  private type = 'n';
+  private style = 0;
+  private value: string | undefined;
+  private inline: string | undefined;
+  private formula = false;
+  private capture: 'v' | 't' | undefined;
+  private inInline = false;
+  private phonetic = 0;
+
+  constructor(private readonly book: WorkbookParts) {}
+
+  open(name: string, a: Readonly<Record<string, string>>): void {
+    switch (name) {
+      case 'row':
+        // `r` is optional: a row without it is the one after the last.
+        this.lastRow = a.r === undefined ? this.lastRow + 1 : Number(a.r);
+        this.row = { number: this.lastRow, cells: [] };
+        this.column = -1;
+        return;
+      case 'c':
+        this.column = (a.r === undefined ? undefined : columnOfRef(a.r)) ?? this.column + 1;
+        this.type = a.t ?? 'n';
+        this.style = a.s === undefined ? 0 : Number(a.s);
+        this.value = undefined;
+        this.inline = undefined;
+        this.formula = false;
+        return;
+      case 'v':
+        this.value = '';
+        this.capture = 'v';
+        return;
+      case 'f':
+        this.formula = true;
+        return;
+      case 'is':
+        this.inInline = true;
+        this.inline = '';
+        return;
+      case 'rPh':
+        this.phonetic++;
+        return;
+      case 't':
+        if (this.inInline && this.phonetic === 0) this.capture = 't';
+        return;
+    }
+  }
+
+  text(text: string): void {
+    if (this.capture === 'v') this.value += text;
+    else if (this.capture === 't') this.inline += text;
+  }
+
+  close(name: string): void {
+    switch (name) {
+      case 'v':
+      case 't':
+        this.capture = undefined;
+        return;
+      case 'is':
+        this.inInline = false;
+        return;
+      case 'rPh':
+        this.phonetic--;
+        return;
+      case 'c':
+        if (this.row) this.row.cells[this.column] = this.cell();
+        return;
+      case 'row':
+        if (this.row) this.done.push(this.row);
+        this.row = undefined;
+        return;
+      case 'sheetData':
+        this.finished = true;
+        return;
+    }
+  }
+
+  private cell(): SheetCell | undefined {
+    const { value, type } = this;
+    switch (type) {
+      case 's':
+        return value === undefined || value === '' ? undefined : (this.book.sharedStrings[Number(value)] ?? '');
+      case 'inlineStr':
+        return this.inline === undefined ? (value ?? '') : unescapeText(this.inline);
+      case 'str':
+        return value === undefined && this.formula ? { noResult: true } : unescapeText(value ?? '');
+      case 'b':
+        return value === undefined ? undefined : value === '1' || value === 'true' ? 'true' : 'false';
+      case 'e':
+        return { error: value ?? '#VALUE!' };
+      case 'd':
+        // An ISO 8601 date-time (Strict OOXML, SheetJS with cellDates); the day is what a date of birth needs.
+        return value === undefined ? undefined : /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value;
+    }
+    if (value === undefined || value.trim() === '') return this.formula ? { noResult: true } : undefined;
+    const number = Number(value);
+    if (!Number.isFinite(number)) return value;
+    const format = this.book.formats[this.style];
+    if (isDateFormat(format)) return serialDate(number, this.book.date1904);
+    return new NumberCell(numberText(number, format), number);
+  }
+}

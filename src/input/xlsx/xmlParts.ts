@@ -1,0 +1,97 @@
+import type { Readable } from 'node:stream';
+import { TextDecoder } from 'node:util';
+import { SaxesParser } from 'saxes';
+import { type ZipPackage, relsPartOf, resolveTarget } from './zipPackage.js';
+
+/** What a part's reader does with its elements. Names come without their namespace prefix (`x:row` is `row`). */
+export interface XmlHandler {
+  open(name: string, attributes: Readonly<Record<string, string>>): void;
+  text(text: string): void;
+  close(name: string): void;
+}
+
+/** Thrown for a part that is not well-formed XML, or a package missing a part it must have. */
+export class PackageError extends Error {}
+
+/**
+ * Feeds a part's XML to `handler`, one chunk of the zip's output at a time, and yields after each chunk so the
+ * caller can take what the handler gathered (a worksheet's rows) before more is read: memory holds one chunk.
+ * Bytes are decoded as a stream, so a character split between two chunks stays one character.
+ */
+export async function* parseXml(stream: Readable, handler: XmlHandler): AsyncGenerator<void> {
+  const parser = new SaxesParser({ position: false });
+  let failure: Error | undefined;
+  parser.on('error', (error) => {
+    failure ??= error;
+  });
+  parser.on('opentag', (tag) => handler.open(localName(tag.name), tag.attributes as Record<string, string>));
+  parser.on('text', (text) => handler.text(text));
+  parser.on('cdata', (text) => handler.text(text));
+  parser.on('closetag', (tag) => handler.close(localName(tag.name)));
+  let decoder: TextDecoder | undefined;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      // The standard allows UTF-16 parts (with their byte order mark); everything seen in practice is UTF-8.
+      decoder ??= new TextDecoder(
+        chunk[0] === 0xff && chunk[1] === 0xfe ? 'utf-16le' : chunk[0] === 0xfe ? 'utf-16be' : 'utf-8',
+      );
+      parser.write(decoder.decode(chunk, { stream: true }));
+      if (failure) throw new PackageError(failure.message);
+      yield;
+    }
+    if (decoder) parser.write(decoder.decode());
+    parser.close();
+    if (failure) throw new PackageError(failure.message);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** Reads a whole (small) part through `handler`. */
+export async function readXml(stream: Readable, handler: XmlHandler): Promise<void> {
+  for await (const _ of parseXml(stream, handler));
+}
+
+const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+
+/**
+ * Excel writes characters XML cannot hold (and a literal `_x` sequence) as `_xHHHH_`: `_x000D_` is a carriage
+ * return, `_x005F_` an underscore.
+ */
+export const unescapeText = (text: string): string =>
+  text.includes('_x')
+    ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : text;
+
+export interface Relationship {
+  type: string;
+  /** The absolute part name the relationship points at (undefined for an external target such as a web link). */
+  part: string | undefined;
+}
+
+/** A part's relationships by id; none when it has no relationships part. */
+export async function readRelationships(pkg: ZipPackage, sourcePart: string): Promise<Map<string, Relationship>> {
+  const relationships = new Map<string, Relationship>();
+  const stream = await pkg.open(relsPartOf(sourcePart));
+  if (stream === undefined) return relationships;
+  await readXml(stream, {
+    open(name, a) {
+      if (name !== 'Relationship' || a.Id === undefined || a.Target === undefined) return;
+      const external = a.TargetMode?.toLowerCase() === 'external';
+      // Transitional and Strict OOXML name the same relationship by different URIs that end alike.
+      const type = (a.Type ?? '').slice((a.Type ?? '').lastIndexOf('/') + 1);
+      relationships.set(a.Id, { type, part: external ? undefined : resolveTarget(sourcePart, a.Target) });
+    },
+    text() {},
+    close() {},
+  });
+  return relationships;
+}
+
+/** The first relationship of a type (`officeDocument`, `sharedStrings`, `styles`) that points into the package. */
+export function partOfType(relationships: ReadonlyMap<string, Relationship>, type: string): string | undefined {
+  for (const relationship of relationships.values()) {
+    if (relationship.type === type && relationship.part !== undefined) return relationship.part;
+  }
+  return undefined;
+}
