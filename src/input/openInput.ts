@@ -24,7 +24,10 @@ export async function openInput(target: string | InputFile, options: OpenOptions
       })),
       reading,
     };
-  return { ...(await (file.format === 'jsonl' ? readJsonl(file) : readCsv(file))), reading };
+  return {
+    ...(await (file.format === 'jsonl' ? readJsonl(file) : readCsv(file, { columns: options.columns }))),
+    reading,
+  };
 }
 
 /** Sheet names that mean "bank accounts of the payers on the first sheet" (compared without case, spaces, `_-.`). */

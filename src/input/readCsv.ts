@@ -1,7 +1,16 @@
 import { createReadStream } from 'node:fs';
 import { parse, CsvError } from 'csv-parse';
 import { InputError } from '../errors.js';
-import type { Cell } from '../types.js';
+import type { ColumnMap } from '../rows/columns.js';
+import {
+  chooseHeader,
+  HEADER_SEARCH_ROWS,
+  isBlankRow,
+  isHeaderRow,
+  notAPayerRow,
+  SkippedRows,
+} from '../rows/findData.js';
+import type { Cell, RowIssue } from '../types.js';
 import { DecodeText, encodingFromBom, detectDialect } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
@@ -20,7 +29,10 @@ interface ParsedRecord {
  * A file that is not UTF-8 adds one warning to `warnings` once read to the end, and its failed file gets a BOM
  * (it is written in UTF-8, which only a BOM tells Excel).
  */
-export async function readCsv(file: InputFile): Promise<OpenedInput> {
+export async function readCsv(
+  file: InputFile,
+  options: { columns?: ColumnMap | undefined } = {},
+): Promise<OpenedInput> {
   const head = await readHead(file);
   if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
     throw new InputError(file.name, 'is empty: expected a header line and at least one row');
@@ -40,17 +52,34 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
         delimiter: dialect.delimiter,
         info: true,
         relax_column_count: true,
-        skip_empty_lines: true,
+        // Empty lines come through as blank records, to be skipped and counted with the rows of only delimiters.
+        skip_empty_lines: false,
         max_record_size: MAX_RECORD_SIZE,
       }),
     );
 
   const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<ParsedRecord>;
   const lines = new LineTracker();
-  const first = await next(iterator, file.name, lines);
-  if (first === undefined) throw new InputError(file.name, 'is empty: expected a header line and at least one row');
+  const skipped = new SkippedRows(file.name);
+  // The header is the first row naming fields among the first rows; a title or notes above it are passed over.
+  const top: { record: string[]; start: number }[] = [];
+  while (top.length < HEADER_SEARCH_ROWS) {
+    const parsed = await next(iterator, file.name, lines);
+    if (parsed === undefined) break;
+    if (isBlankRow(parsed.record)) continue;
+    top.push(parsed);
+    if (isHeaderRow(parsed.record, options.columns)) break;
+  }
+  if (top.length === 0) throw new InputError(file.name, 'is empty: expected a header line and at least one row');
+  const { index } = chooseHeader(
+    top.map((row) => row.record),
+    options.columns,
+  );
+  const first = top[index]!;
+  if (index > 0) skipped.aboveHeader(index, first.start);
   const header = first.record.map((h) => h.trim());
   if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
+  const notPayer = notAPayerRow(header, options.columns);
   dialect.bom = decoder.hadBom;
   decoder.on('end', () => {
     file.encoding = decoder.encoding;
@@ -62,11 +91,14 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
 
   async function* records(): AsyncGenerator<RawRecord> {
     try {
+      for (const row of top.slice(index + 1)) yield toRawRecord(row.record, row.start, header, notPayer);
       for (;;) {
         const parsed = await next(iterator, file.name, lines);
-        if (parsed === undefined) return;
-        yield toRawRecord(parsed.record, parsed.start, header);
+        if (parsed === undefined) break;
+        if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
+        else yield toRawRecord(parsed.record, parsed.start, header, notPayer);
       }
+      warnings.push(...skipped.warnings());
     } finally {
       parser.destroy();
     }
@@ -74,9 +106,19 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
   return { file, header, dialect, records: records(), warnings };
 }
 
-function toRawRecord(record: string[], line: number, header: string[]): RawRecord {
+function toRawRecord(
+  record: string[],
+  line: number,
+  header: string[],
+  notPayer: (cells: readonly string[]) => RowIssue | undefined,
+): RawRecord {
   const cells: Cell[] = header.map((column, i) => ({ column, value: record[i] ?? '' }));
   const raw: RawRecord = { line, cells, original: record };
+  const notAPayer = notPayer(record);
+  if (notAPayer) {
+    raw.problem = notAPayer;
+    return raw;
+  }
   if (record.length !== header.length) {
     // Even one extra empty cell is refused: a stray delimiter inside an unquoted cell (`Smith, John`) shifts every
     // cell after it and pushes the blank last column out, and the shifted values could still look valid.

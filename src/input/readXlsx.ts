@@ -11,7 +11,7 @@ import {
   notAPayerRow,
   SkippedRows,
 } from '../rows/findData.js';
-import type { Cell } from '../types.js';
+import type { Cell, RowIssue } from '../types.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
 import { columnLetter } from './xlsx/cellText.js';
 import { type SheetCell, type SheetRow, sheetRows } from './xlsx/sheetRows.js';
@@ -83,18 +83,19 @@ async function readSheet(
   const header = headerRow.texts.map((t) => t.trim());
   while (header.length > 0 && header[header.length - 1] === '') header.pop();
   const skipped = new SkippedRows(opened.name);
+  const notPayer = notAPayerRow(header, options.columns);
   if (index > 0) skipped.aboveHeader(index, headerRow.number);
   for (const blank of scan.blanks.filter((line) => line > headerRow.number)) skipped.blank(blank);
   const warnings: string[] = [];
 
   async function* records(): AsyncGenerator<RawRecord> {
     try {
-      for (const row of scan.rows.slice(index + 1)) yield toRawRecord(row, header, options.columns);
+      for (const row of scan.rows.slice(index + 1)) yield toRawRecord(row, header, notPayer);
       for (;;) {
         const row = await scan.next();
         if (row === undefined) break;
         if (row.blank) skipped.blank(row.number);
-        else yield toRawRecord(row, header, options.columns);
+        else yield toRawRecord(row, header, notPayer);
       }
       warnings.push(...skipped.warnings());
     } finally {
@@ -214,21 +215,21 @@ function cellText(cell: SheetCell | undefined): string {
   return cell.shown;
 }
 
-function toRawRecord(row: ScannedRow, header: string[], columns: ColumnMap | undefined): RawRecord {
+function toRawRecord(row: ScannedRow, header: string[], notPayer: NotPayerCheck): RawRecord {
   const original = header.map((_, i) => row.texts[i] ?? '');
   const cells: Cell[] = header.map((column, i) => {
     const cell = row.cells[i];
     return { column, value: cell !== undefined && typeof cell === 'object' && 'shown' in cell ? cell : original[i] };
   });
   const record: RawRecord = { line: row.number, cells, original };
-  record.problem = rowProblem(row, header, original, columns);
+  record.problem = notPayer(row.texts) ?? rowProblem(row, header, original);
   if (record.problem === undefined) delete record.problem;
   return record;
 }
 
-function rowProblem(row: ScannedRow, header: string[], original: string[], columns: ColumnMap | undefined) {
-  const notPayer = notAPayerRow(header, row.texts, columns);
-  if (notPayer) return notPayer;
+type NotPayerCheck = ReturnType<typeof notAPayerRow>;
+
+function rowProblem(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
   const beyond = row.texts.slice(header.length).findIndex((t) => t.trim() !== '');
   if (beyond >= 0)
     return {

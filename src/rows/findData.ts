@@ -1,3 +1,4 @@
+import type { RowIssue } from '../types.js';
 import { type ColumnMap, fieldForColumn, isBlank } from './columns.js';
 
 /**
@@ -53,18 +54,26 @@ export function chooseHeader(rows: readonly (readonly string[])[], map?: ColumnM
 }
 
 /**
- * A row below the header that is no payer: a totals line (`Total` and a count) or a note (`Prepared by ...`). It
- * fills at most two cells, and fewer than a third of the columns that name fields; a payer with a few cells
- * missing fills far more. Reported as such rather than as a payer missing every field. Names columns, never values.
+ * A check for rows below the header that are no payer: a totals line (`Total` and a count) or a note
+ * (`Prepared by ...`). Such a row fills at most two cells, and fewer than a third of the columns that name fields;
+ * a payer with a few cells missing fills far more. It is reported as such rather than as a payer missing every
+ * field. The message names columns, never values.
  */
-export function notAPayerRow(header: readonly string[], cells: readonly unknown[], map?: ColumnMap) {
+export function notAPayerRow(
+  header: readonly string[],
+  map?: ColumnMap,
+): (cells: readonly unknown[]) => RowIssue | undefined {
   const known = header.filter((column) => knownField(column, map) !== undefined).length;
-  const filled = cells.flatMap((value, i) => (isBlank(value) ? [] : [header[i] || `column ${i + 1}`]));
-  if (filled.length === 0 || filled.length > 2 || filled.length * 3 >= known) return undefined;
-  const which = filled.map((column) => `"${column}"`).join(' and ');
-  return {
-    column: ROW,
-    message: `is not a payer row: only ${which} ${filled.length === 1 ? 'is' : 'are'} filled (a total or a note?): delete the row, or move it off the sheet`,
+  const most = Math.min(2, Math.ceil(known / 3) - 1);
+  return (cells) => {
+    let filled = 0;
+    for (const value of cells) if (!isBlank(value) && ++filled > most) return undefined;
+    if (filled === 0) return undefined;
+    const which = cells.flatMap((value, i) => (isBlank(value) ? [] : [`"${header[i] || `column ${i + 1}`}"`]));
+    return {
+      column: ROW,
+      message: `is not a payer row: only ${which.join(' and ')} ${filled === 1 ? 'is' : 'are'} filled (a total or a note?): delete the row, or move it off the sheet`,
+    };
   };
 }
 
