@@ -65,11 +65,14 @@ export function notAPayerRow(
 ): (cells: readonly unknown[]) => RowIssue | undefined {
   const known = header.filter((column) => knownField(column, map) !== undefined).length;
   const most = Math.min(2, Math.ceil(known / 3) - 1);
+  // A failed file's own `error` and `completedSteps` cells are ours, not the row's: its totals row stays one.
+  const ours = header.map((column) => OUR_COLUMNS.has(fieldForColumn(column, 'payers', map) ?? ''));
+  const counts = (value: unknown, i: number) => !ours[i] && !isBlank(value);
   return (cells) => {
     let filled = 0;
-    for (const value of cells) if (!isBlank(value) && ++filled > most) return undefined;
+    for (let i = 0; i < cells.length; i++) if (counts(cells[i], i) && ++filled > most) return undefined;
     if (filled === 0) return undefined;
-    const which = cells.flatMap((value, i) => (isBlank(value) ? [] : [`"${header[i] || `column ${i + 1}`}"`]));
+    const which = cells.flatMap((value, i) => (counts(value, i) ? [`"${header[i] || `column ${i + 1}`}"`] : []));
     return {
       column: ROW,
       message: `is not a payer row: only ${which.join(' and ')} ${filled === 1 ? 'is' : 'are'} filled (a total or a note?): delete the row, or move it off the sheet`,
