@@ -88,7 +88,7 @@ describe('finding the data', () => {
       const failed = first.summary.outputs.failed[0]!;
       expect(readFileSync(failed, 'utf8').split(/\r?\n/)[0]).toBe(`${PAYER_HEADER},error,completedSteps`);
       const again = await h.run({ inputs: [failed], command: 'validate' }, {});
-      expect(again.results.map((r) => [r.outcome, r.error.split(':')[0]])).toEqual([
+      expect(again.results.map((r) => [r.outcome, r.error!.split(':')[0]])).toEqual([
         ['invalid', 'email'],
         ['invalid', '(row)'],
       ]);
