@@ -1,0 +1,95 @@
+import { describe, expect, test } from 'vitest';
+import { NumberCell } from '../src/rows/findData.js';
+import { TEMPLATE_EXAMPLE } from '../src/rows/fields.js';
+import type { PayerRowResult } from '../src/types.js';
+import { validatePayerRow } from '../src/validate/validatePayerRow.js';
+
+// Number cells of a workbook in the columns that hold identifiers: where the spreadsheet certainly lost digits the
+// row is invalid, naming the column, the value as shown (unless it is never echoed) and the fix.
+
+const number = (shown: string) => new NumberCell(shown, Number(shown));
+const payer = (over: Record<string, unknown>) =>
+  validatePayerRow(
+    Object.entries({ ...TEMPLATE_EXAMPLE, ...over }).map(([column, value]) => ({ column, value })),
+    { defaultAgreementCompleted: true, today: new Date(2024, 5, 15) },
+  );
+const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
+const FIX = 'format the column as Text and type the value again';
+
+describe('number cells in identifier columns', () => {
+  test.each([
+    [
+      'routingNumber',
+      '21000021',
+      `is a number cell of 8 digits, and a routing number has 9: the spreadsheet dropped a leading zero: ${FIX}`,
+    ],
+    [
+      'ssn',
+      '12345678',
+      `is a number cell of 8 digits, and an SSN has 9: the spreadsheet dropped a leading zero: ${FIX}`,
+    ],
+    [
+      'accountNumber',
+      '1234567890123460',
+      `is a number cell of 16 digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${FIX}`,
+    ],
+  ])('%s %s: named, the value never echoed', (column, shown, message) => {
+    const issues = issuesOf(payer({ [column]: number(shown) }));
+    expect(issues).toEqual([{ column, message }]);
+    expect(JSON.stringify(issues)).not.toContain(shown);
+  });
+
+  test.each([
+    [
+      'US',
+      '2139',
+      'is a number cell of 4 digits, and a postal code in US has 5: the spreadsheet dropped a leading zero',
+    ],
+    ['US', '21391234', 'is a number cell of 8 digits, and a ZIP+4 code has 9: the spreadsheet dropped a leading zero'],
+    [
+      'DE',
+      '1067',
+      'is a number cell of 4 digits, and a postal code in DE has 5: the spreadsheet dropped a leading zero',
+    ],
+    [
+      'JP',
+      '10000',
+      'is a number cell of 5 digits, and a postal code in JP has 7: the spreadsheet dropped 2 leading zeros',
+    ],
+  ])('postcode in %s shown as %s: named with the value as shown', (country, shown, message) => {
+    expect(issuesOf(payer({ country, nationality: country, postcode: number(shown) }))).toContainEqual({
+      column: 'postcode',
+      message: `${message}: ${FIX}, got "${shown}"`,
+    });
+  });
+
+  test('a number cell that may be whole is read as the digits it shows', () => {
+    const row = payer({ postcode: number('62701'), accountNumber: number('123456789'), clientUserId: number('1001') });
+    expect(issuesOf(row)).toEqual([]);
+    expect(row.ok && [row.clientUserId, row.compliance.postcode, row.paymentDetails[0]?.accountNumber]).toEqual([
+      '1001',
+      '62701',
+      '123456789',
+    ]);
+    // A postal code whose country has codes of several lengths (or none given) cannot be called short.
+    expect(issuesOf(payer({ country: 'GB', nationality: 'GB', postcode: number('2139') }))).not.toContainEqual(
+      expect.objectContaining({ column: 'postcode' }),
+    );
+  });
+
+  test('a phone number cell lost its + (and any leading 0) whatever its length', () => {
+    expect(issuesOf(payer({ phone: number('12175550100') }))).toEqual([
+      {
+        column: 'phone',
+        message:
+          'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code, got something shaped "99999999999"',
+      },
+    ]);
+  });
+
+  test('the same digits typed as text are left to the field rules', () => {
+    expect(issuesOf(payer({ postcode: '2139' }))).not.toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('number cell') }),
+    );
+  });
+});
