@@ -121,29 +121,29 @@ async function openWorkbook(file: InputFile): Promise<{ pkg: ZipPackage; book: W
   }
 }
 
-/** The first visible sheet whose first rows hold a header naming fields; with none, the only sheet with data. */
+/**
+ * The first visible sheet whose first rows hold a header naming fields. With none, the only sheet with data (its
+ * first row is then the header, for the header check to name what it lacks); with several, the user names one.
+ */
 async function findDataSheet(
   file: InputFile,
   pkg: ZipPackage,
   book: WorkbookParts,
   columns: ColumnMap | undefined,
 ): Promise<{ entry: SheetEntry; scan: SheetScan } | undefined> {
-  const visible = book.sheets.filter((s) => !s.hidden && s.part !== undefined);
-  const withData: { entry: SheetEntry; scan: SheetScan }[] = [];
-  for (const entry of visible) {
-    const scan = await scanSheet(file, pkg, book, entry, columns);
-    if (scan.foundHeader) {
-      for (const other of withData) other.scan.close();
-      return { entry, scan };
-    }
-    if (scan.rows.length > 0) withData.push({ entry, scan });
-    else scan.close();
+  const scanned: { entry: SheetEntry; scan: SheetScan }[] = [];
+  const keep = (chosen: { entry: SheetEntry; scan: SheetScan } | undefined) => {
+    for (const other of scanned) if (other !== chosen) other.scan.close();
+    return chosen;
+  };
+  for (const entry of book.sheets.filter((s) => !s.hidden && s.part !== undefined)) {
+    const sheet = { entry, scan: await scanSheet(file, pkg, book, entry, columns) };
+    scanned.push(sheet);
+    if (sheet.scan.foundHeader) return keep(sheet);
   }
-  if (withData.length <= 1)
-    return (
-      withData[0] ?? (visible[0] && { entry: visible[0], scan: await scanSheet(file, pkg, book, visible[0], columns) })
-    );
-  for (const other of withData) other.scan.close();
+  const withData = scanned.filter((s) => s.scan.rows.length > 0);
+  if (withData.length <= 1) return keep(withData[0] ?? scanned[0]);
+  keep(undefined);
   const listed = withData.map((s) => `"${s.entry.name}"`).join(', ');
   throw new InputError(
     file.name,
