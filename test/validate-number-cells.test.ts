@@ -87,9 +87,17 @@ describe('number cells in identifier columns', () => {
     ]);
   });
 
-  test('the same digits typed as text are left to the field rules', () => {
-    expect(issuesOf(payer({ postcode: '2139' }))).not.toContainEqual(
-      expect.objectContaining({ message: expect.stringContaining('number cell') }),
+  test('the same digits typed as text (a CSV saved from a sheet) are said to look like it, and never called certain', () => {
+    expect(issuesOf(payer({ postcode: '2139' }))).toEqual([
+      {
+        column: 'postcode',
+        message:
+          'has 4 digits, and a postal code in US has 5: looks like a leading zero was lost: format the column as text and type the value again, got "2139"',
+      },
+    ]);
+    expect(issuesOf(payer({ postcode: '02139' }))).toEqual([]);
+    expect(issuesOf(payer({ country: 'GB', nationality: 'GB', postcode: 'SW1A 1AA' }))).not.toContainEqual(
+      expect.objectContaining({ column: 'postcode' }),
     );
   });
 });

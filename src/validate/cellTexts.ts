@@ -116,7 +116,8 @@ export function repairSpreadsheetDamage(
       else if (!/^\d{4}-\d{2}-\d{2}$/.test(cell.text))
         problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
     }
-    problem ??= cell.number === undefined ? undefined : numberCellDamage(name, field, cell, texts);
+    problem ??=
+      cell.number === undefined ? shortPostcode(name, field, cell, texts) : numberCellDamage(name, field, cell, texts);
     problem ??= damageOf(field, cell.text);
     const reading =
       problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(cell.text) : undefined;
@@ -164,18 +165,37 @@ function numberCellDamage(
     return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${NUMBER_CELL_FIX}`;
   if (field === 'phone')
     return 'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code';
-  let expected = FIXED_DIGITS[field];
-  if (field === 'postcode' || field === 'postalCode') {
-    const country = (name === 'bankPostalCode' ? texts.get('bankCountry') : undefined) ?? texts.get('country');
-    const code = country?.text.toUpperCase() ?? '';
-    const length = POSTCODE_DIGITS[code];
-    // A US ZIP+4 typed as one number has 9 digits when whole.
-    if (code === 'US' && digits > 5) expected = { digits: 9, what: 'a ZIP+4 code' };
-    else if (length !== undefined) expected = { digits: length, what: `a postal code in ${code}` };
-  }
+  const expected = FIXED_DIGITS[field] ?? postcodeDigits(name, field, digits, texts);
   if (expected === undefined || !/^\d+$/.test(cell.text) || digits >= expected.digits) return undefined;
   const lost = expected.digits - digits;
   return `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
+}
+
+/** How many digits a postal code has in the row's country, where all have the same number (a US ZIP+4: 9). */
+function postcodeDigits(
+  name: string,
+  field: string,
+  digits: number,
+  texts: ReadonlyMap<string, TextCell>,
+): { digits: number; what: string } | undefined {
+  if (field !== 'postcode' && field !== 'postalCode') return undefined;
+  const country = (name === 'bankPostalCode' ? texts.get('bankCountry') : undefined) ?? texts.get('country');
+  const code = country?.text.toUpperCase() ?? '';
+  // A US ZIP+4 typed as one number has 9 digits when whole.
+  if (code === 'US' && digits > 5) return { digits: 9, what: 'a ZIP+4 code' };
+  const length = POSTCODE_DIGITS[code];
+  return length === undefined ? undefined : { digits: length, what: `a postal code in ${code}` };
+}
+
+/**
+ * A postal code typed as text, all digits, shorter than every code of its country: a CSV saved after a spreadsheet
+ * read the column as numbers. Not certain how it happened, so said as what it looks like.
+ */
+function shortPostcode(name: string, field: string, cell: TextCell, texts: ReadonlyMap<string, TextCell>) {
+  if (!/^\d+$/.test(cell.text)) return undefined;
+  const expected = postcodeDigits(name, field, cell.text.length, texts);
+  if (expected === undefined || cell.text.length >= expected.digits) return undefined;
+  return `has ${cell.text.length} digits, and ${expected.what} has ${expected.digits}: looks like a leading zero was lost: ${TEXT_HINT}`;
 }
 
 function damageOf(field: string, text: string): string | undefined {
