@@ -16,8 +16,11 @@ export interface InputFile {
   encoding?: TextEncoding;
 }
 
-/** The encodings a spreadsheet's "Save as CSV / Unicode text" produces, by their TextDecoder names. */
-export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+/**
+ * A text encoding by its TextDecoder name: `utf-8`, `utf-16le`/`utf-16be` (from a byte order mark), or a single-byte
+ * one (`windows-1252`, `macintosh`, `iso-8859-2`, ...) as spreadsheets' "Save as CSV" writes them.
+ */
+export type TextEncoding = string;
 
 /** How a CSV file was written, so its failed rows can be written back the same way. */
 export interface CsvDialect {
@@ -54,6 +57,8 @@ export interface OpenedInput {
 export interface ReadingOptions {
   columns?: ColumnMap | undefined;
   dateFormat?: DateFormat | undefined;
+  /** `--encoding`: what a CSV that is not UTF-8 is read as, instead of a guess. */
+  encoding?: string | undefined;
 }
 
 const FORMATS: Record<string, InputFormat> = {

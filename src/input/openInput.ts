@@ -15,10 +15,14 @@ export interface OpenOptions extends ReadingOptions {
  */
 export async function openInput(target: string | InputFile, options: OpenOptions = {}): Promise<OpenedInput> {
   const file = typeof target === 'string' ? inputFile(target) : target;
-  const reading: ReadingOptions = { columns: options.columns, dateFormat: options.dateFormat };
+  const reading: ReadingOptions = {
+    columns: options.columns,
+    dateFormat: options.dateFormat,
+    encoding: options.encoding,
+  };
   if (file.format === 'xlsx')
     return { ...(await readXlsx(file, options.sheet === undefined ? {} : { sheet: options.sheet })), reading };
-  return { ...(await (file.format === 'jsonl' ? readJsonl(file) : readCsv(file))), reading };
+  return { ...(await (file.format === 'jsonl' ? readJsonl(file) : readCsv(file, options.encoding))), reading };
 }
 
 /** Sheet names that mean "bank accounts of the payers on the first sheet" (compared without case, spaces, `_-.`). */
@@ -40,12 +44,13 @@ export function bankSheetOf(input: OpenedInput): string | undefined {
   return input.sheets?.find((name) => name !== input.file.sheet && BANK_SHEETS.has(sheetKey(name)));
 }
 
-/** `--map` (loaded and checked here: exit 2 for a bad one) and `--date-format`, for every input of the run. */
+/** `--map` (loaded and checked here: exit 2 for a bad one), `--date-format` and `--encoding`, for every input of the run. */
 export function readingOptions(
-  options: { map?: string | undefined; dateFormat?: string | undefined },
+  options: { map?: string | undefined; dateFormat?: string | undefined; encoding?: string | undefined },
   cwd: string,
 ): ReadingOptions {
   return {
+    ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
     ...(options.map === undefined ? {} : { columns: loadColumnMap(options.map, cwd) }),
     ...(options.dateFormat === undefined ? {} : { dateFormat: options.dateFormat }),
   };
