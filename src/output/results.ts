@@ -171,6 +171,8 @@ export interface Summary {
   rows: Record<Outcome, number> & { total: number };
   requests: { total: number; byStatus: Record<string, number>; retries: number };
   aborted?: { reason: string; message: string };
+  /** Why a run stopped with an error before its end: an input that cannot be used (exit 2, nothing sent), or worse. */
+  stopped?: { code: string; message: string };
   warnings: string[];
   exitCode: number;
   /** `failed`: rows a person must fix or act on. `pending`: rows a later run finishes by itself. */
