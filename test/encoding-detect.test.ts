@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
+import { EncodingEvidence, singleByteDecoder } from '../src/input/encodings.js';
 import { harness, PAYER_HEADER, payerRow } from './helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
@@ -113,5 +114,33 @@ describe('a CSV that is not UTF-8: its encoding told from the whole file, names 
     await expect(h.run({ inputs: [input], encoding: 'utf-16le' })).rejects.toThrow(
       '--encoding: "utf-16le" is not a single-byte encoding such as windows-1252, macintosh or iso-8859-2',
     );
+  });
+});
+
+describe('the rule, on the bytes alone', () => {
+  const verdict = (text: string, encoding: string) => {
+    const evidence = new EncodingEvidence();
+    evidence.add(encode(`id,name\n1,${text},x\n`, encoding));
+    evidence.end();
+    return evidence.verdict();
+  };
+
+  it.each([
+    // Smart quotes read as Mac Roman letters too (`Bobís`), but no better: Windows-1252 is presumed.
+    ['Bob’s', 'windows-1252', { encoding: 'windows-1252' }],
+    ['O’Brien', 'windows-1252', { encoding: 'windows-1252' }],
+    ['Zoë', 'macintosh', { encoding: 'macintosh' }],
+    ['François', 'macintosh', { encoding: 'macintosh' }],
+    ['Bob’s', 'macintosh', { encoding: 'macintosh' }],
+    ['Łukasz', 'iso-8859-2', { encoding: 'iso-8859-2' }],
+    // Where every letter reads as a letter in both, nothing tells them apart: the presumption decides (a known limit).
+    ['Dvořák', 'iso-8859-2', { encoding: 'windows-1252' }],
+    ['Ødegaard', 'macintosh', { unsure: expect.stringContaining('Mac Roman and ISO-8859-2 read it equally well') }],
+  ])('%s in %s', (text, encoding, expected) => {
+    expect(verdict(text, encoding)).toEqual(expected);
+  });
+
+  it('Windows-1252 0x80-0x9F decode as Windows-1252, not as Latin-1 control characters', () => {
+    expect(singleByteDecoder('windows-1252').decode(Uint8Array.of(0x80, 0x92, 0x96, 0x9f, 0x81))).toBe('€’–Ÿ\x81');
   });
 });

@@ -21,7 +21,8 @@ const W1252_HIGH = '€\x81‚ƒ„…†‡ˆ‰Š‹Œ\x8DŽ\x8F\x90‘’“�
 
 /**
  * A decoder for a single-byte encoding. Node 20.18.3 and later decode windows-1252 (and iso-8859-1, its alias) as
- * Latin-1, so `’` `€` `Ÿ` `Š` come out as C1 control characters (nodejs/node#60888); they are mapped back here.
+ * Latin-1, so `’` `€` `Ÿ` `Š` come out as C1 control characters (a regression of Node's TextDecoder, still open
+ * upstream); they are mapped back here, and a Node that decodes them right leaves nothing to map.
  */
 export function singleByteDecoder(encoding: string): {
   decode(bytes: Uint8Array, options?: { stream: boolean }): string;
@@ -126,7 +127,7 @@ export class EncodingEvidence {
 
   add(chunk: Uint8Array): void {
     if (this.last < 0x80 && isAscii(chunk)) {
-      this.countLines(chunk, chunk.length);
+      this.countLines(chunk);
       this.shift(chunk);
       return;
     }
@@ -197,8 +198,8 @@ export class EncodingEvidence {
     }
   }
 
-  private countLines(chunk: Uint8Array, end: number): void {
-    for (let at = chunk.indexOf(0x0a); at >= 0 && at < end; at = chunk.indexOf(0x0a, at + 1)) this.line++;
+  private countLines(chunk: Uint8Array): void {
+    for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) this.line++;
   }
 
   private shift(chunk: Uint8Array): void {
