@@ -6,7 +6,7 @@ import type { RowDeps } from './execute/executeRow.js';
 import { StateLock } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
-import type { ReadingOptions } from './input/InputFile.js';
+import { formatByName, type ReadingOptions } from './input/InputFile.js';
 import { resolveRunOptions, type RunOptionsInput } from './options.js';
 import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
 import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './output/results.js';
@@ -94,7 +94,12 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       sandbox: Boolean(options.sandbox),
       inputs: paths.inputs.map((path) => {
         const job = reached.scanned?.find((j) => j.input.file.path === path);
-        return { source: basename(path), path, format: job?.input.file.format ?? '', rows: job?.rows ?? 0 };
+        return {
+          source: basename(path),
+          path,
+          format: job?.input.file.format ?? formatByName(path),
+          rows: job?.rows ?? 0,
+        };
       }),
       rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
       requests: requestCounts(reached.session?.client),

@@ -90,6 +90,11 @@ export function inputFile(path: string): InputFile {
   return { path, name, format };
 }
 
+/** The format a file's name says, `unsupported` for none: for the summary of a run that stopped before reading it. */
+export function formatByName(path: string): InputFormat | 'unsupported' {
+  return FORMATS[extname(path).toLowerCase()] ?? 'unsupported';
+}
+
 /** Longest cell we accept: no field of the API is anywhere near this, and it keeps a runaway cell from filling memory. */
 export const MAX_CELL_LENGTH = 10_000;
 
