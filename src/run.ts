@@ -92,7 +92,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       endedAt: endedAt.toISOString(),
       durationMs: endedAt.getTime() - startedAt.getTime(),
       sandbox: Boolean(options.sandbox),
-      inputs: paths.inputs.map((path) => {
+      inputs: [...paths.inputs, ...(paths.bankDetails ? [paths.bankDetails] : [])].map((path) => {
         const job = reached.scanned?.find((j) => j.input.file.path === path);
         return {
           source: basename(path),
