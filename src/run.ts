@@ -1,12 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { AbortedError } from './errors.js';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { AbortedError, PayerOnboardError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
 import type { RowDeps } from './execute/executeRow.js';
 import { StateLock } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
-import type { ReadingOptions } from './input/InputFile.js';
+import { formatByName, type ReadingOptions } from './input/InputFile.js';
 import { resolveRunOptions, type RunOptionsInput } from './options.js';
 import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
 import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './output/results.js';
@@ -32,6 +32,15 @@ interface CheckedInputs {
 }
 
 export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
+
+/** How far a run got, for the summary of one that stops before its end. */
+interface Reached {
+  warnings: string[];
+  scanned?: Job[];
+  session?: RunSession;
+  tally?: ReportTally;
+  summaryWritten: boolean;
+}
 
 /**
  * The whole job: check every row of every input, then send the valid ones and write results,
@@ -59,16 +68,67 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   const persistent = command === 'run' && !options.sandbox;
   if (persistent) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const lock = persistent ? StateLock.acquire(stateDir, runId) : undefined;
+  // What the run got to, for the summary of a run that stops on the way (a bad input, a workbook that cannot be read
+  // again): a results folder never holds half-written files without a summary.json that says why.
+  const reached: Reached = { warnings: [], summaryWritten: false };
   try {
     return await runHoldingLock();
+  } catch (error) {
+    if (!reached.summaryWritten) writeStopSummary(error);
+    throw error;
   } finally {
     lock?.release();
+  }
+
+  function writeStopSummary(error: unknown): void {
+    const endedAt = new Date();
+    const counts = reached.tally?.outcomes() ?? { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
+    const dir = reached.session?.outputs.dir ?? resolve(cwd, options.out ?? join('payer-onboard-results', runId));
+    const code = error instanceof PayerOnboardError ? error.code : 'E_ABORTED';
+    const summary: Summary = {
+      runId,
+      command,
+      startedAt: startedAt.toISOString(),
+      endedAt: endedAt.toISOString(),
+      durationMs: endedAt.getTime() - startedAt.getTime(),
+      sandbox: Boolean(options.sandbox),
+      inputs: [...paths.inputs, ...(paths.bankDetails ? [paths.bankDetails] : [])].map((path) => {
+        const job = reached.scanned?.find((j) => j.input.file.path === path);
+        return {
+          source: basename(path),
+          path,
+          format: job?.input.file.format ?? formatByName(path),
+          rows: job?.rows ?? 0,
+        };
+      }),
+      rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
+      requests: requestCounts(reached.session?.client),
+      stopped: { code, message: (error as Error)?.message ?? String(error) },
+      warnings: reached.warnings,
+      exitCode: error instanceof PayerOnboardError ? error.exitCode : 3,
+      outputs: reached.session?.outputs ?? {
+        dir,
+        results: join(dir, 'results.csv'),
+        failed: [],
+        pending: [],
+        summary: join(dir, 'summary.json'),
+        report: join(dir, 'report.html'),
+        log: resolve(cwd, options.logFile ?? join(dir, 'run.log')),
+      },
+    };
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(summary.outputs.summary, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(summary.outputs.summary, 0o600);
+    } catch {
+      // The error that stopped the run is the one to report; a folder that cannot be written adds nothing to it.
+    }
   }
 
   async function runHoldingLock(): Promise<Summary> {
     // Pass 1: read and check everything before the first call, so a file that cannot be used stops the run
     // with nothing sent, and the progress bar knows its total.
-    const warnings: string[] = [];
+    const warnings = reached.warnings;
     // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
@@ -81,6 +141,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       { reading, announce, signal: context.signal },
       duplicates,
     );
+    reached.scanned = scanned;
     duplicates.freeze(); // pass 2 needs only the repeats pass 1 found, not every id
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
@@ -95,6 +156,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       warnings,
       context,
     });
+    reached.session = session;
     try {
       return await send(session, { scanned, warnings, reading, duplicates });
     } finally {
@@ -114,6 +176,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
     // What report.html shows of the rows, and the summary's counts: gathered as each row is written.
     const tally = new ReportTally();
+    reached.tally = tally;
     const total = scanned.reduce((n, job) => n + job.rows, 0);
     const progress = session.progress(stderr, total, options.progress);
     // What every row's plan shares: the run's steps and limits, and what the run learns about the service.
@@ -206,6 +269,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       { rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted },
       'run finished',
     );
+    reached.summaryWritten = true; // written now, or its failure is the error the run stops with
     await session.writeSummary(summary);
     // The results are on disk already: a report that cannot be written is a warning, not a failed run.
     const series = client ? session.timeline.series() : undefined;

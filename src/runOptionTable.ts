@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { OptionDef } from './commandOptions.js';
 import { LOG_LEVELS } from './log.js';
 import { DATE_FORMAT } from './validate/cellTexts.js';
+import { singleByteName } from './input/encodings.js';
 import { STEPS, type Step } from './types.js';
 import { COMPLIANCE_PATHS } from './schema/index.js';
 
@@ -108,6 +109,26 @@ export const RUN_OPTIONS = {
             'must be YYYY, MM and DD in some order with / . or - between, e.g. MM/DD/YYYY or DD.MM.YYYY',
           ),
       ),
+  },
+  encoding: {
+    flag: 'encoding',
+    type: 'string',
+    value: 'ENC',
+    defaultText: 'detected',
+    describe:
+      'what a CSV that is not UTF-8 is written in, e.g. `windows-1252`, `macintosh` (Excel for Mac), `iso-8859-2`, `windows-1250`; files in UTF-8 or with a byte order mark are read as such',
+    commands: ALL,
+    schema: z.string().transform((label, ctx) => {
+      const name = singleByteName(label);
+      if (name === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${label}" is not a single-byte encoding such as windows-1252, macintosh or iso-8859-2`,
+        });
+        return z.NEVER;
+      }
+      return name;
+    }),
   },
   out: {
     flag: 'out',

@@ -20,7 +20,7 @@ describe('CSV as Excel saves it', () => {
 
     expect(h.sandbox.payer('w-1')!.request).toMatchObject({ lastName: 'Müller', city: 'Zürich' });
     const warning =
-      'payers.csv: is not UTF-8; read as Windows-1252 (what Excel on Windows writes for "CSV (Comma delimited)"). Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly';
+      'payers.csv: is not UTF-8; read as Windows-1252 (what Excel on Windows writes for "CSV (Comma delimited)"): if names look wrong, give its encoding with --encoding (windows-1252, macintosh, iso-8859-2, windows-1250, ...). Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly';
     expect(summary.warnings).toEqual([warning]);
     expect(stderr.split(warning).length - 1).toBe(1);
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'invalid']);

@@ -35,7 +35,7 @@ describe('spreadsheet damage, named for what it is', () => {
       // `Phone` comes last: it is the row's last cell here.
       {
         column: 'Phone',
-        message: `was turned into a number by the spreadsheet, which kept only its first digits: ${TEXT}, got something shaped "9.99999a+99"`,
+        message: `was turned into a number by the spreadsheet, which kept only its first digits: ${TEXT}, got "9.99999a+99" (digits shown as 9, letters as a)`,
       },
     ]);
   });
@@ -62,12 +62,12 @@ describe('spreadsheet damage, named for what it is', () => {
       {
         column: 'dateOfBirth',
         message:
-          'looks like a spreadsheet\'s date number (days since 1900): format the column as a date, or type YYYY-MM-DD, got something shaped "99999"',
+          'looks like a spreadsheet\'s date number (days since 1900): format the column as a date, or type YYYY-MM-DD, got "99999" (digits shown as 9, letters as a)',
       },
       {
         column: 'phone',
         message:
-          'has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: format the column as text and type it with the +, got something shaped "99999999999"',
+          'has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: format the column as text and type it with the +, got "99999999999" (digits shown as 9, letters as a)',
       },
     ]);
   });
@@ -77,7 +77,7 @@ describe('spreadsheet damage, named for what it is', () => {
       {
         column: 'dateOfBirth',
         message:
-          'must be YYYY-MM-DD, got something shaped "99/99/9999": written month first, --date-format MM/DD/YYYY reads it',
+          'must be YYYY-MM-DD, got "99/99/9999" (digits shown as 9, letters as a): written month first, --date-format MM/DD/YYYY reads it',
       },
     ]);
     const us = payer({ dateOfBirth: '12/31/1980', bankDateOfBirth: '1/2/1981' }, 'MM/DD/YYYY');
@@ -89,12 +89,16 @@ describe('spreadsheet damage, named for what it is', () => {
     expect(eu.ok && eu.compliance.dateOfBirth).toBe('1980-12-31');
     expect(payer({ dateOfBirth: '1980-12-31' }, 'DD/MM/YYYY').ok).toBe(true); // date cells of an xlsx arrive as YYYY-MM-DD
     expect(issuesOf(payer({ dateOfBirth: '12/31/1980' }, 'DD/MM/YYYY'))).toEqual([
-      { column: 'dateOfBirth', message: 'is not a real calendar date, got something shaped "9999-99-99"' },
+      {
+        column: 'dateOfBirth',
+        message: 'is not a real calendar date, got "9999-99-99" (digits shown as 9, letters as a)',
+      },
     ]);
     expect(issuesOf(payer({ dateOfBirth: 'Dec 31 1980' }, 'MM/DD/YYYY'))).toEqual([
       {
         column: 'dateOfBirth',
-        message: 'must be YYYY-MM-DD or MM/DD/YYYY (--date-format), got something shaped "aaa 99 9999"',
+        message:
+          'must be YYYY-MM-DD or MM/DD/YYYY (--date-format), got "aaa 99 9999" (digits shown as 9, letters as a)',
       },
     ]);
   });

@@ -16,9 +16,17 @@ describe('rows to fix, grouped', () => {
   it('groups by column or step and kind of problem, not by the values a message quotes or the row it names', () => {
     const tally = new ReportTally();
     tally.add(
-      failed('p-1', { column: 'email', message: 'must be a valid e-mail address, got something shaped "aaa@a"' }),
+      failed('p-1', {
+        column: 'email',
+        message: 'must be a valid e-mail address, got "aaa@a" (digits shown as 9, letters as a)',
+      }),
     );
-    tally.add(failed('p-2', { column: 'email', message: 'must be a valid e-mail address, got something shaped "b@"' }));
+    tally.add(
+      failed('p-2', {
+        column: 'email',
+        message: 'must be a valid e-mail address, got "b@" (digits shown as 9, letters as a)',
+      }),
+    );
     tally.add(
       failed('p-4', { column: 'clientUserId', message: '"p-4" appears again: the same payer is already on line 5' }),
     );
@@ -49,7 +57,7 @@ describe('rows to fix, grouped', () => {
   // Dates as validation words them: the shape, then which --date-format reads the date as far as its numbers tell.
   const date = (shape: string, reading: string): RowError => ({
     column: 'Date of Birth',
-    message: `must be YYYY-MM-DD, got something shaped "${shape}": ${reading}`,
+    message: `must be YYYY-MM-DD, got "${shape}" (digits shown as 9, letters as a): ${reading}`,
   });
   const DAY = 'written day first, --date-format DD/MM/YYYY reads it';
   const MONTH = 'written month first, --date-format MM/DD/YYYY reads it';

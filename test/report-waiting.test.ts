@@ -20,7 +20,7 @@ function firstRun() {
   tally.add(row('p-4', 'waiting', waiting, [{ step: 'payment-details', message: KYC }]));
   tally.add(
     row('p-5', 'invalid', {}, [
-      { column: 'email', message: 'must be a valid e-mail address, got something shaped "aaa"' },
+      { column: 'email', message: 'must be a valid e-mail address, got "aaa" (digits shown as 9, letters as a)' },
     ]),
   );
   return { tally, summary: summaryFor('/out', { ok: 1, waiting: 2, invalid: 1 }) };
@@ -34,7 +34,12 @@ describe('report.html of a run with waiting rows', () => {
     expect(data.rows.map((r) => [r.clientUserId, r.outcome, r.step, r.message])).toEqual([
       ['p-3', 'waiting', 'payment-details', `payment-details: ${KYC}`],
       ['p-4', 'waiting', 'payment-details', `payment-details: ${KYC}`],
-      ['p-5', 'invalid', 'validation', 'email: must be a valid e-mail address, got something shaped "aaa"'],
+      [
+        'p-5',
+        'invalid',
+        'validation',
+        'email: must be a valid e-mail address, got "aaa" (digits shown as 9, letters as a)',
+      ],
     ]);
     expect(data.waitingOn).toEqual([{ message: `payment-details: ${KYC}`, count: 2 }]);
     expect(data.fix).toEqual([{ where: 'email', rows: 1, problem: 'must be a valid e-mail address' }]);

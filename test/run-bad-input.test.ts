@@ -1,5 +1,9 @@
+import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError, PayerOnboardError } from '../src/errors.js';
+import { run } from '../src/run.js';
 import { harness, PAYER_HEADER, payerRow, payersCsv } from './helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
@@ -61,10 +65,50 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     expect(h.sandbox.stats().requests).toBe(0);
   });
 
+  it('still writes summary.json (0600) saying why, and nothing else', async () => {
+    const out = h.tmp.path('out-stopped');
+    const input = h.tmp.write('cols.csv', 'clientUserId,email\np-1,a@example.com\n');
+    const error = await h.run({ inputs: [input], out }).catch((e: unknown) => e as PayerOnboardError);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({
+      command: 'run',
+      exitCode: 2,
+      stopped: { code: 'E_INPUT', message: (error as PayerOnboardError).message },
+      inputs: [{ source: 'cols.csv', rows: 0 }],
+      rows: { total: 0 },
+      requests: { total: 0 },
+    });
+    expect(statSync(join(out, 'summary.json')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(out)).toEqual(['summary.json']);
+  });
+
+  it('a run stopped by an input it cannot read again (pass 2) leaves its results with a summary that says why', async () => {
+    const out = h.tmp.path('out-moved');
+    const input = h.tmp.write('moved.csv', payersCsv(['m-1']));
+    // validate says how it reads the columns while it checks the file: the file is moved away right then.
+    const stderr = new Writable({
+      write(chunk, _enc, done) {
+        if (String(chunk).includes('columns read as')) unlinkSync(input);
+        done();
+      },
+    });
+    const error = await run({ inputs: [input], out, command: 'validate' }, { cwd: h.tmp.dir, stderr }).catch(
+      (e: unknown) => e as PayerOnboardError,
+    );
+    expect(error).toBeInstanceOf(InputError);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({
+      exitCode: 2,
+      stopped: { code: 'E_INPUT', message: 'moved.csv: cannot be read: no such file' },
+      inputs: [{ source: 'moved.csv', format: 'csv', rows: 1 }],
+    });
+    expect(readdirSync(out).sort()).toEqual(['results.csv', 'run.log', 'summary.json']);
+  });
+
   it('missing required columns, named', async () => {
     const error = await rejected([h.tmp.write('cols.csv', 'clientUserId,email,First Name\np-1,a@example.com,Ada\n')]);
-    expect(error.message).toMatch(
-      /^cols\.csv:1: missing required columns lastName, beneficiaryType, dateOfBirth, addressLine1, city, state, postcode, country, nationality, phone, ssn/,
+    expect(error.message).toBe(
+      'cols.csv:1: missing required columns lastName, beneficiaryType, dateOfBirth, addressLine1, city, state, postcode, country, nationality, phone, ssn (header: clientUserId, email, First Name): a column named otherwise is named with --map',
     );
   });
 });

@@ -23,9 +23,14 @@ describe('routingNumber', () => {
     expect(detailOf(payer({ routingNumber: '021000021' }))?.routingNumber).toBe('021000021');
   });
 
-  test.each(['021000022', '02100002a', '0210000211', '021-000-021'])('%s fails without being echoed', (routing) => {
+  test.each([
+    ['021000022', 'its 9 digits fail the checksum: look for a mistyped digit'],
+    ['02100002a', 'it has 8 digits and 1 other character'],
+    ['0210000211', 'it has 10 digits'],
+    ['021-000-021', 'it has 9 digits and 2 other characters'],
+  ])('%s fails with what is wrong, without being echoed', (routing, found) => {
     expect(issuesOf(payer({ routingNumber: routing }))).toEqual([
-      { column: 'routingNumber', message: 'must be 9 digits with a valid ABA checksum' },
+      { column: 'routingNumber', message: `must be 9 digits with a valid ABA checksum; ${found}` },
     ]);
   });
 

@@ -78,7 +78,11 @@ describe('validateBankRow', () => {
       bank({ ...complete, routingNumber: '123456789', iban: 'GB00WEST12345698765432', swiftBic: 'LOYD' }),
     ).toMatchObject({
       issues: [
-        { column: 'routingNumber', message: 'must be 9 digits with a valid ABA checksum' },
+        {
+          column: 'routingNumber',
+          message:
+            'must be 9 digits with a valid ABA checksum; its 9 digits fail the checksum: look for a mistyped digit',
+        },
         { column: 'iban', message: 'must be a valid IBAN: its check digits do not match (mod-97)' },
         {
           column: 'swiftBic',

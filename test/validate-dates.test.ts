@@ -19,7 +19,7 @@ describe('dateOfBirth', () => {
       {
         column: 'Date of Birth',
         message:
-          'must be YYYY-MM-DD, got something shaped "99/99/9999": written day first, --date-format DD/MM/YYYY reads it',
+          'must be YYYY-MM-DD, got "99/99/9999" (digits shown as 9, letters as a): written day first, --date-format DD/MM/YYYY reads it',
       },
     ]);
   });
@@ -31,7 +31,10 @@ describe('dateOfBirth', () => {
     ['1980/12/31', '9999/99/99', 'written year first, --date-format YYYY/MM/DD reads it'],
   ])('%s: says which --date-format reads it', (date, shape, reading) => {
     expect(issuesOf(payer({ dateOfBirth: date }))).toEqual([
-      { column: 'dateOfBirth', message: `must be YYYY-MM-DD, got something shaped "${shape}": ${reading}` },
+      {
+        column: 'dateOfBirth',
+        message: `must be YYYY-MM-DD, got "${shape}" (digits shown as 9, letters as a): ${reading}`,
+      },
     ]);
   });
 
@@ -41,7 +44,10 @@ describe('dateOfBirth', () => {
 
   test.each(['1981-02-29', '1980-13-01', '1980-04-31', '1980-00-10'])('%s is not a real calendar date', (date) => {
     expect(issuesOf(payer({ dateOfBirth: date }))).toEqual([
-      { column: 'dateOfBirth', message: 'is not a real calendar date, got something shaped "9999-99-99"' },
+      {
+        column: 'dateOfBirth',
+        message: 'is not a real calendar date, got "9999-99-99" (digits shown as 9, letters as a)',
+      },
     ]);
   });
 
@@ -53,13 +59,19 @@ describe('dateOfBirth', () => {
   test('today is fine, tomorrow is in the future', () => {
     expect(payer({ dateOfBirth: '2024-06-15' }).ok).toBe(true);
     expect(issuesOf(payer({ dateOfBirth: '2024-06-16' }))).toEqual([
-      { column: 'dateOfBirth', message: 'must not be in the future, got something shaped "9999-99-99"' },
+      {
+        column: 'dateOfBirth',
+        message: 'must not be in the future, got "9999-99-99" (digits shown as 9, letters as a)',
+      },
     ]);
   });
 
   test('a bank override date is checked the same way, under its own column', () => {
     expect(issuesOf(payer({ bankDateOfBirth: '2030-01-01' }))).toEqual([
-      { column: 'bankDateOfBirth', message: 'must not be in the future, got something shaped "9999-99-99"' },
+      {
+        column: 'bankDateOfBirth',
+        message: 'must not be in the future, got "9999-99-99" (digits shown as 9, letters as a)',
+      },
     ]);
   });
 });

@@ -145,7 +145,7 @@ describe('xlsx input', () => {
     ],
     [
       'not a workbook',
-      async () => readAll(tmp.write('p.xlsx', 'a,b\n1,2\n')),
+      async () => readAll(tmp.write('p.xlsx', 'not a workbook\n')),
       'p.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',
     ],
     ['a missing file', async () => readAll(tmp.path('nope.xlsx')), 'nope.xlsx: cannot be read: no such file'],

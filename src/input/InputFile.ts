@@ -16,8 +16,11 @@ export interface InputFile {
   encoding?: TextEncoding;
 }
 
-/** The encodings a spreadsheet's "Save as CSV / Unicode text" produces, by their TextDecoder names. */
-export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+/**
+ * A text encoding by its TextDecoder name: `utf-8`, `utf-16le`/`utf-16be` (from a byte order mark), or a single-byte
+ * one (`windows-1252`, `macintosh`, `iso-8859-2`, ...) as spreadsheets' "Save as CSV" writes them.
+ */
+export type TextEncoding = string;
 
 /** How a CSV file was written, so its failed rows can be written back the same way. */
 export interface CsvDialect {
@@ -54,6 +57,8 @@ export interface OpenedInput {
 export interface ReadingOptions {
   columns?: ColumnMap | undefined;
   dateFormat?: DateFormat | undefined;
+  /** `--encoding`: what a CSV that is not UTF-8 is read as, instead of a guess. */
+  encoding?: string | undefined;
 }
 
 const FORMATS: Record<string, InputFormat> = {
@@ -83,6 +88,11 @@ export function inputFile(path: string): InputFile {
     );
   }
   return { path, name, format };
+}
+
+/** The format a file's name says, `unsupported` for none: for the summary of a run that stopped before reading it. */
+export function formatByName(path: string): InputFormat | 'unsupported' {
+  return FORMATS[extname(path).toLowerCase()] ?? 'unsupported';
 }
 
 /** Longest cell we accept: no field of the API is anywhere near this, and it keeps a runaway cell from filling memory. */

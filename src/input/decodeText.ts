@@ -1,12 +1,26 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
+import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
 import type { CsvDialect, TextEncoding } from './InputFile.js';
 
-const LABELS: Record<Exclude<TextEncoding, 'utf-8'>, string> = {
+const LABELS: Record<string, string> = {
   'utf-16le': 'UTF-16 (little-endian, from its byte order mark)',
   'utf-16be': 'UTF-16 (big-endian, from its byte order mark)',
   'windows-1252': 'Windows-1252 (what Excel on Windows writes for "CSV (Comma delimited)")',
+  macintosh: 'Mac Roman (what Excel for Mac writes for "CSV")',
+  'iso-8859-2': 'ISO-8859-2 (Central European)',
+  'iso-8859-15': 'ISO-8859-15 (Western European)',
 };
+
+/** How to read a file that turns out not to be UTF-8. */
+export interface DecodeOptions {
+  /** The file itself, read once more to guess its encoding from all of its bytes. Without it: Windows-1252. */
+  path?: string | undefined;
+  /** `--encoding`: what a file that is not UTF-8 is read as, instead of a guess (`utf-8`: refuse it). */
+  encoding?: string | undefined;
+  /** A second reading: the encoding the first one found, used from the first byte. */
+  known?: TextEncoding | undefined;
+}
 
 /** The encoding a UTF-16 byte order mark announces; undefined without one (a UTF-8 BOM is still UTF-8). */
 export function encodingFromBom(head: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
@@ -16,20 +30,26 @@ export function encodingFromBom(head: Uint8Array): 'utf-16le' | 'utf-16be' | und
 }
 
 /**
- * Decodes a CSV byte stream as Excel writes them: a UTF-16 BOM means UTF-16; otherwise strict UTF-8, and
- * when the first non-ASCII byte of the file is not UTF-8, the file is Windows-1252 (ASCII reads the same in both, so
- * nothing decoded so far changes meaning). An invalid byte after real UTF-8 text is a damaged file, not another
- * encoding: that stays DecodeUtf8's error with line and column. `encoding` is final once the stream has ended.
+ * Decodes a CSV byte stream as spreadsheets write them: a UTF-16 BOM means UTF-16; otherwise strict UTF-8, and when the
+ * first non-ASCII byte of the file is not UTF-8, the file is in a single-byte encoding (ASCII reads the same in all of
+ * them, so nothing decoded so far changes meaning): the one `--encoding` names, or the one guessEncoding finds in the
+ * whole file; a guess it is unsure of is an InputError, since a wrong one would send garbled names. An invalid byte
+ * after real UTF-8 text is a damaged file, not another encoding: that stays DecodeUtf8's error with line and column.
+ * `encoding` is final once the stream has ended.
  */
 export class DecodeText extends Transform {
   encoding: TextEncoding = 'utf-8';
   hadBom = false;
   private readonly utf8: DecodeUtf8;
-  private other: InstanceType<typeof TextDecoder> | undefined;
+  private other: { decode(bytes: Uint8Array, options?: { stream: boolean }): string } | undefined;
   private first = true;
   private sawNonAscii = false;
+  private chosen = false;
 
-  constructor(private readonly source: string) {
+  constructor(
+    private readonly source: string,
+    private readonly options: DecodeOptions = {},
+  ) {
     super({ readableObjectMode: false, decodeStrings: true, encoding: 'utf8' });
     this.utf8 = new DecodeUtf8(source);
   }
@@ -38,7 +58,9 @@ export class DecodeText extends Transform {
     if (this.first) {
       this.first = false;
       const bom = encodingFromBom(chunk);
+      const known = this.options.known;
       if (bom) this.use(bom, true);
+      else if (known !== undefined && known !== 'utf-8' && !known.startsWith('utf-16')) this.use(known, false);
     }
     if (this.other) {
       this.decodeOther(chunk, done);
@@ -51,15 +73,17 @@ export class DecodeText extends Transform {
         this.sawNonAscii ||= chunk.some((b) => b >= 0x80);
         return done(null, text);
       }
-      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(chunk)) return done(error);
-      this.use('windows-1252', false);
-      this.decodeOther(chunk, done);
+      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(chunk) || this.options.encoding === 'utf-8') return done(error);
+      this.singleByte().then((encoding) => {
+        this.use(encoding, false);
+        this.decodeOther(chunk, done);
+      }, done);
     });
   }
 
   override _flush(done: TransformCallback): void {
     if (this.other) {
-      done(null, this.other.decode());
+      done(null, this.other.decode(new Uint8Array(0)));
       return;
     }
     this.utf8._flush(done);
@@ -68,15 +92,33 @@ export class DecodeText extends Transform {
   /** What was assumed, for the run's warnings; undefined for UTF-8. */
   warning(): string | undefined {
     if (this.encoding === 'utf-8') return undefined;
-    return `${this.source}: is not UTF-8; read as ${LABELS[this.encoding]}. Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly`;
+    const read = this.chosen
+      ? `${ENCODING_NAMES[this.encoding] ?? this.encoding} (--encoding)`
+      : `${LABELS[this.encoding] ?? this.encoding}`;
+    const check = this.chosen || this.encoding.startsWith('utf-16') ? '' : ALTERNATIVES;
+    return `${this.source}: is not UTF-8; read as ${read}${check}. Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly`;
   }
 
-  private use(encoding: Exclude<TextEncoding, 'utf-8'>, bom: boolean): void {
+  /** The single-byte encoding of a file found not to be UTF-8: --encoding's, or the guess from its bytes. */
+  private async singleByte(): Promise<string> {
+    if (this.options.encoding !== undefined) {
+      this.chosen = true;
+      return this.options.encoding;
+    }
+    if (this.options.path === undefined) return 'windows-1252';
+    const guess = await guessEncoding(this.options.path);
+    if ('unsure' in guess) throw new InputError(this.source, guess.unsure);
+    return guess.encoding;
+  }
+
+  private use(encoding: TextEncoding, bom: boolean): void {
     this.encoding = encoding;
     this.hadBom = bom;
     // fatal for UTF-16: a broken surrogate is damage, and U+FFFD must not reach a name sent to the API.
-    // Windows-1252 maps every byte, so it cannot fail.
-    this.other = new TextDecoder(encoding, { fatal: encoding !== 'windows-1252', ignoreBOM: false });
+    // A single-byte encoding maps every byte, so it cannot fail.
+    this.other = encoding.startsWith('utf-16')
+      ? new TextDecoder(encoding, { fatal: true, ignoreBOM: false })
+      : singleByteDecoder(encoding);
   }
 
   private decodeOther(chunk: Buffer, done: TransformCallback): void {
@@ -91,6 +133,9 @@ export class DecodeText extends Transform {
     }
   }
 }
+
+const ALTERNATIVES =
+  ': if names look wrong, give its encoding with --encoding (windows-1252, macintosh, iso-8859-2, windows-1250, ...)';
 
 /** True when the chunk's first byte >= 0x80 cannot start a UTF-8 character (0xfc for `ü` in Windows-1252 cannot). */
 function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {

@@ -23,7 +23,7 @@ interface ParsedRecord {
 }
 
 /**
- * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or Windows-1252
+ * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or a single-byte encoding
  * (DecodeText), `,` `;` or tab, CRLF or LF, quoted fields with delimiters, quotes and newlines inside. Every value
  * stays the string as written. Streams: only the current record is in memory.
  * A file that is not UTF-8 adds one warning to `warnings` once read to the end, and its failed file gets a BOM
@@ -31,14 +31,20 @@ interface ParsedRecord {
  */
 export async function readCsv(
   file: InputFile,
-  options: { columns?: ColumnMap | undefined } = {},
+  options: { columns?: ColumnMap | undefined; encoding?: string | undefined } = {},
 ): Promise<OpenedInput> {
   const head = await readHead(file);
   if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
     throw new InputError(file.name, 'is empty: expected a header line and at least one row');
   }
-  const decoder = new DecodeText(file.name);
+  const decoder = new DecodeText(file.name, { path: file.path, encoding: options.encoding, known: file.encoding });
   const warnings: string[] = [];
+  // Listened to before the first read: a small file can be decoded to its end while the header is parsed.
+  decoder.on('end', () => {
+    file.encoding = decoder.encoding;
+    const warning = decoder.warning();
+    if (warning) warnings.push(warning);
+  });
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
   const parser = createReadStream(file.path)
     .on('error', (cause) =>
@@ -81,11 +87,6 @@ export async function readCsv(
   if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
   const notPayer = notAPayerRow(header, options.columns);
   dialect.bom = decoder.hadBom;
-  decoder.on('end', () => {
-    file.encoding = decoder.encoding;
-    const warning = decoder.warning();
-    if (warning) warnings.push(warning);
-  });
   // Pass 2 knows the encoding from pass 1: a Windows-1252 file's failed rows need their BOM before the first non-ASCII byte.
   if (decoder.hadBom || decoder.encoding !== 'utf-8' || (file.encoding ?? 'utf-8') !== 'utf-8') dialect.bom = true;
 

@@ -19,17 +19,23 @@ export function finish(stream: NodeJS.WritableStream): Promise<void> {
   });
 }
 
+// A spreadsheet runs a cell as a formula when it starts with `=`, `@`, a tab or CR, or `+`/`-` (a signed number such as
+// `-5` or a phone `+12175550100` is only a number, so those stay as they are). A value that already starts with `'`
+// before one of them gets another, so that reading back takes off exactly the one added.
+const FORMULA = /^'*(?:[=@\t\r]|[+-](?!\d))/;
+const GUARDED = /^''*(?:[=@\t\r]|[+-](?!\d))/;
+
 /**
- * Guards a cell against CSV/formula injection: a spreadsheet runs a cell that starts with one of these
- * as a formula, so text we write from the server or from our own messages gets a leading `'`.
+ * Guards a cell of a file the tool writes (results.csv, status.csv, the `error` column) against CSV/formula injection:
+ * a cell that a spreadsheet would run as a formula gets a leading `'`, which spreadsheets show as text.
  */
 export function csvSafe(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return FORMULA.test(value) ? `'${value}` : value;
 }
 
 /** The inverse of csvSafe, for a file of ours read back: the `'` it put before a formula character goes. */
 export function csvUnguard(value: string): string {
-  return /^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+  return GUARDED.test(value) ? value.slice(1) : value;
 }
 
 /** A CSV file written row by row, mode 0600, in a given dialect. */

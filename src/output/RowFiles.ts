@@ -29,6 +29,23 @@ function originalName(fileName: string): string {
   return stripped === '' ? fileName : stripped;
 }
 
+const EXTENSIONS: Record<InputFile['format'], RegExp> = {
+  csv: /\.(?:csv|txt|tsv)$/i,
+  tsv: /\.(?:csv|txt|tsv)$/i,
+  jsonl: /\.(?:jsonl|ndjson)$/i,
+  xlsx: /\.xlsx$/i,
+};
+
+/**
+ * The name with an extension that says what the file holds: a workbook that came named `payers.csv` gets its failed
+ * rows in `failed-payers.xlsx`, so the mistake is not passed on.
+ */
+function namedAsWritten(fileName: string, format: InputFile['format']): string {
+  if (EXTENSIONS[format].test(fileName) || !Object.values(EXTENSIONS).some((ext) => ext.test(fileName)))
+    return fileName;
+  return `${fileName.slice(0, -extname(fileName).length)}.${format === 'tsv' ? 'csv' : format}`;
+}
+
 /** The two columns these files add; given back as input, `error` is ignored and `completedSteps` is honoured. */
 const TRAILING = ['error', 'completedSteps'] as const;
 
@@ -90,7 +107,7 @@ export class RowFiles {
     const keep = header.map((_, i) => i).filter((i) => !isTrailing(header[i]!));
     const ownColumns = keep.map((i) => header[i]!);
     // An xlsx input's name may carry its sheet (`payers.xlsx[Bank details]`); its workbook is named after the file.
-    const fileName = file.format === 'xlsx' ? basename(file.path) : file.name;
+    const fileName = namedAsWritten(file.format === 'xlsx' ? basename(file.path) : file.name, file.format);
     const make = (kind: RowFileKind) => {
       const place = () => set.claim(outDir, kind, fileName);
       const sheet =

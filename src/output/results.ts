@@ -44,7 +44,10 @@ export function formatErrors(errors: readonly RowError[]): string {
   return errors.map(formatError).join(' | ');
 }
 
-/** A results.csv line. Server-given and message cells are guarded against formula injection. */
+/**
+ * A results.csv line. Every cell is guarded against formula injection: the input's (a clientUserId `=cmd|...`, a file
+ * name), the server's and our messages alike; status reads the file back through csvUnguard.
+ */
 export function resultRecord(row: FinishedRow): string[] {
   const r = row.result;
   return [
@@ -52,16 +55,16 @@ export function resultRecord(row: FinishedRow): string[] {
     String(row.line),
     row.clientUserId ?? '',
     r.outcome,
-    csvSafe(r.userId ?? ''),
-    csvSafe(r.agreementStatus ?? ''),
-    csvSafe(r.kycStatus ?? ''),
-    csvSafe(r.agreementUrl ?? ''),
-    csvSafe(r.kycUrl ?? ''),
-    csvSafe(r.paymentDetailIds.join(';')),
+    r.userId ?? '',
+    r.agreementStatus ?? '',
+    r.kycStatus ?? '',
+    r.agreementUrl ?? '',
+    r.kycUrl ?? '',
+    r.paymentDetailIds.join(';'),
     r.agreementCompleted === undefined ? '' : String(r.agreementCompleted),
     formatSteps(r),
-    csvSafe(formatErrors(r.errors)),
-  ];
+    formatErrors(r.errors),
+  ].map(csvSafe);
 }
 
 /**
@@ -168,6 +171,8 @@ export interface Summary {
   rows: Record<Outcome, number> & { total: number };
   requests: { total: number; byStatus: Record<string, number>; retries: number };
   aborted?: { reason: string; message: string };
+  /** Why a run stopped with an error before its end: an input that cannot be used (exit 2, nothing sent), or worse. */
+  stopped?: { code: string; message: string };
   warnings: string[];
   exitCode: number;
   /** `failed`: rows a person must fix or act on. `pending`: rows a later run finishes by itself. */

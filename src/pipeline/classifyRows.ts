@@ -129,7 +129,8 @@ export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
     const s = mapping.missing.length === 1 ? '' : 's';
     throw new InputError(
       input.file.name,
-      `missing required column${s} ${mapping.missing.join(', ')} (header: ${input.header.join(', ')})`,
+      `missing required column${s} ${mapping.missing.join(', ')} (header: ${input.header.join(', ')}): ` +
+        `a column named otherwise is named with --map${input.sheets && input.sheets.length > 1 ? `, another sheet with --sheet (sheets: ${input.sheets.join(', ')})` : ''}`,
       { line: 1 },
     );
   }

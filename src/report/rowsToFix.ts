@@ -1,4 +1,5 @@
 import type { RowError } from '../types.js';
+import { SHAPE_NOTE } from '../validate/textChecks.js';
 
 /** One line of "rows to fix": where the problem sits, what kind it is, how many rows have it, and what fixes it. */
 export interface FixGroup {
@@ -25,7 +26,12 @@ interface Kind {
 /** ` (1 of 2)`: which of a row's bank accounts a message is about. */
 const ACCOUNT_LABEL = / \(\d+ of \d+\)$/;
 const JSONL = /\.(?:jsonl|ndjson)$/i;
-const DATE_READING = /^must be YYYY-MM-DD, got something shaped "[^"]*": .*--date-format (\S+)(?: or (\S+))? reads it$/;
+/** The note withValue puts after a personal value's shape, as a pattern. */
+const NOTE = SHAPE_NOTE.replace(/[()]/g, '\\$&');
+const DATE_READING = new RegExp(
+  `^must be YYYY-MM-DD, got "[^"]*" ${NOTE}: .*--date-format (\\S+)(?: or (\\S+))? reads it$`,
+);
+const QUOTED_VALUE = new RegExp(`, got "(?:[^"\\\\]|\\\\.)*"(?: ${NOTE})?`);
 const CHANGED = /changed since the payer was registered and was not sent (\([^)]*\))/;
 
 /**
@@ -64,9 +70,9 @@ function kindOf(error: RowError, source: string, clientUserId: string): Kind {
   return { where, problem: normalise(message, clientUserId) };
 }
 
-/** `must be a valid e-mail address, got something shaped "aaa@a"` -> `must be a valid e-mail address`. */
+/** `must be a valid e-mail address, got "aaa@a" (digits shown as 9, letters as a)` -> `must be a valid e-mail address`. */
 function withoutValue(message: string): string {
-  return message.replace(/, got (?:something shaped )?"(?:[^"\\]|\\.)*"/, '');
+  return message.replace(QUOTED_VALUE, '');
 }
 
 /**

@@ -71,9 +71,14 @@ export function checkRoutingNumber(text: string): Checked {
     return fail(
       `${message}; it has 8 digits: looks like a leading zero was lost: format the column as text and type the value again`,
     );
-  if (!/^\d{9}$/.test(text)) return fail(message);
+  // What is wrong is said by counts only: the number itself is never shown.
+  if (!/^\d{9}$/.test(text)) {
+    const others = text.replace(/\d/g, '').length;
+    const found = `it has ${text.length - others} digits${others > 0 ? ` and ${others} other character${others > 1 ? 's' : ''}` : ''}`;
+    return fail(`${message}; ${found}`);
+  }
   const sum = ABA_WEIGHTS.reduce((total, weight, i) => total + weight * Number(text[i]), 0);
-  return sum % 10 === 0 ? ok(text) : fail(message);
+  return sum % 10 === 0 ? ok(text) : fail(`${message}; its 9 digits fail the checksum: look for a mistyped digit`);
 }
 
 /** Spaces (and dashes) removed, upper case, then country, length, structure and mod-97 by ibantools. Never echoed. */
@@ -112,14 +117,17 @@ function shapeOf(text: string): string {
   return text.replace(/\p{Nd}/gu, '9').replace(/\p{L}/gu, 'a');
 }
 
+/** Said after a shape, so that nobody takes `99/99/9999` for what the cell holds. */
+export const SHAPE_NOTE = '(digits shown as 9, letters as a)';
+
 /**
- * `message, got "value"`, except that a message must not leak personal data into results.csv or a log:
- * identity and bank numbers (SENSITIVE_FIELDS) are not echoed at all, dates of birth, e-mails and phones
- * (PERSONAL_FIELDS) only by their shape.
+ * `message, got "value"`, except that a message must not leak personal data into results.csv or a log (every row
+ * message is logged too): identity and bank numbers (SENSITIVE_FIELDS) are not echoed at all, dates of birth, e-mails
+ * and phones (PERSONAL_FIELDS) by their shape: `got "99.99.9999" (digits shown as 9, letters as a)`.
  */
 export function withValue(message: string, field: string, text: string): string {
   if (SENSITIVE_FIELDS.has(field)) return message;
-  if (PERSONAL_FIELDS.has(field)) return `${message}, got something shaped ${quoteValue(shapeOf(text))}`;
+  if (PERSONAL_FIELDS.has(field)) return `${message}, got ${quoteValue(shapeOf(text))} ${SHAPE_NOTE}`;
   return `${message}, got ${quoteValue(text)}`;
 }
 
