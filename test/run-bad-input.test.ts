@@ -45,7 +45,9 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
 
   it('a missing file', async () => {
     const error = await rejected([h.tmp.path('nope.csv')]);
-    expect(error.message).toBe('nope.csv: cannot be read: no such file');
+    expect(error.message).toBe(
+      'nope.csv: no such file: check its name and the folder you run this from, or give its full path',
+    );
   });
 
   it('a non-UTF-8 byte after UTF-8 text, naming line and column', async () => {
