@@ -1,22 +1,14 @@
 import { createReadStream } from 'node:fs';
-import { parse, CsvError } from 'csv-parse';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
+import { type CsvRecord, csvRecords } from './csvRecords.js';
 import { DecodeText, encodingFromBom, detectDialect } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
-/** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
-const MAX_RECORD_SIZE = 4 * 1024 * 1024;
-
-interface ParsedRecord {
-  record: string[];
-  info: { lines: number };
-}
-
 /**
  * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or Windows-1252
- * (DecodeText), `,` `;` or tab, CRLF or LF, quoted fields with delimiters, quotes and newlines inside. Every value
- * stays the string as written. Streams: only the current record is in memory.
+ * (DecodeText), `,` `;` or tab, CRLF, LF or CR, quoted fields with delimiters, quotes and newlines inside
+ * (csvRecords). Every value stays the string as written. Streams: only the current chunk is in memory.
  * A file that is not UTF-8 adds one warning to `warnings` once read to the end, and its failed file gets a BOM
  * (it is written in UTF-8, which only a BOM tells Excel).
  */
@@ -28,29 +20,22 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
   const decoder = new DecodeText(file.name);
   const warnings: string[] = [];
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
-  const parser = createReadStream(file.path)
-    .on('error', (cause) =>
-      parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })),
-    )
-    .pipe(decoder)
-    .on('error', (error) => parser.destroy(error))
-    .pipe(
-      parse({
-        bom: true,
-        delimiter: dialect.delimiter,
-        info: true,
-        relax_column_count: true,
-        skip_empty_lines: true,
-        max_record_size: MAX_RECORD_SIZE,
-      }),
-    );
+  const bytes = createReadStream(file.path).on('error', (cause) =>
+    decoder.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })),
+  );
+  const iterator = csvRecords(bytes.pipe(decoder), file.name, dialect.delimiter);
+  const close = () => {
+    bytes.destroy();
+    decoder.destroy();
+  };
 
-  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<ParsedRecord>;
-  const lines = new LineTracker();
-  const first = await next(iterator, file.name, lines);
+  const first = await next(iterator, file.name).catch((error: unknown) => {
+    close();
+    throw error;
+  });
   if (first === undefined) throw new InputError(file.name, 'is empty: expected a header line and at least one row');
-  const header = first.record.map((h) => h.trim());
-  if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
+  const header = first.cells.map((h) => h.trim());
+  if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.line });
   dialect.bom = decoder.hadBom;
   decoder.on('end', () => {
     file.encoding = decoder.encoding;
@@ -63,12 +48,12 @@ export async function readCsv(file: InputFile): Promise<OpenedInput> {
   async function* records(): AsyncGenerator<RawRecord> {
     try {
       for (;;) {
-        const parsed = await next(iterator, file.name, lines);
+        const parsed = await next(iterator, file.name);
         if (parsed === undefined) return;
-        yield toRawRecord(parsed.record, parsed.start, header);
+        yield toRawRecord(parsed.cells, parsed.line, header);
       }
     } finally {
-      parser.destroy();
+      close();
     }
   }
   return { file, header, dialect, records: records(), warnings };
@@ -95,71 +80,13 @@ function toRawRecord(record: string[], line: number, header: string[]): RawRecor
   return raw;
 }
 
-async function next(iterator: AsyncIterator<ParsedRecord>, source: string, lines: LineTracker) {
-  let step: IteratorResult<ParsedRecord>;
+async function next(iterator: AsyncIterator<CsvRecord>, source: string): Promise<CsvRecord | undefined> {
   try {
-    step = await iterator.next();
+    const step = await iterator.next();
+    return step.done ? undefined : step.value;
   } catch (error) {
-    throw asInputError(error, source, lines);
-  }
-  if (step.done) return undefined;
-  return { ...step.value, start: lines.startOf(step.value.record, step.value.info.lines) };
-}
-
-function asInputError(error: unknown, source: string, lines: LineTracker): Error {
-  if (error instanceof InputError) return error;
-  if (error instanceof CsvError) {
-    const after = lines.lastEnd + 1;
-    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      return new InputError(source, 'a quoted field opened here is never closed: check for a stray `"`', {
-        line: after,
-        cause: error,
-      });
-    }
-    if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      return new InputError(source, 'a record here is larger than 4 MB: check for a stray `"`', {
-        line: after,
-        cause: error,
-      });
-    }
-    if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE') {
-      const column = (error as unknown as { column?: number }).column;
-      return new InputError(
-        source,
-        'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it',
-        {
-          line: Math.max(after, (error as unknown as { lines?: number }).lines ?? after),
-          ...(typeof column === 'number' ? { column: column + 1 } : {}),
-          cause: error,
-        },
-      );
-    }
-    return new InputError(source, `cannot be parsed as CSV (${error.message})`, { line: after, cause: error });
-  }
-  return new InputError(source, `cannot be read (${(error as Error).message})`, { cause: error });
-}
-
-/**
- * csv-parse's `info.lines` is the line a record ends on, except that it counts a CRLF inside a quoted field as two
- * lines; this corrects that and derives the line each record starts on, which is the one users look for.
- */
-class LineTracker {
-  lastEnd = 0;
-  private overcount = 0;
-
-  startOf(record: string[], reportedEnd: number): number {
-    let breaks = 0;
-    for (const cell of record) {
-      if (cell.includes('\n') || cell.includes('\r')) {
-        const real = cell.match(/\r\n|\r|\n/g)?.length ?? 0;
-        const counted = cell.match(/[\r\n]/g)?.length ?? 0;
-        this.overcount += counted - real;
-        breaks += real;
-      }
-    }
-    const end = reportedEnd - this.overcount;
-    this.lastEnd = end;
-    return end - breaks;
+    if (error instanceof InputError) throw error;
+    throw new InputError(source, `cannot be read (${(error as Error).message})`, { cause: error });
   }
 }
 
