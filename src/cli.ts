@@ -76,7 +76,6 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
   const bodies = new Map<string, CommandBody>();
   for (const c of commands) if (argv.includes(nameOf(c))) bodies.set(c.command, await c.load());
 
-  let exitCode: number | undefined;
   const { default: yargs } = await import('yargs');
   let parser = yargs(argv)
     .scriptName(NAME)
@@ -92,17 +91,23 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
       throw new ConfigError(`${msg}\n(see payer-onboard --help, or payer-onboard <command> --help)`, 'E_USAGE');
     })
     .exitProcess(false);
-  for (const c of commands) {
-    const body = bodies.get(c.command);
-    parser = parser.command(c.command, c.describe, body?.builder ?? ((y) => y), async (args) => {
-      exitCode = await (body ?? (await c.load())).handler(args as Record<string, unknown>, io);
-    });
-  }
+  // No handler given to yargs: with one, yargs lays out the command's whole help text before the command starts (in
+  // case it fails later), which delays a run's first request by the time it takes. The command runs after parsing.
+  for (const c of commands)
+    parser = parser.command(c.command, c.describe, bodies.get(c.command)?.builder ?? ((y) => y));
   let output = '';
   try {
-    await parser.parseAsync(argv, {}, (_err, _args, out) => {
+    const args = await parser.parseAsync(argv, {}, (_err, _args, out) => {
       output = out;
     });
+    if (output) {
+      io.stdout.write(`${output}\n`);
+      return 0;
+    }
+    const chosen = commands.find((c) => nameOf(c) === String(args._[0]));
+    if (chosen === undefined) return 0;
+    const body = bodies.get(chosen.command) ?? (await chosen.load());
+    return await body.handler(args as Record<string, unknown>, io);
   } catch (error) {
     if (error instanceof PayerOnboardError) {
       io.stderr.write(`payer-onboard: ${error.message}\n`);
@@ -110,8 +115,6 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
-  if (output) io.stdout.write(`${output}\n`);
-  return exitCode ?? 0;
 }
 
 function helpWidth(): number {

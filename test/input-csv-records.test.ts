@@ -54,7 +54,11 @@ describe('csvRecords', () => {
     const next = random(7);
     for (let n = 0; n < 200; n++) {
       const text = awkwardCsv(next);
-      const expected = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true }) as Array<{
+      const expected = parse(text, {
+        relax_column_count: true,
+        skip_empty_lines: true,
+        info: true,
+      }) as unknown as Array<{
         record: string[];
       }>;
       const sizes = [1 + Math.floor(next() * 7), 1 + Math.floor(next() * 30)];
