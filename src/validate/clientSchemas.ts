@@ -139,7 +139,10 @@ const MAX_REMEMBERED = 256;
 /** A schema's verdict on a text, remembered: a file checks `US` and `individual` on every row, to the same end. */
 function remembered(schema: z.ZodType, text: string): z.ZodSafeParseResult<unknown> {
   let known = verdicts.get(schema);
-  if (known === undefined) verdicts.set(schema, (known = new Map()));
+  if (known === undefined) {
+    known = new Map();
+    verdicts.set(schema, known);
+  }
   let verdict = known.get(text);
   if (verdict === undefined) {
     verdict = schema.safeParse(text);
