@@ -63,11 +63,11 @@ const nameOf = (c: CliCommand): string => c.command.split(' ')[0]!;
 /** Parses argv, runs one command, returns its exit code. Never exits the process. */
 export async function cli(argv: string[], io: CliIo): Promise<number> {
   // Loading yargs alone takes longer than the whole answer to these two may: they are answered without it.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  if (argv.length === 1 && argv[0] === '--version') {
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+  if (argv.length === 1 && argv[0] === '--help') {
     io.stdout.write(`${topLevelHelp(helpWidth())}\n`);
     return 0;
   }

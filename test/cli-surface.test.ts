@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commands } from '../src/cli.js';
+import yargs from 'yargs';
+import { commands, topLevelHelp, VERSION as CLI_VERSION } from '../src/cli.js';
 import { payersCsv } from './helpers/runHarness.js';
 import { spawnBin } from './helpers/spawnBin.js';
 import { tempDir } from './helpers/tempDir.js';
@@ -23,11 +24,9 @@ afterEach(() => {
 
 describe('payer-onboard --version and --help', () => {
   it('prints the package version, exit 0', async () => {
-    for (const flag of ['--version', '-v']) {
-      const r = await bin([flag], { cwd: tmp.dir });
-      expect(r.stdout).toBe(`${VERSION}\n`);
-      expect(r.code).toBe(0);
-    }
+    const r = await bin(['--version'], { cwd: tmp.dir });
+    expect(r.stdout).toBe(`${VERSION}\n`);
+    expect(r.code).toBe(0);
     // A command's own --version says the same (yargs answers it there).
     const inRun = await bin(['validate', '--version'], { cwd: tmp.dir });
     expect(inRun.stdout.trim()).toBe(VERSION);
@@ -41,6 +40,21 @@ describe('payer-onboard --version and --help', () => {
     const words = r.stdout.split(/\s+/).join(' ');
     for (const c of commands) expect(words).toContain(c.describe);
     expect(r.stdout).toContain('--version');
+  });
+});
+
+describe('the top-level help written without yargs', () => {
+  it('is what yargs itself lays out for the same commands', async () => {
+    for (const width of [80, 100, 110]) {
+      let parser = yargs([])
+        .scriptName('payer-onboard')
+        .usage('$0 <command> [options]\n\nOnboard payers in bulk onto the Payer Compliance and Payment-Details API.')
+        .help()
+        .version(CLI_VERSION)
+        .wrap(width);
+      for (const c of commands) parser = parser.command(c.command, c.describe);
+      expect(topLevelHelp(width)).toBe(await parser.getHelp());
+    }
   });
 });
 
