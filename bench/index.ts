@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { SCENARIOS, type Figure } from './scenarios.js';
+import './cliScenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
 
 interface Stored {

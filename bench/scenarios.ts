@@ -358,25 +358,9 @@ async function httpFloor(): Promise<Figure[]> {
   }
 }
 
-/** Memory: validate 1,000,000 rows; run 100,000 rows; a row held back by a slow call. */
+/** Memory: run 100,000 rows; a row held back by a slow call (validate's figures: bench/cliScenarios.ts). */
 export async function memory(): Promise<Figure[]> {
   const figures: Figure[] = [];
-  const big = await input(1_000_000, 'million');
-  const out = join(SCRATCH, 'out', 'validate');
-  const validate = await runCli(['validate', big, '--out', out, '--no-progress', '--json']);
-  const vs = parseSummary(validate);
-  rmSync(out, { recursive: true, force: true });
-  rmSync(big, { force: true });
-  figures.push({
-    scenario: 'memory',
-    name: 'validate 1,000,000 rows: peak RSS',
-    value: validate.maxRssMb,
-    unit: 'MB',
-    bar: '< 200',
-    pass: validate.maxRssMb < 200 && vs.rows.ok === 1_000_000,
-    note: `${(validate.wallMs / 1000).toFixed(0)} s, ${(1_000_000 / (vs.durationMs / 1000)).toFixed(0)} rows/s over both passes`,
-  });
-
   const hundredK = await input(100_000, 'hundredk');
   await withSandbox({ keepRequests: false }, async (sandbox) => {
     const { figures: f, summary } = await runAgainst(sandbox, hundredK, { rate: 0, concurrency: 32 });

@@ -1,51 +1,113 @@
-import yargs from 'yargs';
-import type { CliCommand, CliIo } from './commands/CliCommand.js';
+import { readFileSync } from 'node:fs';
+import type { CliIo, CommandBody } from './commands/CliCommand.js';
 import { ConfigError, PayerOnboardError } from './errors.js';
-import { demoCommand } from './commands/demo.js';
-import { runCommand, validateCommand } from './commands/run.js';
-import { sandboxCommand } from './commands/sandbox.js';
-import { templateCommand } from './commands/template.js';
-import { inboxCommand } from './commands/inbox.js';
-import { statusCommand } from './commands/status.js';
+
+/** A command as `--help` lists it; its module is loaded only when it is the one asked for. */
+export interface CliCommand {
+  command: string;
+  describe: string;
+  load: () => Promise<CommandBody>;
+}
 
 /** Every command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
-  runCommand,
-  validateCommand,
-  statusCommand,
-  inboxCommand,
-  sandboxCommand,
-  templateCommand,
-  demoCommand,
+  {
+    command: 'run <input...>',
+    describe: 'check every row, then register payers, store bank details and complete agreements',
+    load: async () => (await import('./commands/run.js')).runCommand,
+  },
+  {
+    command: 'validate <input...>',
+    describe: 'read and check every row, write results and failed files; sends nothing, needs no key',
+    load: async () => (await import('./commands/run.js')).validateCommand,
+  },
+  {
+    command: 'status <input...>',
+    describe:
+      'ask the service where each payer stands now (KYC, agreement, bank account) and write status.csv; reads only',
+    load: async () => (await import('./commands/status.js')).statusCommand,
+  },
+  {
+    command: 'inbox <dir>',
+    describe: 'process the files dropped into DIR/incoming/ (for cron; --watch to keep polling)',
+    load: async () => (await import('./commands/inbox.js')).inboxCommand,
+  },
+  {
+    command: 'sandbox',
+    describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
+    load: async () => (await import('./commands/sandbox.js')).sandboxCommand,
+  },
+  {
+    command: 'template',
+    describe: 'write a blank input file with every column and one example row',
+    load: async () => (await import('./commands/template.js')).templateCommand,
+  },
+  {
+    command: 'demo',
+    describe:
+      'onboard the bundled example payers against a built-in sandbox that behaves like the service: two runs, KYC in between',
+    load: async () => (await import('./commands/demo.js')).demoCommand,
+  },
 ];
+
+const USAGE = '$0 <command> [options]\n\nOnboard payers in bulk onto the Payer Compliance and Payment-Details API.';
+const NAME = 'payer-onboard';
+
+/** The package's version; the same file from src/ (tests) and dist/ (the bin). */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+const nameOf = (c: CliCommand): string => c.command.split(' ')[0]!;
 
 /** Parses argv, runs one command, returns its exit code. Never exits the process. */
 export async function cli(argv: string[], io: CliIo): Promise<number> {
-  let exitCode: number | undefined;
+  // Loading yargs alone takes longer than the whole answer to these two may: they are answered without it.
+  if (argv.length === 1 && argv[0] === '--version') {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (argv.length === 1 && argv[0] === '--help') {
+    io.stdout.write(`${topLevelHelp(helpWidth())}\n`);
+    return 0;
+  }
+  // Only the commands named in argv are loaded (usually one); the others are listed by name, which is all yargs
+  // needs of a command it does not run.
+  const bodies = new Map<string, CommandBody>();
+  for (const c of commands) if (argv.includes(nameOf(c))) bodies.set(c.command, await c.load());
+
+  const { default: yargs } = await import('yargs');
   let parser = yargs(argv)
-    .scriptName('payer-onboard')
-    .usage('$0 <command> [options]\n\nOnboard payers in bulk onto the Payer Compliance and Payment-Details API.')
+    .scriptName(NAME)
+    .usage(USAGE)
     .strict()
     .demandCommand(1, 'Choose a command.')
     .help()
-    .version(false)
-    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .version(VERSION)
+    .wrap(helpWidth())
     .fail((msg, err) => {
       // Thrown, not recorded: yargs would otherwise still run the handler after an unknown option.
       if (err) throw err;
       throw new ConfigError(`${msg}\n(see payer-onboard --help, or payer-onboard <command> --help)`, 'E_USAGE');
     })
     .exitProcess(false);
-  for (const c of commands) {
-    parser = parser.command(c.command, c.describe, c.builder, async (args) => {
-      exitCode = await c.handler(args as Record<string, unknown>, io);
-    });
-  }
+  // No handler given to yargs: with one, yargs lays out the command's whole help text before the command starts (in
+  // case it fails later), which delays a run's first request by the time it takes. The command runs after parsing.
+  for (const c of commands)
+    parser = parser.command(c.command, c.describe, bodies.get(c.command)?.builder ?? ((y) => y));
   let output = '';
   try {
-    await parser.parseAsync(argv, {}, (_err, _args, out) => {
+    const args = await parser.parseAsync(argv, {}, (_err, _args, out) => {
       output = out;
     });
+    if (output) {
+      io.stdout.write(`${output}\n`);
+      return 0;
+    }
+    const chosen = commands.find((c) => nameOf(c) === String(args._[0]));
+    if (chosen === undefined) return 0;
+    const body = bodies.get(chosen.command) ?? (await chosen.load());
+    return await body.handler(args as Record<string, unknown>, io);
   } catch (error) {
     if (error instanceof PayerOnboardError) {
       io.stderr.write(`payer-onboard: ${error.message}\n`);
@@ -53,6 +115,40 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
-  if (output) io.stdout.write(`${output}\n`);
-  return exitCode ?? 0;
+}
+
+function helpWidth(): number {
+  return Math.min(110, process.stdout.columns ?? 100);
+}
+
+/** `payer-onboard --help` as yargs lays it out: usage, the commands with their descriptions, the two flags. */
+export function topLevelHelp(width: number): string {
+  const names = commands.map((c) => `${NAME} ${c.command}`);
+  const indent = Math.max(...names.map((n) => n.length)) + 4;
+  const lines = [USAGE.replace('$0', NAME), '', 'Commands:'];
+  commands.forEach((c, i) => {
+    const [first, ...rest] = wrapWords(c.describe, width - indent);
+    lines.push(`  ${names[i]!.padEnd(indent - 2)}${first}`, ...rest.map((line) => `${' '.repeat(indent)}${line}`));
+  });
+  lines.push('', 'Options:');
+  for (const [flag, text] of [
+    ['--help', 'Show help'],
+    ['--version', 'Show version number'],
+  ] as const) {
+    const left = `  ${flag.padEnd(11)}${text}`;
+    lines.push(`${left}${'[boolean]'.padStart(Math.max(width - left.length, 10))}`);
+  }
+  return lines.join('\n');
+}
+
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
 }

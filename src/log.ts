@@ -1,5 +1,6 @@
 import { chmodSync } from 'node:fs';
 import { pino, type Logger, type DestinationStream } from 'pino';
+import type { LogLevel } from './runOptionTable.js';
 
 /** Field names whose values are personal data or secrets: never written to a log. */
 export const SENSITIVE_FIELDS = [
@@ -25,9 +26,6 @@ const REDACT_PATHS = [
   'body',
   '*.body',
 ];
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface RunLogger {
   logger: Logger;

@@ -1,20 +1,96 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
-import { RUN_OPTIONS } from './runOptionTable.js';
+import { LOG_LEVELS, RUN_OPTIONS, type RunOptionName } from './runOptionTable.js';
+import { COMPLIANCE_PATHS } from './schema/index.js';
+import { STEPS, type Step } from './types.js';
+import { DATE_FORMAT } from './validate/cellTexts.js';
+import { singleByteName } from './input/encodings.js';
 
 // `run`'s options as one checked object: the defaults, the environment and what was given merged once, in this
-// order, and parsed with the checks of RUN_OPTIONS. The CLI, the inbox and a library caller of run() all come
-// through resolveRunOptions, so they get the same defaults and the same messages.
+// order, and parsed with RUN_CHECKS. The CLI, the inbox and a library caller of run() all come through
+// resolveRunOptions, so they get the same defaults and the same messages.
+
+const count = (min: number) =>
+  z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`);
+
+const stepsList = z.union([z.string(), z.array(z.string())]).transform((value, ctx): Step[] => {
+  const steps = (Array.isArray(value) ? value : value.split(/[,;\s]+/)).filter(Boolean);
+  const unknown = steps.filter((s) => !(STEPS as readonly string[]).includes(s));
+  if (unknown.length > 0 || steps.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `unknown step ${unknown.map((s) => `"${s}"`).join(', ') || '(none given)'}: use ${STEPS.join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  return STEPS.filter((s) => steps.includes(s));
+});
+
+/**
+ * The check of each option of RUN_OPTIONS, by the same name: a value from a flag, the environment, the default or
+ * a library caller. Kept apart from the table so that `--help`, which reads the table, does not load zod.
+ */
+export const RUN_CHECKS = {
+  baseUrl: z.string(),
+  apiKeyFile: z.string(),
+  bankDetails: z.string(),
+  sheet: z.string().min(1, 'give a sheet name'),
+  map: z.string().min(1, 'give a JSON file'),
+  dateFormat: z
+    .string()
+    .transform((text) => text.toUpperCase())
+    .pipe(
+      z
+        .string()
+        .regex(
+          DATE_FORMAT,
+          'must be YYYY, MM and DD in some order with / . or - between, e.g. MM/DD/YYYY or DD.MM.YYYY',
+        ),
+    ),
+  encoding: z.string().transform((label, ctx) => {
+    const name = singleByteName(label);
+    if (name === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${label}" is not a single-byte encoding such as windows-1252, macintosh or iso-8859-2`,
+      });
+      return z.NEVER;
+    }
+    return name;
+  }),
+  out: z.string(),
+  concurrency: count(1).max(256, 'must be at most 256'),
+  rate: z.number({ error: 'must be a number' }).min(0, 'must be 0 (no cap) or more'),
+  retries: count(0).max(20, 'must be at most 20'),
+  timeout: z.number({ error: 'must be a number' }).positive('must be more than 0'),
+  steps: stepsList,
+  completeAgreement: z.boolean(),
+  dryRun: z.boolean(),
+  compliancePath: z.enum(COMPLIANCE_PATHS, { error: `must be ${COMPLIANCE_PATHS.join(' or ')}` }),
+  maxWait: z.number({ error: 'must be a number' }).positive('must be more than 0'),
+  stateDir: z.string().min(1),
+  allowHttp: z.boolean(),
+  maxConsecutiveFailures: count(1),
+  logFile: z.string(),
+  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  progress: z.boolean(),
+  json: z.boolean(),
+  exitCode: z.boolean(),
+  sandbox: z.boolean(),
+} as const satisfies Record<RunOptionName, z.ZodType>;
 
 type RunTable = typeof RUN_OPTIONS;
 // An option with a default always has a value once resolveRunOptions has merged the defaults in.
 type RunShape = {
   -readonly [K in keyof RunTable]: RunTable[K] extends { default: unknown }
-    ? RunTable[K]['schema']
-    : z.ZodOptional<RunTable[K]['schema']>;
+    ? (typeof RUN_CHECKS)[K]
+    : z.ZodOptional<(typeof RUN_CHECKS)[K]>;
 };
 const runShape = Object.fromEntries(
-  Object.entries(RUN_OPTIONS).map(([name, def]) => [name, 'default' in def ? def.schema : def.schema.optional()]),
+  Object.entries(RUN_OPTIONS).map(([name, def]) => {
+    const check: z.ZodType = RUN_CHECKS[name as RunOptionName];
+    return [name, 'default' in def ? check : check.optional()];
+  }),
 ) as RunShape;
 
 export const runOptionsSchema = z.object({

@@ -54,8 +54,7 @@ describe('the payer-onboard bin', () => {
     h.tmp.write('payers.csv', payersCsv(['b-1']));
     const r = await bin(['run', 'payers.csv'], { cwd: h.tmp.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--base-url: required (or PAYER_API_BASE_URL), unless --sandbox');
-    expect(r.stderr).toContain('API key: set PAYER_API_KEY or give --api-key-file FILE');
+    expect(r.stderr).toContain('needs its address and your API key: set PAYER_API_BASE_URL and PAYER_API_KEY');
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 

@@ -97,6 +97,8 @@ describe('CSV input', () => {
 
   it('rejects a missing file', async () => {
     const error = await rejection(tmp.path('nope.csv'));
-    expect(error.message).toBe('nope.csv: cannot be read: no such file');
+    expect(error.message).toBe(
+      'nope.csv: no such file: check its name and the folder you run this from, or give its full path',
+    );
   });
 });

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { cli, commands } from '../src/cli.js';
 import { README_BLOCKS, updateReadme } from '../src/commands/optionTable.js';
 import { INBOX_OPTIONS } from '../src/commandOptions.js';
-import { resolveRunOptions } from '../src/options.js';
+import { RUN_CHECKS, resolveRunOptions } from '../src/options.js';
 import { RUN_OPTIONS } from '../src/runOptionTable.js';
 import { resolveSandboxOptions, SANDBOX_OPTIONS } from '../src/sandbox/options.js';
+import { COMPLIANCE_PATHS } from '../src/schema/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -59,7 +60,8 @@ async function helpFlags(command: string): Promise<string[]> {
   const section = out.match(/(?:^|\n)Options:\n([\s\S]*?)(?:\n\n|$)/)?.[1];
   expect(section, `${command} --help has no Options section`).toBeDefined();
   const flags = [...section!.matchAll(/^ {2}--([a-z0-9-]+)/gm)].map((m) => m[1]!);
-  return flags.filter((flag) => flag !== 'help').sort();
+  // --help and --version are every command's, and the README says so once, below the tables.
+  return flags.filter((flag) => flag !== 'help' && flag !== 'version').sort();
 }
 
 const commandNames = commands.map((c) => c.command.split(' ')[0]!);
@@ -95,8 +97,11 @@ describe('the README options tables', () => {
 describe('defaults come from the option tables', () => {
   it('every default of run, inbox and sandbox passes its own check', () => {
     for (const [name, def] of Object.entries(RUN_OPTIONS)) {
-      if ('default' in def) expect(def.schema.safeParse(def.default).success, name).toBe(true);
+      const check = RUN_CHECKS[name as keyof typeof RUN_CHECKS];
+      if ('default' in def) expect(check.safeParse(def.default).success, name).toBe(true);
+      if ('choices' in def) for (const choice of def.choices) expect(check.safeParse(choice).success, name).toBe(true);
     }
+    expect([...RUN_OPTIONS.compliancePath.choices]).toEqual([...COMPLIANCE_PATHS]);
     for (const [name, def] of Object.entries(SANDBOX_OPTIONS)) {
       if ('default' in def) expect(def.schema.safeParse(def.default).success, name).toBe(true);
       if ('cliDefault' in def) expect(def.schema.safeParse(def.cliDefault).success, name).toBe(true);
@@ -107,7 +112,8 @@ describe('defaults come from the option tables', () => {
   it('a run() caller who leaves an option out gets the table default, one without a default nothing', () => {
     const resolved = resolveRunOptions({ inputs: ['payers.csv'] }) as Record<string, unknown>;
     for (const [name, def] of Object.entries(RUN_OPTIONS)) {
-      expect(resolved[name], name).toEqual('default' in def ? def.schema.parse(def.default) : undefined);
+      const check = RUN_CHECKS[name as keyof typeof RUN_CHECKS];
+      expect(resolved[name], name).toEqual('default' in def ? check.parse(def.default) : undefined);
     }
   });
 

@@ -49,7 +49,9 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
 
   it('a missing file', async () => {
     const error = await rejected([h.tmp.path('nope.csv')]);
-    expect(error.message).toBe('nope.csv: cannot be read: no such file');
+    expect(error.message).toBe(
+      'nope.csv: no such file: check its name and the folder you run this from, or give its full path',
+    );
   });
 
   it('a non-UTF-8 byte after UTF-8 text, naming line and column', async () => {
@@ -99,7 +101,10 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary).toMatchObject({
       exitCode: 2,
-      stopped: { code: 'E_INPUT', message: 'moved.csv: cannot be read: no such file' },
+      stopped: {
+        code: 'E_INPUT',
+        message: 'moved.csv: no such file: check its name and the folder you run this from, or give its full path',
+      },
       inputs: [{ source: 'moved.csv', format: 'csv', rows: 1 }],
     });
     expect(readdirSync(out).sort()).toEqual(['results.csv', 'run.log', 'summary.json']);

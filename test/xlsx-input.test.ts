@@ -148,7 +148,11 @@ describe('xlsx input', () => {
       async () => readAll(tmp.write('p.xlsx', 'not a workbook\n')),
       'p.xlsx: is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',
     ],
-    ['a missing file', async () => readAll(tmp.path('nope.xlsx')), 'nope.xlsx: cannot be read: no such file'],
+    [
+      'a missing file',
+      async () => readAll(tmp.path('nope.xlsx')),
+      'nope.xlsx: no such file: check its name and the folder you run this from, or give its full path',
+    ],
   ])('rejects %s with an InputError', async (_, read, message) => {
     const error = await read().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);

@@ -1,16 +1,12 @@
-import { runInbox } from '../inbox/runInbox.js';
-import type { CliCommand } from './CliCommand.js';
 import { INBOX_OPTIONS } from '../commandOptions.js';
-import { addOptions } from './optionTable.js';
+import { addOptions, type CommandBody } from './CliCommand.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
 
 /**
  * `payer-onboard inbox DIR`: the shared drop folder, for cron (one pass) or a service (--watch).
  * --json prints one line per file taken (its outcome and run summary); nothing at all when there was nothing to do.
  */
-export const inboxCommand: CliCommand = {
-  command: 'inbox <dir>',
-  describe: 'process the files dropped into DIR/incoming/ (for cron; --watch to keep polling)',
+export const inboxCommand: CommandBody = {
   builder: (yargs) =>
     addOptions(withRunOptions(yargs, 'inbox'), INBOX_OPTIONS)
       .positional('dir', {
@@ -25,6 +21,7 @@ export const inboxCommand: CliCommand = {
   handler: async (argv, io) => {
     const { inputs: _inputs, ...runInput } = runInputFromArgv(argv);
     const json = Boolean(runInput.json);
+    const { runInbox } = await import('../inbox/runInbox.js');
     const result = await runInbox(
       {
         dir: String(argv.dir),

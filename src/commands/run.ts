@@ -1,9 +1,7 @@
 import type { Argv } from 'yargs';
 import type { RunOptionsInput } from '../options.js';
 import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../runOptionTable.js';
-import { run } from '../run.js';
-import type { CliCommand, CliIo } from './CliCommand.js';
-import { addOptions } from './optionTable.js';
+import { addOptions, type CliIo, type CommandBody } from './CliCommand.js';
 
 /** Adds the options `command` takes from the table (validate and inbox take some of them). */
 export function withRunOptions(yargs: Argv, command: RunCommandName): Argv {
@@ -24,14 +22,14 @@ export async function runAndReport(
   input: RunOptionsInput & { command?: 'run' | 'validate' },
   io: CliIo,
 ): Promise<number> {
+  // Loaded here, not with the CLI: the whole pipeline, which `--help` should not pay for.
+  const { run } = await import('../run.js');
   const summary = await run(input, { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal });
   if (input.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   return summary.exitCode;
 }
 
-export const runCommand: CliCommand = {
-  command: 'run <input...>',
-  describe: 'check every row, then register payers, store bank details and complete agreements',
+export const runCommand: CommandBody = {
   builder: (yargs) =>
     withRunOptions(yargs, 'run')
       .positional('input', {
@@ -51,9 +49,7 @@ export const runCommand: CliCommand = {
   handler: (argv, io) => runAndReport(runInputFromArgv(argv), io),
 };
 
-export const validateCommand: CliCommand = {
-  command: 'validate <input...>',
-  describe: 'read and check every row, write results and failed files; sends nothing, needs no key',
+export const validateCommand: CommandBody = {
   builder: (yargs) =>
     withRunOptions(yargs, 'validate').positional('input', {
       type: 'string',

@@ -2,8 +2,7 @@ import type { Argv } from 'yargs';
 import { ConfigError } from '../errors.js';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../sandbox/options.js';
 import { startSandbox } from '../sandbox/startSandbox.js';
-import type { CliCommand } from './CliCommand.js';
-import { addOptions } from './optionTable.js';
+import { addOptions, type CommandBody } from './CliCommand.js';
 
 // `payer-onboard sandbox`: the local Payer API emulator, served until SIGINT/SIGTERM. Its flags, their help, the
 // README's table, the defaults and the checks all come from SANDBOX_OPTIONS.
@@ -23,9 +22,7 @@ function sandboxOptionsFromArgv(argv: Record<string, unknown>): SandboxOptions {
   return resolveSandboxOptions(options as SandboxOptions, flagOf);
 }
 
-export const sandboxCommand: CliCommand = {
-  command: 'sandbox',
-  describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
+export const sandboxCommand: CommandBody = {
   builder: (yargs: Argv) => {
     return addOptions(yargs, SANDBOX_OPTIONS).example(
       '$0 sandbox --port 4010 --api-key k',

@@ -1,11 +1,8 @@
-import type { CliCommand } from './CliCommand.js';
+import type { CommandBody } from './CliCommand.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
 
 /** `payer-onboard status <input...>`: who can be paid now, who is stuck, whom to chase. Reads only. */
-export const statusCommand: CliCommand = {
-  command: 'status <input...>',
-  describe:
-    'ask the service where each payer stands now (KYC, agreement, bank account) and write status.csv; reads only',
+export const statusCommand: CommandBody = {
   builder: (yargs) =>
     withRunOptions(yargs, 'status')
       .positional('input', {
@@ -23,7 +20,7 @@ export const statusCommand: CliCommand = {
       ),
   handler: async (argv, io) => {
     const input = runInputFromArgv(argv);
-    // Loaded here, not with the CLI: status loads got with it, which no other command's --help should pay for.
+    // Loaded here, not with the CLI: status loads got with it, which its --help should not pay for.
     const { runStatus } = await import('../status/runStatus.js');
     const summary = await runStatus(input, { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal });
     if (input.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

@@ -7,8 +7,7 @@ import { ConfigError } from '../errors.js';
 import { columnLetter } from '../input/readXlsx.js';
 import { REQUIRED_PAYER_FIELDS, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../rows/fields.js';
 import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../schema/index.js';
-import type { CliCommand } from './CliCommand.js';
-import { addOptions } from './optionTable.js';
+import { addOptions, type CommandBody } from './CliCommand.js';
 
 // `payer-onboard template`: a blank input file with every column in the documented order and one example row, as
 // CSV or as a workbook made to be filled in by hand.
@@ -18,9 +17,7 @@ export function templateCsv(): string {
   return stringify([[...TEMPLATE_COLUMNS], TEMPLATE_COLUMNS.map((c) => TEMPLATE_EXAMPLE[c] ?? '')]);
 }
 
-export const templateCommand: CliCommand = {
-  command: 'template',
-  describe: 'write a blank input file with every column and one example row',
+export const templateCommand: CommandBody = {
   builder: (yargs) => addOptions(yargs, TEMPLATE_OPTIONS),
   handler: async (argv, io) => {
     const given = argv.out as string | undefined;

@@ -99,13 +99,16 @@ export function formatByName(path: string): InputFormat | 'unsupported' {
 export const MAX_CELL_LENGTH = 10_000;
 
 const UNREADABLE: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
   EISDIR: 'is a directory',
   EACCES: 'permission denied',
 };
 
+const MISSING = 'no such file: check its name and the folder you run this from, or give its full path';
+
 /** The error for a file that cannot be opened or read, its cause said in words where there are some. */
 export function unreadable(file: InputFile, cause: unknown): InputError {
   const code = (cause as NodeJS.ErrnoException).code;
+  // The one a newcomer meets first: what is wrong and what to do, not the errno.
+  if (code === 'ENOENT') return new InputError(file.name, MISSING, { cause });
   return new InputError(file.name, `cannot be read: ${(code && UNREADABLE[code]) ?? code}`, { cause });
 }

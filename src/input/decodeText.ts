@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
 import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
@@ -70,7 +71,8 @@ export class DecodeText extends Transform {
     this.utf8._transform(chunk, 'buffer' as BufferEncoding, (error, text) => {
       if (!error) {
         this.hadBom = this.utf8.hadBom;
-        this.sawNonAscii ||= chunk.some((b) => b >= 0x80);
+        // One native pass over the bytes, not a callback per byte (which cost more than decoding the chunk).
+        this.sawNonAscii ||= !isAscii(chunk);
         return done(null, text);
       }
       if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(chunk) || this.options.encoding === 'utf-8') return done(error);

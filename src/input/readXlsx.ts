@@ -12,7 +12,7 @@ import {
   SkippedRows,
 } from '../rows/findData.js';
 import type { Cell, RowIssue } from '../types.js';
-import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from './InputFile.js';
+import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord, unreadable } from './InputFile.js';
 import { columnLetter } from './xlsx/cellText.js';
 import { type SheetCell, type SheetRow, sheetRows } from './xlsx/sheetRows.js';
 import { readWorkbookParts, type SheetEntry, type WorkbookParts } from './xlsx/workbookParts.js';
@@ -263,9 +263,7 @@ function rowProblem(row: ScannedRow, header: string[], original: string[]): RowI
 function readError(cause: unknown, file: InputFile): InputError {
   if (cause instanceof InputError) return cause;
   const code = (cause as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new InputError(file.name, 'cannot be read: no such file', { cause });
-  if (code === 'EACCES') return new InputError(file.name, 'cannot be read: permission denied', { cause });
-  if (code === 'EISDIR') return new InputError(file.name, 'cannot be read: is a directory', { cause });
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') return unreadable(file, cause);
   return new InputError(
     file.name,
     'is not a readable .xlsx workbook (a password-protected or damaged file, or another format renamed .xlsx): save it again from Excel as .xlsx',

@@ -47,7 +47,6 @@ export function resolveConnection(
     return { baseUrl: '', apiKey: `sandbox-${randomBytes(12).toString('hex')}` };
   }
   const problems: string[] = [];
-  if (!options.baseUrl) problems.push('--base-url: required (or PAYER_API_BASE_URL), unless --sandbox');
   let apiKey = options.apiKey;
   if (apiKey === undefined && options.apiKeyFile !== undefined) {
     try {
@@ -58,9 +57,19 @@ export function resolveConnection(
     if (apiKey === '') problems.push(`--api-key-file: ${options.apiKeyFile} is empty`);
   }
   apiKey ??= env.PAYER_API_KEY || undefined;
-  if (apiKey === undefined && !problems.some((p) => p.startsWith('--api-key-file'))) {
-    problems.push('API key: set PAYER_API_KEY or give --api-key-file FILE (or use --sandbox / --dry-run)');
-  }
+  const noKey = apiKey === undefined && !problems.some((p) => p.startsWith('--api-key-file'));
+  // What a newcomer meets first: one sentence naming what is missing and how to give it, or to rehearse without.
+  const rehearse = 'or add --sandbox to try it against a built-in stand-in of the service first';
+  if (!options.baseUrl && noKey)
+    problems.push(
+      `talking to the API needs its address and your API key: set PAYER_API_BASE_URL and PAYER_API_KEY (or give --base-url URL and --api-key-file FILE), ${rehearse}`,
+    );
+  else if (!options.baseUrl)
+    problems.push(`no API address given: add --base-url https://... or set PAYER_API_BASE_URL, ${rehearse}`);
+  else if (noKey)
+    problems.push(
+      `no API key found: set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE, ${rehearse}`,
+    );
   if (options.baseUrl) {
     const problem = checkBaseUrl(options.baseUrl, options.allowHttp);
     if (problem) problems.push(`--base-url: ${problem}`);

@@ -112,7 +112,7 @@ export function checkFields<F extends string>(
       }
       continue;
     }
-    const parsed = shape[field].safeParse(cell.text);
+    const parsed = REPEATING.has(field) ? remembered(shape[field], cell.text) : shape[field].safeParse(cell.text);
     if (parsed.success) {
       values[field] = String(parsed.data);
     } else {
@@ -121,6 +121,34 @@ export function checkFields<F extends string>(
     }
   }
   return { values, issues };
+}
+
+/** Fields whose cells hold one of a handful of codes or choices, the same few values row after row. */
+const REPEATING: ReadonlySet<string> = new Set([
+  'beneficiaryType',
+  'country',
+  'nationality',
+  'currency',
+  'accountType',
+  'rails',
+]);
+/** Verdicts of those fields' schemas by text; a few hundred texts each at most, whatever the file. */
+const verdicts = new WeakMap<z.ZodType, Map<string, z.ZodSafeParseResult<unknown>>>();
+const MAX_REMEMBERED = 256;
+
+/** A schema's verdict on a text, remembered: a file checks `US` and `individual` on every row, to the same end. */
+function remembered(schema: z.ZodType, text: string): z.ZodSafeParseResult<unknown> {
+  let known = verdicts.get(schema);
+  if (known === undefined) {
+    known = new Map();
+    verdicts.set(schema, known);
+  }
+  let verdict = known.get(text);
+  if (verdict === undefined) {
+    verdict = schema.safeParse(text);
+    if (known.size < MAX_REMEMBERED) known.set(text, verdict);
+  }
+  return verdict;
 }
 
 /** A row's issues in the order of its columns (stable, so one cell's issues keep their order). */
