@@ -1,5 +1,6 @@
 import got from 'got';
 import { setMaxListeners } from 'node:events';
+import type { ClientRequest } from 'node:http';
 import pLimit from 'p-limit';
 import { ConfigError } from '../errors.js';
 import {
@@ -240,13 +241,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers: spec.headers,
         ...(spec.body === undefined ? {} : { json: spec.body }),
       });
-      // The body is on the socket: from here the server can see it (a cold connection may take a while).
-      // Uncapped, nothing is counted, and at thousands of requests a second the listener is not free.
-      if (slot.counted) {
-        request.on('uploadProgress', (progress) => {
-          if (progress.percent === 1) slot.sentAt(clock.now());
-        });
-      }
+      // The request is counted from when its body left (a cold connection may take a while): the native request's
+      // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
+      // Uncapped, nothing is counted.
+      if (slot.counted)
+        request.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
       const response = await request;
       end = {
         kind: 'response',
