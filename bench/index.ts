@@ -4,8 +4,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { SCENARIOS, type Figure } from './scenarios.js';
+import { cpu, newman } from './cpu.js';
+import { SCENARIOS as OTHERS, type Figure } from './scenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
+
+const SCENARIOS: Record<string, () => Promise<Figure[]>> = { ...OTHERS, cpu, newman };
 
 interface Stored {
   figures: Array<Figure & { at: string }>;
@@ -45,6 +48,9 @@ async function main(): Promise<number> {
     'rate-bound',
     'rate-limited',
     'faults',
+    'cpu-before',
+    'cpu',
+    'newman',
     'client-cost',
     'memory',
   ];
@@ -105,7 +111,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-bound`, `rate-limited`, `faults`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-bound`, `rate-limited`, `faults`, `cpu`, `newman`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept.',
