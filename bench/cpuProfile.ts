@@ -28,7 +28,7 @@ export const COMPONENTS = [
   { name: 'logging', own: true },
   { name: 'progress', own: true },
   { name: 'results and row files (CSV out)', own: true },
-  { name: 'validation (once a row)', own: false },
+  { name: 'validating the rows', own: false },
   { name: 'CSV in (both passes)', own: false },
   { name: 'start-up (loading modules)', own: false },
   { name: 'Node internals (events, streams, timers, promises)', own: false },
@@ -70,7 +70,7 @@ function decides(url: string, functionName: string): Component | undefined {
   if (/^execute\/(createApiClient|endpoints|retryPolicy|ApiClient)/.test(src))
     return 'HTTP client: the tool around got (retries, reading answers)';
   if (src.startsWith('journal/')) return 'journal';
-  if (src.startsWith('validate/') || src.startsWith('rows/')) return 'validation (once a row)';
+  if (src.startsWith('validate/') || src.startsWith('rows/')) return 'validating the rows';
   if (src.startsWith('input/')) return 'CSV in (both passes)';
   if (src === 'output/Progress.js') return 'progress';
   if (src.startsWith('output/') || src.startsWith('report/')) return 'results and row files (CSV out)';

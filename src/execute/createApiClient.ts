@@ -65,6 +65,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const random = options.random ?? Math.random;
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
+  // A line per request is built only when it is written: at thousands of requests a second the object is not free.
+  const debug = logger?.isLevelEnabled('debug') === true;
   const apiKey = options.apiKey;
   const limiter = options.limiter ?? new RateLimiter(options.rate ?? 5, clock);
   // AIMD on 429s, never above the rate the client was given (a limiter passed in: its rate now).
@@ -275,17 +277,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } else if (end.kind === 'failure' && !reached) {
       noteUnreachable(end.failure);
     }
-    logger?.debug(
-      {
-        step: spec.step,
-        clientUserId: spec.clientUserId,
-        attempt,
-        status,
-        ms,
-        ...(end.kind === 'failure' ? { code: end.failure.code } : {}),
-      },
-      'request',
-    );
+    if (debug)
+      logger?.debug(
+        {
+          step: spec.step,
+          clientUserId: spec.clientUserId,
+          attempt,
+          status,
+          ms,
+          ...(end.kind === 'failure' ? { code: end.failure.code } : {}),
+        },
+        'request',
+      );
     if (options.onAttempt !== undefined) {
       try {
         options.onAttempt({ step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms });

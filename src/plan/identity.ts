@@ -22,18 +22,37 @@ export function sha256(text: string): string {
   return hash('sha256', text, 'hex');
 }
 
-/** Two hex characters a field, in FIELD_ORDER. */
+/**
+ * Marks field digests of the kind below. A journal written before holds SHA-256 ones of another length: they name
+ * no columns (a changed payer is still found changed, by its whole digest), rather than name the wrong ones.
+ */
+const FIELD_DIGESTS = 'v2:';
+
+/**
+ * Two hex characters a field, in FIELD_ORDER, after FIELD_DIGESTS. Eight bits a field only tell which columns
+ * changed, so a fast non-cryptographic hash (FNV-1a) does: a row registered or updated takes one per field, and
+ * a SHA-256 each cost more than the rest of the row's own work.
+ */
 export function fieldDigests(body: ComplianceRequest): string {
-  let digests = '';
-  for (const field of FIELD_ORDER) digests += sha256(`${field}\u0000${body[field] ?? ''}`).slice(0, 2);
+  let digests = FIELD_DIGESTS;
+  for (const field of FIELD_ORDER) {
+    const text = `${field}\u0000${body[field] ?? ''}`;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    digests += ((h ^ (h >>> 8) ^ (h >>> 16) ^ (h >>> 24)) & 0xff).toString(16).padStart(2, '0');
+  }
   return digests;
 }
 
-/** The fields whose digest differs; empty when the earlier digests are unknown or of another shape. */
+/** The fields whose digest differs; empty when the earlier digests are unknown or of another kind. */
 export function changedFields(before: string | undefined, body: ComplianceRequest): string[] {
-  if (before === undefined || before.length !== FIELD_ORDER.length * 2) return [];
+  const length = FIELD_DIGESTS.length + FIELD_ORDER.length * 2;
+  if (before === undefined || before.length !== length || !before.startsWith(FIELD_DIGESTS)) return [];
   const now = fieldDigests(body);
-  return FIELD_ORDER.filter((_, i) => before.slice(2 * i, 2 * i + 2) !== now.slice(2 * i, 2 * i + 2));
+  return FIELD_ORDER.filter((_, i) => {
+    const at = FIELD_DIGESTS.length + 2 * i;
+    return before.slice(at, at + 2) !== now.slice(at, at + 2);
+  });
 }
 
 // Whether a bank account the service already stores is the one a row describes. The service does not
