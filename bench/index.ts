@@ -126,6 +126,17 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     "the sandbox answering every request shares the same machine. client-cost shows how much of a row's CPU is the",
     "HTTP layer (4 requests a row) and how much of that is got itself rather than Node's http.",
     '',
+    '`cpu` runs 2,000 rows at zero latency, concurrency 16, with a rate cap on (`--rate 2000`: the limiter counts every',
+    'request but holds none back), and the same requests (2 + 2 a row, 16 rows in flight) from a bare got loop with the',
+    "product's got options and from a bare node:http loop, each a whole process measured the same way, in the same run.",
+    'Then a profiled run of the same job (`node --cpu-prof`, which itself adds CPU) split by component: each sample goes',
+    'to the component of the function it was in; built-ins, hashing and zod go to their caller. The rows marked * are',
+    "the tool's own per-request work. `cpu-before` is the same scenario run with `BENCH_BIN` set to the bin of the commit",
+    'before this work (each row validated twice, a score of SHA-256 digests a row, got upload-progress events).',
+    '`newman` runs the same 200 new payers at 50 ms latency twice against one sandbox: payer-onboard with its defaults',
+    '(`--rate 0`), then a Postman collection of the same three creates (compliance, payment details, agreement) run',
+    'by Newman 6 over a data file; Newman is installed on demand into bench/scratch/newman, never a dependency.',
+    '',
   ];
   return lines.join('\n');
 }
