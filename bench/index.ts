@@ -126,7 +126,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     "the sandbox answering every request shares the same machine. client-cost shows how much of a row's CPU is the",
     "HTTP layer (4 requests a row) and how much of that is got itself rather than Node's http.",
     '',
-    '`cpu` runs 2,000 rows at zero latency, concurrency 16, with a rate cap on (`--rate 2000`: the limiter counts every',
+    '`cpu` runs 2,000 rows at zero latency, concurrency 16, with a rate cap on (`--rate 100000`: the limiter counts every',
     'request but holds none back), and the same requests (2 + 2 a row, 16 rows in flight) from a bare got loop with the',
     "product's got options and from a bare node:http loop, each a whole process measured the same way, in the same run.",
     'Then a profiled run of the same job (`node --cpu-prof`, which itself adds CPU) split by component: each sample goes',
