@@ -19,14 +19,17 @@ export interface Figure {
   note?: string;
 }
 
-const API_KEY = 'bench-key';
+export const API_KEY = 'bench-key';
 
 /**
  * A sandbox in this (the benchmark's) process: the client runs in a child, so its CPU and memory are its own.
  * It behaves like the real service (the KYC gate, Idempotency-Key ignored, 200 for a known payer); where rows must
  * end ok for another purpose (latency, rates, CPU, memory), payers are approved at creation (`kycAfter: 0`).
  */
-async function withSandbox<T>(options: SandboxOptions, body: (sandbox: SandboxHandle) => Promise<T>): Promise<T> {
+export async function withSandbox<T>(
+  options: SandboxOptions,
+  body: (sandbox: SandboxHandle) => Promise<T>,
+): Promise<T> {
   const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, keepRequests: false, kycAfter: 0, ...options });
   try {
     return await body(sandbox);
@@ -35,7 +38,7 @@ async function withSandbox<T>(options: SandboxOptions, body: (sandbox: SandboxHa
   }
 }
 
-async function input(rows: number, name: string): Promise<string> {
+export async function input(rows: number, name: string): Promise<string> {
   mkdirSync(SCRATCH, { recursive: true });
   const path = join(SCRATCH, `${name}.csv`);
   await writePayersCsv(path, rows, name);
@@ -43,12 +46,13 @@ async function input(rows: number, name: string): Promise<string> {
 }
 
 /** `run` against the sandbox through the real bin; a fresh out dir each time, and a fresh state dir unless given. */
-async function runAgainst(
+export async function runAgainst(
   sandbox: SandboxHandle,
   file: string,
   flags: Record<string, string | number>,
   onSpawn?: (pid: number) => void,
   keepState?: string,
+  nodeArgs: string[] = [],
 ) {
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
   const out = join(SCRATCH, 'out', tag);
@@ -68,7 +72,7 @@ async function runAgainst(
     'warn',
   ];
   for (const [flag, value] of Object.entries(flags)) args.push(`--${flag}`, String(value));
-  const figures = await runCli(args, { PAYER_API_KEY: API_KEY }, onSpawn);
+  const figures = await runCli(args, { PAYER_API_KEY: API_KEY }, onSpawn, nodeArgs);
   const summary = parseSummary(figures);
   rmSync(out, { recursive: true, force: true });
   if (keepState === undefined) rmSync(state, { recursive: true, force: true });
@@ -76,7 +80,7 @@ async function runAgainst(
 }
 
 const rowsPerSecond = (s: RunSummary) => s.rows.total / (s.durationMs / 1000);
-const allOk = (s: RunSummary) => s.rows.ok === s.rows.total;
+export const allOk = (s: RunSummary) => s.rows.ok === s.rows.total;
 
 /** The send phase as the sandbox saw it: first to last arrival. */
 function sendPhaseSeconds(sandbox: SandboxHandle): number {
@@ -87,9 +91,11 @@ function sendPhaseSeconds(sandbox: SandboxHandle): number {
 const BASELINE_ROWS = 300;
 
 /**
- * Latency-bound at concurrency 4, 16, 64, and the one-at-a-time baseline beside it.
+ * Latency-bound at concurrency 4 and 16, and the one-at-a-time baseline beside it.
  * `--concurrency c` is c payers in flight, each taking two round trips (compliance, then payment details and
- * agreement together), so the ideal is c / (2 x 0.05) rows/s and the bar 85% of it.
+ * agreement together), so the ideal is c / (2 x 0.05) rows/s and the bar 85% of it. At concurrency 64 the ideal,
+ * 640 rows/s (2,560 requests/s), is a hundred times the fastest tier of the real service: what it shows there is the
+ * client's CPU per request, not a rate a user will meet.
  */
 export async function latencyBound(): Promise<Figure[]> {
   const figures: Figure[] = [];
@@ -116,6 +122,18 @@ export async function latencyBound(): Promise<Figure[]> {
       sandbox.reset();
       const { summary: s, figures: f } = await runAgainst(sandbox, file, { rate: 0, concurrency: c });
       const value = rowsPerSecond(s);
+      if (c === 64) {
+        figures.push({
+          scenario: 'latency-bound',
+          name: 'concurrency 64, 2,000 rows: client CPU per request (user + system, whole process)',
+          value: f.cpuMs / s.requests.total,
+          unit: 'ms/request',
+          bar: '',
+          pass: allOk(s) ? undefined : false,
+          note: `${s.requests.total} requests, ${(f.cpuMs / 1000).toFixed(1)} s CPU; ${value.toFixed(0)} rows/s; most requests in flight ${sandbox.stats().maxInFlight}`,
+        });
+        continue;
+      }
       const min = (0.85 * c) / (2 * 0.05);
       if (c === 16) {
         const perRow = sandbox.stats().requests / s.rows.total;

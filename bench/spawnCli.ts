@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const SCRATCH = join(ROOT, 'bench', 'scratch');
-const BIN = join(ROOT, 'bin', 'payer-onboard.js');
+// BENCH_BIN: another build's bin (an earlier commit's, for a before-and-after figure).
+const BIN = process.env.BENCH_BIN ?? join(ROOT, 'bin', 'payer-onboard.js');
 const PEAK = fileURLToPath(new URL('./peak.js', import.meta.url));
 
 export interface ProcessFigures {
@@ -24,20 +25,22 @@ export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
   onSpawn?: (pid: number) => void,
+  nodeArgs: string[] = [],
 ): Promise<ProcessFigures> {
-  return runNode(BIN, args, env, onSpawn);
+  return runNode(BIN, args, env, onSpawn, nodeArgs);
 }
 
-/** Runs `node script ...args` in its own process, measuring its own peak RSS and CPU. */
+/** Runs `node ...nodeArgs script ...args` in its own process, measuring its own peak RSS and CPU. */
 export async function runNode(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
   onSpawn?: (pid: number) => void,
+  nodeArgs: string[] = [],
 ): Promise<ProcessFigures> {
   const peakFile = join(SCRATCH, `peak-${process.pid}-${Date.now()}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', PEAK, script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', PEAK, script, ...args], {
     cwd: SCRATCH,
     env: { ...process.env, ...env, BENCH_PEAK_FILE: peakFile },
     stdio: ['ignore', 'pipe', 'pipe'],

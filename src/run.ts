@@ -23,7 +23,7 @@ import type { PayerResult } from './types.js';
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
 export type { RunContext };
 
-/** What pass 1 hands pass 2: the inputs with their row counts, how they are read, and the repeated ids it found. */
+/** What pass 1 hands pass 2: the inputs with their row counts and how they are read; and the repeat check of pass 2. */
 interface CheckedInputs {
   scanned: Job[];
   warnings: string[];
@@ -132,17 +132,9 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
+    const scanned = await scanInputs(paths, options, warnings, { reading, announce, signal: context.signal });
     const duplicates = new DuplicateIds();
-    const scanned = await scanInputs(
-      paths,
-      options,
-      warnings,
-      startedAt,
-      { reading, announce, signal: context.signal },
-      duplicates,
-    );
     reached.scanned = scanned;
-    duplicates.freeze(); // pass 2 needs only the repeats pass 1 found, not every id
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
     for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 

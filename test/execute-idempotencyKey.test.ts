@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, idempotencyKey } from '../src/plan/identity.js';
+import { canonicalJson, changedFields, fieldDigests, idempotencyKey } from '../src/plan/identity.js';
 import { complianceBody } from './helpers/executeFixtures.js';
 
 describe('idempotencyKey', () => {
@@ -23,5 +23,17 @@ describe('idempotencyKey', () => {
   it('is stable across runs (a pinned value)', () => {
     expect(canonicalJson({ b: [1, { d: 'x', c: null }], a: 'é' })).toBe('{"a":"é","b":[1,{"c":null,"d":"x"}]}');
     expect(idempotencyKey('agreement', 'u1', { b: 1, a: 2 })).toBe(idempotencyKey('agreement', 'u1', { a: 2, b: 1 }));
+  });
+
+  it('field digests name the columns that changed, and digests of an older kind name none', () => {
+    const body = complianceBody();
+    const before = fieldDigests(body);
+    expect(changedFields(before, body)).toEqual([]);
+    expect(changedFields(before, { ...body, city: 'Shelbyville', email: 'new@example.com' }).sort()).toEqual([
+      'city',
+      'email',
+    ]);
+    // A journal written by an earlier version: two hex characters of SHA-256 a field, with no mark.
+    expect(changedFields(before.slice(3), { ...body, city: 'Shelbyville' })).toEqual([]);
   });
 });

@@ -1,19 +1,8 @@
 import type { Clock, RateLimiter } from './RateLimiter.js';
+import { RECENT, TrafficRecord } from './TrafficRecord.js';
+import type { AdaptiveMode, AdaptiveRateOptions, AdaptiveRateStats, RateChange } from './ApiClient.js';
 
-export interface AdaptiveRateOptions {
-  /** A decrease takes the rate to (the lower of the current rate and the rate really sent) x this at most. Default 0.7. */
-  decreaseFactor?: number;
-  /** Never below this many requests/s (nor above the cap). Default 1. */
-  floor?: number;
-  /** Requests/s added by the first probe above the last rate that got a 429; each probe that passes doubles it. Default 1. */
-  increaseStep?: number;
-  /** A quiet period before a probe: this long since the last change, no 429 and an answer to end it. Default 2000 ms. */
-  increaseEveryMs?: number;
-  /** Repeated 429s at the same rate double the quiet period before the next probe, up to this. Default 16 000 ms. */
-  maxIncreaseEveryMs?: number;
-  /** Answers to requests sent at a lowered rate that say whether the 429s follow the rate. Default 40. */
-  trialAnswers?: number;
-}
+export type { RateChange } from './ApiClient.js';
 
 export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
   decreaseFactor: 0.7,
@@ -24,47 +13,8 @@ export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
   trialAnswers: 40,
 };
 
-/** What the adaptation is doing: trusting 429s as a rate signal, testing a decrease, or ignoring 429s as noise. */
-export type AdaptiveMode = 'steady' | 'trial' | 'noise';
-
-/**
- * A change of rate, and why: a 429 lowered it (`refined`: the rest of that burst's answers showed the server took
- * less), a quiet period raised it, or 429s were found not to follow the rate.
- */
-export interface RateChange {
-  rate: number;
-  because: 'throttled' | 'refined' | 'quiet' | 'not-the-rate';
-}
-
-export interface AdaptiveRateStats {
-  decreases: number;
-  increases: number;
-  /** Decreases undone because the 429 share did not fall with the rate. */
-  undone: number;
-  /** The limiter's rate now (0: no cap). */
-  rate: number;
-  /** The lowest rate the limiter was set to (Infinity while never lowered). */
-  lowest: number;
-  ceiling: number;
-  probeEveryMs: number;
-  mode: AdaptiveMode;
-}
-
-const BUCKET_MS = 100;
-/** Ten buckets make a second. */
-const SECOND = 10;
-/** The last three seconds and the bucket still filling: a decrease looks at the busiest second in them. */
-const BUCKETS = 31;
 /** A server's limit counts requests per second: the second after a decrease still holds what was sent before it. */
 const SETTLE_MS = 1000;
-/** Answers remembered for the 429 share before a decrease and while 429s are taken as noise. */
-const RECENT = 40;
-/**
- * Answers in a second below which what the server accepted in it says nothing of its limit (one taken and one 429 is
- * as likely a 429 that has nothing to do with the rate). A burst of the run's first calls is more than this, so even
- * a tier of 2 a second shows as what it is.
- */
-const MIN_BOUND_SAMPLE = 10;
 /** Answers below which the 429 share before a decrease says nothing (the first answer of a run being a 429: 100%). */
 const MIN_SHARE_SAMPLE = 10;
 /** 429s taken as noise are forgotten after this long without one: a later limit is a new question. */
@@ -130,15 +80,7 @@ export class AdaptiveRate {
   #burstFrom: number | undefined;
   /** The 429 share found not to follow the rate. */
   #noiseShare = 0;
-  /** The last answers, true for a 429 (a ring). */
-  readonly #recent: boolean[] = [];
-  #recentNext = 0;
-  readonly #sent = new Buckets();
-  /** Answers other than 429, by when their request was sent. */
-  readonly #accepted = new Buckets();
-  /** Every answer, by when its request was sent. */
-  readonly #answered = new Buckets();
-  #firstSentAt = Number.POSITIVE_INFINITY;
+  readonly #traffic = new TrafficRecord();
   #decreases = 0;
   #increases = 0;
   #undone = 0;
@@ -181,8 +123,7 @@ export class AdaptiveRate {
 
   /** A request went out at `at` (epoch ms). */
   sent(at: number): void {
-    if (at < this.#firstSentAt) this.#firstSentAt = at;
-    this.#sent.add(at);
+    this.#traffic.sent(at);
   }
 
   /**
@@ -190,9 +131,7 @@ export class AdaptiveRate {
    * bucket gone by (or since sending began, when that is less).
    */
   sentRate(now = this.#clock.now()): number {
-    const current = Math.floor(now / BUCKET_MS);
-    const from = Math.max((current - SECOND) * BUCKET_MS, this.#firstSentAt);
-    return (this.#sent.count(current, SECOND + 1) * 1000) / Math.max(BUCKET_MS, now - from);
+    return this.#traffic.sentRate(now);
   }
 
   /**
@@ -202,9 +141,7 @@ export class AdaptiveRate {
   answered(sentAt: number, status: number): RateChange | undefined {
     const throttled = status === 429;
     const now = this.#clock.now();
-    this.#answered.add(sentAt);
-    if (!throttled) this.#accepted.add(sentAt);
-    this.#remember(throttled);
+    this.#traffic.answered(sentAt, throttled);
     const quietBefore = now - this.#lastThrottledAt;
     if (throttled) this.#lastThrottledAt = now;
     const trial = this.#trial;
@@ -215,7 +152,7 @@ export class AdaptiveRate {
         return this.#judge(trial, now);
       }
       // The answers still out when the decrease was made come in: what the server took may be less than it seemed.
-      const bound = Math.max(Math.min(this.#options.floor, this.#cap), this.#acceptedBound(now));
+      const bound = Math.max(Math.min(this.#options.floor, this.#cap), this.#traffic.acceptedBound(now));
       if (sentAt < this.#lastDecreaseAt && bound < this.#limiter.rate) {
         this.#setRate(bound);
         return { rate: bound, because: 'refined' };
@@ -227,41 +164,25 @@ export class AdaptiveRate {
     return status < 500 ? this.#quiet(now) : undefined;
   }
 
-  /**
-   * 0.9 x the most the server accepted in any second whose requests have (nearly) all been answered; Infinity when
-   * none has. Under a limit of L a second no second holds more than L accepted requests. A second still waiting for
-   * most of its answers (the first burst of a run) says nothing yet.
-   */
-  #acceptedBound(now: number): number {
-    const current = Math.floor(now / BUCKET_MS);
-    let most: number | undefined;
-    for (let end = current - BUCKETS + SECOND; end <= current; end += 1) {
-      const answered = this.#answered.count(end, SECOND);
-      if (answered < MIN_BOUND_SAMPLE || answered < 0.8 * this.#sent.count(end, SECOND)) continue;
-      most = Math.max(most ?? 0, this.#accepted.count(end, SECOND));
-    }
-    return most === undefined ? Number.POSITIVE_INFINITY : 0.9 * most;
-  }
-
   /** A 429 outside a trial; `quietBefore`: ms since the 429 before it. */
   #throttled(sentAt: number, now: number, quietBefore: number): RateChange | undefined {
     // Sent before the last decrease: it says nothing about the new rate.
     if (sentAt < this.#lastDecreaseAt) return undefined;
     if (this.#mode === 'noise') {
-      const share = this.#recentShare();
+      const share = this.#traffic.recentShare();
       const aboveNoise =
-        this.#recent.length >= RECENT && share > Math.max(3 * this.#noiseShare, this.#noiseShare + 0.2);
+        this.#traffic.recentAnswers >= RECENT && share > Math.max(3 * this.#noiseShare, this.#noiseShare + 0.2);
       if (quietBefore < NOISE_MEMORY_MS && !aboveNoise) return undefined;
       this.#mode = 'steady';
     }
     const current = this.#limiter.rate > 0 ? this.#limiter.rate : Number.POSITIVE_INFINITY;
     // The busiest recent second, not the last one: a 429's pause is ours, and says nothing of the rate.
-    const sent = Math.max(this.sentRate(now), this.#sent.busiest(now));
+    const sent = Math.max(this.sentRate(now), this.#traffic.busiestSent(now));
     const base = Math.min(current, Math.max(1, sent));
     const floor = Math.min(this.#options.floor, this.#cap);
     const next = Math.min(
       this.#cap,
-      Math.max(floor, Math.min(base * this.#options.decreaseFactor, this.#acceptedBound(now))),
+      Math.max(floor, Math.min(base * this.#options.decreaseFactor, this.#traffic.acceptedBound(now))),
     );
     const sameLimit =
       Number.isFinite(this.#ceiling) &&
@@ -276,7 +197,7 @@ export class AdaptiveRate {
     this.#trial = {
       countFrom: now + SETTLE_MS,
       rateBefore: this.#limiter.rate,
-      shareBefore: this.#recent.length >= MIN_SHARE_SAMPLE ? this.#recentShare() : undefined,
+      shareBefore: this.#traffic.recentAnswers >= MIN_SHARE_SAMPLE ? this.#traffic.recentShare() : undefined,
       answers: 0,
       throttled: 0,
     };
@@ -367,51 +288,5 @@ export class AdaptiveRate {
   #setRate(rate: number): void {
     this.#limiter.setRate(rate);
     if (rate > 0 && rate < this.#lowest) this.#lowest = rate;
-  }
-
-  #remember(throttled: boolean): void {
-    if (this.#recent.length < RECENT) this.#recent.push(throttled);
-    else this.#recent[this.#recentNext] = throttled;
-    this.#recentNext = (this.#recentNext + 1) % RECENT;
-  }
-
-  #recentShare(): number {
-    if (this.#recent.length === 0) return 0;
-    return this.#recent.filter(Boolean).length / this.#recent.length;
-  }
-}
-
-/** Counts per 100 ms bucket over the last few seconds (a ring indexed by bucket number). */
-class Buckets {
-  readonly #counts = new Array<number>(BUCKETS).fill(0);
-  readonly #bucketOf = new Array<number>(BUCKETS).fill(-1);
-
-  add(at: number): void {
-    const bucket = Math.floor(at / BUCKET_MS);
-    const i = bucket % BUCKETS;
-    // An answer for a request sent longer ago than the ring reaches counts nowhere.
-    if (this.#bucketOf[i] === bucket) this.#counts[i] = (this.#counts[i] ?? 0) + 1;
-    else if ((this.#bucketOf[i] ?? -1) < bucket) {
-      this.#bucketOf[i] = bucket;
-      this.#counts[i] = 1;
-    }
-  }
-
-  /** Everything counted in the `buckets` buckets up to bucket number `end`, that one included. */
-  count(end: number, buckets: number): number {
-    let count = 0;
-    for (let bucket = end - buckets + 1; bucket <= end; bucket += 1) {
-      const i = bucket % BUCKETS;
-      if (this.#bucketOf[i] === bucket) count += this.#counts[i] ?? 0;
-    }
-    return count;
-  }
-
-  /** The most counted in any one second (ten buckets in a row) that the ring still holds. */
-  busiest(now: number): number {
-    const current = Math.floor(now / BUCKET_MS);
-    let most = 0;
-    for (let end = current - BUCKETS + SECOND; end <= current; end += 1) most = Math.max(most, this.count(end, SECOND));
-    return most;
   }
 }

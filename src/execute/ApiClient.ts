@@ -6,7 +6,6 @@ import type {
   PaymentDetailRequest,
   StoredPaymentDetail,
 } from '../schema/index.js';
-import type { AdaptiveRateOptions, AdaptiveRateStats } from './AdaptiveRate.js';
 import type { ApiError, CallStep, Backoff } from './retryPolicy.js';
 import type { Clock, RateLimiter } from './RateLimiter.js';
 
@@ -158,4 +157,47 @@ export interface AccountsAnswer {
   accounts: StoredPaymentDetail[];
   /** The list could not be read whole: nothing may be concluded from what it lacks. */
   unreadable?: boolean;
+}
+
+// The rate adaptation's settings and what it reports (AdaptiveRate.ts carries them out).
+
+export interface AdaptiveRateOptions {
+  /** A decrease takes the rate to (the lower of the current rate and the rate really sent) x this at most. Default 0.7. */
+  decreaseFactor?: number;
+  /** Never below this many requests/s (nor above the cap). Default 1. */
+  floor?: number;
+  /** Requests/s added by the first probe above the last rate that got a 429; each probe that passes doubles it. Default 1. */
+  increaseStep?: number;
+  /** A quiet period before a probe: this long since the last change, no 429 and an answer to end it. Default 2000 ms. */
+  increaseEveryMs?: number;
+  /** Repeated 429s at the same rate double the quiet period before the next probe, up to this. Default 16 000 ms. */
+  maxIncreaseEveryMs?: number;
+  /** Answers to requests sent at a lowered rate that say whether the 429s follow the rate. Default 40. */
+  trialAnswers?: number;
+}
+
+/** What the adaptation is doing: trusting 429s as a rate signal, testing a decrease, or ignoring 429s as noise. */
+export type AdaptiveMode = 'steady' | 'trial' | 'noise';
+
+/**
+ * A change of rate, and why: a 429 lowered it (`refined`: the rest of that burst's answers showed the server took
+ * less), a quiet period raised it, or 429s were found not to follow the rate.
+ */
+export interface RateChange {
+  rate: number;
+  because: 'throttled' | 'refined' | 'quiet' | 'not-the-rate';
+}
+
+export interface AdaptiveRateStats {
+  decreases: number;
+  increases: number;
+  /** Decreases undone because the 429 share did not fall with the rate. */
+  undone: number;
+  /** The limiter's rate now (0: no cap). */
+  rate: number;
+  /** The lowest rate the limiter was set to (Infinity while never lowered). */
+  lowest: number;
+  ceiling: number;
+  probeEveryMs: number;
+  mode: AdaptiveMode;
 }

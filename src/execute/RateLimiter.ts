@@ -45,7 +45,7 @@ export class RateLimiter {
   /** When the next start is due by the spacing rule. */
   #due = Number.NEGATIVE_INFINITY;
   /** Starts of the last window, sorted by time (kept by time, so a rate change still sees them all). */
-  #starts: StartRecord[] = [];
+  readonly #starts: StartRecord[] = [];
   readonly #queue: Array<(slot: LimiterSlot) => void> = [];
   #pumping = false;
   #closed = false;
@@ -141,15 +141,26 @@ export class RateLimiter {
     // Late by less than one interval: keep the schedule (no drift). Idle for longer: start afresh from now.
     this.#due = (now - this.#due < interval ? this.#due : now) + interval;
     const record: StartRecord = { at: now };
-    this.#starts = this.#starts.filter((r) => r.at > now - this.#windowMs);
-    this.#starts.push(record);
+    const starts = this.#starts;
+    // Sorted by time, so the starts that left the window are at the front. In place: at a high cap the window
+    // holds thousands of starts, and copying them for every request would cost more than the request.
+    let expired = 0;
+    while (expired < starts.length && starts[expired]!.at <= now - this.#windowMs) expired++;
+    if (expired > 0) starts.splice(0, expired);
+    starts.push(record);
     return {
       counted: true,
       sentAt: (epochMs) => {
         if (epochMs <= record.at) return;
         record.at = epochMs;
-        if (!this.#starts.includes(record)) this.#starts.push(record);
-        this.#starts.sort((a, b) => a.at - b.at);
+        // Dropped from the window meanwhile: counted again from when it left. Then moved up to its place.
+        let i = starts.lastIndexOf(record);
+        if (i < 0) i = starts.push(record) - 1;
+        while (i + 1 < starts.length && starts[i + 1]!.at < epochMs) {
+          starts[i] = starts[i + 1]!;
+          starts[i + 1] = record;
+          i++;
+        }
       },
     };
   }

@@ -1,5 +1,6 @@
 import got from 'got';
 import { setMaxListeners } from 'node:events';
+import type { ClientRequest } from 'node:http';
 import pLimit from 'p-limit';
 import { ConfigError } from '../errors.js';
 import {
@@ -64,6 +65,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const random = options.random ?? Math.random;
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
+  // A line per request is built only when it is written: at thousands of requests a second the object is not free.
+  const debug = logger?.isLevelEnabled('debug') === true;
   const apiKey = options.apiKey;
   const limiter = options.limiter ?? new RateLimiter(options.rate ?? 5, clock);
   // AIMD on 429s, never above the rate the client was given (a limiter passed in: its rate now).
@@ -240,13 +243,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers: spec.headers,
         ...(spec.body === undefined ? {} : { json: spec.body }),
       });
-      // The body is on the socket: from here the server can see it (a cold connection may take a while).
-      // Uncapped, nothing is counted, and at thousands of requests a second the listener is not free.
-      if (slot.counted) {
-        request.on('uploadProgress', (progress) => {
-          if (progress.percent === 1) slot.sentAt(clock.now());
-        });
-      }
+      // The request is counted from when its body left (a cold connection may take a while): the native request's
+      // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
+      // Uncapped, nothing is counted.
+      if (slot.counted)
+        request.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
       const response = await request;
       end = {
         kind: 'response',
@@ -276,17 +277,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } else if (end.kind === 'failure' && !reached) {
       noteUnreachable(end.failure);
     }
-    logger?.debug(
-      {
-        step: spec.step,
-        clientUserId: spec.clientUserId,
-        attempt,
-        status,
-        ms,
-        ...(end.kind === 'failure' ? { code: end.failure.code } : {}),
-      },
-      'request',
-    );
+    if (debug)
+      logger?.debug(
+        {
+          step: spec.step,
+          clientUserId: spec.clientUserId,
+          attempt,
+          status,
+          ms,
+          ...(end.kind === 'failure' ? { code: end.failure.code } : {}),
+        },
+        'request',
+      );
     if (options.onAttempt !== undefined) {
       try {
         options.onAttempt({ step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms });

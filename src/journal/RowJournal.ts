@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { type AccountIdentity, accountIdentity, canonicalJson, fieldDigests } from '../plan/identity.js';
+import { type AccountIdentity, accountIdentity, canonicalJson, fieldDigests, sha256 } from '../plan/identity.js';
 import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
@@ -152,5 +151,5 @@ function accountKey(clientUserId: string, identity: AccountIdentity): string {
 }
 
 function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  return sha256(text).slice(0, 32);
 }

@@ -2,14 +2,7 @@ import { AbortedError, InputError } from '../errors.js';
 import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
 import { openInput, bankSheetOf } from '../input/openInput.js';
 import type { RunOptions } from '../options.js';
-import {
-  type DuplicateIds,
-  checkHeader,
-  classifyRows,
-  describeMapping,
-  isBankFile,
-  type RowKind,
-} from './classifyRows.js';
+import { checkHeader, describeMapping, isBankFile, type RowKind } from './classifyRows.js';
 
 /** One input to send: what it is, opened in pass 1, and how many rows it holds. */
 export interface Job {
@@ -18,14 +11,17 @@ export interface Job {
   rows: number;
 }
 
-/** Pass 1: opens and reads every input once, checking headers and every row; throws InputError for an unusable file. */
+/**
+ * Pass 1: opens and reads every input once before anything is sent, so that a file that cannot be used (its header,
+ * its encoding, a file given twice) stops the run with nothing sent, and the rows are counted for the progress bar.
+ * Rows are not validated here: the send pass must build each row's request bodies anyway, and keeping them from
+ * this pass would hold the file in memory, so each row is validated once, there. Throws InputError.
+ */
 export async function scanInputs(
   paths: { inputs: string[]; bankDetails: string | undefined },
   options: RunOptions,
   warnings: string[],
-  today: Date,
   read: { reading: ReadingOptions; announce: ((text: string) => void) | undefined; signal?: AbortSignal | undefined },
-  seen: DuplicateIds,
 ): Promise<Job[]> {
   const jobs: Job[] = [];
   // The third item is an xlsx sheet found beside the payers (`Bank details`), read after every payer input.
@@ -50,11 +46,7 @@ export async function scanInputs(
     const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
     if (besides !== undefined) all.push([path, 'bank-details', besides]);
     let rows = 0;
-    for await (const _ of classifyRows(input, kind, {
-      defaultAgreementCompleted: options.completeAgreement,
-      seen,
-      today,
-    })) {
+    for await (const _ of input.records) {
       rows++;
       // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
       if ((rows & 1023) === 0 && read.signal?.aborted)

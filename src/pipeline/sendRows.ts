@@ -258,6 +258,8 @@ function skippedResult(steps: Step[]): PayerResult {
 }
 
 function logRow(logger: Logger, row: FinishedRow): void {
+  // Rows that end well (or skipped, counted at the end) are debug lines: built only when they are written.
+  if ((row.result.outcome === 'ok' || row.result.outcome === 'skipped') && !logger.isLevelEnabled('debug')) return;
   const fields = {
     row: `${row.source}:${row.line}`,
     clientUserId: row.clientUserId,
