@@ -146,9 +146,9 @@ export class EncodingEvidence {
   }
 
   /**
-   * The encoding that reads the file best (letters that fit their words, minus twice what no text holds), Windows-1252
-   * when it is among the best. Unsure when the best still reads more than 1 in 20 characters badly, or when two other
-   * encodings read equally well but differently: then a person must say which.
+   * The encoding that reads the file best (letters that fit their words, minus twice what no text holds). Unsure when
+   * the best still reads more than 1 in 20 characters badly, or when another encoding reads it equally well but
+   * differently: then a person must say which.
    */
   verdict(): Guess {
     const score = (i: number) => this.good[i]! - 2 * this.bad[i]!;
@@ -162,17 +162,17 @@ export class EncodingEvidence {
           'name its encoding with --encoding (such as --encoding windows-1250), or save it as "CSV UTF-8"',
       };
     }
-    if (best !== 0) {
-      const rival = GUESSED.findIndex((_, i) => i !== best && score(i) === score(best) && this.differ(i, best));
-      if (rival >= 0) {
-        const [a, b] = [GUESSED[Math.min(best, rival)]!, GUESSED[Math.max(best, rival)]!];
-        return {
-          unsure:
-            `is not UTF-8, and ${ENCODING_NAMES[a]} and ${ENCODING_NAMES[b]} read it equally well but differently ` +
-            `(see line ${this.firstDiffer.get(Math.min(best, rival) * 4 + Math.max(best, rival))}): ` +
-            `run it again with --encoding ${a} or --encoding ${b}, whichever shows the names right, or save it as "CSV UTF-8"`,
-        };
-      }
+    // Windows-1252 is presumed only where it reads better: a tie with an encoding that reads the same bytes as other
+    // letters (Mac Roman's `García` is Windows-1252's `Garc’a`) is a name that would be sent garbled one way or the other.
+    const rival = GUESSED.findIndex((_, i) => i !== best && score(i) === score(best) && this.differ(i, best));
+    if (rival >= 0) {
+      const [a, b] = [GUESSED[Math.min(best, rival)]!, GUESSED[Math.max(best, rival)]!];
+      return {
+        unsure:
+          `is not UTF-8, and ${ENCODING_NAMES[a]} and ${ENCODING_NAMES[b]} read it equally well but differently ` +
+          `(see line ${this.firstDiffer.get(Math.min(best, rival) * 4 + Math.max(best, rival))}): ` +
+          `run it again with --encoding ${a} or --encoding ${b}, whichever shows the names right, or save it as "CSV UTF-8"`,
+      };
     }
     return { encoding: GUESSED[best]! };
   }
