@@ -109,6 +109,16 @@ describe('finding the data', () => {
       expect(input.file).toMatchObject({ sheet: 'Data', name: 'book.xlsx[Data]' });
       expect(input.header).toEqual(COLUMNS);
 
+      // Instructions that name a column or two (a table of them, or one a row) are not the data either.
+      const explained = await writeWorkbook(h.tmp.path('explained.xlsx'), [
+        {
+          name: 'Read me',
+          rows: [['Fill in the Payers sheet'], ['Currency', 'Country'], ['USD', 'US'], ['clientUserId'], ['email']],
+        },
+        { name: 'Payers', rows: [COLUMNS, COLUMNS.map(() => 'x')] },
+      ]);
+      expect((await openInput(explained)).file).toMatchObject({ sheet: 'Payers', name: 'explained.xlsx[Payers]' });
+
       const none = await writeWorkbook(h.tmp.path('none.xlsx'), [
         { name: 'How to', rows: [['Fill in one row per payer']] },
         {

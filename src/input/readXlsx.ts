@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import type { ColumnMap } from '../rows/columns.js';
 import {
   chooseHeader,
+  fieldCount,
   HEADER_SEARCH_ROWS,
   isBlankRow,
   isHeaderRow,
@@ -125,6 +126,9 @@ async function openWorkbook(file: InputFile): Promise<{ pkg: ZipPackage; book: W
  * The first visible sheet whose first rows hold a header naming fields. With none, the only sheet with data (its
  * first row is then the header, for the header check to name what it lacks); with several, the user names one.
  */
+/** Fields a header names for its sheet to be taken as the data at once: a payer or bank row has more than two. */
+const DATA_HEADER_FIELDS = 3;
+
 async function findDataSheet(
   file: InputFile,
   pkg: ZipPackage,
@@ -136,11 +140,18 @@ async function findDataSheet(
     for (const other of scanned) if (other !== chosen) other.scan.close();
     return chosen;
   };
+  // The first sheet whose header names a few fields is the data. An instructions sheet may name a column or two
+  // (`Currency | Country`, or one a row): such a header is taken only when no later sheet has a fuller one.
+  let first: { entry: SheetEntry; scan: SheetScan } | undefined;
   for (const entry of book.sheets.filter((s) => !s.hidden && s.part !== undefined)) {
     const sheet = { entry, scan: await scanSheet(file, pkg, book, entry, columns) };
     scanned.push(sheet);
-    if (sheet.scan.foundHeader) return keep(sheet);
+    if (!sheet.scan.foundHeader) continue;
+    const rows = sheet.scan.rows.map((row) => row.texts);
+    if (fieldCount(rows[chooseHeader(rows, columns).index]!, columns) >= DATA_HEADER_FIELDS) return keep(sheet);
+    first ??= sheet;
   }
+  if (first !== undefined) return keep(first);
   const withData = scanned.filter((s) => s.scan.rows.length > 0);
   if (withData.length <= 1) return keep(withData[0] ?? scanned[0]);
   keep(undefined);

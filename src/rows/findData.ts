@@ -41,6 +41,16 @@ export function isHeaderRow(cells: readonly string[], map?: ColumnMap): boolean 
   return fields.size === 1 && unknown === 0;
 }
 
+/** How many distinct fields a row names: what tells a payers sheet's header from a note naming two columns. */
+export function fieldCount(cells: readonly string[], map?: ColumnMap): number {
+  const fields = new Set<string>();
+  for (const cell of cells) {
+    const field = knownField(cell.trim(), map);
+    if (field !== undefined) fields.add(field);
+  }
+  return fields.size;
+}
+
 /** A row with nothing in it: empty, or only delimiters and spaces. */
 export const isBlankRow = (cells: readonly unknown[]): boolean => cells.every(isBlank);
 
