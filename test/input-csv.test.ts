@@ -86,6 +86,12 @@ describe('CSV input', () => {
       Buffer.concat([Buffer.from('a,b\n1,Mü\n2,M'), Buffer.from([0xfc]), Buffer.from('ller\n')]),
       'mixed.csv:3:4: is not valid UTF-8 (byte 0xfc): save the file as "CSV UTF-8"',
     ],
+    // A byte that starts a character the next byte breaks (Windows-1252 `ç` before `o`) is the one named.
+    [
+      'lead.csv',
+      Buffer.concat([Buffer.from('a,b\n1,Mü\n2,Fran'), Buffer.from([0xe7]), Buffer.from('ois\n')]),
+      'lead.csv:3:7: is not valid UTF-8 (byte 0xe7): save the file as "CSV UTF-8"',
+    ],
     ['payers.xls', 'x', 'payers.xls: the old Excel format ".xls" cannot be read: save it as .xlsx or "CSV UTF-8"'],
     ['payers.pdf', 'x', 'payers.pdf: unsupported file type ".pdf": use .csv, .txt, .tsv, .xlsx, .jsonl or .ndjson'],
   ])('rejects %s with file, line and reason', async (name, content, message) => {

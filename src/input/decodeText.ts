@@ -224,6 +224,12 @@ export class DecodeUtf8 extends Transform {
       if (decodes(mid)) good = mid;
       else bad = mid;
     }
+    // The longest prefix may end in the first bytes of a character the next byte breaks (`ç` as 0xe7 before `o`):
+    // the bad character starts at its lead byte, not at the byte after it.
+    if (!decodesWhole(chunk.subarray(0, good))) {
+      while (good > 0 && (chunk[good - 1]! & 0xc0) === 0x80) good--;
+      if (good > 0 && chunk[good - 1]! >= 0xc0) good--;
+    }
     this.track(new TextDecoder('utf-8').decode(chunk.subarray(0, good)).replace(/\uFFFD+$/, ''));
     const byte = chunk[good];
     const shown =
@@ -233,6 +239,15 @@ export class DecodeUtf8 extends Transform {
       column: this.column,
       cause,
     });
+  }
+}
+
+function decodesWhole(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
   }
 }
 
