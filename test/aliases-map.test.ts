@@ -160,5 +160,8 @@ describe('column names as people write them', () => {
     expect(h.sandbox.stats().requests).toBe(0);
     const notJson = h.tmp.write('bad.json', '{"A": ');
     await expect(h.run({ inputs: [input], map: notJson })).rejects.toThrow(/^--map: .*bad\.json is not valid JSON/);
+    await expect(h.run({ inputs: [input], map: 'nomap.json' })).rejects.toThrow(
+      '--map: no such file nomap.json: check its name and the folder you run this from, or give its full path',
+    );
   });
 });

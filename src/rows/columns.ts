@@ -132,7 +132,12 @@ export function loadColumnMap(path: string, cwd: string): ColumnMap {
   try {
     text = readFileSync(resolve(cwd, path), 'utf8');
   } catch (error) {
-    throw new ConfigError(`--map: cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      code === 'ENOENT'
+        ? `--map: no such file ${path}: check its name and the folder you run this from, or give its full path`
+        : `--map: cannot read ${path} (${code})`,
+    );
   }
   let value: unknown;
   try {
