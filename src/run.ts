@@ -13,12 +13,12 @@ import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './outp
 import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
 import { scanInputs, type Job } from './pipeline/scanInputs.js';
-import { makeRunId, type RunContext, RunSession } from './pipeline/RunSession.js';
+import { makeRunId, type RunContext, RunSession, runSpan } from './pipeline/RunSession.js';
 import { sendRows } from './pipeline/sendRows.js';
 import { ReportTally } from './report/collectReportData.js';
 import { writeReport } from './report/buildReport.js';
 import { rerunOptions } from './report/rerunCommand.js';
-import type { PayerResult } from './types.js';
+import type { Outcome, PayerResult } from './types.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
 export type { RunContext };
@@ -81,16 +81,13 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   }
 
   function writeStopSummary(error: unknown): void {
-    const endedAt = new Date();
     const counts = reached.tally?.outcomes() ?? { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
     const dir = reached.session?.outputs.dir ?? resolve(cwd, options.out ?? join('payer-onboard-results', runId));
     const code = error instanceof PayerOnboardError ? error.code : 'E_ABORTED';
     const summary: Summary = {
       runId,
       command,
-      startedAt: startedAt.toISOString(),
-      endedAt: endedAt.toISOString(),
-      durationMs: endedAt.getTime() - startedAt.getTime(),
+      ...runSpan(startedAt),
       sandbox: Boolean(options.sandbox),
       inputs: [...paths.inputs, ...(paths.bankDetails ? [paths.bankDetails] : [])].map((path) => {
         const job = reached.scanned?.find((j) => j.input.file.path === path);
@@ -101,7 +98,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
           rows: job?.rows ?? 0,
         };
       }),
-      rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
+      rows: rowTotals(counts),
       requests: requestCounts(reached.session?.client),
       stopped: { code, message: (error as Error)?.message ?? String(error) },
       warnings: reached.warnings,
@@ -234,14 +231,11 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     }
 
     const aborted = session.stopped('the rest of the rows were not checked');
-    const endedAt = new Date();
     const counts = tally.outcomes();
     const summary: Summary = {
       runId,
       command,
-      startedAt: startedAt.toISOString(),
-      endedAt: endedAt.toISOString(),
-      durationMs: endedAt.getTime() - startedAt.getTime(),
+      ...runSpan(startedAt),
       ...(baseUrl && !session.sandboxed ? { baseUrl } : {}),
       sandbox: session.sandboxed,
       inputs: scanned.map((j) => ({
@@ -250,7 +244,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
         format: j.input.file.format,
         rows: j.rows,
       })),
-      rows: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
+      rows: rowTotals(counts),
       requests: requestCounts(client),
       ...(aborted ? { aborted: { reason: aborted.reason, message: aborted.message } } : {}),
       warnings,
@@ -277,4 +271,9 @@ function requestCounts(client: ApiClient | undefined): Summary['requests'] {
   if (!client) return { total: 0, byStatus: {}, retries: 0 };
   const { requests, byStatus, retries } = client.stats();
   return { total: requests, byStatus, retries };
+}
+
+/** The summary's row counts: each outcome and their total. */
+function rowTotals(counts: Record<Outcome, number>): Summary['rows'] {
+  return { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts };
 }

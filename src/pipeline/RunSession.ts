@@ -231,6 +231,16 @@ async function loadClient(): Promise<typeof createApiClient> {
   return (await import('../execute/createApiClient.js')).createApiClient;
 }
 
+/** When a command ran, as its summary says it: from its start to now. */
+export function runSpan(startedAt: Date): { startedAt: string; endedAt: string; durationMs: number } {
+  const endedAt = new Date();
+  return {
+    startedAt: startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    durationMs: endedAt.getTime() - startedAt.getTime(),
+  };
+}
+
 /** A run id: the UTC start to the second, and 4 hex digits so two runs started together differ. */
 export function makeRunId(at: Date): string {
   const stamp = at

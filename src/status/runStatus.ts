@@ -9,7 +9,7 @@ import { journalDir } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options.js';
 import { OrderedSink } from '../output/results.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
-import { makeRunId, type RunContext, RunSession } from '../pipeline/RunSession.js';
+import { makeRunId, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
 import {
   emptyCounts,
   formatCounts,
@@ -118,16 +118,13 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     await session.closeResults();
 
     const aborted = session.stopped('the rest of the payers were not asked about');
-    const endedAt = new Date();
     const total = read.targets.length;
     const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : options.exitCode && counts.payable < total ? 1 : 0;
     const { requests, byStatus, retries } = client.stats();
     const summary: StatusSummary = {
       runId,
       command: 'status',
-      startedAt: startedAt.toISOString(),
-      endedAt: endedAt.toISOString(),
-      durationMs: endedAt.getTime() - startedAt.getTime(),
+      ...runSpan(startedAt),
       baseUrl: connection.baseUrl,
       inputs: read.inputs,
       payers: { total, ...counts },
