@@ -1,6 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
 import { runStatus, type StatusInput } from '../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, payersCsv, type ResultRow } from './helpers/runHarness.js';
 
@@ -148,6 +150,51 @@ describe('status: where each payer stands', () => {
     expect(stderr).not.toContain('wrong-key');
     // At most the requests already in flight when the first 401 came back.
     expect(h.sandbox.stats().byStatus['401'] ?? 0).toBeLessThanOrEqual(4);
+  });
+
+  it('asks about each payer as it is read: a bank row further down still gets its accounts read, once', async () => {
+    h = await harness({ kycAfter: undefined, accountApproveMs: 0 });
+    const ids = Array.from({ length: 12 }, (_, i) => `s-${i}`);
+    await h.run({ inputs: [h.tmp.write('register.csv', payersCsv(ids))] });
+    // s-0's first row has no bank account; its bank row is the last line, after every other payer.
+    const noBank = {
+      bankName: '',
+      accountName: '',
+      currency: '',
+      accountNumber: '',
+      routingNumber: '',
+      accountType: '',
+    };
+    const lines = payersCsv(ids, { 's-0': noBank, 's-1': noBank }).trimEnd().split('\n');
+    const input = h.tmp.write('status.csv', `${[...lines, payersCsv(['s-0']).split('\n')[1]].join('\n')}\n`);
+
+    const before = h.sandbox.stats().byRoute;
+    const { summary, byId } = await status({ inputs: [input], concurrency: 2 });
+    const after = h.sandbox.stats().byRoute;
+
+    expect(summary.payers['kyc-pending']).toBe(12);
+    // Not yet compliant: the accounts of a payer matter only when the input gives it a bank row.
+    expect(byId.get('s-0')?.bankAccounts).toBe('approved=0 pending=0 failed=0');
+    expect(byId.get('s-1')?.bankAccounts).toBe('');
+    expect(after['read-payer'] - before['read-payer']).toBe(12);
+    expect(after['read-payment-details'] - before['read-payment-details']).toBe(11);
+  });
+
+  it('an input that breaks further down: exit 2 naming file and line, no status.csv for a part of it', async () => {
+    h = await harness({ kycAfter: 0 });
+    const rows = payersCsv(Array.from({ length: 40 }, (_, i) => `b-${i}`));
+    // An opening quote never closed swallows the rest of the file.
+    const input = h.tmp.write('broken.csv', `${rows}"b-40,unterminated\n`);
+    const out = h.tmp.path('status-broken');
+    const error = await runStatus(
+      { baseUrl: h.sandbox.url, stateDir: h.tmp.path('state'), rate: 0, out, inputs: [input] },
+      { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, stderr: memoryStream().stream },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).exitCode).toBe(2);
+    expect((error as Error).message).toMatch(/^broken\.csv:42: /);
+    expect(existsSync(join(out, 'status.csv'))).toBe(false);
+    expect(existsSync(join(out, 'summary.json'))).toBe(false);
   });
 });
 

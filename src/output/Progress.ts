@@ -19,7 +19,7 @@ export class Progress {
 
   constructor(
     private readonly stream: NodeJS.WritableStream,
-    private readonly total: number,
+    private total: number,
     private enabled: boolean,
     private readonly labels: ProgressLabels = ROW_LABELS,
   ) {
@@ -28,6 +28,11 @@ export class Progress {
       this.timer = setInterval(() => this.draw(), 200);
       this.timer.unref();
     }
+  }
+
+  /** Sets the total once known: a command may start on the first rows before the last is read. */
+  setTotal(total: number): void {
+    this.total = total;
   }
 
   add(label: string): void {

@@ -1,8 +1,9 @@
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
-import type { AccountsAnswer, ApiClient, CallResult } from '../execute/ApiClient.js';
+import type { ApiClient } from '../execute/ApiClient.js';
 import { readingOptions } from '../input/openInput.js';
 import { journaledPayers } from '../journal/RowJournal.js';
 import { journalDir } from '../journal/stateDir.js';
@@ -16,12 +17,14 @@ import {
   payerStatus,
   type PayerStatus,
   STATUS_COLUMNS,
-  skippedStatus,
   type StatusSummary,
   statusRecord,
 } from './payerStatus.js';
 import { STATUS_TABLE_LIMIT, writeStatusReport } from '../report/statusReport.js';
-import { readStatusInputs, type StatusTarget } from './statusInputs.js';
+import { type StatusReadTotals, type StatusTarget, statusTargets } from './statusInputs.js';
+
+/** A payer's two reads; the accounts are undefined when they were not read. */
+type StatusReads = Parameters<typeof payerStatus>[1];
 
 /** `run`'s options as `status` takes them (`exitCode`: exit 1 while some payer is not yet payable). */
 export type StatusInput = RunOptionsInput;
@@ -42,15 +45,16 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
   const connection = resolveConnection(options, env, cwd);
 
   const paths = [...options.inputs, ...(options.bankDetails === undefined ? [] : [options.bankDetails])];
-  const read = await readStatusInputs(
+  const totals: StatusReadTotals = { inputs: [], withoutId: 0 };
+  const targets = statusTargets(
     paths.map((p) => resolve(cwd, p)),
     { reading: readingOptions(options, cwd), sheet: options.sheet, signal: context.signal },
-  );
+    totals,
+  )[Symbol.asyncIterator]();
+  // The first payer before anything is opened: an input the command cannot use at all is refused with no output.
+  const first = await targets.next();
   if (context.signal?.aborted) throw new AbortedError('interrupted while reading the input: nothing was asked');
   const warnings: string[] = [];
-  if (read.withoutId > 0)
-    warnings.push(`${read.withoutId} row${read.withoutId === 1 ? ' has' : 's have'} no clientUserId: not asked about`);
-  for (const warning of warnings) stderr?.write(`warning: ${warning}\n`);
 
   const session = await RunSession.open({
     results: { name: 'status.csv', columns: STATUS_COLUMNS },
@@ -63,20 +67,9 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     context,
   });
   try {
-    const journal = join(
-      journalDir(resolve(cwd, options.stateDir), connection.baseUrl, connection.apiKey),
-      'journal.jsonl',
-    );
-    const links = await journaledPayers(
-      journal,
-      read.targets.map((t) => t.clientUserId),
-    );
     const client = session.client!;
-    session.logger.info(
-      { runId, command: 'status', payers: read.targets.length, baseUrl: session.baseUrl },
-      'status started',
-    );
-    const progress = session.progress(stderr, read.targets.length, options.progress, {
+    session.logger.info({ runId, command: 'status', baseUrl: session.baseUrl }, 'status started');
+    const progress = session.progress(stderr, 0, options.progress, {
       unit: 'payers',
       shown: ['payable', 'waiting', 'not read'],
     });
@@ -95,30 +88,63 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       if (status.category !== 'payable' && notPayable.length < STATUS_TABLE_LIMIT) notPayable.push(status);
       await session.results.write(statusRecord(status));
     });
+
+    // Payers are asked about as they are read. What only the whole input settles (a bank row further down, the
+    // links the journal kept) is waited for before a payer's line is made, never before its first read.
+    const ids: string[] = [];
+    let allRead!: (read: boolean) => void;
+    const inputRead = new Promise<boolean>((done) => (allRead = done));
+    let journalError: unknown;
+    const journaled = inputRead
+      .then((read) => (read ? journaledLinks(ids) : new Map<string, StatusTarget['links']>()))
+      .catch((error: unknown) => {
+        journalError = error;
+        return new Map<string, StatusTarget['links']>();
+      });
     const slots = pLimit(options.concurrency);
-    await Promise.all(
-      read.targets.map((target) => {
+    const checks: Array<Promise<void>> = [];
+    let inputError: unknown;
+    try {
+      for (let next = first; !next.done; next = await targets.next()) {
+        const target = next.value;
         const seq = sink.reserve();
-        const journaled = links.get(target.clientUserId);
-        const known = {
-          ...target.links,
-          ...(journaled?.userId ? { userId: journaled.userId } : {}),
-          ...(journaled?.agreementUrl ? { agreementUrl: journaled.agreementUrl } : {}),
-          ...(journaled?.kycUrl ? { kycUrl: journaled.kycUrl } : {}),
-        };
-        return slots(async () => {
-          const status = await checkPayer(client, target, known);
-          sink.complete(seq, status);
-        });
-      }),
-    );
+        ids.push(target.clientUserId);
+        progress.setTotal(ids.length);
+        checks.push(
+          slots(async () => {
+            const reads = await checkPayer(client, target, inputRead);
+            if (!(await inputRead)) return;
+            const known = { ...target.links, ...(await journaled).get(target.clientUserId) };
+            sink.complete(seq, payerStatus(target.clientUserId, reads, known, new Date(), client.stopped()?.message));
+          }),
+        );
+      }
+    } catch (error) {
+      // A row the reader cannot get past: nothing more is asked, and no status.csv stands for the whole input.
+      inputError = error;
+      client.stop('interrupted', 'stopped: the input could not be read to its end');
+    }
+    allRead(inputError === undefined);
+    if (totals.withoutId > 0) {
+      const warning = `${totals.withoutId} row${totals.withoutId === 1 ? ' has' : 's have'} no clientUserId: not asked about`;
+      warnings.push(warning);
+      stderr?.write(`warning: ${warning}\n`);
+    }
+    await Promise.all(checks);
+    if (inputError !== undefined) {
+      progress.stop();
+      await session.closeResults();
+      rmSync(session.outputs.results, { force: true });
+      throw inputError;
+    }
+    if (journalError !== undefined) throw journalError;
     await sink.whenUnwrittenAtMost(0).catch(() => undefined);
     if (sink.error) session.onWriteFailure(sink.error);
     progress.stop();
     await session.closeResults();
 
     const aborted = session.stopped('the rest of the payers were not asked about');
-    const total = read.targets.length;
+    const total = ids.length;
     const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : options.exitCode && counts.payable < total ? 1 : 0;
     const { requests, byStatus, retries } = client.stats();
     const summary: StatusSummary = {
@@ -126,7 +152,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       command: 'status',
       ...runSpan(startedAt),
       baseUrl: connection.baseUrl,
-      inputs: read.inputs,
+      inputs: totals.inputs,
       payers: { total, ...counts },
       requests: { total: requests, byStatus, retries },
       ...(aborted ? { aborted: { reason: aborted.reason, message: aborted.message } } : {}),
@@ -154,22 +180,42 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     await session.close();
   }
 
+  /** The payer's two reads; the accounts are read with the payer when the input gave it a bank row, else once it
+   * is known to matter: a bank row further down the input, or a payer already compliant. */
   async function checkPayer(
     client: ApiClient,
     target: StatusTarget,
-    known: StatusTarget['links'],
-  ): Promise<PayerStatus> {
+    inputRead: Promise<boolean>,
+  ): Promise<StatusReads> {
     const id = target.clientUserId;
-    if (client.stopped()) return skippedStatus(id, known, client.stopped()!.message, new Date());
-    // With a bank row both reads go out together; without one, the accounts matter only once the payer is compliant.
     const [payer, early] = await Promise.all([
       client.readPayer(id),
       target.hasBank ? client.readPaymentDetails(id) : undefined,
     ]);
-    let accounts: CallResult<AccountsAnswer> | undefined = early;
-    if (accounts === undefined && payer.ok && payer.body.isCompliant === true)
-      accounts = await client.readPaymentDetails(id);
-    return payerStatus(id, { payer, accounts }, known, new Date(), client.stopped()?.message);
+    if (early !== undefined || !(await inputRead)) return { payer, accounts: early };
+    const matters = target.hasBank || (payer.ok && payer.body.isCompliant === true);
+    return { payer, accounts: matters ? await client.readPaymentDetails(id) : undefined };
+  }
+
+  /** The links the journal kept for these payers (a payers file carries none; an agreement link is still wanted). */
+  function journaledLinks(ids: string[]): Promise<Map<string, StatusTarget['links']>> {
+    const path = join(
+      journalDir(resolve(cwd, options.stateDir), connection.baseUrl, connection.apiKey),
+      'journal.jsonl',
+    );
+    return journaledPayers(path, ids).then(
+      (found) =>
+        new Map(
+          [...found].map(([id, j]) => [
+            id,
+            {
+              ...(j.userId ? { userId: j.userId } : {}),
+              ...(j.agreementUrl ? { agreementUrl: j.agreementUrl } : {}),
+              ...(j.kycUrl ? { kycUrl: j.kycUrl } : {}),
+            },
+          ]),
+        ),
+    );
   }
 }
 

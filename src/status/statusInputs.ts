@@ -27,18 +27,41 @@ const RESULT_MARKERS = ['source', 'line', 'clientUserId', 'outcome', 'steps'];
 
 const BANK_FIELDS: ReadonlySet<string> = new Set([...BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY]);
 
+/** What reading the inputs found besides the payers, complete once every row is read. */
+export interface StatusReadTotals {
+  inputs: StatusInputs['inputs'];
+  withoutId: number;
+}
+
+interface ReadSpec {
+  reading: ReadingOptions;
+  sheet?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * Every distinct payer of the inputs, in the order first seen: payers files, their failed and pending files, bank
  * files (their payers have a bank row), an xlsx's bank sheet, or a results.csv of an earlier run. Only the id and
  * whether a bank row exists are read; a row that would not pass `run`'s checks is still a payer to ask about.
  */
-export async function readStatusInputs(
+export async function readStatusInputs(paths: string[], read: ReadSpec): Promise<StatusInputs> {
+  const totals: StatusReadTotals = { inputs: [], withoutId: 0 };
+  const targets: StatusTarget[] = [];
+  for await (const target of statusTargets(paths, read, totals)) targets.push(target);
+  return { targets, ...totals };
+}
+
+/**
+ * The payers of the inputs as they are read, so that asking about the first need not wait for the last. A payer
+ * seen again later updates the target yielded before (a bank row, links), so `hasBank` and `links` are final only
+ * once the iteration has ended; `totals` is filled in by then too.
+ */
+export async function* statusTargets(
   paths: string[],
-  read: { reading: ReadingOptions; sheet?: string | undefined; signal?: AbortSignal | undefined },
-): Promise<StatusInputs> {
+  read: ReadSpec,
+  totals: StatusReadTotals,
+): AsyncGenerator<StatusTarget> {
   const byId = new Map<string, StatusTarget>();
-  const inputs: StatusInputs['inputs'] = [];
-  let withoutId = 0;
   const all: Array<[string, string | undefined]> = paths.map((p) => [p, read.sheet]);
   for (const [path, sheet] of all) {
     const input = await openInput(path, { ...read.reading, sheet });
@@ -58,19 +81,20 @@ export async function readStatusInputs(
       if ((rows & 1023) === 0 && read.signal?.aborted) throw new AbortedError('interrupted while reading the input');
       const target = results ? fromResultsRow(record.cells) : fromInputRow(record.cells, kind, input);
       if (target === undefined) {
-        withoutId++;
+        totals.withoutId++;
         continue;
       }
       const known = byId.get(target.clientUserId);
-      if (known === undefined) byId.set(target.clientUserId, target);
-      else {
+      if (known === undefined) {
+        byId.set(target.clientUserId, target);
+        yield target;
+      } else {
         known.hasBank ||= target.hasBank;
         known.links = { ...target.links, ...known.links };
       }
     }
-    inputs.push({ source: input.file.name, path: input.file.path, format: input.file.format, rows });
+    totals.inputs.push({ source: input.file.name, path: input.file.path, format: input.file.format, rows });
   }
-  return { targets: [...byId.values()], inputs, withoutId };
 }
 
 function isResultsFile(input: OpenedInput): boolean {
