@@ -1,4 +1,3 @@
-import got from 'got';
 import { setMaxListeners } from 'node:events';
 import type { ClientRequest } from 'node:http';
 import pLimit from 'p-limit';
@@ -22,6 +21,7 @@ import {
 import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
+import { createHttpClient } from './httpClient.js';
 import { systemClock, RateLimiter } from './RateLimiter.js';
 
 export type {
@@ -77,17 +77,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const limit = pLimit(concurrency);
   const timing: RetryTiming = { backoff, random, maxRetryAfterMs };
 
-  const http = got.extend({
-    prefixUrl: options.baseUrl,
-    headers: { 'x-api-key': apiKey, 'user-agent': 'payer-onboard' },
-    responseType: 'json',
-    timeout: { request: timeoutMs },
-    // Every status comes back as a response; the retry loop below decides.
-    throwHttpErrors: false,
-    retry: { limit: 0 },
-    // A redirect would carry the x-api-key header to wherever it points; a 3xx is a failure instead.
-    followRedirect: false,
-  });
+  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey, timeoutMs });
 
   let stopInfo: StopInfo | undefined;
   const stopping = new AbortController();
