@@ -1,10 +1,10 @@
 // Run as its own process by the cpu scenario: the floor under the product's CPU per request. It sends what a first
 // run sends for each row (create compliance with the read of stored accounts alongside, then the payment details and
 // the agreement together), `inFlight` rows at a time, with nothing else: no validation, no journal, no limiter, no
-// results. `http` uses Node's bare http.request, `got` the got instance the product builds (same options).
-import got from 'got';
+// results. `http` uses Node's bare http.request, `got` the got instance the product builds (createHttpClient).
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { createHttpClient } from '../src/execute/httpClient.js';
 
 interface Bodies {
   compliance: Record<string, unknown>;
@@ -18,15 +18,7 @@ const IN_FLIGHT = Number(inFlightArg);
 const API_KEY = process.env.PAYER_API_KEY ?? '';
 const bodies = JSON.parse(readFileSync(bodiesFile, 'utf8')) as Bodies;
 
-const api = got.extend({
-  prefixUrl: url,
-  headers: { 'x-api-key': API_KEY, 'user-agent': 'payer-onboard' },
-  responseType: 'json',
-  timeout: { request: 30_000 },
-  throwHttpErrors: false,
-  retry: { limit: 0 },
-  followRedirect: false,
-});
+const api = createHttpClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 30_000 });
 const agent = new Agent({ keepAlive: true });
 
 function viaGot(method: string, path: string, body?: object): Promise<number> {
