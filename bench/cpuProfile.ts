@@ -1,7 +1,10 @@
 // Splits a V8 CPU profile (`node --cpu-prof`) of one run into the components a reader can act on: the HTTP client
 // (got, and Node's http beneath it), the tool's own work per request (its client wrapper, the limiter, the journal,
 // the row's plan, logging, progress, results), reading and validating the input, start-up and the garbage collector.
-// Each sample goes to the component of the function it was in; built-ins, hashing and zod go to their caller.
+// Each sample goes to the component of the function it was in; built-ins, hashing, zod and Node's own modules
+// (fs, events, streams, timers, url) go to their caller: the journal's write(2) is the journal's, an event got
+// emits is got's. A Node frame with nothing but Node above it (a callback straight from the event loop) stays
+// "Node internals".
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -43,9 +46,10 @@ const GOT_FAMILY =
 
 /**
  * The component a frame's own time belongs to, or undefined for a frame charged to its caller: V8's built-ins
- * (JSON, natives), hashing, and the libraries the tool calls for one job (zod for the input and for answers).
+ * (JSON, natives), hashing, the libraries the tool calls for one job (zod for the input and for answers), and
+ * Node's modules other than http and sockets.
  */
-function decides(url: string, functionName: string): Component | undefined {
+export function decides(url: string, functionName: string): Component | undefined {
   if (url.startsWith('node:internal/modules') || functionName === 'compileSourceTextModule')
     return 'start-up (loading modules)';
   if (
@@ -57,7 +61,7 @@ function decides(url: string, functionName: string): Component | undefined {
   if (GOT_FAMILY.test(url)) return 'HTTP client: got';
   if (/^node:(_http_|net$|internal\/stream_base_commons|internal\/http|internal\/dns)/.test(url))
     return "HTTP client: Node's http, sockets";
-  if (url.startsWith('node:')) return 'Node internals (events, streams, timers, promises)';
+  if (url.startsWith('node:')) return undefined;
   if (/node_modules\/(pino|sonic-boom|thread-stream|on-exit-leak-free|fast-redact|quick-format)/.test(url))
     return 'logging';
   if (/node_modules\/(p-limit|yocto-queue)\//.test(url)) return 'limiter (rate cap, concurrency, adaptation)';
@@ -99,6 +103,7 @@ export function profileByComponent(dir: string): Map<Component, number> {
       found = decides(url, functionName);
       const up = parent.get(id);
       if (found === undefined && up !== undefined) found = componentOf(up);
+      if (found === undefined && url.startsWith('node:')) found = 'Node internals (events, streams, timers, promises)';
     }
     memo.set(id, found ?? null);
     return found;

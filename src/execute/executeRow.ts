@@ -2,7 +2,7 @@ import type { RowJournal } from '../journal/RowJournal.js';
 import { finishRow } from '../plan/finishRow.js';
 import { definitelyNotStored } from '../plan/planAccounts.js';
 import { applyRound, nextActions, type Action } from '../plan/planRow.js';
-import { canonicalJson, idempotencyKey } from '../plan/identity.js';
+import { identityText, idempotencyKey } from '../plan/identity.js';
 import { type Answer, startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
@@ -66,7 +66,7 @@ export async function executeRow(
 function claimAccounts(state: RowState, claims: Map<string, string>, where: string): void {
   for (const account of state.accounts) {
     if (account.sameAs !== undefined) continue;
-    const claim = `${state.work.clientUserId}\u0000${canonicalJson(account.identity)}`;
+    const claim = `${state.work.clientUserId}\u0000${identityText(account.identity)}`;
     const other = claims.get(claim);
     if (other === undefined) claims.set(claim, where);
     else if (other !== where) {
