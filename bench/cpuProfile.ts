@@ -4,7 +4,8 @@
 // Each sample goes to the component of the function it was in; built-ins, hashing, zod and Node's own modules
 // (fs, events, streams, timers, url) go to their caller: the journal's write(2) is the journal's, an event got
 // emits is got's. A Node frame with nothing but Node above it (a callback straight from the event loop) stays
-// "Node internals".
+// "Node internals". The compact tables are containers and go to their caller too (the journal's index is the
+// journal's); a row's check in either pass (classifyRows, scanInputs: its cells, a repeated clientUserId) is validation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -69,6 +70,10 @@ export function decides(url: string, functionName: string): Component | undefine
   if (/node_modules\/(csv-parse|iconv-lite|chardet|jschardet)\//.test(url)) return 'CSV in (both passes)';
   const src = url.match(/\/dist\/(.+)$/)?.[1];
   if (src === undefined) return 'other (V8, Node internals)';
+  // Compact tables are containers, like a Map: the journal's index is the journal's, the ids seen are the check's.
+  if (src.startsWith('compact/')) return undefined;
+  // A row's check in either pass (its cells validated, its clientUserId not seen before) is validation, not the plan.
+  if (src === 'pipeline/classifyRows.js' || src === 'pipeline/scanInputs.js') return 'validating the rows';
   if (/^execute\/(RateLimiter|AdaptiveRate|RateAdaptation)/.test(src))
     return 'limiter (rate cap, concurrency, adaptation)';
   if (/^execute\/(createApiClient|endpoints|retryPolicy|ApiClient)/.test(src))
