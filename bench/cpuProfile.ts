@@ -74,7 +74,7 @@ export function decides(url: string, functionName: string): Component | undefine
   if (src.startsWith('compact/')) return undefined;
   // A row's check in either pass (its cells validated, its clientUserId not seen before) is validation, not the plan.
   if (src === 'pipeline/classifyRows.js' || src === 'pipeline/scanInputs.js') return 'validating the rows';
-  if (/^execute\/(RateLimiter|AdaptiveRate|RateAdaptation)/.test(src))
+  if (/^execute\/(RateLimiter|AdaptiveRate|RateAdaptation|TrafficRecord)/.test(src))
     return 'limiter (rate cap, concurrency, adaptation)';
   if (/^execute\/(createApiClient|endpoints|retryPolicy|ApiClient)/.test(src))
     return 'HTTP client: the tool around got (retries, reading answers)';
