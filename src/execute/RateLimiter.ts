@@ -121,7 +121,9 @@ export class RateLimiter {
         const now = this.#clock.now();
         const at = this.#earliest(now);
         if (at > now) {
-          await this.#clock.sleep(at - now, this.#closing.signal);
+          // Above 1,000 a second a wait is at least a timer's: on waking, a millisecond's starts are due together.
+          const wait = this.#slack() > 0 ? Math.max(at - now, TIMER_MS) : at - now;
+          await this.#clock.sleep(wait, this.#closing.signal);
           continue;
         }
         const slot = this.#take(now);
@@ -135,12 +137,17 @@ export class RateLimiter {
   #earliest(now: number): number {
     let at = Math.max(now, this.#pausedUntil);
     if (this.#rate > 0) {
-      at = Math.max(at, this.#due - Math.max(0, TIMER_MS - WINDOW_MS / this.#rate));
+      at = Math.max(at, this.#due - this.#slack());
       const limit = windowLimit(this.#rate);
       const nth = this.#starts[this.#starts.length - limit];
       if (nth !== undefined) at = Math.max(at, nth.at + this.#windowMs);
     }
     return at;
+  }
+
+  /** How early a start may come by the spacing rule: 0 up to 1,000 a second, where a timer can keep the spacing. */
+  #slack(): number {
+    return this.#rate > 0 ? Math.max(0, TIMER_MS - WINDOW_MS / this.#rate) : 0;
   }
 
   #take(now: number): LimiterSlot {
