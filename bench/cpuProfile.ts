@@ -1,7 +1,11 @@
 // Splits a V8 CPU profile (`node --cpu-prof`) of one run into the components a reader can act on: the HTTP client
 // (got, and Node's http beneath it), the tool's own work per request (its client wrapper, the limiter, the journal,
 // the row's plan, logging, progress, results), reading and validating the input, start-up and the garbage collector.
-// Each sample goes to the component of the function it was in; built-ins, hashing and zod go to their caller.
+// Each sample goes to the component of the function it was in; built-ins, hashing, zod and Node's own modules
+// (fs, events, streams, timers, url) go to their caller: the journal's write(2) is the journal's, an event got
+// emits is got's. A Node frame with nothing but Node above it (a callback straight from the event loop) stays
+// "Node internals". The compact tables are containers and go to their caller too (the journal's index is the
+// journal's); a row's check in either pass (classifyRows, scanInputs: its cells, a repeated clientUserId) is validation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -43,9 +47,10 @@ const GOT_FAMILY =
 
 /**
  * The component a frame's own time belongs to, or undefined for a frame charged to its caller: V8's built-ins
- * (JSON, natives), hashing, and the libraries the tool calls for one job (zod for the input and for answers).
+ * (JSON, natives), hashing, the libraries the tool calls for one job (zod for the input and for answers), and
+ * Node's modules other than http and sockets.
  */
-function decides(url: string, functionName: string): Component | undefined {
+export function decides(url: string, functionName: string): Component | undefined {
   if (url.startsWith('node:internal/modules') || functionName === 'compileSourceTextModule')
     return 'start-up (loading modules)';
   if (
@@ -57,7 +62,7 @@ function decides(url: string, functionName: string): Component | undefined {
   if (GOT_FAMILY.test(url)) return 'HTTP client: got';
   if (/^node:(_http_|net$|internal\/stream_base_commons|internal\/http|internal\/dns)/.test(url))
     return "HTTP client: Node's http, sockets";
-  if (url.startsWith('node:')) return 'Node internals (events, streams, timers, promises)';
+  if (url.startsWith('node:')) return undefined;
   if (/node_modules\/(pino|sonic-boom|thread-stream|on-exit-leak-free|fast-redact|quick-format)/.test(url))
     return 'logging';
   if (/node_modules\/(p-limit|yocto-queue)\//.test(url)) return 'limiter (rate cap, concurrency, adaptation)';
@@ -65,7 +70,11 @@ function decides(url: string, functionName: string): Component | undefined {
   if (/node_modules\/(csv-parse|iconv-lite|chardet|jschardet)\//.test(url)) return 'CSV in (both passes)';
   const src = url.match(/\/dist\/(.+)$/)?.[1];
   if (src === undefined) return 'other (V8, Node internals)';
-  if (/^execute\/(RateLimiter|AdaptiveRate|RateAdaptation)/.test(src))
+  // Compact tables are containers, like a Map: the journal's index is the journal's, the ids seen are the check's.
+  if (src.startsWith('compact/')) return undefined;
+  // A row's check in either pass (its cells validated, its clientUserId not seen before) is validation, not the plan.
+  if (src === 'pipeline/classifyRows.js' || src === 'pipeline/scanInputs.js') return 'validating the rows';
+  if (/^execute\/(RateLimiter|AdaptiveRate|RateAdaptation|TrafficRecord)/.test(src))
     return 'limiter (rate cap, concurrency, adaptation)';
   if (/^execute\/(createApiClient|endpoints|retryPolicy|ApiClient)/.test(src))
     return 'HTTP client: the tool around got (retries, reading answers)';
@@ -99,6 +108,7 @@ export function profileByComponent(dir: string): Map<Component, number> {
       found = decides(url, functionName);
       const up = parent.get(id);
       if (found === undefined && up !== undefined) found = componentOf(up);
+      if (found === undefined && url.startsWith('node:')) found = 'Node internals (events, streams, timers, promises)';
     }
     memo.set(id, found ?? null);
     return found;

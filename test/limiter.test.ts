@@ -133,6 +133,25 @@ describe('RateLimiter', () => {
     expect(starts).toEqual([0, 500, 1025]);
   });
 
+  it('above 1,000 a second, lets a millisecond of starts through without a timer, and still holds the window and the rate', async () => {
+    const clock = new FakeClock(0);
+    const limiter = new RateLimiter(4000, clock);
+    const starts = await acquireAll(limiter, clock, 40_000);
+    // 4 starts fit in a millisecond at 4,000 a second: the first ones go at once, with no sleep.
+    expect(starts.slice(0, 4)).toEqual([0, 0, 0, 0]);
+    expect(clock.sleeps.length).toBeLessThan(starts.length / 3);
+    expect(maxInWindow(starts)).toBeLessThanOrEqual(4000);
+    const mean = (starts.length - 1) / ((starts.at(-1)! - starts[0]!) / 1000);
+    expect(Math.abs(mean - 4000) / 4000).toBeLessThan(0.05);
+  });
+
+  it('at 1,000 a second or less, never lets a start through before its turn', async () => {
+    const clock = new FakeClock(0);
+    const limiter = new RateLimiter(1000, clock);
+    const starts = await acquireAll(limiter, clock, 50);
+    expect(starts.slice(0, 4)).toEqual([0, 1, 2, 3]);
+  });
+
   it('close lets every waiter through at once', async () => {
     const clock = new FakeClock(0);
     const limiter = new RateLimiter(1, clock);

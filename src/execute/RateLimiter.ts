@@ -23,6 +23,13 @@ export const systemClock: Clock = {
 
 const WINDOW_MS = 1000;
 const DEFAULT_MARGIN_MS = 25;
+/**
+ * The shortest wait a timer keeps: asked for less, it still waits about this long. Above 1,000 requests/s the
+ * spacing is shorter than this, so a start may come up to this much before its due time instead of waiting a
+ * timer for a few microseconds (which would then let the next ones through in a bunch anyway, and cost a timer
+ * for every other request). At or below 1,000 requests/s nothing changes.
+ */
+const TIMER_MS = 1;
 
 /**
  * The requests-per-second cap shared by every call of a run.
@@ -34,6 +41,7 @@ const DEFAULT_MARGIN_MS = 25;
  *   rounding or lateness did. This is the hard guarantee. The window is taken `marginMs` longer than a second
  *   (default 25 ms, costing at most 2.5% of the rate) so that the few milliseconds of jitter between our start
  *   and the server's arrival time cannot put R + 1 requests into one of the server's seconds.
+ * Above 1,000 requests/s a start may come up to TIMER_MS early by the spacing rule (never by the window rule).
  * R = 0 means no cap; `pauseUntil` (a 429) still holds everyone. Waiters are served first in, first out
  * by a single pump, so exactly one timer is pending however many callers wait.
  * `setRate` takes effect at the next start (AdaptiveRate drives it: slower after a 429, back up once they stop).
@@ -113,7 +121,9 @@ export class RateLimiter {
         const now = this.#clock.now();
         const at = this.#earliest(now);
         if (at > now) {
-          await this.#clock.sleep(at - now, this.#closing.signal);
+          // Above 1,000 a second a wait is at least a timer's: on waking, a millisecond's starts are due together.
+          const wait = this.#slack() > 0 ? Math.max(at - now, TIMER_MS) : at - now;
+          await this.#clock.sleep(wait, this.#closing.signal);
           continue;
         }
         const slot = this.#take(now);
@@ -127,12 +137,17 @@ export class RateLimiter {
   #earliest(now: number): number {
     let at = Math.max(now, this.#pausedUntil);
     if (this.#rate > 0) {
-      at = Math.max(at, this.#due);
+      at = Math.max(at, this.#due - this.#slack());
       const limit = windowLimit(this.#rate);
       const nth = this.#starts[this.#starts.length - limit];
       if (nth !== undefined) at = Math.max(at, nth.at + this.#windowMs);
     }
     return at;
+  }
+
+  /** How early a start may come by the spacing rule: 0 up to 1,000 a second, where a timer can keep the spacing. */
+  #slack(): number {
+    return this.#rate > 0 ? Math.max(0, TIMER_MS - WINDOW_MS / this.#rate) : 0;
   }
 
   #take(now: number): LimiterSlot {

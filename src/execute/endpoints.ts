@@ -211,8 +211,12 @@ function string(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The object without its undefined members: every answer passes here, so one object and no arrays of entries. */
 function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const record = value as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const key in record) if (record[key] !== undefined) kept[key] = record[key];
+  return kept as T;
 }
 
 function issuePaths(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey> }>): string[] {

@@ -2,7 +2,7 @@ import type { RowJournal } from '../journal/RowJournal.js';
 import { finishRow } from '../plan/finishRow.js';
 import { definitelyNotStored } from '../plan/planAccounts.js';
 import { applyRound, nextActions, type Action } from '../plan/planRow.js';
-import { canonicalJson, idempotencyKey } from '../plan/identity.js';
+import { identityText, idempotencyKey } from '../plan/identity.js';
 import { type Answer, startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
@@ -66,7 +66,7 @@ export async function executeRow(
 function claimAccounts(state: RowState, claims: Map<string, string>, where: string): void {
   for (const account of state.accounts) {
     if (account.sameAs !== undefined) continue;
-    const claim = `${state.work.clientUserId}\u0000${canonicalJson(account.identity)}`;
+    const claim = `${state.work.clientUserId}\u0000${identityText(account.identity)}`;
     const other = claims.get(claim);
     if (other === undefined) claims.set(claim, where);
     else if (other !== where) {
@@ -76,7 +76,8 @@ function claimAccounts(state: RowState, claims: Map<string, string>, where: stri
   }
 }
 
-async function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer<never>> {
+/** One action's call. Only a bank account create has more to do than the call (the journal, a backoff): the rest return the call's own promise. */
+function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer<never>> {
   const { client } = deps;
   const work = state.work;
   const id = work.clientUserId;
@@ -84,37 +85,42 @@ async function perform(action: Action, state: RowState, deps: RowDeps): Promise<
     case 'create-compliance': {
       const body = work.compliance!;
       return answerOf(
-        await client.createCompliance(body, {
-          clientUserId: id,
-          idempotencyKey: idempotencyKey('compliance', id, body),
-        }),
+        client.createCompliance(body, { clientUserId: id, idempotencyKey: idempotencyKey('compliance', id, body) }),
       );
     }
     case 'read-payer':
-      return answerOf(await client.readPayer(id));
+      return answerOf(client.readPayer(id));
     case 'read-accounts':
-      return answerOf(await client.readPaymentDetails(id));
+      return answerOf(client.readPaymentDetails(id));
     case 'complete-agreement':
-      return answerOf(await client.completeAgreement(id, { agreementCompleted: true }));
-    case 'create-account': {
-      const detail = work.details[action.index]!;
-      const account = state.accounts[action.index]!;
-      // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
-      if (account.attempts > 0) await client.backoff(account.attempts - 1);
-      const call = deps.journal?.accountSent(id, account.identity);
-      const result = await client.createPaymentDetail(id, detail, {
-        idempotencyKey: idempotencyKey('payment-details', id, detail),
-      });
-      if (call !== undefined) {
-        if (result.ok) deps.journal!.accountDone(call, result.body.id);
-        else if (result.error.kind === 'stopped' || definitelyNotStored(result.error))
-          deps.journal!.accountNotStored(call);
-      }
-      return answerOf(result);
-    }
+      return answerOf(client.completeAgreement(id, { agreementCompleted: true }));
+    case 'create-account':
+      return createAccount(action.index, state, deps);
   }
 }
 
-function answerOf<T>(result: CallResult<T>): Answer<never> {
-  return (result.ok ? { ok: true, body: result.body } : { ok: false, error: result.error }) as Answer<never>;
+async function createAccount(index: number, state: RowState, deps: RowDeps): Promise<Answer<never>> {
+  const { client } = deps;
+  const id = state.work.clientUserId;
+  const detail = state.work.details[index]!;
+  const account = state.accounts[index]!;
+  // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
+  if (account.attempts > 0) await client.backoff(account.attempts - 1);
+  const call = deps.journal?.accountSent(id, account.identity);
+  const result = await client.createPaymentDetail(id, detail, {
+    idempotencyKey: idempotencyKey('payment-details', id, detail),
+  });
+  if (call !== undefined) {
+    if (result.ok) deps.journal!.accountDone(call, result.body.id);
+    else if (result.error.kind === 'stopped' || definitelyNotStored(result.error)) deps.journal!.accountNotStored(call);
+  }
+  return result as unknown as Answer<never>;
+}
+
+/**
+ * A call's result as the plan reads it: the same object (an answer is `ok` with its body, or `ok: false` with its
+ * error; the status and replay mark beside them are the client's), so no copy per request.
+ */
+function answerOf<T>(result: Promise<CallResult<T>>): Promise<Answer<never>> {
+  return result as unknown as Promise<Answer<never>>;
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, chmodSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, openSync, readSync, renameSync, chmodSync } from 'node:fs';
 import { endsWithNewline, journalLines, type Line, LineIndex, parse, short, writeAll } from './LineIndex.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
@@ -15,7 +15,9 @@ export interface JournalLoad {
 /**
  * The journal of calls that makes re-runs and crashes safe. Each call is written before it goes out
  * (`sent`) and after its answer (`done`), as JSON lines appended with write(2): that survives the process being
- * killed at any point; an fsync at least every second and at close covers the machine going down.
+ * killed at any point; an fsync at least every second and at close covers the machine going down. The timed fsync
+ * runs on libuv's thread pool, not on the event loop: on a busy disk one takes several milliseconds, and writes
+ * (appends to the page cache) go on meanwhile; the one at close is synchronous and covers everything.
  * Holds no personal data: calls are named by their key (a SHA-256), answers are ids, links and statuses.
  *
  * In memory it keeps only where each call's latest line starts (LineIndex); what a call answered is read back from
@@ -30,6 +32,9 @@ export class Journal {
   /** Bytes in the file: where the next line starts. */
   private end = 0;
   private dirty = false;
+  /** A timed fsync is out on the thread pool: the next waits for it, and close() keeps the file open until it ends. */
+  private syncing = false;
+  private closeWhenSynced: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private buffer = Buffer.alloc(1024);
 
@@ -53,7 +58,7 @@ export class Journal {
       journal.close();
       throw error;
     }
-    journal.timer = setInterval(() => journal.sync(), 1000);
+    journal.timer = setInterval(() => journal.syncInBackground(), 1000);
     journal.timer.unref();
     return { journal, load };
   }
@@ -134,13 +139,34 @@ export class Journal {
     this.dirty = false;
   }
 
+  /** The timed flush: what was written so far goes to disk without holding up the event loop. */
+  private syncInBackground(): void {
+    const fd = this.fd;
+    if (fd === undefined || !this.dirty || this.syncing || this.failure) return;
+    this.dirty = false;
+    this.syncing = true;
+    fsync(fd, (error) => {
+      this.syncing = false;
+      if (this.closeWhenSynced === fd) {
+        // close() came meanwhile and made its own fsync: only the descriptor is left to release.
+        this.closeWhenSynced = undefined;
+        closeSync(fd);
+        return;
+      }
+      if (error) this.fail(error);
+    });
+  }
+
   close(): void {
     clearInterval(this.timer);
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = undefined;
     if (this.fd === undefined) return;
+    this.dirty = true; // a background fsync may still be out: this one covers every line, whatever it did
     this.sync();
-    closeSync(this.fd);
+    // Not closed under a background fsync still running (its descriptor could be reused by another file).
+    if (this.syncing) this.closeWhenSynced = this.fd;
+    else closeSync(this.fd);
     this.fd = undefined;
   }
 

@@ -119,7 +119,9 @@ export async function* journalLines(path: string): AsyncGenerator<JournalLine> {
  * the journal's size for large files.
  */
 export function short(key: string): string {
-  return key.replace(/^po-/, '').slice(0, 32);
+  // Every call of the journal passes here: the key the journal makes itself (32 hex digits) is returned as it is.
+  if (key.length === 32 && !key.startsWith('po-')) return key;
+  return (key.startsWith('po-') ? key.slice(3) : key).slice(0, 32);
 }
 
 /** write(2) until every byte is out (a regular file may take fewer); the number of bytes written. */

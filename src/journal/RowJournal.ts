@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type AccountIdentity, accountIdentity, canonicalJson, fieldDigests, sha256 } from '../plan/identity.js';
+import { type AccountIdentity, accountIdentity, fieldDigests, identityText, sha256 } from '../plan/identity.js';
 import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
@@ -16,7 +16,7 @@ export class RowJournal {
   constructor(private readonly journal: Journal) {}
 
   recall(work: RowWork): RowMemory {
-    const record = this.journal.get(payerKey(work.clientUserId));
+    const record = this.journal.get(rowPayerKey(work));
     const line: PayerLine | undefined = record?.state === 'done' ? record.answer : undefined;
     const accounts = work.details.map((detail): AccountMemory => {
       const entry = this.journal.get(accountKey(work.clientUserId, accountIdentity(detail)));
@@ -73,7 +73,7 @@ export class RowJournal {
 
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   remember(s: RowState, now: Date): void {
-    const key = payerKey(s.work.clientUserId);
+    const key = rowPayerKey(s.work);
     const before = this.journal.get(key);
     const old: PayerLine = before?.state === 'done' ? before.answer : {};
     const step = s.compliance.step;
@@ -99,8 +99,7 @@ export class RowJournal {
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';
     line.since ??= s.since;
     if (s.checked) line.chk = now.toISOString();
-    if (canonicalJson(line) !== canonicalJson(old) || before === undefined)
-      this.journal.done(key, 200, line as Record<string, string>);
+    if (before === undefined || !sameLine(line, old)) this.journal.done(key, 200, line as Record<string, string>);
   }
 }
 
@@ -140,14 +139,38 @@ export async function journaledPayers(
   return found;
 }
 
+/** The same values field by field (a field left undefined is absent, as in the line written): only a changed record is written again. */
+function sameLine(a: PayerLine, b: PayerLine): boolean {
+  const same = (key: string) => a[key as keyof PayerLine] === b[key as keyof PayerLine];
+  return Object.keys(a).every(same) && Object.keys(b).every(same);
+}
+
 const GATE_KEY = hash('the service: KYC gate');
+
+// A row asks for its payer's key when it starts and when it is remembered, and for an account's key when it starts
+// and before its create goes out: each is a SHA-256, so each is made once a row (or account) and kept beside it.
+const payerKeys = new WeakMap<RowWork, string>();
+const accountKeys = new WeakMap<AccountIdentity, { clientUserId: string; key: string }>();
+
+function rowPayerKey(work: RowWork): string {
+  let key = payerKeys.get(work);
+  if (key === undefined) {
+    key = payerKey(work.clientUserId);
+    payerKeys.set(work, key);
+  }
+  return key;
+}
 
 function payerKey(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);
 }
 
 function accountKey(clientUserId: string, identity: AccountIdentity): string {
-  return hash(`account\u0000${clientUserId}\u0000${canonicalJson(identity)}`);
+  const known = accountKeys.get(identity);
+  if (known?.clientUserId === clientUserId) return known.key;
+  const key = hash(`account\u0000${clientUserId}\u0000${identityText(identity)}`);
+  accountKeys.set(identity, { clientUserId, key });
+  return key;
 }
 
 function hash(text: string): string {

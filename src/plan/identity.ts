@@ -11,7 +11,28 @@ import type { ComplianceRequest, PaymentDetailRequest, StoredPaymentDetail } fro
 const FIELD_ORDER = PAYER_FIELDS;
 
 export function complianceDigest(body: ComplianceRequest): string {
-  return sha256(canonicalJson(body)).slice(0, 6);
+  return sha256(bodyText(body)).slice(0, 6);
+}
+
+/**
+ * The canonical JSON of a request body, made once per body object: a row's compliance body is read for its digest
+ * and for its Idempotency-Key, a bank account's identity by the journal, the plan and the claims of a run. The
+ * bodies a row is sent with are never changed once validated, so what was made for one stays true.
+ */
+const texts = new WeakMap<object, string>();
+
+function bodyText(body: object): string {
+  let text = texts.get(body);
+  if (text === undefined) {
+    text = canonicalJson(body);
+    texts.set(body, text);
+  }
+  return text;
+}
+
+/** The identity as canonical JSON: what names a bank account in the journal and among a run's rows. */
+export function identityText(identity: AccountIdentity): string {
+  return bodyText(identity);
 }
 
 /**
@@ -72,7 +93,19 @@ export interface AccountIdentity {
   names?: string;
 }
 
+/** Made once per bank account body (the journal and the plan both ask); the same object each time, never changed. */
+const identities = new WeakMap<PaymentDetailRequest, AccountIdentity>();
+
 export function accountIdentity(detail: PaymentDetailRequest): AccountIdentity {
+  let identity = identities.get(detail);
+  if (identity === undefined) {
+    identity = makeIdentity(detail);
+    identities.set(detail, identity);
+  }
+  return identity;
+}
+
+function makeIdentity(detail: PaymentDetailRequest): AccountIdentity {
   const identity: AccountIdentity = { currency: detail.currency.toUpperCase() };
   const iban = alnum(detail.iban);
   const accountNumber = alnum(detail.accountNumber);
@@ -159,7 +192,8 @@ function sameNumber(ours: string, theirs: string | null | undefined): boolean {
  * ignores it, and nothing here depends on it: the journal and the reads keep creates to once.
  */
 export function idempotencyKey(step: Step, clientUserId: string, body: unknown): string {
-  return `po-${sha256(`${step}\u0000${clientUserId}\u0000${canonicalJson(body)}`)}`;
+  const text = body !== null && typeof body === 'object' ? bodyText(body) : canonicalJson(body);
+  return `po-${sha256(`${step}\u0000${clientUserId}\u0000${text}`)}`;
 }
 
 /** JSON with object keys sorted at every level; `undefined` members are left out as JSON.stringify does. */

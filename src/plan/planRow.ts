@@ -159,9 +159,9 @@ export function applyRound(
   const agreementInRound = round.some((r) => r.action.kind === 'complete-agreement');
   const order = ['create-compliance', 'read-payer', 'read-accounts', 'create-account', 'complete-agreement'];
   const adopted: AccountState[] = [];
-  for (const { action, answer } of [...round].sort(
-    (a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind),
-  )) {
+  const ordered =
+    round.length < 2 ? round : [...round].sort((a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind));
+  for (const { action, answer } of ordered) {
     if (action.kind === 'create-compliance') applyCompliance(s, answer);
     else if (action.kind === 'read-payer') applyPayerRead(s, answer);
     else if (action.kind === 'read-accounts') {

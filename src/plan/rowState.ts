@@ -1,7 +1,7 @@
 import type { ApiError } from '../execute/retryPolicy.js';
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
 import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
-import { accountIdentity, type AccountIdentity, changedFields, complianceDigest, canonicalJson } from './identity.js';
+import { accountIdentity, type AccountIdentity, changedFields, complianceDigest, identityText } from './identity.js';
 
 // The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
 // about the service, the row's state as its calls answer, and the readings of that state and of an answer that
@@ -237,12 +237,14 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
         account.error = "not sent, the payer's identity differs (see compliance)";
       }
     }
-    state.accounts.forEach((account, i) => {
-      const first = state.accounts.findIndex(
-        (other) => canonicalJson(other.identity) === canonicalJson(account.identity),
-      );
-      if (first < i) account.sameAs = first;
-    });
+    // Most rows have one account: nothing to compare it with.
+    if (state.accounts.length > 1)
+      state.accounts.forEach((account, i) => {
+        const first = state.accounts.findIndex(
+          (other) => identityText(other.identity) === identityText(account.identity),
+        );
+        if (first < i) account.sameAs = first;
+      });
   }
 
   if (work.kind === 'payer' && wanted('agreement')) {
