@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { NumberCell } from '../../rows/findData.js';
-import { columnOfRef, isDateFormat, numberText, serialDate } from './cellText.js';
+import { columnOfRef, type NumberFormat, numberFormat, numberText, serialDate } from './cellText.js';
 import { parseXml, unescapeText, type XmlHandler } from './xmlParts.js';
 import type { WorkbookParts } from './workbookParts.js';
 
@@ -29,10 +29,13 @@ export async function* sheetRows(stream: Readable, book: WorkbookParts): AsyncGe
     if (reader.done.length === 0) continue;
     const rows = reader.done;
     reader.done = [];
-    yield* rows;
+    // A loop rather than `yield*`, which would wrap the array in an async iterator and add a tick per row.
+    for (const row of rows) yield row;
     if (reader.finished) return;
   }
 }
+
+const GENERAL = numberFormat(undefined);
 
 class RowReader implements XmlHandler {
   done: SheetRow[] = [];
@@ -49,8 +52,11 @@ class RowReader implements XmlHandler {
   private capture: 'v' | 't' | undefined;
   private inInline = false;
   private phonetic = 0;
+  private readonly styles: NumberFormat[];
 
-  constructor(private readonly book: WorkbookParts) {}
+  constructor(private readonly book: WorkbookParts) {
+    this.styles = book.formats.map(numberFormat);
+  }
 
   open(name: string, a: Readonly<Record<string, string>>): void {
     switch (name) {
@@ -138,8 +144,8 @@ class RowReader implements XmlHandler {
     if (value === undefined || value.trim() === '') return this.formula ? { noResult: true } : undefined;
     const number = Number(value);
     if (!Number.isFinite(number)) return value;
-    const format = this.book.formats[this.style];
-    if (isDateFormat(format)) return serialDate(number, this.book.date1904);
+    const format = this.styles[this.style] ?? GENERAL;
+    if (format.date) return serialDate(number, this.book.date1904);
     return new NumberCell(numberText(number, format), number);
   }
 }
