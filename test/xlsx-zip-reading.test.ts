@@ -53,7 +53,7 @@ const BOOK = { ids: Array.from({ length: 2_000 }, (_, i) => `p-${i + 1}`) };
 describe('xlsx parts as the zip holds them', () => {
   it('reads a sheet of many inflated pieces row for row, and a stored copy the same', async () => {
     const deflated = await writeWorkbook(tmp.path('book.xlsx'), [{ name: 'Payers', rows: payerRows(BOOK.ids) }]);
-    // More XML than one inflated piece (256 KiB), so rows are cut between pieces.
+    // More XML than several inflated pieces (64 KiB each), so rows are cut between pieces.
     const zip = await JSZip.loadAsync(readFileSync(deflated));
     expect((await zip.file('xl/worksheets/sheet1.xml')!.async('nodebuffer')).length).toBeGreaterThan(512 * 1024);
     const records = await readAll(deflated);

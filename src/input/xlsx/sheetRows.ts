@@ -58,14 +58,9 @@ class RowReader implements XmlHandler {
     this.styles = book.formats.map(numberFormat);
   }
 
+  // The cases go most frequent first: a sheet is mostly `<c><v>` pairs, and a switch on strings tries them in order.
   open(name: string, a: Readonly<Record<string, string>>): void {
     switch (name) {
-      case 'row':
-        // `r` is optional: a row without it is the one after the last.
-        this.lastRow = a.r === undefined ? this.lastRow + 1 : Number(a.r);
-        this.row = { number: this.lastRow, cells: [] };
-        this.column = -1;
-        return;
       case 'c':
         this.column = (a.r === undefined ? undefined : columnOfRef(a.r)) ?? this.column + 1;
         this.type = a.t ?? 'n';
@@ -77,6 +72,12 @@ class RowReader implements XmlHandler {
       case 'v':
         this.value = '';
         this.capture = 'v';
+        return;
+      case 'row':
+        // `r` is optional: a row without it is the one after the last.
+        this.lastRow = a.r === undefined ? this.lastRow + 1 : Number(a.r);
+        this.row = { number: this.lastRow, cells: [] };
+        this.column = -1;
         return;
       case 'f':
         this.formula = true;
@@ -102,6 +103,15 @@ class RowReader implements XmlHandler {
   close(name: string): void {
     switch (name) {
       case 'v':
+        this.capture = undefined;
+        return;
+      case 'c':
+        if (this.row) this.row.cells[this.column] = this.cell();
+        return;
+      case 'row':
+        if (this.row) this.done.push(this.row);
+        this.row = undefined;
+        return;
       case 't':
         this.capture = undefined;
         return;
@@ -110,13 +120,6 @@ class RowReader implements XmlHandler {
         return;
       case 'rPh':
         this.phonetic--;
-        return;
-      case 'c':
-        if (this.row) this.row.cells[this.column] = this.cell();
-        return;
-      case 'row':
-        if (this.row) this.done.push(this.row);
-        this.row = undefined;
         return;
       case 'sheetData':
         this.finished = true;
