@@ -8,7 +8,7 @@ import { sheetRows } from '../src/input/xlsx/sheetRows.js';
 import { tempDir } from './helpers/tempDir.js';
 import { payerRows, writeWorkbook } from './helpers/xlsxFixtures.js';
 
-// How the bytes of a part reach the XML parser: deflated parts are inflated in large pieces and checked against the
+// How the bytes of a part reach the XML parser: deflated parts are inflated piece by piece and checked against the
 // size the zip declares; stored parts come as they are; a piece may end anywhere, inside a row or a character.
 
 let tmp: ReturnType<typeof tempDir>;
@@ -53,7 +53,7 @@ const BOOK = { ids: Array.from({ length: 2_000 }, (_, i) => `p-${i + 1}`) };
 describe('xlsx parts as the zip holds them', () => {
   it('reads a sheet of many inflated pieces row for row, and a stored copy the same', async () => {
     const deflated = await writeWorkbook(tmp.path('book.xlsx'), [{ name: 'Payers', rows: payerRows(BOOK.ids) }]);
-    // More XML than several inflated pieces (64 KiB each), so rows are cut between pieces.
+    // More XML than several inflated pieces (zlib hands on 16 KiB at a time), so rows are cut between pieces.
     const zip = await JSZip.loadAsync(readFileSync(deflated));
     expect((await zip.file('xl/worksheets/sheet1.xml')!.async('nodebuffer')).length).toBeGreaterThan(512 * 1024);
     const records = await readAll(deflated);

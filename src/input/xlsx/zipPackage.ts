@@ -1,13 +1,5 @@
-import { pipeline, type Readable, Transform } from 'node:stream';
-import { createInflateRaw } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-
-/**
- * What zlib hands on at a time. Its default, 16 KiB, cuts a 50 MB worksheet into some 3,000 pieces, each paying
- * for a stream hop, a decode and a parser write; at 64 KiB most of that cost is gone. Not more: a cell's text is
- * a slice of its piece's string, and a text kept for long (a remembered value) keeps its whole piece alive.
- */
-const INFLATE_CHUNK = 64 * 1024;
 
 /**
  * An Open Packaging Conventions package (an .xlsx is one) read through its zip's central directory, so any part can
@@ -39,38 +31,16 @@ export class ZipPackage {
     return this.entries.has(partKey(partName));
   }
 
-  /**
-   * The part's bytes, inflated, as a stream; undefined when the package has no such part. yauzl reads the zip and
-   * inflates a stored or encrypted part (refusing the latter); a deflated one it hands over raw, to be inflated here
-   * in larger pieces, checked against the size the zip declares as yauzl would.
-   */
+  /** The part's bytes, inflated, as a stream; undefined when the package has no such part. */
   async open(partName: string): Promise<Readable | undefined> {
     const entry = this.entries.get(partKey(partName));
-    if (entry === undefined) return undefined;
-    if (entry.compressionMethod !== 8 || entry.isEncrypted()) return this.zip.openReadStreamPromise(entry);
-    const raw = await this.zip.openReadStreamPromise(entry, { decodeFileData: false });
-    // Errors reach the last stream, which the reader iterates; destroying it tears the others down.
-    return pipeline(raw, createInflateRaw({ chunkSize: INFLATE_CHUNK }), sizeCheck(entry.uncompressedSize), () => {});
+    return entry === undefined ? undefined : this.zip.openReadStreamPromise(entry);
   }
 
   /** Closes the file once the streams still open have ended. */
   close(): void {
     this.zip.close();
   }
-}
-
-/** Passes bytes on while they stay within `expected`, and fails a part that inflates to more or fewer. */
-function sizeCheck(expected: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen += chunk.length;
-      done(seen > expected ? new Error(`part inflates to more than its declared ${expected} bytes`) : null, chunk);
-    },
-    flush(done) {
-      done(seen < expected ? new Error(`part inflates to ${seen} bytes, not its declared ${expected}`) : null);
-    },
-  });
 }
 
 /** A part name (`/xl/workbook.xml`) or zip item name (`xl/workbook.xml`, `XL\Workbook.xml`) as one lookup key. */
