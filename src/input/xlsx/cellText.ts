@@ -1,5 +1,5 @@
 /** Excel's date formats use y, m, d (h, s for times); text in quotes and [colour]/[locale] parts do not count. */
-export function isDateFormat(format: string | undefined): boolean {
+function isDateFormat(format: string | undefined): boolean {
   if (!format) return false;
   return /[ymdhs]/i.test(
     format
@@ -29,17 +29,38 @@ export function serialDate(serial: number, date1904: boolean): string {
 }
 
 /**
- * The digits a number cell shows. A format of only zeros (`00000`, `000000000`, `0.00`) pads and fixes the decimals
- * as Excel would; anything else shows the number's shortest exact form, in plain digits however large or small.
+ * What a cell style's number format means for the text of a number: a date, digits padded and fixed as a format of
+ * only zeros (`00000`, `000000000`, `0.00`) asks, or neither. Worked out once per style, not once per cell.
  */
-export function numberText(value: number, format: string | undefined): string {
+export interface NumberFormat {
+  date: boolean;
+  /** The zeros before and after the point of a zeros-only format. */
+  padded: { whole: number; decimals: number } | undefined;
+}
+
+export function numberFormat(format: string | undefined): NumberFormat {
   const padded = /^(0+)(?:\.(0+))?$/.exec(format ?? '');
+  return {
+    date: isDateFormat(format),
+    padded: padded ? { whole: padded[1]!.length, decimals: padded[2]?.length ?? 0 } : undefined,
+  };
+}
+
+/**
+ * The digits a number cell shows: padded and fixed as Excel would for a zeros-only format; otherwise the number's
+ * shortest exact form, in plain digits however large or small.
+ */
+export function numberText(value: number, format: NumberFormat): string {
+  const { padded } = format;
   if (padded) {
-    const fixed = plainDigits(Math.abs(value), padded[2]?.length ?? 0);
+    const fixed = plainDigits(Math.abs(value), padded.decimals);
     const [whole = '', fraction] = fixed.split('.');
-    const text = whole.padStart(padded[1]!.length, '0') + (fraction === undefined ? '' : `.${fraction}`);
+    const text = whole.padStart(padded.whole, '0') + (fraction === undefined ? '' : `.${fraction}`);
     return value < 0 ? `-${text}` : text;
   }
+  // Most number cells are whole numbers of at most 15 digits (an account number, a postcode typed as a number),
+  // which print as they are: the rounding below changes none of them.
+  if (Number.isInteger(value) && Math.abs(value) < 1e15) return String(value);
   // 15 significant digits is what Excel keeps; it also drops binary noise such as 0.30000000000000004.
   const exact = Number(value.toPrecision(15));
   return plainDigits(exact);

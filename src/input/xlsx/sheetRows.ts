@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { NumberCell } from '../../rows/findData.js';
-import { columnOfRef, isDateFormat, numberText, serialDate } from './cellText.js';
+import { columnOfRef, type NumberFormat, numberFormat, numberText, serialDate } from './cellText.js';
 import { parseXml, unescapeText, type XmlHandler } from './xmlParts.js';
 import type { WorkbookParts } from './workbookParts.js';
 
@@ -29,10 +29,13 @@ export async function* sheetRows(stream: Readable, book: WorkbookParts): AsyncGe
     if (reader.done.length === 0) continue;
     const rows = reader.done;
     reader.done = [];
-    yield* rows;
+    // A loop rather than `yield*`, which would wrap the array in an async iterator and add a tick per row.
+    for (const row of rows) yield row;
     if (reader.finished) return;
   }
 }
+
+const GENERAL = numberFormat(undefined);
 
 class RowReader implements XmlHandler {
   done: SheetRow[] = [];
@@ -49,17 +52,15 @@ class RowReader implements XmlHandler {
   private capture: 'v' | 't' | undefined;
   private inInline = false;
   private phonetic = 0;
+  private readonly styles: NumberFormat[];
 
-  constructor(private readonly book: WorkbookParts) {}
+  constructor(private readonly book: WorkbookParts) {
+    this.styles = book.formats.map(numberFormat);
+  }
 
+  // The cases go most frequent first: a sheet is mostly `<c><v>` pairs, and a switch on strings tries them in order.
   open(name: string, a: Readonly<Record<string, string>>): void {
     switch (name) {
-      case 'row':
-        // `r` is optional: a row without it is the one after the last.
-        this.lastRow = a.r === undefined ? this.lastRow + 1 : Number(a.r);
-        this.row = { number: this.lastRow, cells: [] };
-        this.column = -1;
-        return;
       case 'c':
         this.column = (a.r === undefined ? undefined : columnOfRef(a.r)) ?? this.column + 1;
         this.type = a.t ?? 'n';
@@ -71,6 +72,12 @@ class RowReader implements XmlHandler {
       case 'v':
         this.value = '';
         this.capture = 'v';
+        return;
+      case 'row':
+        // `r` is optional: a row without it is the one after the last.
+        this.lastRow = a.r === undefined ? this.lastRow + 1 : Number(a.r);
+        this.row = { number: this.lastRow, cells: [] };
+        this.column = -1;
         return;
       case 'f':
         this.formula = true;
@@ -96,6 +103,15 @@ class RowReader implements XmlHandler {
   close(name: string): void {
     switch (name) {
       case 'v':
+        this.capture = undefined;
+        return;
+      case 'c':
+        if (this.row) this.row.cells[this.column] = this.cell();
+        return;
+      case 'row':
+        if (this.row) this.done.push(this.row);
+        this.row = undefined;
+        return;
       case 't':
         this.capture = undefined;
         return;
@@ -104,13 +120,6 @@ class RowReader implements XmlHandler {
         return;
       case 'rPh':
         this.phonetic--;
-        return;
-      case 'c':
-        if (this.row) this.row.cells[this.column] = this.cell();
-        return;
-      case 'row':
-        if (this.row) this.done.push(this.row);
-        this.row = undefined;
         return;
       case 'sheetData':
         this.finished = true;
@@ -138,8 +147,8 @@ class RowReader implements XmlHandler {
     if (value === undefined || value.trim() === '') return this.formula ? { noResult: true } : undefined;
     const number = Number(value);
     if (!Number.isFinite(number)) return value;
-    const format = this.book.formats[this.style];
-    if (isDateFormat(format)) return serialDate(number, this.book.date1904);
+    const format = this.styles[this.style] ?? GENERAL;
+    if (format.date) return serialDate(number, this.book.date1904);
     return new NumberCell(numberText(number, format), number);
   }
 }

@@ -52,7 +52,10 @@ export async function readXml(stream: Readable, handler: XmlHandler): Promise<vo
   for await (const _ of parseXml(stream, handler));
 }
 
-const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
 
 /**
  * Excel writes characters XML cannot hold (and a literal `_x` sequence) as `_xHHHH_`: `_x000D_` is a carriage
