@@ -52,6 +52,8 @@ export interface OpenedInput {
   sheets?: string[];
   /** How the run reads this file's cells: `--map` column names and `--date-format`. */
   reading?: ReadingOptions;
+  /** Bytes read so far of the file's size: how far a single reading has got, for a progress bar with no row count. */
+  position?: () => { read: number; size: number };
 }
 
 export interface ReadingOptions {
