@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
 import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
@@ -61,7 +62,11 @@ export class DecodeText extends Transform {
       const bom = encodingFromBom(chunk);
       const known = this.options.known;
       if (bom) this.use(bom, true);
-      else if (known !== undefined && known !== 'utf-8' && !known.startsWith('utf-16')) this.use(known, false);
+      else if (known !== undefined && known !== 'utf-8' && !known.startsWith('utf-16')) {
+        this.use(known, false);
+        // With --encoding, every file not UTF-8 is read as it: the encoding known is the one it named.
+        this.chosen = known === this.options.encoding;
+      }
     }
     if (this.other) {
       this.decodeOther(chunk, done);
@@ -134,6 +139,28 @@ export class DecodeText extends Transform {
       );
     }
   }
+}
+
+/**
+ * The encoding DecodeText will find for a file without a UTF-16 byte order mark, found before its first row is read:
+ * a file read only once (validate) must know it from the start, since its failed rows need a BOM before the first
+ * one is written when the file is not UTF-8. Reads the file's chunks as DecodeText gets them (a stream's) only
+ * up to its first non-ASCII byte, and judges that byte as DecodeText does: `utf-8` unless it cannot start a UTF-8
+ * character, else --encoding's or the guess from all of the file's bytes (an InputError when unsure, as DecodeText).
+ */
+export async function encodingAhead(source: string, path: string, encoding: string | undefined): Promise<TextEncoding> {
+  let notUtf8 = false;
+  for await (const chunk of createReadStream(path)) {
+    if (isAscii(chunk as Buffer)) continue;
+    notUtf8 = firstNonAsciiIsNotUtf8(chunk as Buffer);
+    break;
+  }
+  // --encoding utf-8 refuses such a file: DecodeText says so, at the byte.
+  if (!notUtf8 || encoding === 'utf-8') return 'utf-8';
+  if (encoding !== undefined) return encoding;
+  const guess = await guessEncoding(path);
+  if ('unsure' in guess) throw new InputError(source, guess.unsure);
+  return guess.encoding;
 }
 
 const ALTERNATIVES =

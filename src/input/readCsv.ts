@@ -13,12 +13,11 @@ import {
   SkippedRows,
 } from '../rows/findData.js';
 import type { Cell, RowIssue } from '../types.js';
-import { DecodeText, encodingFromBom, detectDialect } from './decodeText.js';
+import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
 const MAX_RECORD_SIZE = 4 * 1024 * 1024;
-
 
 /**
  * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or a single-byte encoding
@@ -29,13 +28,23 @@ const MAX_RECORD_SIZE = 4 * 1024 * 1024;
  */
 export async function readCsv(
   file: InputFile,
-  options: { columns?: ColumnMap | undefined; encoding?: string | undefined } = {},
+  options: {
+    columns?: ColumnMap | undefined;
+    encoding?: string | undefined;
+    /** The file is read once only: its encoding is found before its rows (see encodingAhead). */
+    single?: boolean | undefined;
+  } = {},
 ): Promise<OpenedInput> {
-  const head = await readHead(file);
+  const headBytes = await readHead(file);
+  // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.
+  const head = new TextDecoder(encodingFromBom(headBytes) ?? 'utf-8').decode(headBytes);
   const { size } = await stat(file.path);
   if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
     throw new InputError(file.name, 'is empty: expected a header line and at least one row');
   }
+  // Read once only (validate): the encoding must be known before the first failed row is written.
+  if (options.single && file.encoding === undefined && encodingFromBom(headBytes) === undefined)
+    file.encoding = await encodingAhead(file.name, file.path, options.encoding);
   const decoder = new DecodeText(file.name, { path: file.path, encoding: options.encoding, known: file.encoding });
   const warnings: string[] = [];
   // Listened to before the first read: a small file can be decoded to its end while the header is parsed.
@@ -257,7 +266,7 @@ class LineTracker {
   }
 }
 
-async function readHead(file: InputFile): Promise<string> {
+async function readHead(file: InputFile): Promise<Buffer> {
   const stream = createReadStream(file.path, { start: 0, end: 64 * 1024 - 1 });
   const chunks: Buffer[] = [];
   try {
@@ -265,7 +274,5 @@ async function readHead(file: InputFile): Promise<string> {
   } catch (cause) {
     throw unreadable(file, cause);
   }
-  const head = Buffer.concat(chunks);
-  // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.
-  return new TextDecoder(encodingFromBom(head) ?? 'utf-8').decode(head);
+  return Buffer.concat(chunks);
 }
