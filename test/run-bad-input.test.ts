@@ -122,9 +122,9 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     const quote = h.tmp.write('quote.csv', `${PAYER_HEADER}\n${rows}`);
     const checked = await rejected([quote]);
     const out = h.tmp.path('out-once');
-    const error = await run({ inputs: [quote], out, command: 'validate' }, { cwd: h.tmp.dir }).catch(
-      (e: unknown) => e as PayerOnboardError,
-    );
+    const error = (await run({ inputs: [quote], out, command: 'validate' }, { cwd: h.tmp.dir }).catch(
+      (e: unknown) => e,
+    )) as PayerOnboardError;
     expect(error).toBeInstanceOf(InputError);
     expect(error.message).toBe(checked.message);
     expect(error.message).toBe('quote.csv:4: a quoted field opened here is never closed: check for a stray `"`');
@@ -146,10 +146,10 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     const bytes = Buffer.concat([Buffer.from(text), Buffer.from('p-3,'), Buffer.from([0xff]), Buffer.from('\n')]);
     const damaged = h.tmp.write('damaged.csv', bytes);
     const checked = await rejected([damaged]);
-    const error = await run(
+    const error = (await run(
       { inputs: [damaged], out: h.tmp.path('out-utf8'), command: 'validate' },
       { cwd: h.tmp.dir },
-    ).catch((e: unknown) => e as PayerOnboardError);
+    ).catch((e: unknown) => e)) as PayerOnboardError;
     expect(error).toBeInstanceOf(InputError);
     expect(error.message).toBe(checked.message);
     expect(error.message).toMatch(/^damaged\.csv:4:5: is not valid UTF-8 \(byte 0xff\)/);
