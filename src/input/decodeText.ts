@@ -223,14 +223,13 @@ export class DecodeUtf8 extends Transform {
   }
 
   private track(text: string): void {
-    for (let i = 0; i < text.length; i++) {
-      if (text.charCodeAt(i) === 10) {
-        this.line++;
-        this.column = 1;
-      } else {
-        this.column++;
-      }
+    // By the line breaks only (indexOf is native): a column is the characters after the last one, plus 1.
+    let last = -1;
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
+      this.line++;
+      last = at;
     }
+    this.column = last < 0 ? this.column + text.length : text.length - last;
   }
 
   /** Finds where in this chunk decoding broke, to name the line and column. */

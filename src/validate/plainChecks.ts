@@ -64,7 +64,11 @@ function plainString(def: PlainDef): ((value: unknown) => boolean) | undefined {
     if (test === undefined) return undefined;
     tests.push(test);
   }
-  return (value) => typeof value === 'string' && tests.every((test) => test(value));
+  return (value) => {
+    if (typeof value !== 'string') return false;
+    for (const test of tests) if (!test(value)) return false;
+    return true;
+  };
 }
 
 function plainCheck(check: CheckDef): ((text: string) => boolean) | undefined {
