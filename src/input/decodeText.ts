@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
@@ -47,12 +47,15 @@ export class DecodeText extends Transform {
   private first = true;
   private sawNonAscii = false;
   private chosen = false;
+  /** The first bytes of a character the last chunk's end cut. */
+  private carry: Buffer | undefined;
 
   constructor(
     private readonly source: string,
     private readonly options: DecodeOptions = {},
   ) {
-    super({ readableObjectMode: false, decodeStrings: true, encoding: 'utf8' });
+    // Bytes out (UTF-8): text decoded from another encoding is pushed as a string and goes out as its UTF-8 bytes.
+    super({ readableObjectMode: false, decodeStrings: true });
     this.utf8 = new DecodeUtf8(source);
   }
 
@@ -72,20 +75,24 @@ export class DecodeText extends Transform {
       this.decodeOther(chunk, done);
       return;
     }
-    // DecodeUtf8 answers synchronously; it stays the one place that tracks lines and columns for UTF-8 errors.
-    this.utf8._transform(chunk, 'buffer' as BufferEncoding, (error, text) => {
-      if (!error) {
-        this.hadBom = this.utf8.hadBom;
-        // One native pass over the bytes, not a callback per byte (which cost more than decoding the chunk).
-        this.sawNonAscii ||= !isAscii(chunk);
-        return done(null, text);
-      }
-      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(chunk) || this.options.encoding === 'utf-8') return done(error);
-      this.singleByte().then((encoding) => {
-        this.use(encoding, false);
-        this.decodeOther(chunk, done);
-      }, done);
-    });
+    // UTF-8 so far: whole characters go on as the bytes they are. csv-parse reads bytes, so decoding them into a
+    // string here only for it to encode them back cost two copies of the file; a character cut by the chunk's end
+    // waits for the next chunk. What is not UTF-8 goes the decoding way, which says where and how.
+    const bytes = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk]);
+    const end = wholeCharactersEnd(bytes);
+    const whole = end === bytes.length ? bytes : bytes.subarray(0, end);
+    if (!isUtf8(whole)) {
+      this.carry = undefined;
+      this.decodeUtf8(bytes, done);
+      return;
+    }
+    this.carry = end === bytes.length ? undefined : Buffer.from(bytes.subarray(end));
+    if (whole.length > 0) this.utf8.passed(whole);
+    this.hadBom = this.utf8.hadBom;
+    // One native pass over the bytes, not a callback per byte (which cost more than decoding the chunk). Only over
+    // whole characters: a character cut short is judged with the bytes that complete it.
+    this.sawNonAscii ||= !isAscii(whole);
+    done(null, whole);
   }
 
   override _flush(done: TransformCallback): void {
@@ -93,7 +100,34 @@ export class DecodeText extends Transform {
       done(null, this.other.decode(new Uint8Array(0)));
       return;
     }
-    this.utf8._flush(done);
+    const carry = this.carry;
+    this.carry = undefined;
+    if (carry === undefined) {
+      this.utf8._flush(done);
+      return;
+    }
+    this.decodeUtf8(carry, (error, text) => {
+      if (error) return done(error);
+      if (text) this.push(text);
+      this.utf8._flush(done);
+    });
+  }
+
+  /** Bytes read as text by DecodeUtf8, or, when the file's first non-ASCII byte is not UTF-8, in its own encoding. */
+  private decodeUtf8(bytes: Buffer, done: TransformCallback): void {
+    // DecodeUtf8 answers synchronously; it stays the one place that tracks lines and columns for UTF-8 errors.
+    this.utf8._transform(bytes, 'buffer' as BufferEncoding, (error, text) => {
+      if (!error) {
+        this.hadBom = this.utf8.hadBom;
+        this.sawNonAscii ||= !isAscii(bytes);
+        return done(null, text);
+      }
+      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(bytes) || this.options.encoding === 'utf-8') return done(error);
+      this.singleByte().then((encoding) => {
+        this.use(encoding, false);
+        this.decodeOther(bytes, done);
+      }, done);
+    });
   }
 
   /** What was assumed, for the run's warnings; undefined for UTF-8. */
@@ -149,12 +183,18 @@ export class DecodeText extends Transform {
  * character, else --encoding's or the guess from all of the file's bytes (an InputError when unsure, as DecodeText).
  */
 export async function encodingAhead(source: string, path: string, encoding: string | undefined): Promise<TextEncoding> {
-  let notUtf8 = false;
-  for await (const chunk of createReadStream(path)) {
-    if (isAscii(chunk as Buffer)) continue;
-    notUtf8 = firstNonAsciiIsNotUtf8(chunk as Buffer);
-    break;
+  // The first non-ASCII byte with the bytes after it, however the chunks cut them (so DecodeText judges it).
+  let first: Buffer | undefined;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    if (first !== undefined) {
+      first = Buffer.concat([first, chunk.subarray(0, 3)]);
+      break;
+    }
+    if (isAscii(chunk)) continue;
+    first = chunk.subarray(chunk.findIndex((b) => b >= 0x80));
+    if (first.length >= 4) break;
   }
+  const notUtf8 = first !== undefined && firstNonAsciiIsNotUtf8(first);
   // --encoding utf-8 refuses such a file: DecodeText says so, at the byte.
   if (!notUtf8 || encoding === 'utf-8') return 'utf-8';
   if (encoding !== undefined) return encoding;
@@ -165,6 +205,16 @@ export async function encodingAhead(source: string, path: string, encoding: stri
 
 const ALTERNATIVES =
   ': if names look wrong, give its encoding with --encoding (windows-1252, macintosh, iso-8859-2, windows-1250, ...)';
+
+/** Where the last whole character of UTF-8 bytes ends: before a last character cut short, else the end. */
+function wholeCharactersEnd(bytes: Buffer): number {
+  let at = bytes.length - 1;
+  while (at >= 0 && bytes.length - at <= 3 && (bytes[at]! & 0xc0) === 0x80) at--;
+  if (at < 0 || bytes[at]! < 0xc0) return bytes.length; // ASCII or stray continuation bytes: isUtf8 judges them
+  const lead = bytes[at]!;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return at + length > bytes.length ? at : bytes.length;
+}
 
 /** True when the chunk's first byte >= 0x80 cannot start a UTF-8 character (0xfc for `ü` in Windows-1252 cannot). */
 function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
@@ -220,6 +270,27 @@ export class DecodeUtf8 extends Transform {
     } catch (cause) {
       done(this.invalid(Buffer.alloc(0), cause));
     }
+  }
+
+  /**
+   * Bytes checked as UTF-8 elsewhere and passed on undecoded: the line and column they move to, as if decoded here
+   * (the column counts UTF-16 units, as decoded text does; a leading BOM is no character).
+   */
+  passed(bytes: Buffer): void {
+    let from = 0;
+    if (this.first) {
+      this.first = false;
+      this.hadBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+      if (this.hadBom) from = 3;
+    }
+    let last = -1;
+    for (let at = bytes.indexOf(10, from); at >= 0; at = bytes.indexOf(10, at + 1)) {
+      this.line++;
+      last = at;
+    }
+    const tail = bytes.subarray(last < 0 ? from : last + 1);
+    const units = isAscii(tail) ? tail.length : tail.toString('utf8').length;
+    this.column = last < 0 ? this.column + units : units + 1;
   }
 
   private track(text: string): void {
