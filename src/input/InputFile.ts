@@ -46,6 +46,11 @@ export interface OpenedInput {
   header?: string[];
   dialect?: CsvDialect;
   records: AsyncIterable<RawRecord>;
+  /**
+   * CSV: reads the rows to the end only to count them (records are then spent), `every` called every 1,024 rows;
+   * file damage and the warnings of a whole reading come out as `records` gives them.
+   */
+  count?: (every: (rows: number) => void) => Promise<number>;
   /** Things the user should know about the file as a whole (an assumed encoding); complete once `records` has ended. */
   warnings?: string[];
   /** xlsx: every sheet of the workbook, in tab order, so a `Bank details` sheet beside the payers can be found. */

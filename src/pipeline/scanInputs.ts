@@ -84,12 +84,15 @@ export async function scanInputs(
 }
 
 async function countRows(input: OpenedInput, signal: AbortSignal | undefined): Promise<{ rows: number }> {
+  // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
+  const stopped = () => {
+    if (signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
+  };
+  if (input.count) return { rows: await input.count(stopped) };
   let rows = 0;
   for await (const _ of input.records) {
     rows++;
-    // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
-    if ((rows & 1023) === 0 && signal?.aborted)
-      throw new AbortedError('interrupted while checking the input: nothing was sent');
+    if ((rows & 1023) === 0) stopped();
   }
   return { rows };
 }
