@@ -125,22 +125,28 @@ export function chain(...rules: Array<FastRule | z.ZodType | undefined>): FastRu
  * that zod's issues word it; or for a shape with a key that is not plain, always.
  */
 export function plainObject<T>(object: z.ZodObject): ((values: Record<string, unknown>) => T | undefined) | undefined {
-  const keys: Array<{ key: string; accept: (value: unknown) => boolean; optional: boolean }> = [];
+  // Parallel arrays, walked by index: this runs for every row, twice.
+  const keys: string[] = [];
+  const accepts: Array<(value: unknown) => boolean> = [];
+  const optional: boolean[] = [];
   for (const [key, schema] of Object.entries(object.shape as Record<string, z.ZodType>)) {
     const accept = plainAccept(schema);
     if (accept === undefined) return undefined;
-    keys.push({ key, accept, optional: (schema.def as { type: string }).type === 'optional' });
+    keys.push(key);
+    accepts.push(accept);
+    optional.push((schema.def as { type: string }).type === 'optional');
   }
   return (values) => {
     const out: Record<string, unknown> = {};
-    for (const { key, accept, optional } of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const value = values[key];
       if (value === undefined) {
         // zod keeps a key given as undefined: rare enough to leave to it.
-        if (!optional || key in values) return undefined;
+        if (!optional[i] || key in values) return undefined;
         continue;
       }
-      if (!accept(value)) return undefined;
+      if (!accepts[i]!(value)) return undefined;
       out[key] = value;
     }
     return out as T;
