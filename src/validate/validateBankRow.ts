@@ -104,13 +104,15 @@ export function validatePaymentDetail(
   schemas: ClientSchemas,
 ): { detail?: PaymentDetailRequest; issues: OrderedIssue[] } {
   const quiet = new Set(input.unusable);
-  const inherited: Partial<Record<PaymentDetailField, string>> = {};
+  // A Map, not an object: every payment-detail field is looked up in it, for every row.
+  const inherited = new Map<PaymentDetailField, string>();
   for (const [field, value] of input.defaults ?? []) {
     if (input.cells.has(field)) continue; // a bank* override wins
     if (value === null) quiet.add(field);
-    else inherited[field] = value;
+    else inherited.set(field, value);
   }
-  const own = PAYMENT_DETAIL_FIELDS.filter((field) => !(field in inherited));
+  const own =
+    inherited.size === 0 ? PAYMENT_DETAIL_FIELDS : PAYMENT_DETAIL_FIELDS.filter((field) => !inherited.has(field));
   const { values, issues } = checkFields(schemas.paymentDetail.shape, own, input.cells, {
     required: REQUIRED,
     quiet,
@@ -123,7 +125,7 @@ export function validatePaymentDetail(
 
   const body: Partial<Record<PaymentDetailField, string>> = {};
   for (const field of PAYMENT_DETAIL_FIELDS) {
-    const value = values[field] ?? inherited[field];
+    const value = values[field] ?? inherited.get(field);
     if (value !== undefined) body[field] = value;
   }
   const guarded = specRequests.paymentDetail(body);
