@@ -12,7 +12,7 @@ import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
 import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './output/results.js';
 import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
-import { scanInputs, type Job, type LateWarnings } from './pipeline/scanInputs.js';
+import { expectedRows, lateWarnings, scanInputs, type Job } from './pipeline/scanInputs.js';
 import { makeRunId, type RunContext, RunSession, runSpan } from './pipeline/RunSession.js';
 import { sendRows } from './pipeline/sendRows.js';
 import { ReportTally } from './report/collectReportData.js';
@@ -130,7 +130,15 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
     // validate sends nothing, so nothing needs every row read before the first one is checked: one reading each.
-    const once = command === 'validate' ? { late: lateWarnings(warnings) } : undefined;
+    const once =
+      command === 'validate'
+        ? {
+            late: lateWarnings(warnings, (warning) => {
+              stderr?.write(`warning: ${warning}\n`);
+              reached.session?.logger.warn(warning);
+            }),
+          }
+        : undefined;
     const scanned = await scanInputs(paths, options, warnings, { reading, announce, signal: context.signal, once });
     const duplicates = new DuplicateIds();
     reached.scanned = scanned;
@@ -153,22 +161,6 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     } finally {
       await session.close();
     }
-  }
-
-  /**
-   * What a single reading of an input says only at its end (its encoding, blank rows), put where a counting pass
-   * would have put it among the run's warnings, and said when it is known.
-   */
-  function lateWarnings(warnings: string[]): LateWarnings {
-    let shift = 0;
-    return (found, job) => {
-      warnings.splice((job.warningsAt ?? warnings.length) + shift, 0, ...found);
-      shift += found.length;
-      for (const warning of found) {
-        stderr?.write(`warning: ${warning}\n`);
-        reached.session?.logger.warn(warning);
-      }
-    };
   }
 
   /** Pass 2: every input again, its valid rows sent, every row written to results and the failed or pending files. */
@@ -297,14 +289,4 @@ function requestCounts(client: ApiClient | undefined): Summary['requests'] {
 /** The summary's row counts: each outcome and their total. */
 function rowTotals(counts: Record<Outcome, number>): Summary['rows'] {
   return { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts };
-}
-
-/** The rows the inputs hold, as far as known: a count once read, else the rows so far by the bytes so far. */
-function expectedRows(jobs: readonly Job[]): number {
-  let rows = 0;
-  for (const job of jobs) {
-    const at = job.read ? undefined : job.input.position?.();
-    rows += at === undefined || at.read === 0 ? job.rows : Math.round((job.rows * at.size) / at.read);
-  }
-  return rows;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeText, DecodeUtf8 } from '../src/input/decodeText.js';
+import { DecodeText } from '../src/input/decodeText.js';
+import { DecodeUtf8 } from '../src/input/decodeUtf8.js';
 
 /** Feeds `bytes` to a decoder in chunks cut at `cuts`, and gives what came out as text, or the error's message. */
 async function through(decoder: DecodeText | DecodeUtf8, bytes: Buffer, cuts: number[]): Promise<string> {

@@ -138,3 +138,26 @@ function passing(first: RawRecord, input: OpenedInput, job: Job, late: LateWarni
     },
   };
 }
+
+/**
+ * Where what a single reading says only at its end (its encoding, blank rows) goes: among the run's warnings where a
+ * counting pass would have put them, and said (`say`) when it is known.
+ */
+export function lateWarnings(warnings: string[], say: (warning: string) => void): LateWarnings {
+  let shift = 0;
+  return (found, job) => {
+    warnings.splice((job.warningsAt ?? warnings.length) + shift, 0, ...found);
+    shift += found.length;
+    for (const warning of found) say(warning);
+  };
+}
+
+/** The rows the inputs hold, as far as known: a count once read, else the rows so far by the bytes so far. */
+export function expectedRows(jobs: readonly Job[]): number {
+  let rows = 0;
+  for (const job of jobs) {
+    const at = job.read ? undefined : job.input.position?.();
+    rows += at === undefined || at.read === 0 ? job.rows : Math.round((job.rows * at.size) / at.read);
+  }
+  return rows;
+}
