@@ -12,7 +12,7 @@ import { ROW_FILE_KINDS, RowFiles, RowFileSet } from './output/RowFiles.js';
 import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './output/results.js';
 import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
-import { scanInputs, type Job } from './pipeline/scanInputs.js';
+import { expectedRows, lateWarnings, scanInputs, type Job } from './pipeline/scanInputs.js';
 import { makeRunId, type RunContext, RunSession, runSpan } from './pipeline/RunSession.js';
 import { sendRows } from './pipeline/sendRows.js';
 import { ReportTally } from './report/collectReportData.js';
@@ -129,7 +129,17 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
     const reading = readingOptions(options, cwd);
     const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;
-    const scanned = await scanInputs(paths, options, warnings, { reading, announce, signal: context.signal });
+    // validate sends nothing, so nothing needs every row read before the first one is checked: one reading each.
+    const once =
+      command === 'validate'
+        ? {
+            late: lateWarnings(warnings, (warning) => {
+              stderr?.write(`warning: ${warning}\n`);
+              reached.session?.logger.warn(warning);
+            }),
+          }
+        : undefined;
+    const scanned = await scanInputs(paths, options, warnings, { reading, announce, signal: context.signal, once });
     const duplicates = new DuplicateIds();
     reached.scanned = scanned;
     if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
@@ -166,7 +176,10 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     // What report.html shows of the rows, and the summary's counts: gathered as each row is written.
     const tally = new ReportTally();
     reached.tally = tally;
-    const total = scanned.reduce((n, job) => n + job.rows, 0);
+    // An input read once has no count yet: its rows so far, stretched by the share of its bytes read.
+    const total = scanned.some((job) => job.once)
+      ? () => expectedRows(scanned)
+      : scanned.reduce((n, job) => n + job.rows, 0);
     const progress = session.progress(stderr, total, options.progress);
     // What every row's plan shares: the run's steps and limits, and what the run learns about the service.
     const rowJournal = journal && new RowJournal(journal);
@@ -195,7 +208,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       const rowFileSet = new RowFileSet(scanned.map((job) => job.input.file.path));
       // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
       for (const job of scanned) {
-        const reopened = await openInput(job.input.file, reading);
+        const reopened = job.once ? job.input : await openInput(job.input.file, reading);
         const rowFiles = new RowFiles(outputs.dir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
         await sendRows(
           { ...job, input: reopened },

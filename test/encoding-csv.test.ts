@@ -41,6 +41,22 @@ describe('CSV as Excel saves it', () => {
     expect(summary.warnings[0]).toMatch(/^big\.csv: is not UTF-8; read as Windows-1252/);
   });
 
+  it('validate reads a file once: a failed row before the first Windows-1252 letter still gets its BOM; --encoding is named', async () => {
+    const ids = Array.from({ length: 400 }, (_, i) => `a-${i}`);
+    const text = `${payersCsv(ids)}${payerRow('bad', { country: 'XX' })}\n${payerRow('late', { lastName: 'Müller' })}\n`;
+    const input = h.tmp.write('late.csv', Buffer.from(text, 'latin1'));
+    const guessed = await h.run({ inputs: [input], command: 'validate' });
+    expect(guessed.results.map((r) => r.outcome).filter((o) => o !== 'ok')).toEqual(['invalid']);
+    const failed = failedText(guessed.summary.outputs.failed[0]!);
+    expect([...failed.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(guessed.summary.warnings).toHaveLength(1);
+    expect(guessed.summary.warnings[0]).toMatch(/^late\.csv: is not UTF-8; read as Windows-1252 \(what Excel/);
+    const named = await h.run({ inputs: [input], command: 'validate', encoding: 'windows-1252' });
+    expect(named.summary.warnings[0]).toMatch(
+      /^late\.csv: is not UTF-8; read as Windows-1252 \(--encoding\)\. Its failed/,
+    );
+  });
+
   it.each([
     ['utf-16le', Buffer.from([0xff, 0xfe])],
     ['utf-16be', Buffer.from([0xfe, 0xff])],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textLines } from '../src/input/decodeText.js';
+import { textLines } from '../src/input/decodeUtf8.js';
 
 async function split(...chunks: string[]): Promise<string[]> {
   const lines: string[] = [];

@@ -15,6 +15,16 @@ describe('progress bar', () => {
     expect(line).not.toContain('skipped');
   });
 
+  it('a total read as it goes (a file read once, by its bytes) is asked at each draw, never below the rows done', () => {
+    const err = memoryStream();
+    let expected = 8;
+    const progress = new Progress(err.stream, () => expected, true);
+    for (let i = 0; i < 4; i++) progress.add('ok');
+    expected = 3;
+    progress.stop();
+    expect(err.text().split('\r').at(-1)!).toMatch(/^\[#{24}\] 4\/4 rows {2}ok 4 /);
+  });
+
   it('draws nothing when it is off', () => {
     const err = memoryStream();
     const progress = new Progress(err.stream, 1, false);

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError, PayerOnboardError } from '../src/errors.js';
 import { run } from '../src/run.js';
-import { harness, PAYER_HEADER, payerRow, payersCsv } from './helpers/runHarness.js';
+import { API_KEY, harness, PAYER_HEADER, payerRow, payersCsv, readResults } from './helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -86,17 +86,23 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
 
   it('a run stopped by an input it cannot read again (pass 2) leaves its results with a summary that says why', async () => {
     const out = h.tmp.path('out-moved');
-    const input = h.tmp.write('moved.csv', payersCsv(['m-1']));
-    // validate says how it reads the columns while it checks the file: the file is moved away right then.
+    // An unknown column: its warning is written between the check pass and the send pass, and the file goes then.
+    const input = h.tmp.write(
+      'moved.csv',
+      payersCsv(['m-1'])
+        .replace('\n', ',note\n')
+        .replace(/\n(?=.)/g, ',x\n'),
+    );
     const stderr = new Writable({
       write(chunk, _enc, done) {
-        if (String(chunk).includes('columns read as')) unlinkSync(input);
+        if (String(chunk).includes('column "note"')) unlinkSync(input);
         done();
       },
     });
-    const error = await run({ inputs: [input], out, command: 'validate' }, { cwd: h.tmp.dir, stderr }).catch(
-      (e: unknown) => e as PayerOnboardError,
-    );
+    const error = await run(
+      { inputs: [input], out, baseUrl: h.sandbox.url, stateDir: h.tmp.path('state'), rate: 0 },
+      { cwd: h.tmp.dir, stderr, env: { PAYER_API_KEY: API_KEY } },
+    ).catch((e: unknown) => e as PayerOnboardError);
     expect(error).toBeInstanceOf(InputError);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary).toMatchObject({
@@ -106,8 +112,47 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
         message: 'moved.csv: no such file: check its name and the folder you run this from, or give its full path',
       },
       inputs: [{ source: 'moved.csv', format: 'csv', rows: 1 }],
+      requests: { total: 0 },
     });
     expect(readdirSync(out).sort()).toEqual(['results.csv', 'run.log', 'summary.json']);
+  });
+
+  it('validate reads a file once: damage found past its first rows still stops it with the message and exit code a check pass gives', async () => {
+    const rows = `${payerRow('p-1')}\n${payerRow('p-2')}\np-3,"p-3@example.com,Ada\n${payerRow('p-4')}\n`;
+    const quote = h.tmp.write('quote.csv', `${PAYER_HEADER}\n${rows}`);
+    const checked = await rejected([quote]);
+    const out = h.tmp.path('out-once');
+    const error = (await run({ inputs: [quote], out, command: 'validate' }, { cwd: h.tmp.dir }).catch(
+      (e: unknown) => e,
+    )) as PayerOnboardError;
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toBe(checked.message);
+    expect(error.message).toBe('quote.csv:4: a quoted field opened here is never closed: check for a stray `"`');
+    expect(error.exitCode).toBe(2);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    // The rows before the damage were checked and are in results.csv; the summary says where it stopped and why.
+    expect(summary).toMatchObject({
+      command: 'validate',
+      exitCode: 2,
+      stopped: { code: 'E_INPUT', message: checked.message },
+      inputs: [{ source: 'quote.csv', rows: 2 }],
+      rows: { total: 2, ok: 2 },
+    });
+    expect(readResults(join(out, 'results.csv')).map((r) => r.line)).toEqual(['2', '3']);
+  });
+
+  it('validate reads a file once: a byte that is not UTF-8 after UTF-8 text stops it as a check pass would', async () => {
+    const text = `${PAYER_HEADER}\n${payerRow('p-1', { firstName: 'José' })}\n${payerRow('p-2')}\n`;
+    const bytes = Buffer.concat([Buffer.from(text), Buffer.from('p-3,'), Buffer.from([0xff]), Buffer.from('\n')]);
+    const damaged = h.tmp.write('damaged.csv', bytes);
+    const checked = await rejected([damaged]);
+    const error = (await run(
+      { inputs: [damaged], out: h.tmp.path('out-utf8'), command: 'validate' },
+      { cwd: h.tmp.dir },
+    ).catch((e: unknown) => e)) as PayerOnboardError;
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toBe(checked.message);
+    expect(error.message).toMatch(/^damaged\.csv:4:5: is not valid UTF-8 \(byte 0xff\)/);
   });
 
   it('missing required columns, named', async () => {

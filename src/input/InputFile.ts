@@ -46,12 +46,19 @@ export interface OpenedInput {
   header?: string[];
   dialect?: CsvDialect;
   records: AsyncIterable<RawRecord>;
+  /**
+   * CSV: reads the rows to the end only to count them (records are then spent), `every` called every 1,024 rows;
+   * file damage and the warnings of a whole reading come out as `records` gives them.
+   */
+  count?: (every: (rows: number) => void) => Promise<number>;
   /** Things the user should know about the file as a whole (an assumed encoding); complete once `records` has ended. */
   warnings?: string[];
   /** xlsx: every sheet of the workbook, in tab order, so a `Bank details` sheet beside the payers can be found. */
   sheets?: string[];
   /** How the run reads this file's cells: `--map` column names and `--date-format`. */
   reading?: ReadingOptions;
+  /** Bytes read so far of the file's size: how far a single reading has got, for a progress bar with no row count. */
+  position?: () => { read: number; size: number };
 }
 
 export interface ReadingOptions {

@@ -1,6 +1,8 @@
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
+import { DecodeUtf8 } from './decodeUtf8.js';
 import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
 import type { CsvDialect, TextEncoding } from './InputFile.js';
 
@@ -46,12 +48,15 @@ export class DecodeText extends Transform {
   private first = true;
   private sawNonAscii = false;
   private chosen = false;
+  /** The first bytes of a character the last chunk's end cut. */
+  private carry: Buffer | undefined;
 
   constructor(
     private readonly source: string,
     private readonly options: DecodeOptions = {},
   ) {
-    super({ readableObjectMode: false, decodeStrings: true, encoding: 'utf8' });
+    // Bytes out (UTF-8): text decoded from another encoding is pushed as a string and goes out as its UTF-8 bytes.
+    super({ readableObjectMode: false, decodeStrings: true });
     this.utf8 = new DecodeUtf8(source);
   }
 
@@ -61,26 +66,34 @@ export class DecodeText extends Transform {
       const bom = encodingFromBom(chunk);
       const known = this.options.known;
       if (bom) this.use(bom, true);
-      else if (known !== undefined && known !== 'utf-8' && !known.startsWith('utf-16')) this.use(known, false);
+      else if (known !== undefined && known !== 'utf-8' && !known.startsWith('utf-16')) {
+        this.use(known, false);
+        // With --encoding, every file not UTF-8 is read as it: the encoding known is the one it named.
+        this.chosen = known === this.options.encoding;
+      }
     }
     if (this.other) {
       this.decodeOther(chunk, done);
       return;
     }
-    // DecodeUtf8 answers synchronously; it stays the one place that tracks lines and columns for UTF-8 errors.
-    this.utf8._transform(chunk, 'buffer' as BufferEncoding, (error, text) => {
-      if (!error) {
-        this.hadBom = this.utf8.hadBom;
-        // One native pass over the bytes, not a callback per byte (which cost more than decoding the chunk).
-        this.sawNonAscii ||= !isAscii(chunk);
-        return done(null, text);
-      }
-      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(chunk) || this.options.encoding === 'utf-8') return done(error);
-      this.singleByte().then((encoding) => {
-        this.use(encoding, false);
-        this.decodeOther(chunk, done);
-      }, done);
-    });
+    // UTF-8 so far: whole characters go on as the bytes they are. csv-parse reads bytes, so decoding them into a
+    // string here only for it to encode them back cost two copies of the file; a character cut by the chunk's end
+    // waits for the next chunk. What is not UTF-8 goes the decoding way, which says where and how.
+    const bytes = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk]);
+    const end = wholeCharactersEnd(bytes);
+    const whole = end === bytes.length ? bytes : bytes.subarray(0, end);
+    if (!isUtf8(whole)) {
+      this.carry = undefined;
+      this.decodeUtf8(bytes, done);
+      return;
+    }
+    this.carry = end === bytes.length ? undefined : Buffer.from(bytes.subarray(end));
+    if (whole.length > 0) this.utf8.passed(whole);
+    this.hadBom = this.utf8.hadBom;
+    // One native pass over the bytes, not a callback per byte (which cost more than decoding the chunk). Only over
+    // whole characters: a character cut short is judged with the bytes that complete it.
+    this.sawNonAscii ||= !isAscii(whole);
+    done(null, whole);
   }
 
   override _flush(done: TransformCallback): void {
@@ -88,7 +101,34 @@ export class DecodeText extends Transform {
       done(null, this.other.decode(new Uint8Array(0)));
       return;
     }
-    this.utf8._flush(done);
+    const carry = this.carry;
+    this.carry = undefined;
+    if (carry === undefined) {
+      this.utf8._flush(done);
+      return;
+    }
+    this.decodeUtf8(carry, (error, text) => {
+      if (error) return done(error);
+      if (text) this.push(text);
+      this.utf8._flush(done);
+    });
+  }
+
+  /** Bytes read as text by DecodeUtf8, or, when the file's first non-ASCII byte is not UTF-8, in its own encoding. */
+  private decodeUtf8(bytes: Buffer, done: TransformCallback): void {
+    // DecodeUtf8 answers synchronously; it stays the one place that tracks lines and columns for UTF-8 errors.
+    this.utf8._transform(bytes, 'buffer' as BufferEncoding, (error, text) => {
+      if (!error) {
+        this.hadBom = this.utf8.hadBom;
+        this.sawNonAscii ||= !isAscii(bytes);
+        return done(null, text);
+      }
+      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(bytes) || this.options.encoding === 'utf-8') return done(error);
+      this.singleByte().then((encoding) => {
+        this.use(encoding, false);
+        this.decodeOther(bytes, done);
+      }, done);
+    });
   }
 
   /** What was assumed, for the run's warnings; undefined for UTF-8. */
@@ -136,8 +176,46 @@ export class DecodeText extends Transform {
   }
 }
 
+/**
+ * The encoding DecodeText will find for a file without a UTF-16 byte order mark, found before its first row is read:
+ * a file read only once (validate) must know it from the start, since its failed rows need a BOM before the first
+ * one is written when the file is not UTF-8. Reads the file's chunks as DecodeText gets them (a stream's) only
+ * up to its first non-ASCII byte, and judges that byte as DecodeText does: `utf-8` unless it cannot start a UTF-8
+ * character, else --encoding's or the guess from all of the file's bytes (an InputError when unsure, as DecodeText).
+ */
+export async function encodingAhead(source: string, path: string, encoding: string | undefined): Promise<TextEncoding> {
+  // The first non-ASCII byte with the bytes after it, however the chunks cut them (so DecodeText judges it).
+  let first: Buffer | undefined;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    if (first !== undefined) {
+      first = Buffer.concat([first, chunk.subarray(0, 3)]);
+      break;
+    }
+    if (isAscii(chunk)) continue;
+    first = chunk.subarray(chunk.findIndex((b) => b >= 0x80));
+    if (first.length >= 4) break;
+  }
+  const notUtf8 = first !== undefined && firstNonAsciiIsNotUtf8(first);
+  // --encoding utf-8 refuses such a file: DecodeText says so, at the byte.
+  if (!notUtf8 || encoding === 'utf-8') return 'utf-8';
+  if (encoding !== undefined) return encoding;
+  const guess = await guessEncoding(path);
+  if ('unsure' in guess) throw new InputError(source, guess.unsure);
+  return guess.encoding;
+}
+
 const ALTERNATIVES =
   ': if names look wrong, give its encoding with --encoding (windows-1252, macintosh, iso-8859-2, windows-1250, ...)';
+
+/** Where the last whole character of UTF-8 bytes ends: before a last character cut short, else the end. */
+function wholeCharactersEnd(bytes: Buffer): number {
+  let at = bytes.length - 1;
+  while (at >= 0 && bytes.length - at <= 3 && (bytes[at]! & 0xc0) === 0x80) at--;
+  if (at < 0 || bytes[at]! < 0xc0) return bytes.length; // ASCII or stray continuation bytes: isUtf8 judges them
+  const lead = bytes[at]!;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return at + length > bytes.length ? at : bytes.length;
+}
 
 /** True when the chunk's first byte >= 0x80 cannot start a UTF-8 character (0xfc for `ü` in Windows-1252 cannot). */
 function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
@@ -154,126 +232,6 @@ function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
   } catch {
     return true;
   }
-}
-
-/**
- * Decodes a byte stream as strict UTF-8 and fails on the first invalid byte with its line and column,
- * rather than letting U+FFFD replacement characters slip into names and addresses sent to the API.
- * Strips a leading BOM and remembers that there was one.
- */
-export class DecodeUtf8 extends Transform {
-  hadBom = false;
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  private line = 1;
-  private column = 1;
-  private first = true;
-
-  constructor(private readonly source: string) {
-    super({ readableObjectMode: false, decodeStrings: true, encoding: 'utf8' });
-  }
-
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    if (this.first) {
-      this.first = false;
-      this.hadBom = chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-    }
-    try {
-      const text = this.decoder.decode(chunk, { stream: true });
-      this.track(text);
-      done(null, text);
-    } catch (cause) {
-      done(this.invalid(chunk, cause));
-    }
-  }
-
-  override _flush(done: TransformCallback): void {
-    try {
-      const text = this.decoder.decode();
-      done(null, text);
-    } catch (cause) {
-      done(this.invalid(Buffer.alloc(0), cause));
-    }
-  }
-
-  private track(text: string): void {
-    for (let i = 0; i < text.length; i++) {
-      if (text.charCodeAt(i) === 10) {
-        this.line++;
-        this.column = 1;
-      } else {
-        this.column++;
-      }
-    }
-  }
-
-  /** Finds where in this chunk decoding broke, to name the line and column. */
-  private invalid(chunk: Buffer, cause: unknown): InputError {
-    // A prefix that decodes (as a stream) stays decodable when shortened, so the first bad byte can be bisected.
-    const decodes = (end: number) => {
-      try {
-        new TextDecoder('utf-8', { fatal: true }).decode(chunk.subarray(0, end), { stream: true });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    let good = 0;
-    let bad = chunk.length;
-    while (bad - good > 1) {
-      const mid = (good + bad) >>> 1;
-      if (decodes(mid)) good = mid;
-      else bad = mid;
-    }
-    // The longest prefix may end in the first bytes of a character the next byte breaks (`ç` as 0xe7 before `o`):
-    // the bad character starts at its lead byte, not at the byte after it.
-    if (!decodesWhole(chunk.subarray(0, good))) {
-      while (good > 0 && (chunk[good - 1]! & 0xc0) === 0x80) good--;
-      if (good > 0 && chunk[good - 1]! >= 0xc0) good--;
-    }
-    this.track(new TextDecoder('utf-8').decode(chunk.subarray(0, good)).replace(/\uFFFD+$/, ''));
-    const byte = chunk[good];
-    const shown =
-      byte === undefined ? 'an incomplete character at the end' : `byte 0x${byte.toString(16).padStart(2, '0')}`;
-    return new InputError(this.source, `is not valid UTF-8 (${shown}): save the file as "CSV UTF-8"`, {
-      line: this.line,
-      column: this.column,
-      cause,
-    });
-  }
-}
-
-function decodesWhole(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const BREAK = /\r\n|\n|\r/g;
-
-/**
- * The lines of a text stream, split as readline splits them (`\n`, `\r\n` or a lone `\r`; a last line without a
- * break still counts), pulled one at a time: the source is read only as lines are asked for, and an error of the
- * source is thrown here. Holds the current chunk and one partial line.
- */
-export async function* textLines(text: AsyncIterable<string>): AsyncGenerator<string> {
-  let rest = '';
-  for await (const chunk of text) {
-    rest += chunk;
-    BREAK.lastIndex = 0;
-    let start = 0;
-    for (let found = BREAK.exec(rest); found !== null; found = BREAK.exec(rest)) {
-      // A `\r` that ends the chunk may be the first half of a `\r\n` split across chunks: wait for the next one.
-      if (found[0] === '\r' && found.index === rest.length - 1) break;
-      yield rest.slice(start, found.index);
-      start = BREAK.lastIndex;
-    }
-    rest = rest.slice(start);
-  }
-  if (rest === '\r') yield '';
-  else if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }
 
 const CANDIDATES = [',', ';', '\t'] as const;

@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import { InputError } from '../errors.js';
 import type { ColumnMap } from '../rows/columns.js';
@@ -11,16 +13,11 @@ import {
   SkippedRows,
 } from '../rows/findData.js';
 import type { Cell, RowIssue } from '../types.js';
-import { DecodeText, encodingFromBom, detectDialect } from './decodeText.js';
+import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
 const MAX_RECORD_SIZE = 4 * 1024 * 1024;
-
-interface ParsedRecord {
-  record: string[];
-  info: { lines: number };
-}
 
 /**
  * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or a single-byte encoding
@@ -31,12 +28,23 @@ interface ParsedRecord {
  */
 export async function readCsv(
   file: InputFile,
-  options: { columns?: ColumnMap | undefined; encoding?: string | undefined } = {},
+  options: {
+    columns?: ColumnMap | undefined;
+    encoding?: string | undefined;
+    /** The file is read once only: its encoding is found before its rows (see encodingAhead). */
+    single?: boolean | undefined;
+  } = {},
 ): Promise<OpenedInput> {
-  const head = await readHead(file);
+  const headBytes = await readHead(file);
+  // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.
+  const head = new TextDecoder(encodingFromBom(headBytes) ?? 'utf-8').decode(headBytes);
+  const { size } = await stat(file.path);
   if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
     throw new InputError(file.name, 'is empty: expected a header line and at least one row');
   }
+  // Read once only (validate): the encoding must be known before the first failed row is written.
+  if (options.single && file.encoding === undefined && encodingFromBom(headBytes) === undefined)
+    file.encoding = await encodingAhead(file.name, file.path, options.encoding);
   const decoder = new DecodeText(file.name, { path: file.path, encoding: options.encoding, known: file.encoding });
   const warnings: string[] = [];
   // Listened to before the first read: a small file can be decoded to its end while the header is parsed.
@@ -46,7 +54,8 @@ export async function readCsv(
     if (warning) warnings.push(warning);
   });
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
-  const parser = createReadStream(file.path)
+  const bytes = createReadStream(file.path);
+  const parser = bytes
     .on('error', (cause) =>
       parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })),
     )
@@ -56,7 +65,6 @@ export async function readCsv(
       parse({
         bom: true,
         delimiter: dialect.delimiter,
-        info: true,
         relax_column_count: true,
         // Empty lines come through as blank records, to be skipped and counted with the rows of only delimiters.
         skip_empty_lines: false,
@@ -64,7 +72,7 @@ export async function readCsv(
       }),
     );
 
-  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<ParsedRecord>;
+  const iterator = new RecordPuller(parser);
   const lines = new LineTracker();
   const skipped = new SkippedRows(file.name);
   // The header is the first row naming fields among the first rows; a title or notes above it are passed over.
@@ -104,7 +112,31 @@ export async function readCsv(
       parser.destroy();
     }
   }
-  return { file, header, dialect, records: records(), warnings };
+  /** The rows `records` would give, counted without making them: a check pass needs no cells. */
+  async function count(every: (rows: number) => void): Promise<number> {
+    let rows = top.length - index - 1;
+    try {
+      for (;;) {
+        const parsed = await next(iterator, file.name, lines);
+        if (parsed === undefined) break;
+        if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
+        else if ((++rows & 1023) === 0) every(rows);
+      }
+      warnings.push(...skipped.warnings());
+    } finally {
+      parser.destroy();
+    }
+    return rows;
+  }
+  return {
+    file,
+    header,
+    dialect,
+    records: records(),
+    count,
+    warnings,
+    position: () => ({ read: bytes.bytesRead, size }),
+  };
 }
 
 function toRawRecord(
@@ -138,15 +170,64 @@ function toRawRecord(
   return raw;
 }
 
-async function next(iterator: AsyncIterator<ParsedRecord>, source: string, lines: LineTracker) {
-  let step: IteratorResult<ParsedRecord>;
+async function next(
+  iterator: RecordPuller,
+  source: string,
+  lines: LineTracker,
+): Promise<{ record: string[]; start: number } | undefined> {
+  let record: string[] | undefined;
   try {
-    step = await iterator.next();
+    record = iterator.read() ?? (await iterator.next());
   } catch (error) {
     throw asInputError(error, source, lines);
   }
-  if (step.done) return undefined;
-  return { ...step.value, start: lines.startOf(step.value.record, step.value.info.lines) };
+  if (record === undefined) return undefined;
+  return { record, start: lines.startOf(record) };
+}
+
+/**
+ * The parser's records pulled straight from its buffer, waiting only when it is empty: a stream's async iterator
+ * costs a promise and a generator step per record, more than parsing many a row.
+ */
+class RecordPuller {
+  private ended = false;
+  private failed: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly parser: Readable) {
+    const rouse = () => {
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.();
+    };
+    parser.on('readable', rouse);
+    parser.on('end', () => {
+      this.ended = true;
+      rouse();
+    });
+    parser.on('error', (error: Error) => {
+      this.failed = error;
+      rouse();
+    });
+  }
+
+  /** The next record already parsed, without waiting; undefined when there is none yet. */
+  read(): string[] | undefined {
+    if (this.failed) throw this.failed;
+    if (this.parser.destroyed) return undefined;
+    return (this.parser.read() as string[] | null) ?? undefined;
+  }
+
+  /** The next record, waiting for the parser; undefined at the end. */
+  async next(): Promise<string[] | undefined> {
+    for (;;) {
+      const record = this.read();
+      if (record !== undefined || this.ended) return record;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
 }
 
 function asInputError(error: unknown, source: string, lines: LineTracker): Error {
@@ -183,30 +264,26 @@ function asInputError(error: unknown, source: string, lines: LineTracker): Error
 }
 
 /**
- * csv-parse's `info.lines` is the line a record ends on, except that it counts a CRLF inside a quoted field as two
- * lines; this corrects that and derives the line each record starts on, which is the one users look for.
+ * The line each record starts on, which is the one users look for: the line after the previous record's end, since
+ * every record (a blank line too: empty lines are not skipped) ends at a line break, plus the breaks inside its
+ * quoted cells (CRLF counted once). Counted here rather than asked of csv-parse (`info`), which builds an object of
+ * a dozen fields per record and counts a CRLF inside a quoted field as two lines.
  */
 class LineTracker {
   lastEnd = 0;
-  private overcount = 0;
 
-  startOf(record: string[], reportedEnd: number): number {
+  startOf(record: string[]): number {
     let breaks = 0;
     for (const cell of record) {
-      if (cell.includes('\n') || cell.includes('\r')) {
-        const real = cell.match(/\r\n|\r|\n/g)?.length ?? 0;
-        const counted = cell.match(/[\r\n]/g)?.length ?? 0;
-        this.overcount += counted - real;
-        breaks += real;
-      }
+      if (cell.includes('\n') || cell.includes('\r')) breaks += cell.match(/\r\n|\r|\n/g)?.length ?? 0;
     }
-    const end = reportedEnd - this.overcount;
-    this.lastEnd = end;
-    return end - breaks;
+    const start = this.lastEnd + 1;
+    this.lastEnd = start + breaks;
+    return start;
   }
 }
 
-async function readHead(file: InputFile): Promise<string> {
+async function readHead(file: InputFile): Promise<Buffer> {
   const stream = createReadStream(file.path, { start: 0, end: 64 * 1024 - 1 });
   const chunks: Buffer[] = [];
   try {
@@ -214,7 +291,5 @@ async function readHead(file: InputFile): Promise<string> {
   } catch (cause) {
     throw unreadable(file, cause);
   }
-  const head = Buffer.concat(chunks);
-  // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.
-  return new TextDecoder(encodingFromBom(head) ?? 'utf-8').decode(head);
+  return Buffer.concat(chunks);
 }

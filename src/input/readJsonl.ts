@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../errors.js';
 import type { Cell } from '../types.js';
-import { DecodeUtf8, textLines } from './decodeText.js';
+import { DecodeUtf8, textLines } from './decodeUtf8.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /**

@@ -19,7 +19,7 @@ export class Progress {
 
   constructor(
     private readonly stream: NodeJS.WritableStream,
-    private total: number,
+    private readonly total: number | (() => number),
     private enabled: boolean,
     private readonly labels: ProgressLabels = ROW_LABELS,
   ) {
@@ -28,11 +28,6 @@ export class Progress {
       this.timer = setInterval(() => this.draw(), 200);
       this.timer.unref();
     }
-  }
-
-  /** Sets the total once known: a command may start on the first rows before the last is read. */
-  setTotal(total: number): void {
-    this.total = total;
   }
 
   add(label: string): void {
@@ -51,18 +46,19 @@ export class Progress {
 
   private draw(): void {
     const width = 24;
-    const fraction = this.total === 0 ? 1 : Math.min(1, this.done / this.total);
+    const total = typeof this.total === 'number' ? this.total : Math.max(this.done, this.total());
+    const fraction = total === 0 ? 1 : Math.min(1, this.done / total);
     const filled = Math.round(fraction * width);
     const seconds = (Date.now() - this.started) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
-    const eta = rate > 0 ? (this.total - this.done) / rate : undefined;
+    const eta = rate > 0 ? (total - this.done) / rate : undefined;
     const shown = [...this.counts]
       .filter(([label, n]) => n > 0 || this.labels.shown.includes(label))
       .map(([label, n]) => `  ${label} ${n}`)
       .join('');
     const unit = this.labels.unit;
     const line =
-      `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${this.total} ${unit}${shown}` +
+      `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${total} ${unit}${shown}` +
       `  ${rate.toFixed(1)} ${unit}/s  ETA ${eta === undefined ? '--:--' : clock(eta)}`;
     this.stream.write(`\r${line}\x1b[K`);
   }

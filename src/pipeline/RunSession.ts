@@ -173,7 +173,7 @@ export class RunSession {
   /** The progress bar over `total` rows (or payers), drawn on stderr when asked or when stderr is a terminal. */
   progress(
     stderr: (NodeJS.WritableStream & { isTTY?: boolean }) | undefined,
-    total: number,
+    total: ConstructorParameters<typeof Progress>[1],
     enabled: boolean | undefined,
     labels?: ConstructorParameters<typeof Progress>[3],
   ): Progress {

@@ -1,5 +1,5 @@
 import { AbortedError, InputError } from '../errors.js';
-import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
+import type { OpenedInput, RawRecord, ReadingOptions } from '../input/InputFile.js';
 import { openInput, bankSheetOf } from '../input/openInput.js';
 import type { RunOptions } from '../options.js';
 import { checkHeader, describeMapping, isBankFile, type RowKind } from './classifyRows.js';
@@ -8,20 +8,39 @@ import { checkHeader, describeMapping, isBankFile, type RowKind } from './classi
 export interface Job {
   kind: RowKind;
   input: OpenedInput;
+  /** Rows read so far: all of them once `read` is true (a two-pass run counts them before sending). */
   rows: number;
+  /** Whether every row has been read: false for an input of a single-pass run until its send pass ends. */
+  read: boolean;
+  /** Single pass: `input` is the opening to send from, its records not yet read (past the first). */
+  once: boolean;
+  /** Single pass: where in the run's warnings this input's late ones go (after its header's, as a count would put them). */
+  warningsAt?: number;
 }
 
+/** What a single-pass run learns only at an input's end: warnings a whole reading finds (encoding, blank rows). */
+export type LateWarnings = (warnings: string[], job: Job) => void;
+
 /**
- * Pass 1: opens and reads every input once before anything is sent, so that a file that cannot be used (its header,
- * its encoding, a file given twice) stops the run with nothing sent, and the rows are counted for the progress bar.
- * Rows are not validated here: the send pass must build each row's request bodies anyway, and keeping them from
- * this pass would hold the file in memory, so each row is validated once, there. Throws InputError.
+ * Pass 1: opens every input before anything is sent, so that a file that cannot be used (its header, its encoding,
+ * a file given twice, no rows) stops the run with nothing sent. For `run` every row is read here too, so a damaged
+ * file stops it before its first call, and the rows are counted for the progress bar. Rows are not validated here:
+ * the send pass must build each row's request bodies anyway, and keeping them from this pass would hold the file in
+ * memory, so each row is validated once, there.
+ * With `once` (validate, --dry-run: nothing is sent, so nothing can be sent too early) only the first row is read
+ * here and the send pass reads each input's rows from this same opening: one reading of every file. Its rows are
+ * counted as they pass, and what a reading says at its end reaches `late`. Throws InputError.
  */
 export async function scanInputs(
   paths: { inputs: string[]; bankDetails: string | undefined },
   options: RunOptions,
   warnings: string[],
-  read: { reading: ReadingOptions; announce: ((text: string) => void) | undefined; signal?: AbortSignal | undefined },
+  read: {
+    reading: ReadingOptions;
+    announce: ((text: string) => void) | undefined;
+    signal?: AbortSignal | undefined;
+    once?: { late: LateWarnings } | undefined;
+  },
 ): Promise<Job[]> {
   const jobs: Job[] = [];
   // The third item is an xlsx sheet found beside the payers (`Bank details`), read after every payer input.
@@ -32,6 +51,7 @@ export async function scanInputs(
     const input = await openInput(path, {
       ...read.reading,
       sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined),
+      single: read.once !== undefined,
     });
     const kind: RowKind = given === 'payers' && isBankFile(input) ? 'bank-details' : given;
     if (names.has(input.file.name)) {
@@ -45,18 +65,99 @@ export async function scanInputs(
     warnings.push(...checkHeader(input, kind));
     const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
     if (besides !== undefined) all.push([path, 'bank-details', besides]);
-    let rows = 0;
-    for await (const _ of input.records) {
-      rows++;
-      // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
-      if ((rows & 1023) === 0 && read.signal?.aborted)
-        throw new AbortedError('interrupted while checking the input: nothing was sent');
+    const counted: { rows: number; first?: RawRecord } = read.once
+      ? await firstRow(input)
+      : await countRows(input, read.signal);
+    if (counted.rows > 0 && read.once) {
+      const job: Job = { kind, input, rows: 0, read: false, once: true, warningsAt: warnings.length };
+      job.input = { ...input, records: passing(counted.first!, input, job, read.once.late) };
+      jobs.push(job);
+      continue;
     }
     warnings.push(...(input.warnings ?? []));
     // A workbook's bank sheet may be empty, and so may its payer sheet when only bank rows are left to fix.
-    if (rows === 0 && bankSheet !== undefined) continue;
-    if (rows === 0 && besides === undefined) throw new InputError(input.file.name, 'has a header but no rows');
-    jobs.push({ kind, input, rows });
+    if (counted.rows === 0 && bankSheet !== undefined) continue;
+    if (counted.rows === 0 && besides === undefined) throw new InputError(input.file.name, 'has a header but no rows');
+    jobs.push({ kind, input, rows: counted.rows, read: true, once: false });
   }
   return jobs;
+}
+
+async function countRows(input: OpenedInput, signal: AbortSignal | undefined): Promise<{ rows: number }> {
+  // Interrupted while checking: nothing was sent yet, so there is nothing to drain or write.
+  const stopped = () => {
+    if (signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');
+  };
+  if (input.count) return { rows: await input.count(stopped) };
+  let rows = 0;
+  for await (const _ of input.records) {
+    rows++;
+    if ((rows & 1023) === 0) stopped();
+  }
+  return { rows };
+}
+
+/** The first row, read ahead: an input with none is refused (or passed over) before anything is written. */
+async function firstRow(input: OpenedInput): Promise<{ rows: number; first?: RawRecord }> {
+  const iterator = input.records[Symbol.asyncIterator]();
+  const step = await iterator.next();
+  return step.done ? { rows: 0 } : { rows: 1, first: step.value };
+}
+
+/**
+ * The rows of a single reading, the first one read ahead included, counted onto the job as the send pass takes them.
+ * An iterator, not a generator: one generator step per row less between the reader and the send pass.
+ */
+function passing(first: RawRecord, input: OpenedInput, job: Job, late: LateWarnings): AsyncIterableIterator<RawRecord> {
+  // The same iterator firstRow started: a generator is its own iterator, so this goes on after the first row.
+  const rest = input.records[Symbol.asyncIterator]();
+  let ahead: RawRecord | undefined = first;
+  const counted = (step: IteratorResult<RawRecord>): IteratorResult<RawRecord> => {
+    if (!step.done) job.rows++;
+    else if (!job.read) {
+      job.read = true;
+      late([...(input.warnings ?? [])], job);
+    }
+    return step;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      if (ahead === undefined) return rest.next().then(counted);
+      const value = ahead;
+      ahead = undefined;
+      job.rows = 1;
+      return Promise.resolve({ done: false, value });
+    },
+    // A send pass that stops early (a write that fails) closes the file here too.
+    async return() {
+      await rest.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+/**
+ * Where what a single reading says only at its end (its encoding, blank rows) goes: among the run's warnings where a
+ * counting pass would have put them, and said (`say`) when it is known.
+ */
+export function lateWarnings(warnings: string[], say: (warning: string) => void): LateWarnings {
+  let shift = 0;
+  return (found, job) => {
+    warnings.splice((job.warningsAt ?? warnings.length) + shift, 0, ...found);
+    shift += found.length;
+    for (const warning of found) say(warning);
+  };
+}
+
+/** The rows the inputs hold, as far as known: a count once read, else the rows so far by the bytes so far. */
+export function expectedRows(jobs: readonly Job[]): number {
+  let rows = 0;
+  for (const job of jobs) {
+    const at = job.read ? undefined : job.input.position?.();
+    rows += at === undefined || at.read === 0 ? job.rows : Math.round((job.rows * at.size) / at.read);
+  }
+  return rows;
 }

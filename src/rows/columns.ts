@@ -232,7 +232,18 @@ const OVERRIDDEN: ReadonlyMap<string, PaymentDetailField> = new Map(SHARED_FIELD
 
 /** The payment-detail field a name stands for: `bankCity` -> `city`; a field's own name -> itself; else undefined. */
 export function bankFieldOf(name: string, ownFields: readonly string[]): PaymentDetailField | undefined {
-  return OVERRIDDEN.get(name) ?? (ownFields.includes(name) ? (name as PaymentDetailField) : undefined);
+  return OVERRIDDEN.get(name) ?? (ownSet(ownFields).has(name) ? (name as PaymentDetailField) : undefined);
+}
+
+// The lists of own fields are the catalog's constants: each looked up by a set of it, made once (asked for every cell).
+const OWN_SETS = new WeakMap<readonly string[], ReadonlySet<string>>();
+function ownSet(fields: readonly string[]): ReadonlySet<string> {
+  let set = OWN_SETS.get(fields);
+  if (set === undefined) {
+    set = new Set(fields);
+    OWN_SETS.set(fields, set);
+  }
+  return set;
 }
 
 /**

@@ -69,7 +69,9 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
   try {
     const client = session.client!;
     session.logger.info({ runId, command: 'status', baseUrl: session.baseUrl }, 'status started');
-    const progress = session.progress(stderr, 0, options.progress, {
+    const ids: string[] = [];
+    // The payers read so far: the bar's total grows while the input is still being read.
+    const progress = session.progress(stderr, () => ids.length, options.progress, {
       unit: 'payers',
       shown: ['payable', 'waiting', 'not read'],
     });
@@ -91,7 +93,6 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
 
     // Payers are asked about as they are read. What only the whole input settles (a bank row further down, the
     // links the journal kept) is waited for before a payer's line is made, never before its first read.
-    const ids: string[] = [];
     let allRead!: (read: boolean) => void;
     const inputRead = new Promise<boolean>((done) => (allRead = done));
     let journalError: unknown;
@@ -109,7 +110,6 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
         const target = next.value;
         const seq = sink.reserve();
         ids.push(target.clientUserId);
-        progress.setTotal(ids.length);
         checks.push(
           slots(async () => {
             const reads = await checkPayer(client, target, inputRead);

@@ -33,6 +33,13 @@ export function cellTexts(byField: ReadonlyMap<string, FieldCell>, booleanFields
   const unusable = new Set<string>();
   const issues: OrderedIssue[] = [];
   for (const [field, { column, value, order }] of byField) {
+    // A CSV's cells, and most others: text.
+    if (typeof value === 'string') {
+      const text = value.trim();
+      if (text !== '') texts.set(field, { column, text, order });
+      else blanks.set(field, { column, order });
+      continue;
+    }
     if (value instanceof NumberCell) {
       texts.set(field, { column, text: value.shown.trim(), order, number: value.value });
       continue;
@@ -192,7 +199,7 @@ function postcodeDigits(
  * read the column as numbers. Not certain how it happened, so said as what it looks like.
  */
 function shortPostcode(name: string, field: string, cell: TextCell, texts: ReadonlyMap<string, TextCell>) {
-  if (!/^\d+$/.test(cell.text)) return undefined;
+  if ((field !== 'postcode' && field !== 'postalCode') || !/^\d+$/.test(cell.text)) return undefined;
   const expected = postcodeDigits(name, field, cell.text.length, texts);
   // One or two zeros gone (Boston's 02139, Rome's 00100); a code far shorter is some other mistake.
   const missing = expected === undefined ? 0 : expected.digits - cell.text.length;

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { ACCOUNT_TYPES, BENEFICIARY_TYPES, complianceRequest, paymentDetailRequest, RAILS } from '../schema/index.js';
+import {
+  ACCOUNT_TYPES,
+  BENEFICIARY_TYPES,
+  type ComplianceRequest,
+  complianceRequest,
+  type PaymentDetailRequest,
+  paymentDetailRequest,
+  RAILS,
+} from '../schema/index.js';
 import {
   type Checked,
   checkCountry,
@@ -14,6 +22,7 @@ import {
   type OrderedIssue,
 } from './textChecks.js';
 import type { CellPlace, TextCell } from './cellTexts.js';
+import { chain, type FastRule, plainObject, plainRule } from './plainChecks.js';
 
 // The client's rules are the spec's schemas with stricter steps piped in front or behind:
 // each rule ends in the spec's own field schema (optional ones unwrapped, then made optional again), so whatever
@@ -32,16 +41,16 @@ function step(check: (text: string) => Checked) {
 function build(today: string) {
   const beneficiaryType = step(checkOneOf(BENEFICIARY_TYPES)).pipe(complianceRequest.shape.beneficiaryType);
   const country = step(checkCountry).pipe(complianceRequest.shape.country);
-  const dateOfBirth = complianceRequest.shape.dateOfBirth
-    .pipe(z.iso.date({ error: 'is not a real calendar date' }))
-    .pipe(step(checkNotAfter(today)));
+  const isoDate = z.iso.date({ error: 'is not a real calendar date' });
+  const dateOfBirth = complianceRequest.shape.dateOfBirth.pipe(isoDate).pipe(step(checkNotAfter(today)));
+  const phone = z.string().transform(toE164).pipe(complianceRequest.shape.phone);
 
   const compliance = complianceRequest.extend({
     beneficiaryType,
     dateOfBirth,
     country,
     nationality: step(checkCountry).pipe(complianceRequest.shape.nationality),
-    phone: z.string().transform(toE164).pipe(complianceRequest.shape.phone),
+    phone,
   });
 
   const paymentDetail = paymentDetailRequest.extend({
@@ -55,7 +64,43 @@ function build(today: string) {
     swiftBic: step(checkSwiftBic).pipe(paymentDetailRequest.shape.swiftBic.unwrap()).optional(),
     accountType: step(checkOneOf(ACCOUNT_TYPES)).pipe(paymentDetailRequest.shape.accountType.unwrap()).optional(),
   });
-  return { compliance, paymentDetail };
+
+  // The same rules as plain functions, for the cells they certainly accept (each mirrors its schema above, step
+  // for step); the others go to the schemas. Plain spec fields (non-empty, lengths, the e-mail pattern) need none.
+  const fastDateOfBirth = chain(complianceRequest.shape.dateOfBirth, isoDate, fastStep(checkNotAfter(today)));
+  const fast = {
+    compliance: fastRules(compliance, {
+      dateOfBirth: fastDateOfBirth,
+      phone: chain(toE164, complianceRequest.shape.phone),
+    }),
+    paymentDetail: fastRules(paymentDetail, {
+      dateOfBirth: chain(fastDateOfBirth, paymentDetailRequest.shape.dateOfBirth),
+      routingNumber: chain(fastStep(checkRoutingNumber), paymentDetailRequest.shape.routingNumber.unwrap()),
+      iban: chain(fastStep(checkIban), paymentDetailRequest.shape.iban.unwrap()),
+      swiftBic: chain(fastStep(checkSwiftBic), paymentDetailRequest.shape.swiftBic.unwrap()),
+    }),
+  };
+  return { compliance, paymentDetail, fast };
+}
+
+/** A textChecks function as a FastRule: its value when it accepts the text. */
+function fastStep(check: (text: string) => Checked): FastRule {
+  return (text) => {
+    const checked = check(text);
+    return checked.ok ? checked.value : undefined;
+  };
+}
+
+/** Each field's fast rule: the one given, or its schema's own when plain; none for the rest. */
+function fastRules(
+  object: z.ZodObject,
+  given: Record<string, FastRule | undefined>,
+): Readonly<Record<string, FastRule | undefined>> {
+  const rules: Record<string, FastRule | undefined> = {};
+  for (const [field, schema] of Object.entries(object.shape as Record<string, z.ZodType>)) {
+    rules[field] = given[field] ?? plainRule(schema);
+  }
+  return rules;
 }
 
 export type ClientSchemas = ReturnType<typeof build>;
@@ -66,6 +111,23 @@ export type ClientSchemas = ReturnType<typeof build>;
  */
 export function clientSchemas(today: string): ClientSchemas {
   return build(today);
+}
+
+/**
+ * The spec's request schemas as the last word on a row's bodies: built from values each field's rule accepted, they
+ * pass unless a required field is absent, so they are parsed the plain way first and by zod only when that is unsure.
+ */
+export const specRequests = {
+  compliance: lastWord<ComplianceRequest>(complianceRequest),
+  paymentDetail: lastWord<PaymentDetailRequest>(paymentDetailRequest),
+};
+
+function lastWord<T>(schema: z.ZodObject) {
+  const plain = plainObject<T>(schema);
+  return (values: Record<string, unknown>): z.ZodSafeParseResult<T> => {
+    const data = plain?.(values);
+    return data === undefined ? (schema.safeParse(values) as z.ZodSafeParseResult<T>) : { success: true, data };
+  };
 }
 
 /** The calendar day of `date` where the run happens, as YYYY-MM-DD. */
@@ -85,6 +147,8 @@ export interface CheckFieldsOptions<F extends string> {
   blanks: ReadonlyMap<string, CellPlace>;
   /** How to name a field with no cell at all: its name, or `paymentDetails[0].bankName` inside a JSONL entry. */
   absentColumn: (field: F) => string;
+  /** The fields' fast rules (ClientSchemas' `fast`): a cell one accepts needs no parse by its schema. */
+  fast?: Readonly<Record<string, FastRule | undefined>>;
 }
 
 /**
@@ -110,6 +174,11 @@ export function checkFields<F extends string>(
           order: blank?.order ?? AFTER_ALL_CELLS,
         });
       }
+      continue;
+    }
+    const quick = options.fast?.[field]?.(cell.text);
+    if (quick !== undefined) {
+      values[field] = quick;
       continue;
     }
     const parsed = REPEATING.has(field) ? remembered(shape[field], cell.text) : shape[field].safeParse(cell.text);

@@ -3,9 +3,16 @@ import { PAYMENT_DETAIL_FIELDS, REQUIRED_PAYMENT_DETAIL_FIELDS, type PaymentDeta
 import type { BankRowResult, Cell } from '../types.js';
 import { cellTexts, repairSpreadsheetDamage, type DateFormat, type CellPlace, type TextCell } from './cellTexts.js';
 import { type OrderedIssue, guardIssues } from './textChecks.js';
-import { checkFields, inColumnOrder, clientSchemas, localDay, type ClientSchemas } from './clientSchemas.js';
+import {
+  checkFields,
+  inColumnOrder,
+  clientSchemas,
+  localDay,
+  specRequests,
+  type ClientSchemas,
+} from './clientSchemas.js';
 import { carried, readControls } from './controls.js';
-import { paymentDetailRequest, type PaymentDetailRequest } from '../schema/index.js';
+import type { PaymentDetailRequest } from '../schema/index.js';
 
 const NO_BOOLEANS: ReadonlySet<string> = new Set();
 const CLIENT_USER_ID = ['clientUserId'] as const;
@@ -33,6 +40,7 @@ export function validateBankRow(
     quiet: unusable,
     blanks,
     absentColumn: (field) => field,
+    fast: schemas.fast.compliance,
   });
   const controls = readControls(texts);
   const detail = validatePaymentDetail(
@@ -96,28 +104,31 @@ export function validatePaymentDetail(
   schemas: ClientSchemas,
 ): { detail?: PaymentDetailRequest; issues: OrderedIssue[] } {
   const quiet = new Set(input.unusable);
-  const inherited: Partial<Record<PaymentDetailField, string>> = {};
+  // A Map, not an object: every payment-detail field is looked up in it, for every row.
+  const inherited = new Map<PaymentDetailField, string>();
   for (const [field, value] of input.defaults ?? []) {
     if (input.cells.has(field)) continue; // a bank* override wins
     if (value === null) quiet.add(field);
-    else inherited[field] = value;
+    else inherited.set(field, value);
   }
-  const own = PAYMENT_DETAIL_FIELDS.filter((field) => !(field in inherited));
+  const own =
+    inherited.size === 0 ? PAYMENT_DETAIL_FIELDS : PAYMENT_DETAIL_FIELDS.filter((field) => !inherited.has(field));
   const { values, issues } = checkFields(schemas.paymentDetail.shape, own, input.cells, {
     required: REQUIRED,
     quiet,
     blanks: input.blanks,
     absentColumn: input.absentColumn,
+    fast: schemas.fast.paymentDetail,
   });
   // A quiet required field is a problem reported elsewhere on the row: no detail, and nothing more to say.
   if (issues.length > 0 || REQUIRED_PAYMENT_DETAIL_FIELDS.some((field) => quiet.has(field))) return { issues };
 
   const body: Partial<Record<PaymentDetailField, string>> = {};
   for (const field of PAYMENT_DETAIL_FIELDS) {
-    const value = values[field] ?? inherited[field];
+    const value = values[field] ?? inherited.get(field);
     if (value !== undefined) body[field] = value;
   }
-  const guarded = paymentDetailRequest.safeParse(body);
+  const guarded = specRequests.paymentDetail(body);
   if (!guarded.success)
     return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
   return { detail: guarded.data, issues: [] };

@@ -8,11 +8,18 @@ import {
   type PaymentDetailField,
   PAYMENT_DETAIL_FIELDS,
 } from '../rows/fields.js';
-import { complianceRequest, type PaymentDetailRequest } from '../schema/index.js';
+import type { PaymentDetailRequest } from '../schema/index.js';
 import type { Cell, PayerRowResult } from '../types.js';
 import { cellTexts, type TextCell, repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
 import { type OrderedIssue, guardIssues } from './textChecks.js';
-import { checkFields, inColumnOrder, clientSchemas, localDay, type ClientSchemas } from './clientSchemas.js';
+import {
+  checkFields,
+  inColumnOrder,
+  clientSchemas,
+  localDay,
+  specRequests,
+  type ClientSchemas,
+} from './clientSchemas.js';
 import { carried, readControls } from './controls.js';
 import { validatePaymentDetail, type PayerDefaults } from './validateBankRow.js';
 
@@ -50,6 +57,7 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
     quiet: unusable,
     blanks,
     absentColumn: (field) => field,
+    fast: schemas.fast.compliance,
   });
   const controls = readControls(texts);
   const defaults = payerDefaults(payer.values, texts, unusable);
@@ -82,7 +90,7 @@ export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerR
 
   const clientUserId = texts.get('clientUserId')?.text;
   if (issues.length === 0) {
-    const guarded = complianceRequest.safeParse(payer.values);
+    const guarded = specRequests.compliance(payer.values);
     if (guarded.success && clientUserId !== undefined) {
       return {
         ok: true,
