@@ -94,6 +94,24 @@ describe('run: an .xlsx of payers', () => {
     });
   });
 
+  it('a failed sheet of many rows: every cell in error red, the notes on its first thousand rows only', async () => {
+    const ids = Array.from({ length: 1002 }, (_, i) => `n-${i}`);
+    const rows = payerRows(ids, Object.fromEntries(ids.map((id) => [id, { routingNumber: 21000021 }])));
+    const input = await writeWorkbook(h.tmp.path('many.xlsx'), [{ name: 'Payers', rows }]);
+    const { summary } = await h.run({ inputs: [input] });
+    expect(summary.rows.invalid).toBe(1002);
+    const sheet = (await readWorkbook(summary.outputs.failed[0]!)).getWorksheet('Payers')!;
+    const routing = PAYER_COLUMNS.indexOf('routingNumber') + 1;
+    const error = PAYER_COLUMNS.length + 1;
+    for (const line of [2, 1001, 1002, 1003]) {
+      const row = sheet.getRow(line);
+      expect(row.getCell(routing).fill).toMatchObject({ fgColor: { argb: 'FFFFC7CE' } });
+      expect(String(row.getCell(error).value)).toContain('the spreadsheet dropped a leading zero');
+    }
+    expect(noteText(sheet.getRow(1001).getCell(routing).note)).toContain('the spreadsheet dropped a leading zero');
+    expect(sheet.getRow(1002).getCell(routing).note).toBeUndefined();
+  });
+
   it('reads the sheet --sheet names', async () => {
     const input = await writeWorkbook(h.tmp.path('book.xlsx'), [
       { name: 'Notes', rows: [['read me'], ['nothing here']] },
