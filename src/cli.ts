@@ -86,7 +86,7 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
     .version(VERSION)
     // yargs lays out a command's whole help text before the command runs, whether or not it is ever shown: for run's
     // forty options that is most of yargs' time. Unwrapped, it costs half as much; help asked for is wrapped.
-    .wrap(argv.some((a) => a === '--help' || a.startsWith('--help=')) ? helpWidth() : null)
+    .wrap(asksForHelp(argv) ? helpWidth() : null)
     .fail((msg, err) => {
       // Thrown, not recorded: yargs would otherwise still run the handler after an unknown option.
       if (err) throw err;
@@ -116,6 +116,11 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
+}
+
+/** `--help` anywhere, or yargs' own `help` command. */
+function asksForHelp(argv: string[]): boolean {
+  return argv[0] === 'help' || argv.some((a) => a === '--help' || a.startsWith('--help='));
 }
 
 function helpWidth(): number {

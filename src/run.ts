@@ -206,36 +206,43 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       // The failed and pending files of every input: one workbook per .xlsx input and kind, and no name taken twice
       // or taken from a file the run reads.
       const rowFileSet = new RowFileSet(scanned.map((job) => job.input.file.path));
-      // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
-      for (const job of scanned) {
-        const reopened = job.once ? job.input : await openInput(job.input.file, reading);
-        const rowFiles = new RowFiles(outputs.dir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
-        await sendRows(
-          { ...job, input: reopened },
-          {
-            options,
-            client,
-            deps,
-            logger,
-            results: session.results,
-            rowFiles,
-            progress,
-            tally,
-            payerResults,
-            signal: context.signal,
-            today: startedAt,
-            seen: duplicates,
-            onWriteFailure,
-          },
-        );
-        await rowFiles.close().catch(onWriteFailure);
-        const written = rowFiles.written();
-        for (const kind of ROW_FILE_KINDS) {
-          const path = written[kind];
-          if (path !== undefined && !outputs[kind].includes(path)) outputs[kind].push(path);
+      try {
+        // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
+        for (const job of scanned) {
+          const reopened = job.once ? job.input : await openInput(job.input.file, reading);
+          const rowFiles = new RowFiles(outputs.dir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
+          try {
+            await sendRows(
+              { ...job, input: reopened },
+              {
+                options,
+                client,
+                deps,
+                logger,
+                results: session.results,
+                rowFiles,
+                progress,
+                tally,
+                payerResults,
+                signal: context.signal,
+                today: startedAt,
+                seen: duplicates,
+                onWriteFailure,
+              },
+            );
+          } finally {
+            // A file that breaks partway still gets its failed and pending files closed and listed: they hold its rows.
+            await rowFiles.close().catch(onWriteFailure);
+            const written = rowFiles.written();
+            for (const kind of ROW_FILE_KINDS) {
+              const path = written[kind];
+              if (path !== undefined && !outputs[kind].includes(path)) outputs[kind].push(path);
+            }
+          }
         }
+      } finally {
+        await rowFileSet.close().catch(onWriteFailure);
       }
-      await rowFileSet.close().catch(onWriteFailure);
     } finally {
       const gate = deps?.ctx.knowledge.gate;
       if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);

@@ -141,6 +141,28 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     expect(readResults(join(out, 'results.csv')).map((r) => r.line)).toEqual(['2', '3']);
   });
 
+  it('validate of a long file damaged near its end: results.csv holds every row the summary counts, failed file listed', async () => {
+    // Long enough that the results file pushes back while rows are still being read; every tenth row is invalid.
+    const ids = Array.from({ length: 3000 }, (_, i) => `l-${i}`);
+    const over = Object.fromEntries(ids.filter((_, i) => i % 10 === 0).map((id) => [id, { dateOfBirth: 'soon' }]));
+    const text = payersCsv(ids, { ...over, 'l-1': { firstName: 'José' } });
+    const bytes = Buffer.concat([Buffer.from(text), Buffer.from('l-x,'), Buffer.from([0xff]), Buffer.from('\n')]);
+    const damaged = h.tmp.write('long.csv', bytes);
+    const out = h.tmp.path('out-long');
+    const error = (await run({ inputs: [damaged], out, command: 'validate' }, { cwd: h.tmp.dir }).catch(
+      (e: unknown) => e,
+    )) as PayerOnboardError;
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/^long\.csv:3002:5: is not valid UTF-8 \(byte 0xff\)/);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    const results = readResults(join(out, 'results.csv'));
+    expect(results.length).toBe(summary.rows.total);
+    expect(summary.rows.invalid).toBe(results.filter((r) => r.outcome === 'invalid').length);
+    expect(summary.outputs.failed).toEqual([join(out, 'failed-long.csv')]);
+    const failedLines = readFileSync(join(out, 'failed-long.csv'), 'utf8').trim().split('\n').length - 1;
+    expect(failedLines).toBe(summary.rows.invalid);
+  });
+
   it('validate reads a file once: a byte that is not UTF-8 after UTF-8 text stops it as a check pass would', async () => {
     const text = `${PAYER_HEADER}\n${payerRow('p-1', { firstName: 'José' })}\n${payerRow('p-2')}\n`;
     const bytes = Buffer.concat([Buffer.from(text), Buffer.from('p-3,'), Buffer.from([0xff]), Buffer.from('\n')]);

@@ -147,13 +147,13 @@ export class Journal {
     this.syncing = true;
     fsync(fd, (error) => {
       this.syncing = false;
+      // Reported even after close(): on Linux an fsync after a failed one can succeed with the lines still lost.
+      if (error) this.fail(error);
       if (this.closeWhenSynced === fd) {
         // close() came meanwhile and made its own fsync: only the descriptor is left to release.
         this.closeWhenSynced = undefined;
         closeSync(fd);
-        return;
       }
-      if (error) this.fail(error);
     });
   }
 

@@ -89,89 +89,94 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const inTurn = (send: () => Promise<PayerResult>) =>
     rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
 
-  for await (const row of classifyRows(input, job.kind, {
-    defaultAgreementCompleted: ctx.options.completeAgreement,
-    seen: ctx.seen,
-    today: ctx.today,
-  })) {
-    // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
-    // (validate reads far faster than it writes; without this its queue of writes grew with the file).
-    if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
-    if (sink.error) {
-      // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
-      ctx.onWriteFailure(sink.error);
-      break;
-    }
-    const seq = sink.reserve();
-    // A row of a failed or pending file is named by where it first came from; any other by its own file and line.
-    const origin = row.result.origin;
-    const base = {
-      source: origin?.source ?? source,
-      line: origin?.line ?? row.record.line,
-      ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}),
-    };
-    if (!row.result.ok) {
-      const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
-      // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
-      const id = row.result.clientUserId;
-      if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
-        ctx.payerResults?.set(id, Promise.resolve(invalid));
-      sink.complete(seq, { row, finished: { ...base, result: invalid } });
-      continue;
-    }
-    if (!ctx.client) {
-      // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
-      const result: PayerResult = ctx.signal?.aborted
-        ? skippedResult([])
-        : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
-      sink.complete(seq, { row, finished: { ...base, result } });
-      continue;
-    }
-    if (ctx.client.stopped() || ctx.signal?.aborted) {
-      sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
-      continue;
-    }
-    const deps = ctx.deps!;
-    const valid = row.result;
-    let work: Promise<PayerResult>;
-    if ('paymentDetail' in valid) {
-      // Its payer first, then a slot: a bank row never holds a slot while it waits (its payer may need one).
-      const payer = ctx.payerResults?.get(valid.clientUserId);
-      work = Promise.resolve(payer).then(async (settled) => {
-        const blocked = payerBlocks(settled);
-        if (blocked !== undefined) return blocked;
-        return inTurn(() =>
-          executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled)),
-        );
-      });
-    } else {
-      work = inTurn(() => executeRow(payerWork(valid), deps, `${base.source}:${base.line}`));
-      // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
-      ctx.payerResults?.set(
-        valid.clientUserId,
-        work.then(slim, () => slim(undefined)),
-      );
-    }
-    work
-      .catch((error: unknown): PayerResult => {
-        // executeRow turns every call failure into data; anything here is a bug, and still only this row's.
-        ctx.logger.error(
-          { row: `${source}:${row.record.line}`, err: { message: (error as Error).message } },
-          'row failed unexpectedly',
-        );
-        return {
-          outcome: 'failed',
-          paymentDetailIds: [],
-          steps: {},
-          errors: [{ message: `internal error: ${(error as Error).message}` }],
-        };
-      })
-      .then((result) => {
+  // A file that breaks partway ends the loop with its error: the rows already taken are still finished and written
+  // first, so that the results file holds every row the summary counts.
+  try {
+    for await (const row of classifyRows(input, job.kind, {
+      defaultAgreementCompleted: ctx.options.completeAgreement,
+      seen: ctx.seen,
+      today: ctx.today,
+    })) {
+      // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
+      // (validate reads far faster than it writes; without this its queue of writes grew with the file).
+      if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
+      if (sink.error) {
+        // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
+        ctx.onWriteFailure(sink.error);
+        break;
+      }
+      const seq = sink.reserve();
+      // A row of a failed or pending file is named by where it first came from; any other by its own file and line.
+      const origin = row.result.origin;
+      const base = {
+        source: origin?.source ?? source,
+        line: origin?.line ?? row.record.line,
+        ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}),
+      };
+      if (!row.result.ok) {
+        const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
+        // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
+        const id = row.result.clientUserId;
+        if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
+          ctx.payerResults?.set(id, Promise.resolve(invalid));
+        sink.complete(seq, { row, finished: { ...base, result: invalid } });
+        continue;
+      }
+      if (!ctx.client) {
+        // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
+        const result: PayerResult = ctx.signal?.aborted
+          ? skippedResult([])
+          : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
         sink.complete(seq, { row, finished: { ...base, result } });
-      });
+        continue;
+      }
+      if (ctx.client.stopped() || ctx.signal?.aborted) {
+        sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
+        continue;
+      }
+      const deps = ctx.deps!;
+      const valid = row.result;
+      let work: Promise<PayerResult>;
+      if ('paymentDetail' in valid) {
+        // Its payer first, then a slot: a bank row never holds a slot while it waits (its payer may need one).
+        const payer = ctx.payerResults?.get(valid.clientUserId);
+        work = Promise.resolve(payer).then(async (settled) => {
+          const blocked = payerBlocks(settled);
+          if (blocked !== undefined) return blocked;
+          return inTurn(() =>
+            executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled)),
+          );
+        });
+      } else {
+        work = inTurn(() => executeRow(payerWork(valid), deps, `${base.source}:${base.line}`));
+        // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
+        ctx.payerResults?.set(
+          valid.clientUserId,
+          work.then(slim, () => slim(undefined)),
+        );
+      }
+      work
+        .catch((error: unknown): PayerResult => {
+          // executeRow turns every call failure into data; anything here is a bug, and still only this row's.
+          ctx.logger.error(
+            { row: `${source}:${row.record.line}`, err: { message: (error as Error).message } },
+            'row failed unexpectedly',
+          );
+          return {
+            outcome: 'failed',
+            paymentDetailIds: [],
+            steps: {},
+            errors: [{ message: `internal error: ${(error as Error).message}` }],
+          };
+        })
+        .then((result) => {
+          sink.complete(seq, { row, finished: { ...base, result } });
+        });
+    }
+  } finally {
+    await sink.whenUnwrittenAtMost(0).catch(() => undefined);
+    await sink.flush().catch(ctx.onWriteFailure);
   }
-  await sink.whenUnwrittenAtMost(0).catch(() => undefined);
-  await sink.flush().catch(ctx.onWriteFailure);
   if (skipped.rows > 0) {
     const why = ctx.client?.stopped()?.message ?? (ctx.signal?.aborted ? 'interrupted' : undefined);
     ctx.logger.info({ ...skipped, ...(why ? { why } : {}) }, 'rows skipped: the run stopped before they were done');

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import type { ApiClient } from '../execute/ApiClient.js';
@@ -111,12 +111,12 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
         const seq = sink.reserve();
         ids.push(target.clientUserId);
         checks.push(
-          slots(async () => {
-            const reads = await checkPayer(client, target, inputRead);
+          (async () => {
+            const reads = await checkPayer(client, target, inputRead, slots);
             if (!(await inputRead)) return;
             const known = { ...target.links, ...(await journaled).get(target.clientUserId) };
             sink.complete(seq, payerStatus(target.clientUserId, reads, known, new Date(), client.stopped()?.message));
-          }),
+          })(),
         );
       }
     } catch (error) {
@@ -186,15 +186,16 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     client: ApiClient,
     target: StatusTarget,
     inputRead: Promise<boolean>,
+    slots: LimitFunction,
   ): Promise<StatusReads> {
     const id = target.clientUserId;
-    const [payer, early] = await Promise.all([
-      client.readPayer(id),
-      target.hasBank ? client.readPaymentDetails(id) : undefined,
-    ]);
+    const [payer, early] = await slots(() =>
+      Promise.all([client.readPayer(id), target.hasBank ? client.readPaymentDetails(id) : undefined]),
+    );
+    // Waited for without a slot: the payers behind this one are asked about meanwhile.
     if (early !== undefined || !(await inputRead)) return { payer, accounts: early };
     const matters = target.hasBank || (payer.ok && payer.body.isCompliant === true);
-    return { payer, accounts: matters ? await client.readPaymentDetails(id) : undefined };
+    return { payer, accounts: matters ? await slots(() => client.readPaymentDetails(id)) : undefined };
   }
 
   /** The links the journal kept for these payers (a payers file carries none; an agreement link is still wanted). */
