@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../errors.js';
 
@@ -92,7 +92,7 @@ export class DecodeUtf8 extends Transform {
     }
     // The longest prefix may end in the first bytes of a character the next byte breaks (`ç` as 0xe7 before `o`):
     // the bad character starts at its lead byte, not at the byte after it.
-    if (!decodesWhole(chunk.subarray(0, good))) {
+    if (!isUtf8(chunk.subarray(0, good))) {
       while (good > 0 && (chunk[good - 1]! & 0xc0) === 0x80) good--;
       if (good > 0 && chunk[good - 1]! >= 0xc0) good--;
     }
@@ -105,15 +105,6 @@ export class DecodeUtf8 extends Transform {
       column: this.column,
       cause,
     });
-  }
-}
-
-function decodesWhole(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,5 +1,12 @@
 import { existsSync } from 'node:fs';
-import { type AccountIdentity, accountIdentity, fieldDigests, identityText, sha256 } from '../plan/identity.js';
+import {
+  type AccountIdentity,
+  accountIdentity,
+  fieldDigests,
+  identityText,
+  onceEach,
+  sha256,
+} from '../plan/identity.js';
 import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
@@ -149,17 +156,8 @@ const GATE_KEY = hash('the service: KYC gate');
 
 // A row asks for its payer's key when it starts and when it is remembered, and for an account's key when it starts
 // and before its create goes out: each is a SHA-256, so each is made once a row (or account) and kept beside it.
-const payerKeys = new WeakMap<RowWork, string>();
+const rowPayerKey = onceEach((work: RowWork) => payerKey(work.clientUserId));
 const accountKeys = new WeakMap<AccountIdentity, { clientUserId: string; key: string }>();
-
-function rowPayerKey(work: RowWork): string {
-  let key = payerKeys.get(work);
-  if (key === undefined) {
-    key = payerKey(work.clientUserId);
-    payerKeys.set(work, key);
-  }
-  return key;
-}
 
 function payerKey(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);

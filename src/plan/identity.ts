@@ -19,15 +19,17 @@ export function complianceDigest(body: ComplianceRequest): string {
  * and for its Idempotency-Key, a bank account's identity by the journal, the plan and the claims of a run. The
  * bodies a row is sent with are never changed once validated, so what was made for one stays true.
  */
-const texts = new WeakMap<object, string>();
+const bodyText = onceEach((body: object) => canonicalJson(body));
 
-function bodyText(body: object): string {
-  let text = texts.get(body);
-  if (text === undefined) {
-    text = canonicalJson(body);
-    texts.set(body, text);
-  }
-  return text;
+/** `make` run once per object, its result kept beside it for as long as the object lives. */
+export function onceEach<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    if (made.has(key)) return made.get(key) as V;
+    const value = make(key);
+    made.set(key, value);
+    return value;
+  };
 }
 
 /** The identity as canonical JSON: what names a bank account in the journal and among a run's rows. */
@@ -94,16 +96,7 @@ export interface AccountIdentity {
 }
 
 /** Made once per bank account body (the journal and the plan both ask); the same object each time, never changed. */
-const identities = new WeakMap<PaymentDetailRequest, AccountIdentity>();
-
-export function accountIdentity(detail: PaymentDetailRequest): AccountIdentity {
-  let identity = identities.get(detail);
-  if (identity === undefined) {
-    identity = makeIdentity(detail);
-    identities.set(detail, identity);
-  }
-  return identity;
-}
+export const accountIdentity: (detail: PaymentDetailRequest) => AccountIdentity = onceEach(makeIdentity);
 
 function makeIdentity(detail: PaymentDetailRequest): AccountIdentity {
   const identity: AccountIdentity = { currency: detail.currency.toUpperCase() };

@@ -5,7 +5,7 @@ import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { readingOptions } from '../input/openInput.js';
-import { journaledPayers } from '../journal/RowJournal.js';
+import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { journalDir } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options.js';
 import { OrderedSink } from '../output/results.js';
@@ -97,10 +97,10 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     const inputRead = new Promise<boolean>((done) => (allRead = done));
     let journalError: unknown;
     const journaled = inputRead
-      .then((read) => (read ? journaledLinks(ids) : new Map<string, StatusTarget['links']>()))
+      .then((read) => (read ? journaledLinks(ids) : new Map<string, JournaledPayer>()))
       .catch((error: unknown) => {
         journalError = error;
-        return new Map<string, StatusTarget['links']>();
+        return new Map<string, JournaledPayer>();
       });
     const slots = pLimit(options.concurrency);
     const checks: Array<Promise<void>> = [];
@@ -114,7 +114,8 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
           (async () => {
             const reads = await checkPayer(client, target, inputRead, slots);
             if (!(await inputRead)) return;
-            const known = { ...target.links, ...(await journaled).get(target.clientUserId) };
+            const { checkedAt: _, ...kept } = (await journaled).get(target.clientUserId) ?? {};
+            const known = { ...target.links, ...kept };
             sink.complete(seq, payerStatus(target.clientUserId, reads, known, new Date(), client.stopped()?.message));
           })(),
         );
@@ -198,25 +199,13 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     return { payer, accounts: matters ? await slots(() => client.readPaymentDetails(id)) : undefined };
   }
 
-  /** The links the journal kept for these payers (a payers file carries none; an agreement link is still wanted). */
-  function journaledLinks(ids: string[]): Promise<Map<string, StatusTarget['links']>> {
+  /** What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted). */
+  function journaledLinks(ids: string[]): Promise<Map<string, JournaledPayer>> {
     const path = join(
       journalDir(resolve(cwd, options.stateDir), connection.baseUrl, connection.apiKey),
       'journal.jsonl',
     );
-    return journaledPayers(path, ids).then(
-      (found) =>
-        new Map(
-          [...found].map(([id, j]) => [
-            id,
-            {
-              ...(j.userId ? { userId: j.userId } : {}),
-              ...(j.agreementUrl ? { agreementUrl: j.agreementUrl } : {}),
-              ...(j.kycUrl ? { kycUrl: j.kycUrl } : {}),
-            },
-          ]),
-        ),
-    );
+    return journaledPayers(path, ids);
   }
 }
 
