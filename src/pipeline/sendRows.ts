@@ -111,7 +111,14 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       const base = {
         source: origin?.source ?? source,
         line: origin?.line ?? row.record.line,
-        ...(row.result.clientUserId ? { clientUserId: row.result.clientUserId } : {}),
+        clientUserId: row.result.clientUserId || undefined,
+      };
+      // Written out, not `{ ...base, result }`: on Node 20 a literal that spreads first stores what follows slowly.
+      const finish = (result: PayerResult) => {
+        sink.complete(seq, {
+          row,
+          finished: { source: base.source, line: base.line, clientUserId: base.clientUserId, result },
+        });
       };
       if (!row.result.ok) {
         const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
@@ -119,7 +126,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
         const id = row.result.clientUserId;
         if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
           ctx.payerResults?.set(id, Promise.resolve(invalid));
-        sink.complete(seq, { row, finished: { ...base, result: invalid } });
+        finish(invalid);
         continue;
       }
       if (!ctx.client) {
@@ -127,11 +134,11 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
         const result: PayerResult = ctx.signal?.aborted
           ? skippedResult([])
           : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
-        sink.complete(seq, { row, finished: { ...base, result } });
+        finish(result);
         continue;
       }
       if (ctx.client.stopped() || ctx.signal?.aborted) {
-        sink.complete(seq, { row, finished: { ...base, result: skippedResult(steps) } });
+        finish(skippedResult(steps));
         continue;
       }
       const deps = ctx.deps!;
@@ -169,9 +176,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
             errors: [{ message: `internal error: ${(error as Error).message}` }],
           };
         })
-        .then((result) => {
-          sink.complete(seq, { row, finished: { ...base, result } });
-        });
+        .then(finish);
     }
   } finally {
     await sink.whenUnwrittenAtMost(0).catch(() => undefined);
