@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The only place that exits the process: everything below returns an exit code.
-import { main } from '../dist/bin.js';
+import { main } from '../dist/bundle/bin.js';
 
 // Whatever goes wrong, the user gets one line, never a stack trace (which could carry a request's data).
 // An unexpected failure may come after calls were sent, so it is "aborted" (3), not "could not start" (2).

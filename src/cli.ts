@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './packageRoot.js';
 import type { CliIo, CommandBody } from './commands/CliCommand.js';
 import { ConfigError, PayerOnboardError } from './errors.js';
 
@@ -53,10 +55,9 @@ export const commands: CliCommand[] = [
 const USAGE = '$0 <command> [options]\n\nOnboard payers in bulk onto the Payer Compliance and Payment-Details API.';
 const NAME = 'payer-onboard';
 
-/** The package's version; the same file from src/ (tests) and dist/ (the bin). */
-export const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+/** The package's version, from its package.json. */
+export const VERSION = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 const nameOf = (c: CliCommand): string => c.command.split(' ')[0]!;
 

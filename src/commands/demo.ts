@@ -1,14 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { makeRunId } from '../pipeline/RunSession.js';
+import { packageRoot } from '../packageRoot.js';
 import { run } from '../run.js';
 import { startSandbox } from '../sandbox/index.js';
 import type { CommandBody } from './CliCommand.js';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
+const FIXTURES = join(packageRoot(), 'fixtures');
 
 /** Share of registered payers whose KYC the demo approves between the two runs, as people would over days. */
 const APPROVED_SHARE = 0.6;
