@@ -6,12 +6,16 @@
 // emits is got's. A Node frame with nothing but Node above it (a callback straight from the event loop) stays
 // "Node internals". The compact tables are containers and go to their caller too (the journal's index is the
 // journal's); a row's check in either pass (classifyRows, scanInputs: its cells, a repeated clientUserId) is validation.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The bin runs from a bundle (dist/bundle/): a function there is charged by its bundle's source map to the module it
+// came from, as if that module had been loaded on its own (src/x.ts as dist/x.js, a dependency by its own path).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface ProfileNode {
   id: number;
-  callFrame: { url: string; functionName: string };
+  callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 
@@ -100,7 +104,8 @@ export function profileByComponent(dir: string): Map<Component, number> {
     const known = memo.get(id);
     if (known !== undefined) return known ?? undefined;
     const node = byId.get(id)!;
-    const { url, functionName } = node.callFrame;
+    const { functionName } = node.callFrame;
+    const url = moduleOf(node.callFrame);
     let found: Component | undefined;
     if (functionName === '(garbage collector)') found = 'garbage collector';
     else if (functionName === '(idle)') found = undefined;
@@ -121,6 +126,27 @@ export function profileByComponent(dir: string): Map<Component, number> {
     ms.set(component, ms.get(component)! + (profile.timeDeltas[i] ?? 0) / 1000);
   }
   return ms;
+}
+
+const maps = new Map<string, SourceMap | undefined>();
+/** Named like Node's module loader, whose work it does, so it is charged to start-up with it. */
+const BUNDLE_GLUE = 'node:internal/modules/bundle';
+
+/** The URL of the module a frame's function was written in: its own, or for a bundled one, its source map's. */
+function moduleOf({ url, lineNumber, columnNumber }: ProfileNode['callFrame']): string {
+  if (!url.startsWith('file:') || !url.includes('/dist/bundle/')) return url;
+  const file = fileURLToPath(url);
+  if (!maps.has(file)) {
+    const mapFile = `${file}.map`;
+    maps.set(file, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined);
+  }
+  const entry = maps.get(file)?.findEntry(lineNumber, columnNumber) as { originalSource?: string } | undefined;
+  // What no module wrote is the bundler's glue: each module's top-level code and the wrappers that load it.
+  if (entry?.originalSource === undefined) return BUNDLE_GLUE;
+  const source = resolve(dirname(file), entry.originalSource.replace(/^file:\/\//, ''));
+  // The tool's own modules are named by their built file, as the rules above know them.
+  const own = source.match(/^(.*)\/src\/(.+)\.ts$/);
+  return pathToFileURL(own ? `${own[1]}/dist/${own[2]}.js` : source).href;
 }
 
 /** The tool's own per-request work: the components marked `own`. */

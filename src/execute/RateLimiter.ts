@@ -8,9 +8,12 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+// Read once: on Node 20 the getter asks the runtime each time, and the clock is read several times a request.
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Epoch-based but monotonic: a wall-clock step (NTP) must not let a burst through the rate cap. */
 export const systemClock: Clock = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: () => TIME_ORIGIN + performance.now(),
   sleep: async (ms, signal) => {
     if (ms <= 0 || signal?.aborted === true) return;
     try {
