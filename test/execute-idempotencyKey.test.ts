@@ -22,6 +22,10 @@ describe('idempotencyKey', () => {
 
   it('is stable across runs (a pinned value)', () => {
     expect(canonicalJson({ b: [1, { d: 'x', c: null }], a: 'é' })).toBe('{"a":"é","b":[1,{"c":null,"d":"x"}]}');
+    // A flat body: members sorted, undefined ones left out, other kinds as JSON writes them.
+    expect(canonicalJson({ z: 'a"b', b: undefined, a: 1, m: null, k: true, '10': 'x', '2': 'y' })).toBe(
+      '{"10":"x","2":"y","a":1,"k":true,"m":null,"z":"a\\"b"}',
+    );
     expect(idempotencyKey('agreement', 'u1', { b: 1, a: 2 })).toBe(idempotencyKey('agreement', 'u1', { a: 2, b: 1 }));
   });
 
