@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { readAccounts, readAgreement, readCompliance, readPayer, readPaymentDetail } from '../src/execute/endpoints.js';
+import {
+  agreementResponse,
+  complianceResponse,
+  payerStatusResponse,
+  paymentDetailResponse,
+  paymentDetailsListResponse,
+} from '../src/schema/index.js';
+
+// The answers are read through compiled copies of the response schemas: each must judge a body as the schema itself
+// does, naming the same paths, for bodies as the spec writes them and as a service drifting from it sends them.
+const UUID = '3f0c8a4e-1b2c-4d5e-8f90-123456789abc';
+const cases = [
+  {
+    read: readCompliance,
+    schema: complianceResponse,
+    bodies: [
+      { userId: UUID, kycUrl: 'https://k.example/1', status: { agreementStatus: 'a', kycStatus: 'k' }, extra: 1 },
+      { userId: 'not-a-uuid', kycUrl: 'not a url', agreementUrl: 7, status: { kycStatus: 'k' } },
+      { status: 'weird' },
+      'not json',
+      null,
+    ],
+  },
+  {
+    read: readPaymentDetail,
+    schema: paymentDetailResponse,
+    bodies: [
+      {
+        payment_detail: { id: 'p1', clientUserId: 'c', bankName: 'b', accountName: 'a', currency: 'USD' },
+      },
+      { payment_detail: { id: 12, beneficiaryType: 'individual' } },
+      [],
+    ],
+  },
+  { read: readAgreement, schema: agreementResponse, bodies: [{ success: true }, { success: 'yes' }, {}] },
+  {
+    read: readPayer,
+    schema: payerStatusResponse,
+    bodies: [{ userId: UUID, kycStatus: 'k', agreementStatus: 'a', isCompliant: true }, { isCompliant: 'no' }],
+  },
+  {
+    read: readAccounts,
+    schema: paymentDetailsListResponse,
+    bodies: [{ paymentDetails: [] }, { paymentDetails: [{ id: 5 }, { bankName: 'x' }] }, { paymentDetails: 'none' }],
+  },
+];
+
+describe('reading answers with the compiled response schemas', () => {
+  for (const { read, schema, bodies } of cases) {
+    it(`${read.name} names the issues the schema names`, () => {
+      for (const body of bodies) {
+        const parsed = schema.safeParse(body);
+        const expected = parsed.success
+          ? []
+          : parsed.error.issues.map((issue) => (issue.path.length === 0 ? '(body)' : issue.path.join('.')));
+        expect(read(body).problems, JSON.stringify(body)).toEqual(expected);
+      }
+    });
+  }
+
+  it('takes what a valid compliance answer gives', () => {
+    const body = { userId: UUID, kycUrl: 'https://k.example/1', status: { agreementStatus: 'a', kycStatus: 'k' } };
+    expect(readCompliance(body)).toEqual({
+      value: { userId: UUID, kycUrl: 'https://k.example/1', agreementStatus: 'a', kycStatus: 'k' },
+      problems: [],
+    });
+  });
+});
