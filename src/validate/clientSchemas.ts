@@ -21,8 +21,15 @@ import {
   withValue,
   type OrderedIssue,
 } from './textChecks.js';
-import type { CellPlace, TextCell } from './cellTexts.js';
 import { chain, type FastRule, plainObject, plainRule } from './plainChecks.js';
+import {
+  PAYER_FIELDS,
+  PAYMENT_DETAIL_FIELDS,
+  REQUIRED_PAYER_FIELDS,
+  REQUIRED_PAYMENT_DETAIL_FIELDS,
+} from '../rows/fields.js';
+import { fieldId } from '../rows/layout.js';
+import { BLANK, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
 
 // The client's rules are the spec's schemas with stricter steps piped in front or behind:
 // each rule ends in the spec's own field schema (optional ones unwrapped, then made optional again), so whatever
@@ -80,7 +87,17 @@ function build(today: string) {
       swiftBic: chain(fastStep(checkSwiftBic), paymentDetailRequest.shape.swiftBic.unwrap()),
     }),
   };
-  return { compliance, paymentDetail, fast };
+  const checks = {
+    compliance: fieldChecks(compliance, PAYER_FIELDS, fast.compliance, REQUIRED_PAYER_FIELDS),
+    clientUserId: fieldChecks(compliance, ['clientUserId'], fast.compliance, ['clientUserId']),
+    paymentDetail: fieldChecks(
+      paymentDetail,
+      PAYMENT_DETAIL_FIELDS,
+      fast.paymentDetail,
+      REQUIRED_PAYMENT_DETAIL_FIELDS,
+    ),
+  };
+  return { compliance, paymentDetail, fast, checks };
 }
 
 /** A textChecks function as a FastRule: its value when it accepts the text. */
@@ -139,57 +156,93 @@ export function localDay(date: Date): string {
 // Issues about absent fields have no cell to sit at: they come after every cell's issue, in field order.
 const AFTER_ALL_CELLS = Number.MAX_SAFE_INTEGER;
 
-export interface CheckFieldsOptions<F extends string> {
-  required: ReadonlySet<string>;
-  /** Fields not to call "required" when absent: their cell was reported already (or the payer's was). */
-  quiet: ReadonlySet<string>;
-  /** Blank cells: a required field left blank is named by its column as written. */
-  blanks: ReadonlyMap<string, CellPlace>;
+/** One field's check, worked out once per run: its schema, its fast rule, and whether it is required. */
+export interface FieldCheck {
+  name: string;
+  id: number;
+  schema: z.ZodType;
+  fast: FastRule | undefined;
+  required: boolean;
+  /** Its cells hold one of a few codes or choices: zod's verdict on each text is remembered. */
+  repeating: boolean;
+}
+
+function fieldChecks(
+  object: z.ZodObject,
+  fields: readonly string[],
+  fast: Readonly<Record<string, FastRule | undefined>>,
+  required: readonly string[],
+): FieldCheck[] {
+  const shape = object.shape as Record<string, z.ZodType>;
+  return fields.map((name) => ({
+    name,
+    id: fieldId(name),
+    schema: shape[name]!,
+    fast: fast[name],
+    required: required.includes(name),
+    repeating: REPEATING.has(name),
+  }));
+}
+
+export interface CheckFieldsOptions {
+  /** By check: the field id of the cell that gives the field (a `bank*` override); the field's own when absent. */
+  from?: readonly number[];
+  /**
+   * By check: fields not to call "required" when absent, their cell (or the payer's) reported already. When
+   * absent, the fields whose own cell was unusable.
+   */
+  quiet?: readonly boolean[];
+  /** By check: values given already (a payment detail's, from the payer): those fields are not checked here. */
+  given?: readonly (string | undefined)[] | undefined;
   /** How to name a field with no cell at all: its name, or `paymentDetails[0].bankName` inside a JSONL entry. */
-  absentColumn: (field: F) => string;
-  /** The fields' fast rules (ClientSchemas' `fast`): a cell one accepts needs no parse by its schema. */
-  fast?: Readonly<Record<string, FastRule | undefined>>;
+  absentColumn: (field: string) => string;
 }
 
 /**
  * Runs each field's own schema on its cell, so every field is judged (a row reports every issue, not only the
- * first) and the valid ones come back normalised even when others fail.
+ * first) and the valid ones land in `values` normalised, in the checks' order, even when others fail. A cell a
+ * field's fast rule accepts needs no parse by its schema.
  */
-export function checkFields<F extends string>(
-  shape: Readonly<Record<F, z.ZodType>>,
-  fields: readonly F[],
-  given: ReadonlyMap<string, TextCell>,
-  options: CheckFieldsOptions<F>,
-): { values: Partial<Record<F, string>>; issues: OrderedIssue[] } {
-  const values: Partial<Record<F, string>> = {};
+export function checkFields(
+  checks: readonly FieldCheck[],
+  row: RowCells,
+  options: CheckFieldsOptions,
+  values: Record<string, string>,
+): OrderedIssue[] {
   const issues: OrderedIssue[] = [];
-  for (const field of fields) {
-    const cell = given.get(field);
-    if (cell === undefined) {
-      if (options.required.has(field) && !options.quiet.has(field)) {
-        const blank = options.blanks.get(field);
+  const { from, quiet, given } = options;
+  for (let k = 0; k < checks.length; k++) {
+    if (given?.[k] !== undefined) continue;
+    const check = checks[k]!;
+    const id = from === undefined ? check.id : from[k]!;
+    const state = id < 0 ? -1 : row.state[id];
+    if (state !== TEXT) {
+      if (check.required && !(quiet === undefined ? state === UNUSABLE : quiet[k])) {
+        // A required field left blank is named by its column as written.
+        const blank = state === BLANK;
         issues.push({
-          column: blank?.column ?? options.absentColumn(field),
+          column: blank ? row.column(id) : options.absentColumn(check.name),
           message: 'is required',
-          order: blank?.order ?? AFTER_ALL_CELLS,
+          order: blank ? row.order(id) : AFTER_ALL_CELLS,
         });
       }
       continue;
     }
-    const quick = options.fast?.[field]?.(cell.text);
+    const text = row.text[id]!;
+    const quick = check.fast?.(text);
     if (quick !== undefined) {
-      values[field] = quick;
+      values[check.name] = quick;
       continue;
     }
-    const parsed = REPEATING.has(field) ? remembered(shape[field], cell.text) : shape[field].safeParse(cell.text);
+    const parsed = check.repeating ? remembered(check.schema, text) : check.schema.safeParse(text);
     if (parsed.success) {
-      values[field] = String(parsed.data);
+      values[check.name] = String(parsed.data);
     } else {
       const message = parsed.error.issues[0]?.message ?? 'is not valid';
-      issues.push({ column: cell.column, message: withValue(message, field, cell.text), order: cell.order });
+      issues.push({ column: row.column(id), message: withValue(message, check.name, text), order: row.order(id) });
     }
   }
-  return { values, issues };
+  return issues;
 }
 
 /** Fields whose cells hold one of a handful of codes or choices, the same few values row after row. */
