@@ -145,8 +145,7 @@ function toRawRecord(
   header: string[],
   notPayer: (cells: readonly string[]) => RowIssue | undefined,
 ): RawRecord {
-  const cells: Cell[] = header.map((column, i) => ({ column, value: record[i] ?? '' }));
-  const raw: RawRecord = { line, cells, original: record };
+  const raw = new CsvRecord(line, record, header);
   const notAPayer = notPayer(record);
   if (notAPayer) {
     raw.problem = notAPayer;
@@ -161,13 +160,35 @@ function toRawRecord(
     };
     return raw;
   }
-  const long = cells.find((cell) => (cell.value as string).length > MAX_CELL_LENGTH);
-  if (long)
-    raw.problem = {
-      column: long.column || '(row)',
-      message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}`,
-    };
+  for (let i = 0; i < record.length; i++) {
+    const length = record[i]!.length;
+    if (length <= MAX_CELL_LENGTH) continue;
+    raw.problem = { column: header[i] || '(row)', message: `is ${length} characters long, at most ${MAX_CELL_LENGTH}` };
+    break;
+  }
   return raw;
+}
+
+/**
+ * A CSV record: its values are the header's cells in order, so they are checked as they are (`values`), and the cells
+ * by column are only made for the rare reader that wants them.
+ */
+class CsvRecord implements RawRecord {
+  problem?: RowIssue;
+
+  constructor(
+    readonly line: number,
+    readonly original: string[],
+    private readonly header: readonly string[],
+  ) {}
+
+  get values(): readonly string[] | undefined {
+    return this.problem === undefined ? this.original : undefined;
+  }
+
+  get cells(): Cell[] {
+    return this.header.map((column, i) => ({ column, value: this.original[i] ?? '' }));
+  }
 }
 
 async function next(

@@ -21,7 +21,7 @@ import {
   withValue,
   type OrderedIssue,
 } from './textChecks.js';
-import { chain, type FastRule, plainObject, plainRule } from './plainChecks.js';
+import { chain, type FastRule, plainObject, plainRule, plainValues } from './plainChecks.js';
 import {
   PAYER_FIELDS,
   PAYMENT_DETAIL_FIELDS,
@@ -139,6 +139,26 @@ export const specRequests = {
   paymentDetail: lastWord<PaymentDetailRequest>(paymentDetailRequest),
 };
 
+/** specRequests for bodies given as values by their key's place in the schema's shape (undefined: not given). */
+export const specBodies = {
+  compliance: lastWordAt<ComplianceRequest>(complianceRequest),
+  paymentDetail: lastWordAt<PaymentDetailRequest>(paymentDetailRequest),
+};
+
+function lastWordAt<T>(schema: z.ZodObject) {
+  const plain = plainValues<T>(schema);
+  const keys = Object.keys(schema.shape);
+  return (values: readonly (string | undefined)[]): z.ZodSafeParseResult<T> => {
+    const data = plain?.(values);
+    if (data !== undefined) return { success: true, data };
+    const body: Record<string, string> = {};
+    keys.forEach((key, i) => {
+      if (values[i] !== undefined) body[key] = values[i];
+    });
+    return schema.safeParse(body) as z.ZodSafeParseResult<T>;
+  };
+}
+
 function lastWord<T>(schema: z.ZodObject) {
   const plain = plainObject<T>(schema);
   return (values: Record<string, unknown>): z.ZodSafeParseResult<T> => {
@@ -200,14 +220,14 @@ export interface CheckFieldsOptions {
 
 /**
  * Runs each field's own schema on its cell, so every field is judged (a row reports every issue, not only the
- * first) and the valid ones land in `values` normalised, in the checks' order, even when others fail. A cell a
- * field's fast rule accepts needs no parse by its schema.
+ * first) and the valid ones land in `values` normalised, by check, even when others fail. A cell a field's fast
+ * rule accepts needs no parse by its schema.
  */
 export function checkFields(
   checks: readonly FieldCheck[],
   row: RowCells,
   options: CheckFieldsOptions,
-  values: Record<string, string>,
+  values: (string | undefined)[],
 ): OrderedIssue[] {
   const issues: OrderedIssue[] = [];
   const { from, quiet, given } = options;
@@ -231,12 +251,12 @@ export function checkFields(
     const text = row.text[id]!;
     const quick = check.fast?.(text);
     if (quick !== undefined) {
-      values[check.name] = quick;
+      values[k] = quick;
       continue;
     }
     const parsed = check.repeating ? remembered(check.schema, text) : check.schema.safeParse(text);
     if (parsed.success) {
-      values[check.name] = String(parsed.data);
+      values[k] = String(parsed.data);
     } else {
       const message = parsed.error.issues[0]?.message ?? 'is not valid';
       issues.push({ column: row.column(id), message: withValue(message, check.name, text), order: row.order(id) });

@@ -9,7 +9,7 @@ import {
   inColumnOrder,
   clientSchemas,
   localDay,
-  specRequests,
+  specBodies,
   type ClientSchemas,
 } from './clientSchemas.js';
 import { carry, readControls } from './controls.js';
@@ -46,7 +46,7 @@ export function checkBankRow(
   const row = read.row;
   const damage = repairSpreadsheetDamage(row, options);
 
-  const id: Record<string, string> = {};
+  const id: (string | undefined)[] = [];
   const idIssues = checkFields(schemas.checks.clientUserId, row, { absentColumn: (field) => field }, id);
   const controls = readControls(row);
   const detail = validatePaymentDetail(
@@ -62,7 +62,7 @@ export function checkBankRow(
     ...detail.issues,
   ];
 
-  const clientUserId = id.clientUserId;
+  const clientUserId = id[0];
   if (issues.length === 0 && clientUserId !== undefined && detail.detail) {
     // A bank row was never registered as a payer: a compliance digest on it would compare with nothing.
     const valid: BankRowResult = {
@@ -122,7 +122,7 @@ export function validatePaymentDetail(
       }
     }
   }
-  const values: Record<string, string> = {};
+  const values: (string | undefined)[] = new Array<undefined>(PAYMENT_DETAIL_FIELDS.length);
   const issues = checkFields(
     schemas.checks.paymentDetail,
     row,
@@ -137,13 +137,8 @@ export function validatePaymentDetail(
   // A quiet required field is a problem reported elsewhere on the row: no detail, and nothing more to say.
   if (issues.length > 0 || REQUIRED.some((k) => quiet[k])) return { issues };
 
-  const body: Partial<Record<PaymentDetailField, string>> = {};
-  for (let k = 0; k < PAYMENT_DETAIL_FIELDS.length; k++) {
-    const field = PAYMENT_DETAIL_FIELDS[k]!;
-    const value = values[field] ?? inherited?.[k];
-    if (value !== undefined) body[field] = value;
-  }
-  const guarded = specRequests.paymentDetail(body);
+  if (inherited !== undefined) for (let k = 0; k < values.length; k++) values[k] ??= inherited[k];
+  const guarded = specBodies.paymentDetail(values);
   if (!guarded.success)
     return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
   return { detail: guarded.data, issues: [] };

@@ -1,6 +1,7 @@
 import type { ColumnMap } from '../rows/columns.js';
 import {
   BANK_ONLY_FIELDS,
+  PAYER_FIELDS,
   PAYMENT_DETAIL_FIELDS,
   REQUIRED_PAYER_FIELDS,
   SHARED_FIELDS,
@@ -16,7 +17,7 @@ import {
   inColumnOrder,
   clientSchemas,
   localDay,
-  specRequests,
+  specBodies,
   type ClientSchemas,
 } from './clientSchemas.js';
 import { AGREEMENT_COMPLETED, carry, readControls } from './controls.js';
@@ -61,7 +62,7 @@ export function checkPayerRow(
   const row = read.row;
   const damage = repairSpreadsheetDamage(row, options);
 
-  const compliance: Record<string, string> = {};
+  const compliance: (string | undefined)[] = new Array<undefined>(PAYER_FIELDS.length);
   const payerIssues = checkFields(schemas.checks.compliance, row, { absentColumn: (field) => field }, compliance);
   const controls = readControls(row);
   const defaults = payerDefaults(compliance, row);
@@ -94,7 +95,7 @@ export function checkPayerRow(
 
   const clientUserId = row.has(CLIENT_USER_ID) ? row.text[CLIENT_USER_ID] : undefined;
   if (issues.length === 0) {
-    const guarded = specRequests.compliance(compliance);
+    const guarded = specBodies.compliance(compliance);
     if (guarded.success && clientUserId !== undefined) {
       const valid: PayerRowResult = {
         ok: true,
@@ -140,7 +141,7 @@ const FROM: readonly number[] = PAYMENT_DETAIL_FIELDS.map((field) => {
 // The shared fields by where they sit in a payment detail and in the payer's row.
 const SHARED = SHARED_FIELDS.map(({ field, payerField }) => ({
   index: PAYMENT_DETAIL_FIELDS.indexOf(field as PaymentDetailField),
-  payerField,
+  payerIndex: PAYER_FIELDS.indexOf(payerField),
   payerId: fieldId(payerField),
   required: REQUIRED_PAYER.has(payerField),
 }));
@@ -149,10 +150,10 @@ const SHARED = SHARED_FIELDS.map(({ field, payerField }) => ({
  * What the payer lends its bank accounts (shared fields default to the payer's, `postalCode` from
  * `postcode`). A payer value that was wrong or missing is reported once, under the payer's column, so it lends `null`.
  */
-function payerDefaults(values: Record<string, string>, row: RowCells): PayerDefaults {
+function payerDefaults(values: readonly (string | undefined)[], row: RowCells): PayerDefaults {
   const defaults: (string | null | undefined)[] = new Array<undefined>(PAYMENT_DETAIL_FIELDS.length).fill(undefined);
-  for (const { index, payerField, payerId, required } of SHARED) {
-    const value = values[payerField];
+  for (const { index, payerIndex, payerId, required } of SHARED) {
+    const value = values[payerIndex];
     if (value !== undefined) defaults[index] = value;
     else if (row.state[payerId] === TEXT || row.state[payerId] === UNUSABLE || required) defaults[index] = null;
   }
