@@ -3,7 +3,7 @@ import { PAYMENT_DETAIL_FIELDS, REQUIRED_PAYMENT_DETAIL_FIELDS, type PaymentDeta
 import { fieldId, layoutOf } from '../rows/layout.js';
 import type { BankRowResult, Cell } from '../types.js';
 import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
-import { type OrderedIssue, guardIssues } from './textChecks.js';
+import { type OrderedIssue, guardIssues, joinIssues } from './textChecks.js';
 import {
   checkFields,
   inColumnOrder,
@@ -47,20 +47,14 @@ export function checkBankRow(
   const damage = repairSpreadsheetDamage(row, options);
 
   const id: (string | undefined)[] = [];
-  const idIssues = checkFields(schemas.checks.clientUserId, row, { absentColumn: (field) => field }, id);
+  const byName = { absentColumn: (field: string) => field };
+  const idIssues = checkFields(schemas.checks.clientUserId, row, byName, id);
   const controls = readControls(row);
   const detail = validatePaymentDetail(
-    { row, from: OWN, quiet: OWN.map((cell) => row.state[cell] === UNUSABLE), absentColumn: (field) => field },
+    { row, from: OWN, quiet: OWN.map((cell) => row.state[cell] === UNUSABLE), absentColumn: byName.absentColumn },
     schemas,
   );
-  const issues: OrderedIssue[] = [
-    ...read.repeated,
-    ...read.issues,
-    ...damage,
-    ...idIssues,
-    ...controls.issues,
-    ...detail.issues,
-  ];
+  const issues = joinIssues([read.repeated, read.issues, damage, idIssues, controls.issues, detail.issues]);
 
   const clientUserId = id[0];
   if (issues.length === 0 && clientUserId !== undefined && detail.detail) {

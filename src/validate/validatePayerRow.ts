@@ -11,7 +11,7 @@ import { fieldId, idOf, layoutOf } from '../rows/layout.js';
 import type { PaymentDetailRequest } from '../schema/index.js';
 import type { Cell, PayerRowResult } from '../types.js';
 import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
-import { type OrderedIssue, guardIssues } from './textChecks.js';
+import { guardIssues, joinIssues } from './textChecks.js';
 import {
   checkFields,
   inColumnOrder,
@@ -63,26 +63,22 @@ export function checkPayerRow(
   const damage = repairSpreadsheetDamage(row, options);
 
   const compliance: (string | undefined)[] = new Array<undefined>(PAYER_FIELDS.length);
-  const payerIssues = checkFields(schemas.checks.compliance, row, { absentColumn: (field) => field }, compliance);
+  const payerIssues = checkFields(schemas.checks.compliance, row, BY_NAME, compliance);
   const controls = readControls(row);
   const defaults = payerDefaults(compliance, row);
 
   const paymentDetails: PaymentDetailRequest[] = [];
-  const issues: OrderedIssue[] = [...read.repeated, ...read.issues, ...damage, ...payerIssues, ...controls.issues];
+  const issues = joinIssues([read.repeated, read.issues, damage, payerIssues, controls.issues]);
 
   // A row with any bank-only cell filled has a bank account; one with none has not.
-  if (BANK_ONLY.some((id) => row.state[id] === TEXT || row.state[id] === UNUSABLE)) {
+  if (hasBankAccount(row)) {
+    const quiet: boolean[] = [];
+    for (const id of FROM) quiet.push(id >= 0 && row.state[id] === UNUSABLE);
     const checked = validatePaymentDetail(
-      {
-        row,
-        from: FROM,
-        quiet: FROM.map((id) => id >= 0 && row.state[id] === UNUSABLE),
-        defaults,
-        absentColumn: (field) => field,
-      },
+      { row, from: FROM, quiet, defaults, absentColumn: BY_NAME.absentColumn },
       schemas,
     );
-    issues.push(...checked.issues);
+    for (const issue of checked.issues) issues.push(issue);
     if (checked.detail) paymentDetails.push(checked.detail);
   }
   const nested = row.at[PAYMENT_DETAILS]!;
@@ -117,6 +113,14 @@ export function checkPayerRow(
   return carry(controls, true, invalid);
 }
 
+/** A field with no cell is named by its own name. */
+const BY_NAME = { absentColumn: (field: string) => field };
+
+function hasBankAccount(row: RowCells): boolean {
+  for (const id of BANK_ONLY) if (row.state[id] === TEXT || row.state[id] === UNUSABLE) return true;
+  return false;
+}
+
 const CLIENT_USER_ID = fieldId('clientUserId');
 const PAYMENT_DETAILS = fieldId('paymentDetails');
 const BANK_ONLY: readonly number[] = BANK_ONLY_FIELDS.map(fieldId);
@@ -138,6 +142,8 @@ const FROM: readonly number[] = PAYMENT_DETAIL_FIELDS.map((field) => {
   return (BANK_ONLY_FIELDS as readonly string[]).includes(field) ? fieldId(field) : -1;
 });
 
+const NO_DEFAULTS: readonly undefined[] = PAYMENT_DETAIL_FIELDS.map(() => undefined);
+
 // The shared fields by where they sit in a payment detail and in the payer's row.
 const SHARED = SHARED_FIELDS.map(({ field, payerField }) => ({
   index: PAYMENT_DETAIL_FIELDS.indexOf(field as PaymentDetailField),
@@ -151,7 +157,7 @@ const SHARED = SHARED_FIELDS.map(({ field, payerField }) => ({
  * `postcode`). A payer value that was wrong or missing is reported once, under the payer's column, so it lends `null`.
  */
 function payerDefaults(values: readonly (string | undefined)[], row: RowCells): PayerDefaults {
-  const defaults: (string | null | undefined)[] = new Array<undefined>(PAYMENT_DETAIL_FIELDS.length).fill(undefined);
+  const defaults: (string | null | undefined)[] = NO_DEFAULTS.slice();
   for (const { index, payerIndex, payerId, required } of SHARED) {
     const value = values[payerIndex];
     if (value !== undefined) defaults[index] = value;
