@@ -30,8 +30,11 @@ const GUARDED = /^''*(?:[=@\t\r]|[+-](?!\d))/;
  * a cell that a spreadsheet would run as a formula gets a leading `'`, which spreadsheets show as text.
  */
 export function csvSafe(value: string): string {
-  return FORMULA.test(value) ? `'${value}` : value;
+  // Only a cell starting with one of `'=@+-`, a tab or CR can be one: most cells are tested by their first character.
+  return FIRST_CHARACTERS.has(value.charCodeAt(0)) && FORMULA.test(value) ? `'${value}` : value;
 }
+
+const FIRST_CHARACTERS: ReadonlySet<number> = new Set([..."'=@+-\t\r"].map((c) => c.charCodeAt(0)));
 
 /** The inverse of csvSafe, for a file of ours read back: the `'` it put before a formula character goes. */
 export function csvUnguard(value: string): string {

@@ -28,9 +28,8 @@ export interface FinishedRow {
 
 /** `compliance=ok payment-details=failed agreement=ok`, in the order the calls are made. */
 export function formatSteps(result: PayerResult): string {
-  return STEPS.filter((step) => result.steps[step] !== undefined)
-    .map((step) => `${step}=${result.steps[step]}`)
-    .join(' ');
+  const done = STEPS.filter((step) => result.steps[step] !== undefined);
+  return done.length === 0 ? '' : done.map((step) => `${step}=${result.steps[step]}`).join(' ');
 }
 
 /** One error as a person reads it: `payment-details: HTTP 400 ...`, `email: must be an e-mail address`. */
@@ -41,6 +40,7 @@ export function formatError(error: RowError): string {
 
 /** The `error` cell: every problem of the row, in the order found. */
 export function formatErrors(errors: readonly RowError[]): string {
+  if (errors.length === 0) return '';
   return errors.map(formatError).join(' | ');
 }
 

@@ -72,8 +72,8 @@ export function checkPayerRow(
 
   // A row with any bank-only cell filled has a bank account; one with none has not.
   if (hasBankAccount(row)) {
-    const quiet: boolean[] = [];
-    for (const id of FROM) quiet.push(id >= 0 && row.state[id] === UNUSABLE);
+    const quiet = NOT_QUIET.slice();
+    for (let k = 0; k < FROM.length; k++) if (FROM[k]! >= 0 && row.state[FROM[k]!] === UNUSABLE) quiet[k] = true;
     const checked = validatePaymentDetail(
       { row, from: FROM, quiet, defaults, absentColumn: BY_NAME.absentColumn },
       schemas,
@@ -142,6 +142,7 @@ const FROM: readonly number[] = PAYMENT_DETAIL_FIELDS.map((field) => {
   return (BANK_ONLY_FIELDS as readonly string[]).includes(field) ? fieldId(field) : -1;
 });
 
+const NOT_QUIET: readonly boolean[] = PAYMENT_DETAIL_FIELDS.map(() => false);
 const NO_DEFAULTS: readonly undefined[] = PAYMENT_DETAIL_FIELDS.map(() => undefined);
 
 // The shared fields by where they sit in a payment detail and in the payer's row.
