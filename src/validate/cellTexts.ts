@@ -2,6 +2,8 @@ import { fieldId, fieldName } from '../rows/layout.js';
 import { type RowCells, TEXT } from './rowCells.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
+// A row's cell texts before the field rules see them: what a spreadsheet did to them, and dates written another way.
+
 /** How `--date-format` says dates are written: YYYY, MM and DD once each, with `/`, `.` or `-` between. */
 export const DATE_FORMAT = /^(?=.*YYYY)(?=.*MM)(?=.*DD)(YYYY|MM|DD)([./-])(YYYY|MM|DD)\2(YYYY|MM|DD)$/;
 export type DateFormat = string;

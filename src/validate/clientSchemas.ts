@@ -18,18 +18,16 @@ import {
   checkRoutingNumber,
   checkSwiftBic,
   toE164,
-  withValue,
   type OrderedIssue,
 } from './textChecks.js';
 import { chain, type FastRule, plainObject, plainRule, plainValues } from './plainChecks.js';
+import { fieldChecks } from './checkFields.js';
 import {
   PAYER_FIELDS,
   PAYMENT_DETAIL_FIELDS,
   REQUIRED_PAYER_FIELDS,
   REQUIRED_PAYMENT_DETAIL_FIELDS,
 } from '../rows/fields.js';
-import { fieldId } from '../rows/layout.js';
-import { BLANK, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
 
 // The client's rules are the spec's schemas with stricter steps piped in front or behind:
 // each rule ends in the spec's own field schema (optional ones unwrapped, then made optional again), so whatever
@@ -171,126 +169,6 @@ function lastWord<T>(schema: z.ZodObject) {
 export function localDay(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
-// Issues about absent fields have no cell to sit at: they come after every cell's issue, in field order.
-const AFTER_ALL_CELLS = Number.MAX_SAFE_INTEGER;
-
-/** One field's check, worked out once per run: its schema, its fast rule, and whether it is required. */
-export interface FieldCheck {
-  name: string;
-  id: number;
-  schema: z.ZodType;
-  fast: FastRule | undefined;
-  required: boolean;
-  /** Its cells hold one of a few codes or choices: zod's verdict on each text is remembered. */
-  repeating: boolean;
-}
-
-function fieldChecks(
-  object: z.ZodObject,
-  fields: readonly string[],
-  fast: Readonly<Record<string, FastRule | undefined>>,
-  required: readonly string[],
-): FieldCheck[] {
-  const shape = object.shape as Record<string, z.ZodType>;
-  return fields.map((name) => ({
-    name,
-    id: fieldId(name),
-    schema: shape[name]!,
-    fast: fast[name],
-    required: required.includes(name),
-    repeating: REPEATING.has(name),
-  }));
-}
-
-export interface CheckFieldsOptions {
-  /** By check: the field id of the cell that gives the field (a `bank*` override); the field's own when absent. */
-  from?: readonly number[];
-  /**
-   * By check: fields not to call "required" when absent, their cell (or the payer's) reported already. When
-   * absent, the fields whose own cell was unusable.
-   */
-  quiet?: readonly boolean[];
-  /** By check: values given already (a payment detail's, from the payer): those fields are not checked here. */
-  given?: readonly (string | undefined)[] | undefined;
-  /** How to name a field with no cell at all: its name, or `paymentDetails[0].bankName` inside a JSONL entry. */
-  absentColumn: (field: string) => string;
-}
-
-/**
- * Runs each field's own schema on its cell, so every field is judged (a row reports every issue, not only the
- * first) and the valid ones land in `values` normalised, by check, even when others fail. A cell a field's fast
- * rule accepts needs no parse by its schema.
- */
-export function checkFields(
-  checks: readonly FieldCheck[],
-  row: RowCells,
-  options: CheckFieldsOptions,
-  values: (string | undefined)[],
-): OrderedIssue[] {
-  const issues: OrderedIssue[] = [];
-  const { from, quiet, given } = options;
-  for (let k = 0; k < checks.length; k++) {
-    if (given?.[k] !== undefined) continue;
-    const check = checks[k]!;
-    const id = from === undefined ? check.id : from[k]!;
-    const state = id < 0 ? -1 : row.state[id];
-    if (state !== TEXT) {
-      if (check.required && !(quiet === undefined ? state === UNUSABLE : quiet[k])) {
-        // A required field left blank is named by its column as written.
-        const blank = state === BLANK;
-        issues.push({
-          column: blank ? row.column(id) : options.absentColumn(check.name),
-          message: 'is required',
-          order: blank ? row.order(id) : AFTER_ALL_CELLS,
-        });
-      }
-      continue;
-    }
-    const text = row.text[id]!;
-    const quick = check.fast?.(text);
-    if (quick !== undefined) {
-      values[k] = quick;
-      continue;
-    }
-    const parsed = check.repeating ? remembered(check.schema, text) : check.schema.safeParse(text);
-    if (parsed.success) {
-      values[k] = String(parsed.data);
-    } else {
-      const message = parsed.error.issues[0]?.message ?? 'is not valid';
-      issues.push({ column: row.column(id), message: withValue(message, check.name, text), order: row.order(id) });
-    }
-  }
-  return issues;
-}
-
-/** Fields whose cells hold one of a handful of codes or choices, the same few values row after row. */
-const REPEATING: ReadonlySet<string> = new Set([
-  'beneficiaryType',
-  'country',
-  'nationality',
-  'currency',
-  'accountType',
-  'rails',
-]);
-/** Verdicts of those fields' schemas by text; a few hundred texts each at most, whatever the file. */
-const verdicts = new WeakMap<z.ZodType, Map<string, z.ZodSafeParseResult<unknown>>>();
-const MAX_REMEMBERED = 256;
-
-/** A schema's verdict on a text, remembered: a file checks `US` and `individual` on every row, to the same end. */
-function remembered(schema: z.ZodType, text: string): z.ZodSafeParseResult<unknown> {
-  let known = verdicts.get(schema);
-  if (known === undefined) {
-    known = new Map();
-    verdicts.set(schema, known);
-  }
-  let verdict = known.get(text);
-  if (verdict === undefined) {
-    verdict = schema.safeParse(text);
-    if (known.size < MAX_REMEMBERED) known.set(text, verdict);
-  }
-  return verdict;
 }
 
 /** A row's issues in the order of its columns (stable, so one cell's issues keep their order). */

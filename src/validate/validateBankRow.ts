@@ -4,14 +4,8 @@ import { fieldId, layoutOf } from '../rows/layout.js';
 import type { BankRowResult, Cell } from '../types.js';
 import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
 import { type OrderedIssue, guardIssues, joinIssues } from './textChecks.js';
-import {
-  checkFields,
-  inColumnOrder,
-  clientSchemas,
-  localDay,
-  specBodies,
-  type ClientSchemas,
-} from './clientSchemas.js';
+import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
+import { checkFields } from './checkFields.js';
 import { carry, readControls } from './controls.js';
 import type { PaymentDetailRequest } from '../schema/index.js';
 import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';

@@ -12,14 +12,8 @@ import type { PaymentDetailRequest } from '../schema/index.js';
 import type { Cell, PayerRowResult } from '../types.js';
 import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
 import { guardIssues, joinIssues } from './textChecks.js';
-import {
-  checkFields,
-  inColumnOrder,
-  clientSchemas,
-  localDay,
-  specBodies,
-  type ClientSchemas,
-} from './clientSchemas.js';
+import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
+import { checkFields } from './checkFields.js';
 import { AGREEMENT_COMPLETED, carry, readControls } from './controls.js';
 import { validatePaymentDetail, type PayerDefaults } from './validateBankRow.js';
 import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
