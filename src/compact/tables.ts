@@ -108,7 +108,8 @@ export class IdTable {
       block[at++] = rest < 0x80 ? rest : (rest & 0x7f) | 0x80;
       if (rest < 0x80) break;
     }
-    block.set(this.scratch.subarray(0, this.length), at);
+    // Byte by byte: an id is a few bytes, and a subarray to copy them with is an object made for every row.
+    for (let i = 0; i < this.length; i++) block[at + i] = this.scratch[i]!;
     this.used[index] = at + this.length;
     return index * BLOCK_SIZE + start;
   }

@@ -38,6 +38,8 @@ export interface RawRecord {
   original: string[] | string;
   /** A problem that makes the row invalid before any validation: ragged row, line that is not JSON, oversized cell. */
   problem?: RowIssue;
+  /** CSV: the cells' values in the order of the input's header, as `cells` holds them (absent with a problem). */
+  readonly values?: readonly unknown[] | undefined;
 }
 
 export interface OpenedInput {

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import { parse, CsvError } from 'csv-parse';
+import { parse } from 'csv-parse';
+import { asInputError, LineTracker, next, RecordPuller } from './csvRecords.js';
 import { InputError } from '../errors.js';
 import type { ColumnMap } from '../rows/columns.js';
 import {
@@ -98,19 +98,71 @@ export async function readCsv(
   // Pass 2 knows the encoding from pass 1: a Windows-1252 file's failed rows need their BOM before the first non-ASCII byte.
   if (decoder.hadBom || decoder.encoding !== 'utf-8' || (file.encoding ?? 'utf-8') !== 'utf-8') dialect.bom = true;
 
-  async function* records(): AsyncGenerator<RawRecord> {
-    try {
-      for (const row of top.slice(index + 1)) yield toRawRecord(row.record, row.start, header, notPayer);
-      for (;;) {
-        const parsed = await next(iterator, file.name, lines);
-        if (parsed === undefined) break;
-        if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
-        else yield toRawRecord(parsed.record, parsed.start, header, notPayer);
-      }
-      warnings.push(...skipped.warnings());
-    } finally {
+  /**
+   * The rows below the header. An iterator, not a generator: a record the parser has ready is handed on at once,
+   * without a generator's steps and awaits, which cost more than checking many a row.
+   */
+  function records(): AsyncIterableIterator<RawRecord> {
+    const above = top.slice(index + 1);
+    let taken = 0;
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
       parser.destroy();
-    }
+    };
+    const row = (record: string[], start: number): IteratorResult<RawRecord> => ({
+      done: false,
+      value: toRawRecord(record, start, header, notPayer),
+    });
+    // Waits for the parser; at the end, what the reading skipped becomes warnings.
+    const later = async (): Promise<IteratorResult<RawRecord>> => {
+      for (;;) {
+        let parsed: { record: string[]; start: number } | undefined;
+        try {
+          parsed = await next(iterator, file.name, lines);
+        } catch (error) {
+          close();
+          throw error;
+        }
+        if (parsed === undefined) {
+          warnings.push(...skipped.warnings());
+          close();
+          return { done: true, value: undefined };
+        }
+        if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
+        else return row(parsed.record, parsed.start);
+      }
+    };
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next() {
+        if (closed) return Promise.resolve({ done: true, value: undefined });
+        if (taken < above.length) {
+          const first = above[taken++]!;
+          return Promise.resolve(row(first.record, first.start));
+        }
+        for (;;) {
+          let record: string[] | undefined;
+          try {
+            record = iterator.read();
+          } catch (error) {
+            close();
+            return Promise.reject(asInputError(error, file.name, lines));
+          }
+          if (record === undefined) return later();
+          const start = lines.startOf(record);
+          if (isBlankRow(record)) skipped.blank(start);
+          else return Promise.resolve(row(record, start));
+        }
+      },
+      async return() {
+        close();
+        return { done: true, value: undefined };
+      },
+    };
   }
   /** The rows `records` would give, counted without making them: a check pass needs no cells. */
   async function count(every: (rows: number) => void): Promise<number> {
@@ -145,8 +197,7 @@ function toRawRecord(
   header: string[],
   notPayer: (cells: readonly string[]) => RowIssue | undefined,
 ): RawRecord {
-  const cells: Cell[] = header.map((column, i) => ({ column, value: record[i] ?? '' }));
-  const raw: RawRecord = { line, cells, original: record };
+  const raw = new CsvRecord(line, record, header);
   const notAPayer = notPayer(record);
   if (notAPayer) {
     raw.problem = notAPayer;
@@ -161,125 +212,34 @@ function toRawRecord(
     };
     return raw;
   }
-  const long = cells.find((cell) => (cell.value as string).length > MAX_CELL_LENGTH);
-  if (long)
-    raw.problem = {
-      column: long.column || '(row)',
-      message: `is ${(long.value as string).length} characters long, at most ${MAX_CELL_LENGTH}`,
-    };
+  for (let i = 0; i < record.length; i++) {
+    const length = record[i]!.length;
+    if (length <= MAX_CELL_LENGTH) continue;
+    raw.problem = { column: header[i] || '(row)', message: `is ${length} characters long, at most ${MAX_CELL_LENGTH}` };
+    break;
+  }
   return raw;
 }
 
-async function next(
-  iterator: RecordPuller,
-  source: string,
-  lines: LineTracker,
-): Promise<{ record: string[]; start: number } | undefined> {
-  let record: string[] | undefined;
-  try {
-    record = iterator.read() ?? (await iterator.next());
-  } catch (error) {
-    throw asInputError(error, source, lines);
-  }
-  if (record === undefined) return undefined;
-  return { record, start: lines.startOf(record) };
-}
-
 /**
- * The parser's records pulled straight from its buffer, waiting only when it is empty: a stream's async iterator
- * costs a promise and a generator step per record, more than parsing many a row.
+ * A CSV record: its values are the header's cells in order, so they are checked as they are (`values`), and the cells
+ * by column are only made for the rare reader that wants them.
  */
-class RecordPuller {
-  private ended = false;
-  private failed: Error | undefined;
-  private wake: (() => void) | undefined;
+class CsvRecord implements RawRecord {
+  problem?: RowIssue;
 
-  constructor(private readonly parser: Readable) {
-    const rouse = () => {
-      const wake = this.wake;
-      this.wake = undefined;
-      wake?.();
-    };
-    parser.on('readable', rouse);
-    parser.on('end', () => {
-      this.ended = true;
-      rouse();
-    });
-    parser.on('error', (error: Error) => {
-      this.failed = error;
-      rouse();
-    });
+  constructor(
+    readonly line: number,
+    readonly original: string[],
+    private readonly header: readonly string[],
+  ) {}
+
+  get values(): readonly string[] | undefined {
+    return this.problem === undefined ? this.original : undefined;
   }
 
-  /** The next record already parsed, without waiting; undefined when there is none yet. */
-  read(): string[] | undefined {
-    if (this.failed) throw this.failed;
-    if (this.parser.destroyed) return undefined;
-    return (this.parser.read() as string[] | null) ?? undefined;
-  }
-
-  /** The next record, waiting for the parser; undefined at the end. */
-  async next(): Promise<string[] | undefined> {
-    for (;;) {
-      const record = this.read();
-      if (record !== undefined || this.ended) return record;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-    }
-  }
-}
-
-function asInputError(error: unknown, source: string, lines: LineTracker): Error {
-  if (error instanceof InputError) return error;
-  if (error instanceof CsvError) {
-    const after = lines.lastEnd + 1;
-    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      return new InputError(source, 'a quoted field opened here is never closed: check for a stray `"`', {
-        line: after,
-        cause: error,
-      });
-    }
-    if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      return new InputError(source, 'a record here is larger than 4 MB: check for a stray `"`', {
-        line: after,
-        cause: error,
-      });
-    }
-    if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE') {
-      const column = (error as unknown as { column?: number }).column;
-      return new InputError(
-        source,
-        'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it',
-        {
-          line: Math.max(after, (error as unknown as { lines?: number }).lines ?? after),
-          ...(typeof column === 'number' ? { column: column + 1 } : {}),
-          cause: error,
-        },
-      );
-    }
-    return new InputError(source, `cannot be parsed as CSV (${error.message})`, { line: after, cause: error });
-  }
-  return new InputError(source, `cannot be read (${(error as Error).message})`, { cause: error });
-}
-
-/**
- * The line each record starts on, which is the one users look for: the line after the previous record's end, since
- * every record (a blank line too: empty lines are not skipped) ends at a line break, plus the breaks inside its
- * quoted cells (CRLF counted once). Counted here rather than asked of csv-parse (`info`), which builds an object of
- * a dozen fields per record and counts a CRLF inside a quoted field as two lines.
- */
-class LineTracker {
-  lastEnd = 0;
-
-  startOf(record: string[]): number {
-    let breaks = 0;
-    for (const cell of record) {
-      if (cell.includes('\n') || cell.includes('\r')) breaks += cell.match(/\r\n|\r|\n/g)?.length ?? 0;
-    }
-    const start = this.lastEnd + 1;
-    this.lastEnd = start + breaks;
-    return start;
+  get cells(): Cell[] {
+    return this.header.map((column, i) => ({ column, value: this.original[i] ?? '' }));
   }
 }
 

@@ -28,9 +28,8 @@ export interface FinishedRow {
 
 /** `compliance=ok payment-details=failed agreement=ok`, in the order the calls are made. */
 export function formatSteps(result: PayerResult): string {
-  return STEPS.filter((step) => result.steps[step] !== undefined)
-    .map((step) => `${step}=${result.steps[step]}`)
-    .join(' ');
+  const done = STEPS.filter((step) => result.steps[step] !== undefined);
+  return done.length === 0 ? '' : done.map((step) => `${step}=${result.steps[step]}`).join(' ');
 }
 
 /** One error as a person reads it: `payment-details: HTTP 400 ...`, `email: must be an e-mail address`. */
@@ -41,6 +40,7 @@ export function formatError(error: RowError): string {
 
 /** The `error` cell: every problem of the row, in the order found. */
 export function formatErrors(errors: readonly RowError[]): string {
+  if (errors.length === 0) return '';
   return errors.map(formatError).join(' | ');
 }
 
@@ -93,7 +93,10 @@ export class OrderedSink<T> {
   private written = 0;
   private readonly unwrittenWaiters: Array<{ n: number; resolve: () => void }> = [];
   private readonly waiting = new Map<number, T>();
-  private chain: Promise<void> = Promise.resolve();
+  /** Items handed on, in order, not yet emitted. */
+  private readonly queue: T[] = [];
+  /** The loop emitting `queue`, while it runs. */
+  private draining: Promise<void> | undefined;
 
   constructor(private readonly emit: (item: T) => Promise<void> | void) {}
 
@@ -102,25 +105,40 @@ export class OrderedSink<T> {
   }
 
   complete(seq: number, item: T): void {
-    this.waiting.set(seq, item);
-    const ready: T[] = [];
-    while (this.waiting.has(this.nextToEmit)) {
-      ready.push(this.waiting.get(this.nextToEmit)!);
+    if (seq !== this.nextToEmit) {
+      this.waiting.set(seq, item);
+      return;
+    }
+    this.queue.push(item);
+    this.nextToEmit++;
+    while (this.waiting.size > 0 && this.waiting.has(this.nextToEmit)) {
+      this.queue.push(this.waiting.get(this.nextToEmit)!);
       this.waiting.delete(this.nextToEmit);
       this.nextToEmit++;
     }
-    for (const next of ready) {
-      this.chain = this.chain
-        .then(() => (this.error ? undefined : this.emit(next)))
-        .catch((error: unknown) => {
+    this.draining ??= this.drain();
+  }
+
+  /**
+   * Emits the queue one item after the other, until it is empty. One loop for every item handed on meanwhile, rather
+   * than a chain of promises per item: validate hands on a million.
+   */
+  private async drain(): Promise<void> {
+    await undefined; // never inside complete(): its caller goes on first, as with a promise chain
+    while (this.queue.length > 0) {
+      const next = this.queue.shift()!;
+      if (!this.error) {
+        try {
+          await this.emit(next);
+        } catch (error) {
           // Keep the first failure (a full disk): the run stops reading and reports it, instead of crashing.
           this.error ??= error as Error;
-        })
-        .then(() => {
-          this.written++;
-          this.wake();
-        });
+        }
+      }
+      this.written++;
+      this.wake();
     }
+    this.draining = undefined;
   }
 
   /** The first error an emit threw, if any; nothing more is emitted after it. */
@@ -153,7 +171,7 @@ export class OrderedSink<T> {
 
   /** Resolves when everything completed so far has been emitted; rejects if emitting failed. */
   async flush(): Promise<void> {
-    await this.chain;
+    while (this.draining !== undefined) await this.draining;
     if (this.error) throw this.error;
   }
 }

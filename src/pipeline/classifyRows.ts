@@ -3,8 +3,8 @@ import { InputError } from '../errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
 import { fieldForColumn, mapHeader } from '../rows/columns.js';
 import type { BankRowResult, PayerRowResult, RowIssue } from '../types.js';
-import { validateBankRow } from '../validate/validateBankRow.js';
-import { validatePayerRow } from '../validate/validatePayerRow.js';
+import { checkBankRow, validateBankRow } from '../validate/validateBankRow.js';
+import { checkPayerRow, validatePayerRow } from '../validate/validatePayerRow.js';
 import { clientSchemas, localDay, type ClientSchemas } from '../validate/clientSchemas.js';
 
 /**
@@ -114,16 +114,40 @@ function describeDuplicate(d: unknown): string {
   return JSON.stringify(d);
 }
 
-/** Turns each raw record into a validated row or an invalid one with every issue; never throws for a row. */
-export async function* classifyRows(
+/**
+ * Turns each raw record into a validated row or an invalid one with every issue; never throws for a row. An iterator,
+ * not a generator: one generator step per row less between the reader and the send pass.
+ */
+export function classifyRows(
   input: OpenedInput,
   kind: RowKind,
   options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date },
-): AsyncGenerator<ClassifiedRow> {
+): AsyncIterableIterator<ClassifiedRow> {
   const withSchemas = { ...options, schemas: clientSchemas(localDay(options.today)) };
-  for await (const record of input.records) {
-    yield { record, kind, result: classify(record, kind, input, withSchemas) };
-  }
+  const records = input.records[Symbol.asyncIterator]();
+  const classified = (step: IteratorResult<RawRecord>): IteratorResult<ClassifiedRow> => {
+    if (step.done) return step;
+    try {
+      return {
+        done: false,
+        value: { record: step.value, kind, result: classify(step.value, kind, input, withSchemas) },
+      };
+    } catch (error) {
+      // A bug, not a row's problem: the file is closed as a loop over it would close it.
+      void records.return?.();
+      throw error;
+    }
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => records.next().then(classified),
+    async return() {
+      await records.return?.();
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 function classify(
@@ -135,15 +159,24 @@ function classify(
   const source = input.file.name;
   const { columns, dateFormat } = input.reading ?? {};
   if (record.problem) return { ok: false, issues: [record.problem] };
-  if (kind === 'bank-details')
-    return validateBankRow(record.cells, { today: options.today, columns, dateFormat, schemas: options.schemas });
-  const result = validatePayerRow(record.cells, {
+  // A CSV row's values go by its header as they are; other rows by their cells.
+  const { header } = input;
+  const values = header === undefined ? undefined : record.values;
+  if (kind === 'bank-details') {
+    const bankOptions = { today: options.today, columns, dateFormat, schemas: options.schemas };
+    return values === undefined
+      ? validateBankRow(record.cells, bankOptions)
+      : checkBankRow(header!, values, bankOptions);
+  }
+  const payerOptions = {
     defaultAgreementCompleted: options.defaultAgreementCompleted,
     today: options.today,
     columns,
     dateFormat,
     schemas: options.schemas,
-  });
+  };
+  const result =
+    values === undefined ? validatePayerRow(record.cells, payerOptions) : checkPayerRow(header!, values, payerOptions);
   const id = result.clientUserId;
   if (id === undefined) return result;
   // The service may treat `Acme-1` and `ACME-1` as one payer, or as two with one SSN: either way one is a mistake.

@@ -9,13 +9,10 @@ import {
   SAME_FIELD,
   REQUIRED_PAYER_FIELDS,
   REQUIRED_PAYMENT_DETAIL_FIELDS,
-  SHARED_FIELDS,
-  type PaymentDetailField,
 } from './fields.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { Cell, RowIssue } from '../types.js';
 
 /** What a file holds: payer rows (optionally with a bank account each), or the rows of a `--bank-details` file. */
 export type FileKind = 'payers' | 'bank-details';
@@ -174,101 +171,6 @@ export function loadColumnMap(path: string, cwd: string): ColumnMap {
   return map;
 }
 
-/** One cell filed under the catalog name it means. `order` is its position in the row, for ordering issues. */
-export interface FieldCell {
-  column: string;
-  value: unknown;
-  order: number;
-}
-
-export interface CollectedCells {
-  byField: Map<string, FieldCell>;
-  /** Cells whose column means nothing in this vocabulary. */
-  unknown: FieldCell[];
-  /** Two filled cells for one field (JSONL `first_name` and `firstName` on one line). */
-  repeated: (RowIssue & { order: number })[];
-}
-
 /** An empty cell: absent, null, or only whitespace. */
 export const isBlank = (value: unknown): boolean =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-
-/**
- * Files a row's cells by field. `columnPrefix` names nested cells (`paymentDetails[0].`) so that an issue
- * points at the exact key. A blank repeat is no conflict, so the filled one wins.
- */
-export function collectCells(
-  cells: readonly Cell[],
-  vocabulary: Vocabulary,
-  columnPrefix = '',
-  orderBase = 0,
-  map?: ColumnMap,
-): CollectedCells {
-  const byField = new Map<string, FieldCell>();
-  const unknown: FieldCell[] = [];
-  const repeated: CollectedCells['repeated'] = [];
-  cells.forEach(({ column, value }, i) => {
-    const cell = { column: columnPrefix + column, value, order: orderBase + i };
-    const field = fieldForColumn(column, vocabulary, map);
-    if (field === undefined) {
-      unknown.push(cell);
-      return;
-    }
-    const earlier = byField.get(field);
-    if (earlier === undefined || isBlank(earlier.value)) {
-      byField.set(field, cell);
-    } else if (!isBlank(value) && field !== 'error') {
-      repeated.push({
-        column: cell.column,
-        message: `gives ${field} a second time (already given as "${earlier.column}")`,
-        order: cell.order,
-      });
-    }
-  });
-  return { byField, unknown, repeated };
-}
-
-const OVERRIDDEN: ReadonlyMap<string, PaymentDetailField> = new Map(SHARED_FIELDS.map((s) => [s.override, s.field]));
-
-/** The payment-detail field a name stands for: `bankCity` -> `city`; a field's own name -> itself; else undefined. */
-export function bankFieldOf(name: string, ownFields: readonly string[]): PaymentDetailField | undefined {
-  return OVERRIDDEN.get(name) ?? (ownSet(ownFields).has(name) ? (name as PaymentDetailField) : undefined);
-}
-
-// The lists of own fields are the catalog's constants: each looked up by a set of it, made once (asked for every cell).
-const OWN_SETS = new WeakMap<readonly string[], ReadonlySet<string>>();
-function ownSet(fields: readonly string[]): ReadonlySet<string> {
-  let set = OWN_SETS.get(fields);
-  if (set === undefined) {
-    set = new Set(fields);
-    OWN_SETS.set(fields, set);
-  }
-  return set;
-}
-
-/**
- * The cells that make up one payment detail, keyed by payment-detail field: its own fields by their names
- * (`ownFields`: the bank-only fields on a payer row, every payment-detail field in a JSONL entry) and the
- * `bank*` overrides by the field they override. Where an entry gives both `city` and `bankCity`, the first wins
- * and the second is a conflict to report.
- */
-export function bankCells<T extends { column: string; order: number }>(
-  byField: ReadonlyMap<string, T>,
-  ownFields: readonly string[],
-): { cells: Map<PaymentDetailField, T>; conflicts: { column: string; message: string; order: number }[] } {
-  const cells = new Map<PaymentDetailField, T>();
-  const conflicts: { column: string; message: string; order: number }[] = [];
-  for (const [name, cell] of byField) {
-    const field = bankFieldOf(name, ownFields);
-    if (field === undefined) continue;
-    const earlier = cells.get(field);
-    if (earlier === undefined) cells.set(field, cell);
-    else
-      conflicts.push({
-        column: cell.column,
-        message: `gives ${field} a second time (already given as "${earlier.column}")`,
-        order: cell.order,
-      });
-  }
-  return { cells, conflicts };
-}

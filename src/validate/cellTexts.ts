@@ -1,75 +1,8 @@
-import type { FieldCell } from '../rows/columns.js';
-import { NumberCell } from '../rows/findData.js';
+import { fieldId, fieldName } from '../rows/layout.js';
+import { type RowCells, TEXT } from './rowCells.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
-/** A filled cell as trimmed text, with the column the user wrote and its place in the row. */
-export interface TextCell {
-  column: string;
-  text: string;
-  order: number;
-  /** A spreadsheet number cell's number (the text is the digits it showed): where digits may have been lost. */
-  number?: number;
-}
-
-/** Where a blank cell sits: a required field left blank is reported under its column as written. */
-export type CellPlace = Omit<TextCell, 'text'>;
-
-export interface CellTexts {
-  texts: Map<string, TextCell>;
-  blanks: Map<string, CellPlace>;
-  /** Fields whose cell held something that is not text: already reported, so never also "is required". */
-  unusable: Set<string>;
-  issues: OrderedIssue[];
-}
-
-/**
- * CSV cells are strings already. xlsx number cells are read as the digits they show, their number kept beside.
- * JSONL cells may be numbers (turned into their decimal text), booleans (only where a yes/no is meant) or objects
- * and arrays, which no field accepts.
- */
-export function cellTexts(byField: ReadonlyMap<string, FieldCell>, booleanFields: ReadonlySet<string>): CellTexts {
-  const texts = new Map<string, TextCell>();
-  const blanks = new Map<string, CellPlace>();
-  const unusable = new Set<string>();
-  const issues: OrderedIssue[] = [];
-  for (const [field, { column, value, order }] of byField) {
-    // A CSV's cells, and most others: text.
-    if (typeof value === 'string') {
-      const text = value.trim();
-      if (text !== '') texts.set(field, { column, text, order });
-      else blanks.set(field, { column, order });
-      continue;
-    }
-    if (value instanceof NumberCell) {
-      texts.set(field, { column, text: value.shown.trim(), order, number: value.value });
-      continue;
-    }
-    const problem = notText(value, booleanFields.has(field));
-    if (problem !== undefined) {
-      unusable.add(field);
-      issues.push({ column, message: problem, order });
-      continue;
-    }
-    const text = value === undefined || value === null ? '' : String(value).trim();
-    if (text !== '') texts.set(field, { column, text, order });
-    else blanks.set(field, { column, order });
-  }
-  return { texts, blanks, unusable, issues };
-}
-
-function notText(value: unknown, booleanAllowed: boolean): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  switch (typeof value) {
-    case 'string':
-      return undefined;
-    case 'number':
-      return Number.isFinite(value) ? undefined : 'must be text or a number';
-    case 'boolean':
-      return booleanAllowed ? undefined : `must be text, got ${String(value)}`;
-    default:
-      return Array.isArray(value) ? 'must be text, got a list' : 'must be text, got an object';
-  }
-}
+// A row's cell texts before the field rules see them: what a spreadsheet did to them, and dates written another way.
 
 /** How `--date-format` says dates are written: YYYY, MM and DD once each, with `/`, `.` or `-` between. */
 export const DATE_FORMAT = /^(?=.*YYYY)(?=.*MM)(?=.*DD)(YYYY|MM|DD)([./-])(YYYY|MM|DD)\2(YYYY|MM|DD)$/;
@@ -103,40 +36,47 @@ const TEXT_HINT = 'format the column as text and type the value again';
 /**
  * Names the damage a spreadsheet does before the field rules see the cell, so the message says what
  * happened rather than only what is wrong: `1.21755E+10` "was turned into a number by the spreadsheet", a 5-digit
- * sort code "looks like a leading zero was lost", a phone whose `+` went. A damaged cell is removed from `texts` and
- * added to `unusable`, so it is not also called "required". With `dateFormat`, dates written that way are converted to
- * YYYY-MM-DD in place; other dates are left to the YYYY-MM-DD rule. Values are echoed only as withValue allows.
+ * sort code "looks like a leading zero was lost", a phone whose `+` went. A damaged cell becomes UNUSABLE, so it is
+ * not also called "required". With `dateFormat`, dates written that way are converted to YYYY-MM-DD in place; other
+ * dates are left to the YYYY-MM-DD rule. Values are echoed only as withValue allows.
  */
 export function repairSpreadsheetDamage(
-  texts: Map<string, TextCell>,
-  unusable: Set<string>,
+  row: RowCells,
   options: { dateFormat?: DateFormat | undefined } = {},
 ): OrderedIssue[] {
   const issues: OrderedIssue[] = [];
-  for (const [name, cell] of texts) {
+  for (const id of DAMAGEABLE) {
+    if (row.state[id] !== TEXT) continue;
+    const name = fieldName(id);
     const field = AS_FIELD[name] ?? name;
     let problem: string | undefined;
     if (field === 'dateOfBirth' && options.dateFormat) {
-      const iso = readDate(cell.text, options.dateFormat);
+      const iso = readDate(row.text[id]!, options.dateFormat);
       if (iso !== undefined)
-        cell.text = iso; // still checked as a real, past date by the field rules
-      else if (!/^\d{4}-\d{2}-\d{2}$/.test(cell.text))
+        row.text[id] = iso; // still checked as a real, past date by the field rules
+      else if (!/^\d{4}-\d{2}-\d{2}$/.test(row.text[id]!))
         problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
     }
+    const text = row.text[id]!;
+    const number = row.number(id);
     problem ??=
-      cell.number === undefined ? shortPostcode(name, field, cell, texts) : numberCellDamage(name, field, cell, texts);
-    problem ??= damageOf(field, cell.text);
+      number === undefined ? shortPostcode(name, field, text, row) : numberCellDamage(name, field, text, number, row);
+    problem ??= damageOf(field, text);
     const reading =
-      problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(cell.text) : undefined;
+      problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(text) : undefined;
     if (reading !== undefined) problem = 'must be YYYY-MM-DD';
     if (problem === undefined) continue;
-    const message = withValue(problem, field, cell.text) + (reading === undefined ? '' : `: ${reading}`);
-    issues.push({ column: cell.column, message, order: cell.order });
-    texts.delete(name);
-    unusable.add(name);
+    const message = withValue(problem, field, text) + (reading === undefined ? '' : `: ${reading}`);
+    issues.push({ column: row.column(id), message, order: row.order(id) });
+    row.spoil(id);
   }
   return issues;
 }
+
+// The only fields a spreadsheet's damage is looked for in (every other cell is passed over unread).
+const DAMAGEABLE: readonly number[] = [...NUMBER_LIKE, 'dateOfBirth', ...Object.keys(AS_FIELD)].map(fieldId);
+const COUNTRY = fieldId('country');
+const BANK_COUNTRY = fieldId('bankCountry');
 
 // Identifiers of a fixed number of digits that may start with 0: a number cell with fewer digits lost them.
 const FIXED_DIGITS: Readonly<Record<string, { digits: number; what: string }>> = {
@@ -163,17 +103,18 @@ const NUMBER_CELL_FIX = 'format the column as Text and type the value again';
 function numberCellDamage(
   name: string,
   field: string,
-  cell: TextCell,
-  texts: ReadonlyMap<string, TextCell>,
+  text: string,
+  number: number,
+  row: RowCells,
 ): string | undefined {
   if (!NUMBER_LIKE.has(field)) return undefined;
-  const digits = cell.text.replace(/\D/g, '').length;
-  if (Math.abs(cell.number!) >= 1e15)
+  const digits = text.replace(/\D/g, '').length;
+  if (Math.abs(number) >= 1e15)
     return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${NUMBER_CELL_FIX}`;
   if (field === 'phone')
     return 'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code';
-  const expected = FIXED_DIGITS[field] ?? postcodeDigits(name, field, digits, texts);
-  if (expected === undefined || !/^\d+$/.test(cell.text) || digits >= expected.digits) return undefined;
+  const expected = FIXED_DIGITS[field] ?? postcodeDigits(name, field, digits, row);
+  if (expected === undefined || !/^\d+$/.test(text) || digits >= expected.digits) return undefined;
   const lost = expected.digits - digits;
   return `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
 }
@@ -183,11 +124,11 @@ function postcodeDigits(
   name: string,
   field: string,
   digits: number,
-  texts: ReadonlyMap<string, TextCell>,
+  row: RowCells,
 ): { digits: number; what: string } | undefined {
   if (field !== 'postcode' && field !== 'postalCode') return undefined;
-  const country = (name === 'bankPostalCode' ? texts.get('bankCountry') : undefined) ?? texts.get('country');
-  const code = country?.text.toUpperCase() ?? '';
+  const country = name === 'bankPostalCode' && row.has(BANK_COUNTRY) ? BANK_COUNTRY : COUNTRY;
+  const code = row.has(country) ? row.text[country]!.toUpperCase() : '';
   // A US ZIP+4 typed as one number has 9 digits when whole.
   if (code === 'US' && digits > 5) return { digits: 9, what: 'a ZIP+4 code' };
   const length = POSTCODE_DIGITS[code];
@@ -198,13 +139,13 @@ function postcodeDigits(
  * A postal code typed as text, all digits, shorter than every code of its country: a CSV saved after a spreadsheet
  * read the column as numbers. Not certain how it happened, so said as what it looks like.
  */
-function shortPostcode(name: string, field: string, cell: TextCell, texts: ReadonlyMap<string, TextCell>) {
-  if ((field !== 'postcode' && field !== 'postalCode') || !/^\d+$/.test(cell.text)) return undefined;
-  const expected = postcodeDigits(name, field, cell.text.length, texts);
+function shortPostcode(name: string, field: string, text: string, row: RowCells) {
+  if ((field !== 'postcode' && field !== 'postalCode') || !/^\d+$/.test(text)) return undefined;
+  const expected = postcodeDigits(name, field, text.length, row);
   // One or two zeros gone (Boston's 02139, Rome's 00100); a code far shorter is some other mistake.
-  const missing = expected === undefined ? 0 : expected.digits - cell.text.length;
+  const missing = expected === undefined ? 0 : expected.digits - text.length;
   if (expected === undefined || missing < 1 || missing > 2) return undefined;
-  return `has ${cell.text.length} digits, and ${expected.what} has ${expected.digits}: looks like a leading zero was lost: ${TEXT_HINT}`;
+  return `has ${text.length} digits, and ${expected.what} has ${expected.digits}: looks like a leading zero was lost: ${TEXT_HINT}`;
 }
 
 function damageOf(field: string, text: string): string | undefined {

@@ -18,11 +18,16 @@ import {
   checkRoutingNumber,
   checkSwiftBic,
   toE164,
-  withValue,
   type OrderedIssue,
 } from './textChecks.js';
-import type { CellPlace, TextCell } from './cellTexts.js';
-import { chain, type FastRule, plainObject, plainRule } from './plainChecks.js';
+import { chain, type FastRule, plainObject, plainRule, plainValues } from './plainChecks.js';
+import { fieldChecks } from './checkFields.js';
+import {
+  PAYER_FIELDS,
+  PAYMENT_DETAIL_FIELDS,
+  REQUIRED_PAYER_FIELDS,
+  REQUIRED_PAYMENT_DETAIL_FIELDS,
+} from '../rows/fields.js';
 
 // The client's rules are the spec's schemas with stricter steps piped in front or behind:
 // each rule ends in the spec's own field schema (optional ones unwrapped, then made optional again), so whatever
@@ -80,7 +85,17 @@ function build(today: string) {
       swiftBic: chain(fastStep(checkSwiftBic), paymentDetailRequest.shape.swiftBic.unwrap()),
     }),
   };
-  return { compliance, paymentDetail, fast };
+  const checks = {
+    compliance: fieldChecks(compliance, PAYER_FIELDS, fast.compliance, REQUIRED_PAYER_FIELDS),
+    clientUserId: fieldChecks(compliance, ['clientUserId'], fast.compliance, ['clientUserId']),
+    paymentDetail: fieldChecks(
+      paymentDetail,
+      PAYMENT_DETAIL_FIELDS,
+      fast.paymentDetail,
+      REQUIRED_PAYMENT_DETAIL_FIELDS,
+    ),
+  };
+  return { compliance, paymentDetail, fast, checks };
 }
 
 /** A textChecks function as a FastRule: its value when it accepts the text. */
@@ -122,6 +137,26 @@ export const specRequests = {
   paymentDetail: lastWord<PaymentDetailRequest>(paymentDetailRequest),
 };
 
+/** specRequests for bodies given as values by their key's place in the schema's shape (undefined: not given). */
+export const specBodies = {
+  compliance: lastWordAt<ComplianceRequest>(complianceRequest),
+  paymentDetail: lastWordAt<PaymentDetailRequest>(paymentDetailRequest),
+};
+
+function lastWordAt<T>(schema: z.ZodObject) {
+  const plain = plainValues<T>(schema);
+  const keys = Object.keys(schema.shape);
+  return (values: readonly (string | undefined)[]): z.ZodSafeParseResult<T> => {
+    const data = plain?.(values);
+    if (data !== undefined) return { success: true, data };
+    const body: Record<string, string> = {};
+    keys.forEach((key, i) => {
+      if (values[i] !== undefined) body[key] = values[i];
+    });
+    return schema.safeParse(body) as z.ZodSafeParseResult<T>;
+  };
+}
+
 function lastWord<T>(schema: z.ZodObject) {
   const plain = plainObject<T>(schema);
   return (values: Record<string, unknown>): z.ZodSafeParseResult<T> => {
@@ -134,90 +169,6 @@ function lastWord<T>(schema: z.ZodObject) {
 export function localDay(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
-// Issues about absent fields have no cell to sit at: they come after every cell's issue, in field order.
-const AFTER_ALL_CELLS = Number.MAX_SAFE_INTEGER;
-
-export interface CheckFieldsOptions<F extends string> {
-  required: ReadonlySet<string>;
-  /** Fields not to call "required" when absent: their cell was reported already (or the payer's was). */
-  quiet: ReadonlySet<string>;
-  /** Blank cells: a required field left blank is named by its column as written. */
-  blanks: ReadonlyMap<string, CellPlace>;
-  /** How to name a field with no cell at all: its name, or `paymentDetails[0].bankName` inside a JSONL entry. */
-  absentColumn: (field: F) => string;
-  /** The fields' fast rules (ClientSchemas' `fast`): a cell one accepts needs no parse by its schema. */
-  fast?: Readonly<Record<string, FastRule | undefined>>;
-}
-
-/**
- * Runs each field's own schema on its cell, so every field is judged (a row reports every issue, not only the
- * first) and the valid ones come back normalised even when others fail.
- */
-export function checkFields<F extends string>(
-  shape: Readonly<Record<F, z.ZodType>>,
-  fields: readonly F[],
-  given: ReadonlyMap<string, TextCell>,
-  options: CheckFieldsOptions<F>,
-): { values: Partial<Record<F, string>>; issues: OrderedIssue[] } {
-  const values: Partial<Record<F, string>> = {};
-  const issues: OrderedIssue[] = [];
-  for (const field of fields) {
-    const cell = given.get(field);
-    if (cell === undefined) {
-      if (options.required.has(field) && !options.quiet.has(field)) {
-        const blank = options.blanks.get(field);
-        issues.push({
-          column: blank?.column ?? options.absentColumn(field),
-          message: 'is required',
-          order: blank?.order ?? AFTER_ALL_CELLS,
-        });
-      }
-      continue;
-    }
-    const quick = options.fast?.[field]?.(cell.text);
-    if (quick !== undefined) {
-      values[field] = quick;
-      continue;
-    }
-    const parsed = REPEATING.has(field) ? remembered(shape[field], cell.text) : shape[field].safeParse(cell.text);
-    if (parsed.success) {
-      values[field] = String(parsed.data);
-    } else {
-      const message = parsed.error.issues[0]?.message ?? 'is not valid';
-      issues.push({ column: cell.column, message: withValue(message, field, cell.text), order: cell.order });
-    }
-  }
-  return { values, issues };
-}
-
-/** Fields whose cells hold one of a handful of codes or choices, the same few values row after row. */
-const REPEATING: ReadonlySet<string> = new Set([
-  'beneficiaryType',
-  'country',
-  'nationality',
-  'currency',
-  'accountType',
-  'rails',
-]);
-/** Verdicts of those fields' schemas by text; a few hundred texts each at most, whatever the file. */
-const verdicts = new WeakMap<z.ZodType, Map<string, z.ZodSafeParseResult<unknown>>>();
-const MAX_REMEMBERED = 256;
-
-/** A schema's verdict on a text, remembered: a file checks `US` and `individual` on every row, to the same end. */
-function remembered(schema: z.ZodType, text: string): z.ZodSafeParseResult<unknown> {
-  let known = verdicts.get(schema);
-  if (known === undefined) {
-    known = new Map();
-    verdicts.set(schema, known);
-  }
-  let verdict = known.get(text);
-  if (verdict === undefined) {
-    verdict = schema.safeParse(text);
-    if (known.size < MAX_REMEMBERED) known.set(text, verdict);
-  }
-  return verdict;
 }
 
 /** A row's issues in the order of its columns (stable, so one cell's issues keep their order). */

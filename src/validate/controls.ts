@@ -1,5 +1,6 @@
 import { type RowOrigin, type Step, STEPS } from '../types.js';
-import type { TextCell } from './cellTexts.js';
+import { fieldId } from '../rows/layout.js';
+import type { RowCells } from './rowCells.js';
 import { type OrderedIssue, withValue, type Checked, quoteValue } from './textChecks.js';
 
 /** What a row's control cells say; a blank or unreadable one leaves its part undefined (the caller's default applies). */
@@ -12,43 +13,50 @@ export interface RowControls {
 }
 
 /** The control cells of a row. `error` is ignored: it is the tool's own note from an earlier run. */
-export function readControls(texts: ReadonlyMap<string, TextCell>): RowControls {
+export function readControls(row: RowCells): RowControls {
   const controls: RowControls = { issues: [] };
-  const agreement = texts.get('agreementCompleted');
-  if (agreement) {
-    const parsed = parseAgreementCompleted(agreement.text);
+  if (row.has(AGREEMENT_COMPLETED)) {
+    const text = row.text[AGREEMENT_COMPLETED]!;
+    const parsed = parseAgreementCompleted(text);
     if (parsed.ok) controls.agreementCompleted = parsed.value;
     else
       controls.issues.push({
-        column: agreement.column,
-        message: withValue(parsed.message, 'agreementCompleted', agreement.text),
-        order: agreement.order,
+        column: row.column(AGREEMENT_COMPLETED),
+        message: withValue(parsed.message, 'agreementCompleted', text),
+        order: row.order(AGREEMENT_COMPLETED),
       });
   }
-  const steps = texts.get('completedSteps');
-  if (steps) {
-    const parsed = parseCompletedSteps(steps.text);
+  if (row.has(COMPLETED_STEPS)) {
+    const parsed = parseCompletedSteps(row.text[COMPLETED_STEPS]!);
     if (parsed.ok) {
       controls.completedSteps = parsed.value;
       if (parsed.complianceDigest !== undefined) controls.complianceDigest = parsed.complianceDigest;
       if (parsed.origin !== undefined) controls.origin = parsed.origin;
     } else {
-      controls.issues.push({ column: steps.column, message: parsed.message, order: steps.order });
+      controls.issues.push({
+        column: row.column(COMPLETED_STEPS),
+        message: parsed.message,
+        order: row.order(COMPLETED_STEPS),
+      });
     }
   }
   return controls;
 }
 
-/** What a row carries from an earlier failed or pending file, present parts only (the row types' optional fields). */
-export function carried(
+export const AGREEMENT_COMPLETED = fieldId('agreementCompleted');
+const COMPLETED_STEPS = fieldId('completedSteps');
+
+/** What a row carries from an earlier failed or pending file, present parts only (the row types' optional fields), onto its result. */
+export function carry<T extends { completedSteps?: Step[]; complianceDigest?: string; origin?: RowOrigin }>(
   controls: RowControls,
   digest: boolean,
-): { completedSteps?: Step[]; complianceDigest?: string; origin?: RowOrigin } {
-  return {
-    ...(controls.completedSteps === undefined ? {} : { completedSteps: controls.completedSteps }),
-    ...(digest && controls.complianceDigest !== undefined ? { complianceDigest: controls.complianceDigest } : {}),
-    ...(controls.origin === undefined ? {} : { origin: controls.origin }),
-  };
+  result: T,
+): T {
+  // Assigned, not spread into a literal: a row's result is made for every row.
+  if (controls.completedSteps !== undefined) result.completedSteps = controls.completedSteps;
+  if (digest && controls.complianceDigest !== undefined) result.complianceDigest = controls.complianceDigest;
+  if (controls.origin !== undefined) result.origin = controls.origin;
+  return result;
 }
 
 const TRUE = new Set(['true', 'yes', 'y', '1']);

@@ -58,38 +58,40 @@ function plainString(def: PlainDef): ((value: unknown) => boolean) | undefined {
   if (def.coerce) return undefined;
   const checks: CheckDef[] = (def.checks ?? []).map((check) => check._zod.def);
   if (def.check !== undefined) checks.unshift(def as CheckDef);
-  const tests: Array<(text: string) => boolean> = [];
+  // Every check must hold, so the lengths fold into one range and the patterns into one list: one closure per
+  // schema, run for every cell of every row.
+  let min = 0;
+  let max = Number.POSITIVE_INFINITY;
+  const patterns: RegExp[] = [];
   for (const check of checks) {
-    const test = plainCheck(check);
-    if (test === undefined) return undefined;
-    tests.push(test);
+    switch (check.check) {
+      case 'min_length':
+        min = Math.max(min, check.minimum!);
+        break;
+      case 'max_length':
+        max = Math.min(max, check.maximum!);
+        break;
+      case 'length_equals':
+        min = Math.max(min, check.length!);
+        max = Math.min(max, check.length!);
+        break;
+      case 'string_format':
+        if (check.pattern === undefined || !PATTERN_ONLY_FORMATS.has(check.format ?? '')) return undefined;
+        patterns.push(check.pattern);
+        break;
+      default:
+        return undefined;
+    }
   }
   return (value) => {
-    if (typeof value !== 'string') return false;
-    for (const test of tests) if (!test(value)) return false;
+    if (typeof value !== 'string' || value.length < min || value.length > max) return false;
+    for (let i = 0; i < patterns.length; i++) {
+      const pattern = patterns[i]!;
+      pattern.lastIndex = 0;
+      if (!pattern.test(value)) return false;
+    }
     return true;
   };
-}
-
-function plainCheck(check: CheckDef): ((text: string) => boolean) | undefined {
-  switch (check.check) {
-    case 'min_length':
-      return (text) => text.length >= check.minimum!;
-    case 'max_length':
-      return (text) => text.length <= check.maximum!;
-    case 'length_equals':
-      return (text) => text.length === check.length!;
-    case 'string_format': {
-      const pattern = check.pattern;
-      if (pattern === undefined || !PATTERN_ONLY_FORMATS.has(check.format ?? '')) return undefined;
-      return (text) => {
-        pattern.lastIndex = 0;
-        return pattern.test(text);
-      };
-    }
-    default:
-      return undefined;
-  }
 }
 
 /** A plain schema as a FastRule: the text itself when accepted (such a schema outputs its input). */
@@ -148,6 +150,38 @@ export function plainObject<T>(object: z.ZodObject): ((values: Record<string, un
       }
       if (!accepts[i]!(value)) return undefined;
       out[key] = value;
+    }
+    return out as T;
+  };
+}
+
+/**
+ * plainObject for values given by their key's place in the shape (undefined: not given), as a row's checks collect
+ * them: nothing is looked up by name. The output is the same object, built in the shape's key order.
+ */
+export function plainValues<T>(
+  object: z.ZodObject,
+): ((values: readonly (string | undefined)[]) => T | undefined) | undefined {
+  const keys: string[] = [];
+  const accepts: Array<(value: unknown) => boolean> = [];
+  const optional: boolean[] = [];
+  for (const [key, schema] of Object.entries(object.shape as Record<string, z.ZodType>)) {
+    const accept = plainAccept(schema);
+    if (accept === undefined) return undefined;
+    keys.push(key);
+    accepts.push(accept);
+    optional.push((schema.def as { type: string }).type === 'optional');
+  }
+  return (values) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      if (value === undefined) {
+        if (!optional[i]) return undefined;
+        continue;
+      }
+      if (!accepts[i]!(value)) return undefined;
+      out[keys[i]!] = value;
     }
     return out as T;
   };

@@ -12,6 +12,13 @@ import type { RowIssue } from '../types.js';
 /** A row issue that still knows its cell's place, so a row's issues read in column order. */
 export type OrderedIssue = RowIssue & { order: number };
 
+/** A row's issue lists one after the other, most of them empty: without a spread's steps for each. */
+export function joinIssues(lists: readonly OrderedIssue[][]): OrderedIssue[] {
+  const all: OrderedIssue[] = [];
+  for (const list of lists) for (const issue of list) all.push(issue);
+  return all;
+}
+
 // The client's stricter rules, for values that would certainly fail later, as plain text -> normalised text
 // functions. clientSchemas.ts wires them into zod on top of the spec's schemas. Maintained libraries do the
 // knowing: ISO lists, IBAN and BIC structure, phone numbering plans.

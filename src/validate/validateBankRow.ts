@@ -1,99 +1,90 @@
-import { bankCells, collectCells, type ColumnMap } from '../rows/columns.js';
+import type { ColumnMap } from '../rows/columns.js';
 import { PAYMENT_DETAIL_FIELDS, REQUIRED_PAYMENT_DETAIL_FIELDS, type PaymentDetailField } from '../rows/fields.js';
+import { fieldId, layoutOf } from '../rows/layout.js';
 import type { BankRowResult, Cell } from '../types.js';
-import { cellTexts, repairSpreadsheetDamage, type DateFormat, type CellPlace, type TextCell } from './cellTexts.js';
-import { type OrderedIssue, guardIssues } from './textChecks.js';
-import {
-  checkFields,
-  inColumnOrder,
-  clientSchemas,
-  localDay,
-  specRequests,
-  type ClientSchemas,
-} from './clientSchemas.js';
-import { carried, readControls } from './controls.js';
+import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
+import { type OrderedIssue, guardIssues, joinIssues } from './textChecks.js';
+import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
+import { checkFields } from './checkFields.js';
+import { carry, readControls } from './controls.js';
 import type { PaymentDetailRequest } from '../schema/index.js';
+import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
 
-const NO_BOOLEANS: ReadonlySet<string> = new Set();
-const CLIENT_USER_ID = ['clientUserId'] as const;
+export interface BankRowOptions {
+  today?: Date;
+  columns?: ColumnMap | undefined;
+  dateFormat?: DateFormat | undefined;
+  schemas?: ClientSchemas;
+}
 
 /**
  * One row of a `--bank-details` file: `clientUserId` and a payment detail by the fields' own names.
  * There is no payer row to lend shared fields, so every required one is the row's own.
  */
-export function validateBankRow(
-  cells: readonly Cell[],
-  options: {
-    today?: Date;
-    columns?: ColumnMap | undefined;
-    dateFormat?: DateFormat | undefined;
-    schemas?: ClientSchemas;
-  } = {},
+export function validateBankRow(cells: readonly Cell[], options: BankRowOptions = {}): BankRowResult {
+  return checkBankRow(
+    cells.map((cell) => cell.column),
+    cells.map((cell) => cell.value),
+    options,
+  );
+}
+
+/** validateBankRow for a row given as its columns and, in the same order, its values (a CSV header and a record). */
+export function checkBankRow(
+  columns: readonly string[],
+  values: readonly unknown[],
+  options: BankRowOptions = {},
 ): BankRowResult {
   const schemas = options.schemas ?? clientSchemas(localDay(options.today ?? new Date()));
-  const collected = collectCells(cells, 'bank-details', '', 0, options.columns);
-  const { texts, blanks, unusable, issues: cellIssues } = cellTexts(collected.byField, NO_BOOLEANS);
-  const damage = repairSpreadsheetDamage(texts, unusable, options);
+  const read = readCells(values, layoutOf(columns, 'bank-details', '', options.columns), -1);
+  const row = read.row;
+  const damage = repairSpreadsheetDamage(row, options);
 
-  const id = checkFields(schemas.compliance.shape, CLIENT_USER_ID, texts, {
-    required: new Set(CLIENT_USER_ID),
-    quiet: unusable,
-    blanks,
-    absentColumn: (field) => field,
-    fast: schemas.fast.compliance,
-  });
-  const controls = readControls(texts);
+  const id: (string | undefined)[] = [];
+  const byName = { absentColumn: (field: string) => field };
+  const idIssues = checkFields(schemas.checks.clientUserId, row, byName, id);
+  const controls = readControls(row);
   const detail = validatePaymentDetail(
-    {
-      cells: bankCells(texts, PAYMENT_DETAIL_FIELDS).cells,
-      blanks: bankCells(blanks, PAYMENT_DETAIL_FIELDS).cells,
-      unusable,
-      absentColumn: (field) => field,
-    },
+    { row, from: OWN, quiet: OWN.map((cell) => row.state[cell] === UNUSABLE), absentColumn: byName.absentColumn },
     schemas,
   );
-  const issues: OrderedIssue[] = [
-    ...collected.repeated,
-    ...cellIssues,
-    ...damage,
-    ...id.issues,
-    ...controls.issues,
-    ...detail.issues,
-  ];
+  const issues = joinIssues([read.repeated, read.issues, damage, idIssues, controls.issues, detail.issues]);
 
-  const clientUserId = id.values.clientUserId;
+  const clientUserId = id[0];
   if (issues.length === 0 && clientUserId !== undefined && detail.detail) {
     // A bank row was never registered as a payer: a compliance digest on it would compare with nothing.
-    return {
+    const valid: BankRowResult = {
       ok: true,
       clientUserId,
       paymentDetail: detail.detail,
-      ...carried(controls, false),
       completedSteps: controls.completedSteps ?? [],
     };
+    return carry(controls, false, valid);
   }
-  const given = texts.get('clientUserId')?.text;
-  return {
-    ok: false,
-    ...(given === undefined ? {} : { clientUserId: given }),
-    issues: inColumnOrder(issues),
-    ...carried(controls, false),
-  };
+  const invalid: BankRowResult = row.has(CLIENT_USER_ID)
+    ? { ok: false, clientUserId: row.text[CLIENT_USER_ID]!, issues: inColumnOrder(issues) }
+    : { ok: false, issues: inColumnOrder(issues) };
+  return carry(controls, false, invalid);
 }
 
-const REQUIRED: ReadonlySet<string> = new Set(REQUIRED_PAYMENT_DETAIL_FIELDS);
+const CLIENT_USER_ID = fieldId('clientUserId');
+// A bank-details row names each payment-detail field by its own name.
+const OWN: readonly number[] = PAYMENT_DETAIL_FIELDS.map(fieldId);
+const REQUIRED: readonly number[] = REQUIRED_PAYMENT_DETAIL_FIELDS.map((field) => PAYMENT_DETAIL_FIELDS.indexOf(field));
 
 /**
- * What a payer row lends its payment details: the payer's valid, normalised value, or `null` when the payer's
- * own cell was absent or wrong. That was reported under the payer's column, so the detail stays quiet about it.
+ * What a payer row lends its payment details, by PAYMENT_DETAIL_FIELDS index: the payer's valid, normalised value,
+ * or `null` when the payer's own cell was absent or wrong. That was reported under the payer's column, so the detail
+ * stays quiet about it. Undefined where the payer lends nothing.
  */
-export type PayerDefaults = ReadonlyMap<PaymentDetailField, string | null>;
+export type PayerDefaults = readonly (string | null | undefined)[];
 
 export interface PaymentDetailInput {
-  cells: ReadonlyMap<PaymentDetailField, TextCell>;
-  blanks: ReadonlyMap<PaymentDetailField, CellPlace>;
-  /** Fields whose cell could not be read as text (already reported). */
-  unusable?: ReadonlySet<string>;
+  row: RowCells;
+  /** By PAYMENT_DETAIL_FIELDS index: the field id of the cell giving the field (its own, or a `bank*` one), or -1. */
+  from: readonly number[];
+  /** By PAYMENT_DETAIL_FIELDS index: fields whose cell could not be read as text (already reported). Added to here. */
+  quiet: boolean[];
   defaults?: PayerDefaults;
   absentColumn: (field: PaymentDetailField) => string;
 }
@@ -103,32 +94,39 @@ export function validatePaymentDetail(
   input: PaymentDetailInput,
   schemas: ClientSchemas,
 ): { detail?: PaymentDetailRequest; issues: OrderedIssue[] } {
-  const quiet = new Set(input.unusable);
-  // A Map, not an object: every payment-detail field is looked up in it, for every row.
-  const inherited = new Map<PaymentDetailField, string>();
-  for (const [field, value] of input.defaults ?? []) {
-    if (input.cells.has(field)) continue; // a bank* override wins
-    if (value === null) quiet.add(field);
-    else inherited.set(field, value);
+  const { row, from, quiet, defaults } = input;
+  // By index, the payer's values this detail takes; those fields are not checked again.
+  let inherited: (string | undefined)[] | undefined;
+  if (defaults !== undefined) {
+    for (let k = 0; k < defaults.length; k++) {
+      const value = defaults[k];
+      if (value === undefined) continue;
+      const cell = from[k]!;
+      if (cell >= 0 && row.state[cell] === TEXT) continue; // a bank* override wins
+      if (value === null) quiet[k] = true;
+      else {
+        inherited ??= [];
+        inherited[k] = value;
+      }
+    }
   }
-  const own =
-    inherited.size === 0 ? PAYMENT_DETAIL_FIELDS : PAYMENT_DETAIL_FIELDS.filter((field) => !inherited.has(field));
-  const { values, issues } = checkFields(schemas.paymentDetail.shape, own, input.cells, {
-    required: REQUIRED,
-    quiet,
-    blanks: input.blanks,
-    absentColumn: input.absentColumn,
-    fast: schemas.fast.paymentDetail,
-  });
+  const values: (string | undefined)[] = new Array<undefined>(PAYMENT_DETAIL_FIELDS.length);
+  const issues = checkFields(
+    schemas.checks.paymentDetail,
+    row,
+    {
+      from,
+      quiet,
+      given: inherited,
+      absentColumn: input.absentColumn as (field: string) => string,
+    },
+    values,
+  );
   // A quiet required field is a problem reported elsewhere on the row: no detail, and nothing more to say.
-  if (issues.length > 0 || REQUIRED_PAYMENT_DETAIL_FIELDS.some((field) => quiet.has(field))) return { issues };
+  if (issues.length > 0 || REQUIRED.some((k) => quiet[k])) return { issues };
 
-  const body: Partial<Record<PaymentDetailField, string>> = {};
-  for (const field of PAYMENT_DETAIL_FIELDS) {
-    const value = values[field] ?? inherited.get(field);
-    if (value !== undefined) body[field] = value;
-  }
-  const guarded = specRequests.paymentDetail(body);
+  if (inherited !== undefined) for (let k = 0; k < values.length; k++) values[k] ??= inherited[k];
+  const guarded = specBodies.paymentDetail(values);
   if (!guarded.success)
     return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
   return { detail: guarded.data, issues: [] };

@@ -1,27 +1,23 @@
-import { bankCells, bankFieldOf, collectCells, type ColumnMap } from '../rows/columns.js';
+import type { ColumnMap } from '../rows/columns.js';
 import {
   BANK_ONLY_FIELDS,
   PAYER_FIELDS,
-  PAYMENT_DETAILS_KEY,
+  PAYMENT_DETAIL_FIELDS,
   REQUIRED_PAYER_FIELDS,
   SHARED_FIELDS,
   type PaymentDetailField,
-  PAYMENT_DETAIL_FIELDS,
 } from '../rows/fields.js';
+import { fieldId, idOf, layoutOf } from '../rows/layout.js';
 import type { PaymentDetailRequest } from '../schema/index.js';
 import type { Cell, PayerRowResult } from '../types.js';
-import { cellTexts, type TextCell, repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
-import { type OrderedIssue, guardIssues } from './textChecks.js';
-import {
-  checkFields,
-  inColumnOrder,
-  clientSchemas,
-  localDay,
-  specRequests,
-  type ClientSchemas,
-} from './clientSchemas.js';
-import { carried, readControls } from './controls.js';
+import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
+import { guardIssues, joinIssues } from './textChecks.js';
+import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
+import { checkFields } from './checkFields.js';
+import { AGREEMENT_COMPLETED, carry, readControls } from './controls.js';
 import { validatePaymentDetail, type PayerDefaults } from './validateBankRow.js';
+import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
+import { validatePaymentDetailEntries } from './paymentDetailEntries.js';
 
 export interface ValidatePayerRowOptions {
   /** For a blank `agreementCompleted` cell: the run's `--complete-agreement` / `--no-complete-agreement`. */
@@ -36,163 +32,131 @@ export interface ValidatePayerRowOptions {
   schemas?: ClientSchemas;
 }
 
-const REQUIRED_PAYER: ReadonlySet<string> = new Set(REQUIRED_PAYER_FIELDS);
-const BOOLEAN_CELLS: ReadonlySet<string> = new Set(['agreementCompleted']);
-
 /**
  * One row of a payer file: the payer's compliance body and, when the row has any bank-only cell or a JSONL
  * `paymentDetails`, its payment-detail bodies. Every issue of the row is collected, each
  * named by the user's own column. Unknown columns are the caller's to carry through; they are ignored here.
  */
 export function validatePayerRow(cells: readonly Cell[], options: ValidatePayerRowOptions): PayerRowResult {
-  const schemas = options.schemas ?? clientSchemas(localDay(options.today ?? new Date()));
-  const collected = collectCells(cells, 'payers', '', 0, options.columns);
-  const nested = collected.byField.get(PAYMENT_DETAILS_KEY);
-  collected.byField.delete(PAYMENT_DETAILS_KEY);
-  const { texts, blanks, unusable, issues: cellIssues } = cellTexts(collected.byField, BOOLEAN_CELLS);
-  const damage = repairSpreadsheetDamage(texts, unusable, options);
+  return checkPayerRow(
+    cells.map((cell) => cell.column),
+    cells.map((cell) => cell.value),
+    options,
+  );
+}
 
-  const payer = checkFields(schemas.compliance.shape, PAYER_FIELDS, texts, {
-    required: REQUIRED_PAYER,
-    quiet: unusable,
-    blanks,
-    absentColumn: (field) => field,
-    fast: schemas.fast.compliance,
-  });
-  const controls = readControls(texts);
-  const defaults = payerDefaults(payer.values, texts, unusable);
+/** validatePayerRow for a row given as its columns and, in the same order, its values (a CSV header and a record). */
+export function checkPayerRow(
+  columns: readonly string[],
+  values: readonly unknown[],
+  options: ValidatePayerRowOptions,
+): PayerRowResult {
+  const schemas = options.schemas ?? clientSchemas(localDay(options.today ?? new Date()));
+  const read = readCells(values, layoutOf(columns, 'payers', '', options.columns), AGREEMENT_COMPLETED);
+  const row = read.row;
+  const damage = repairSpreadsheetDamage(row, options);
+
+  const compliance: (string | undefined)[] = new Array<undefined>(PAYER_FIELDS.length);
+  const payerIssues = checkFields(schemas.checks.compliance, row, BY_NAME, compliance);
+  const controls = readControls(row);
+  const defaults = payerDefaults(compliance, row);
 
   const paymentDetails: PaymentDetailRequest[] = [];
-  const issues: OrderedIssue[] = [...collected.repeated, ...cellIssues, ...damage, ...payer.issues, ...controls.issues];
+  const issues = joinIssues([read.repeated, read.issues, damage, payerIssues, controls.issues]);
 
   // A row with any bank-only cell filled has a bank account; one with none has not.
-  if (BANK_ONLY_FIELDS.some((field) => texts.has(field) || unusable.has(field))) {
-    const own = bankCells(texts, BANK_ONLY_FIELDS);
-    const quiet = new Set([...unusable].flatMap((name) => bankFieldOf(name, BANK_ONLY_FIELDS) ?? []));
+  if (hasBankAccount(row)) {
+    const quiet = NOT_QUIET.slice();
+    for (let k = 0; k < FROM.length; k++) if (FROM[k]! >= 0 && row.state[FROM[k]!] === UNUSABLE) quiet[k] = true;
     const checked = validatePaymentDetail(
-      {
-        cells: own.cells,
-        blanks: bankCells(blanks, BANK_ONLY_FIELDS).cells,
-        unusable: quiet,
-        defaults,
-        absentColumn: (field) => field,
-      },
+      { row, from: FROM, quiet, defaults, absentColumn: BY_NAME.absentColumn },
       schemas,
     );
-    issues.push(...checked.issues);
+    for (const issue of checked.issues) issues.push(issue);
     if (checked.detail) paymentDetails.push(checked.detail);
   }
-  if (nested) {
-    const entries = validatePaymentDetailEntries(nested.value, nested, defaults, schemas);
+  const nested = row.at[PAYMENT_DETAILS]!;
+  if (nested >= 0) {
+    const at = { column: row.column(PAYMENT_DETAILS), order: nested };
+    const entries = validatePaymentDetailEntries(values[nested], at, defaults, schemas);
     issues.push(...entries.issues);
     paymentDetails.push(...entries.details);
   }
 
-  const clientUserId = texts.get('clientUserId')?.text;
+  const clientUserId = row.has(CLIENT_USER_ID) ? row.text[CLIENT_USER_ID] : undefined;
   if (issues.length === 0) {
-    const guarded = specRequests.compliance(payer.values);
+    const guarded = specBodies.compliance(compliance);
     if (guarded.success && clientUserId !== undefined) {
-      return {
+      const valid: PayerRowResult = {
         ok: true,
         clientUserId,
         compliance: guarded.data,
         paymentDetails,
         agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
-        ...carried(controls, true),
         completedSteps: controls.completedSteps ?? [],
       };
+      return carry(controls, true, valid);
     }
-    if (!guarded.success) issues.push(...guardIssues(guarded.error, (field) => texts.get(field)?.column ?? field));
+    if (!guarded.success) issues.push(...guardIssues(guarded.error, (field) => columnOf(row, field)));
   }
-  return {
-    ok: false,
-    ...(clientUserId === undefined ? {} : { clientUserId }),
-    issues: inColumnOrder(issues),
-    // Kept on an invalid row too: its next failed file must still skip what was done and name where it came from.
-    ...carried(controls, true),
-  };
+  const invalid: PayerRowResult =
+    clientUserId === undefined
+      ? { ok: false, issues: inColumnOrder(issues) }
+      : { ok: false, clientUserId, issues: inColumnOrder(issues) };
+  // Kept on an invalid row too: its next failed file must still skip what was done and name where it came from.
+  return carry(controls, true, invalid);
 }
+
+/** A field with no cell is named by its own name. */
+const BY_NAME = { absentColumn: (field: string) => field };
+
+function hasBankAccount(row: RowCells): boolean {
+  for (const id of BANK_ONLY) if (row.state[id] === TEXT || row.state[id] === UNUSABLE) return true;
+  return false;
+}
+
+const CLIENT_USER_ID = fieldId('clientUserId');
+const PAYMENT_DETAILS = fieldId('paymentDetails');
+const BANK_ONLY: readonly number[] = BANK_ONLY_FIELDS.map(fieldId);
+const REQUIRED_PAYER: ReadonlySet<string> = new Set(REQUIRED_PAYER_FIELDS);
+
+/** The column of a field with a text cell, else the field's name. */
+function columnOf(row: RowCells, field: string): string {
+  const id = idOf(field);
+  return id >= 0 && row.has(id) ? row.column(id) : field;
+}
+
+/**
+ * By PAYMENT_DETAIL_FIELDS index, the cell a payer row's bank account takes each field from: a bank-only field's own
+ * cell, or the `bank*` column that overrides a shared one (`bankCity`); the payer's own `city` is a default, not a cell.
+ */
+const FROM: readonly number[] = PAYMENT_DETAIL_FIELDS.map((field) => {
+  const shared = SHARED_FIELDS.find((s) => s.field === field);
+  if (shared !== undefined) return fieldId(shared.override);
+  return (BANK_ONLY_FIELDS as readonly string[]).includes(field) ? fieldId(field) : -1;
+});
+
+const NOT_QUIET: readonly boolean[] = PAYMENT_DETAIL_FIELDS.map(() => false);
+const NO_DEFAULTS: readonly undefined[] = PAYMENT_DETAIL_FIELDS.map(() => undefined);
+
+// The shared fields by where they sit in a payment detail and in the payer's row.
+const SHARED = SHARED_FIELDS.map(({ field, payerField }) => ({
+  index: PAYMENT_DETAIL_FIELDS.indexOf(field as PaymentDetailField),
+  payerIndex: PAYER_FIELDS.indexOf(payerField),
+  payerId: fieldId(payerField),
+  required: REQUIRED_PAYER.has(payerField),
+}));
 
 /**
  * What the payer lends its bank accounts (shared fields default to the payer's, `postalCode` from
  * `postcode`). A payer value that was wrong or missing is reported once, under the payer's column, so it lends `null`.
  */
-function payerDefaults(
-  values: Partial<Record<string, string>>,
-  texts: ReadonlyMap<string, TextCell>,
-  unusable: ReadonlySet<string>,
-): PayerDefaults {
-  const defaults = new Map<PaymentDetailField, string | null>();
-  for (const { field, payerField } of SHARED_FIELDS) {
-    const value = values[payerField];
-    if (value !== undefined) defaults.set(field, value);
-    else if (texts.has(payerField) || unusable.has(payerField) || REQUIRED_PAYER.has(payerField))
-      defaults.set(field, null);
+function payerDefaults(values: readonly (string | undefined)[], row: RowCells): PayerDefaults {
+  const defaults: (string | null | undefined)[] = NO_DEFAULTS.slice();
+  for (const { index, payerIndex, payerId, required } of SHARED) {
+    const value = values[payerIndex];
+    if (value !== undefined) defaults[index] = value;
+    else if (row.state[payerId] === TEXT || row.state[payerId] === UNUSABLE || required) defaults[index] = null;
   }
   return defaults;
-}
-
-const NO_BOOLEANS: ReadonlySet<string> = new Set();
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * A JSONL line's `paymentDetails`: one object or an array of them, each a payment detail by
- * field names, filled from the payer like a CSV row's bank cells. Issues name the key inside the entry,
- * `paymentDetails[1].iban` (0-based, as in JSON paths), or `paymentDetails.iban` for a lone object. All of an
- * entry's issues sit where the `paymentDetails` key sits in the line.
- */
-export function validatePaymentDetailEntries(
-  value: unknown,
-  at: { column: string; order: number },
-  defaults: PayerDefaults,
-  schemas: ClientSchemas,
-): { details: PaymentDetailRequest[]; issues: OrderedIssue[] } {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-    return { details: [], issues: [] };
-  }
-  if (!isPlainObject(value) && !Array.isArray(value)) {
-    return { details: [], issues: [{ ...at, message: 'must be an object or an array of objects' }] };
-  }
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((entry, i) => [`${at.column}[${i}].`, entry])
-    : [[`${at.column}.`, value]];
-
-  const details: PaymentDetailRequest[] = [];
-  const issues: OrderedIssue[] = [];
-  for (const [prefix, entry] of entries) {
-    if (!isPlainObject(entry)) {
-      issues.push({ column: prefix.slice(0, -1), message: 'must be an object', order: at.order });
-      continue;
-    }
-    const cells: Cell[] = Object.entries(entry).map(([column, cellValue]) => ({ column, value: cellValue }));
-    const collected = collectCells(cells, 'payment-details-entry', prefix);
-    const read = cellTexts(collected.byField, NO_BOOLEANS);
-    const own = bankCells(read.texts, PAYMENT_DETAIL_FIELDS);
-    const unusable = new Set([...read.unusable].flatMap((name) => bankFieldOf(name, PAYMENT_DETAIL_FIELDS) ?? []));
-    const checked = validatePaymentDetail(
-      {
-        cells: own.cells,
-        blanks: bankCells(read.blanks, PAYMENT_DETAIL_FIELDS).cells,
-        unusable,
-        defaults,
-        absentColumn: (field) => prefix + field,
-      },
-      schemas,
-    );
-    const entryIssues = [
-      ...collected.repeated,
-      ...collected.unknown.map((cell) => ({ ...cell, message: 'is not a payment-detail field' })),
-      ...read.issues,
-      ...own.conflicts,
-      ...checked.issues,
-    ];
-    // Unknown keys are an issue here, not a warning as in a header: a misspelt key (`routingCode`) would silently
-    // drop a bank field.
-    entryIssues.sort((a, b) => a.order - b.order);
-    issues.push(...entryIssues.map(({ column, message }) => ({ column, message, order: at.order })));
-    if (entryIssues.length === 0 && checked.detail) details.push(checked.detail);
-  }
-  return { details, issues };
 }

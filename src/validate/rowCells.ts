@@ -1,0 +1,146 @@
+import { isBlank } from '../rows/columns.js';
+import { NumberCell } from '../rows/findData.js';
+import { FIELD_COUNT, fieldId, fieldName, type RowLayout } from '../rows/layout.js';
+import type { OrderedIssue } from './textChecks.js';
+
+/** What a field's cell holds in a row: no cell, text, a blank, or something that is not text (already reported). */
+export const NONE = 0;
+export const TEXT = 1;
+export const BLANK = 2;
+export const UNUSABLE = 3;
+
+const NONES: readonly number[] = new Array<number>(FIELD_COUNT).fill(NONE);
+const EMPTY: readonly string[] = new Array<string>(FIELD_COUNT).fill('');
+const PAYMENT_DETAILS = fieldId('paymentDetails');
+const ERROR = fieldId('error');
+
+/**
+ * One row's cells by field id: each filled cell as trimmed text, and where each field's cell is (its column as the
+ * user wrote it, and its place in the row, for ordering issues). Arrays by number rather than maps by name: a file
+ * checks a million rows of twenty cells.
+ */
+export class RowCells {
+  /** By field id: NONE, TEXT, BLANK or UNUSABLE. */
+  readonly state: number[] = NONES.slice();
+  /** By field id: the trimmed text of a TEXT cell. */
+  readonly text: string[] = EMPTY.slice();
+  /** By field id: a spreadsheet number cell's number (its text is the digits it showed), where digits may be lost. */
+  numbers: (number | undefined)[] | undefined;
+  /** By field id: the cell that counts for the field (the layout's, unless a field is named twice). */
+  at: readonly number[];
+
+  constructor(readonly layout: RowLayout) {
+    this.at = layout.at;
+  }
+
+  has(id: number): boolean {
+    return this.state[id] === TEXT;
+  }
+
+  /** The field's column as issues name it. */
+  column(id: number): string {
+    return this.layout.named[this.at[id]!]!;
+  }
+
+  /** The field's place in the row. */
+  order(id: number): number {
+    return this.at[id]!;
+  }
+
+  number(id: number): number | undefined {
+    return this.numbers?.[id];
+  }
+
+  /** A TEXT cell becomes UNUSABLE: a spreadsheet damaged it, and that is reported instead of the field's own rules. */
+  spoil(id: number): void {
+    this.state[id] = UNUSABLE;
+  }
+}
+
+/**
+ * Reads a row's cells as text. CSV cells are strings already. xlsx number cells are read as the digits they show,
+ * their number kept beside. JSONL cells may be numbers (turned into their decimal text), booleans (only where a
+ * yes/no is meant) or objects and arrays, which no field accepts. Where two cells name one field (JSONL `first_name`
+ * and `firstName`), the first filled one counts and a second filled one is an issue. `paymentDetails` is left to the
+ * caller. Unknown columns are ignored here.
+ */
+export function readCells(
+  values: readonly unknown[],
+  layout: RowLayout,
+  booleanField: number,
+): { row: RowCells; issues: OrderedIssue[]; repeated: OrderedIssue[] } {
+  const row = new RowCells(layout);
+  const issues: OrderedIssue[] = [];
+  const repeated: OrderedIssue[] = layout.repeats ? chooseCells(values, row) : [];
+  const { state, text, at } = row;
+  for (const id of layout.sequence) {
+    if (id === PAYMENT_DETAILS) continue;
+    const i = at[id]!;
+    const value = values[i];
+    // A CSV's cells, and most others: text.
+    if (typeof value === 'string') {
+      const trimmed = value.trim();
+      if (trimmed !== '') {
+        state[id] = TEXT;
+        text[id] = trimmed;
+      } else state[id] = BLANK;
+      continue;
+    }
+    if (value instanceof NumberCell) {
+      state[id] = TEXT;
+      text[id] = value.shown.trim();
+      row.numbers ??= [];
+      row.numbers[id] = value.value;
+      continue;
+    }
+    const problem = notText(value, id === booleanField);
+    if (problem !== undefined) {
+      state[id] = UNUSABLE;
+      issues.push({ column: layout.named[i]!, message: problem, order: i });
+      continue;
+    }
+    const written = value === undefined || value === null ? '' : String(value).trim();
+    if (written !== '') {
+      state[id] = TEXT;
+      text[id] = written;
+    } else state[id] = BLANK;
+  }
+  return { row, issues, repeated };
+}
+
+/** For a layout naming a field twice: the cell that counts for each field, and an issue for each filled repeat. */
+function chooseCells(values: readonly unknown[], row: RowCells): OrderedIssue[] {
+  const { ids, named } = row.layout;
+  const at = row.layout.at.slice();
+  const repeated: OrderedIssue[] = [];
+  ids.forEach((id, i) => {
+    if (id < 0) return;
+    const earlier = at[id]!;
+    if (earlier === i) return;
+    // A blank repeat is no conflict, so the filled one counts.
+    if (isBlank(values[earlier])) at[id] = i;
+    else if (!isBlank(values[i]) && id !== ERROR) {
+      repeated.push({
+        column: named[i]!,
+        message: `gives ${fieldName(id)} a second time (already given as "${named[earlier]}")`,
+        order: i,
+      });
+    }
+  });
+  row.at = at;
+  return repeated;
+}
+
+function notText(value: unknown, booleanAllowed: boolean): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  switch (typeof value) {
+    case 'string':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : 'must be text or a number';
+    case 'boolean':
+      return booleanAllowed ? undefined : `must be text, got ${String(value)}`;
+    default:
+      return Array.isArray(value) ? 'must be text, got a list' : 'must be text, got an object';
+  }
+}

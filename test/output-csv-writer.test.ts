@@ -1,0 +1,48 @@
+import { readFileSync, statSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CsvFileWriter } from '../src/output/CsvFileWriter.js';
+import { removeTempDirs, tempDir } from './helpers/tempDir.js';
+
+// CsvFileWriter hands the records of one turn of the event loop to the file together: what lands must be exactly
+// what a record-by-record writer gives, in order, whatever the turns and however many records a turn has.
+
+afterEach(removeTempDirs);
+
+describe('CsvFileWriter', () => {
+  it('writes every record in order, across turns and past a batch, in the dialect asked for, BOM once', async () => {
+    const tmp = tempDir();
+    const path = tmp.path('out.csv');
+    const writer = new CsvFileWriter(path, ['id', 'note'], { delimiter: ';', eol: '\r\n', bom: true });
+    const records = Array.from({ length: 1300 }, (_, i) => [`p-${i}`, i % 7 === 0 ? `a;b "${i}"\nnext` : `n${i}`]);
+    for (const [i, record] of records.entries()) {
+      await writer.write(record);
+      if (i % 500 === 499) await nextTurn(); // some records in later turns of the loop
+    }
+    await writer.close();
+
+    const text = readFileSync(path, 'utf8');
+    expect(text.startsWith('\uFEFFid;note\r\np-0;"a;b ""0""\nnext"\r\np-1;n1\r\n')).toBe(true);
+    expect(text.indexOf('\uFEFF', 1)).toBe(-1);
+    expect(parse(text, { bom: true, delimiter: ';', record_delimiter: '\r\n' })).toEqual([['id', 'note'], ...records]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('a file closed without records holds its header', async () => {
+    const tmp = tempDir();
+    const writer = new CsvFileWriter(tmp.path('empty.csv'), ['a', 'b']);
+    await writer.close();
+    expect(readFileSync(tmp.path('empty.csv'), 'utf8')).toBe('a,b\n');
+  });
+
+  it('a record changed after it was written is written as it was', async () => {
+    const tmp = tempDir();
+    const writer = new CsvFileWriter(tmp.path('copy.csv'), ['a']);
+    const record = ['first'];
+    await writer.write(record);
+    record[0] = 'changed';
+    await writer.close();
+    expect(readFileSync(tmp.path('copy.csv'), 'utf8')).toBe('a\nfirst\n');
+  });
+});
