@@ -19,6 +19,7 @@ const CONCURRENCY = 16;
  * holds one back. At 2,000 it would: its timer cannot wait half a millisecond, so it lets requests through in pairs.
  */
 const RATE = 100_000;
+const TIMES = 3;
 
 /** A row's request bodies as the product builds them from the generated file. */
 function rowBodies(id: string): { compliance: Record<string, unknown>; paymentDetail: Record<string, unknown> } {
@@ -37,7 +38,12 @@ export async function cpu(): Promise<Figure[]> {
   const flags = { rate: RATE, concurrency: CONCURRENCY };
   const profileDir = join(SCRATCH, `cpu-profile-${Date.now()}`);
   return withSandbox({}, async (sandbox) => {
-    const run = await runAgainst(sandbox, await input(ROWS, 'cpu'), flags);
+    // The median of a few runs, each of new payers: one run's figure moves by several percent on a quiet machine.
+    const runs: Awaited<ReturnType<typeof runAgainst>>[] = [];
+    for (let i = 0; i < TIMES; i++) runs.push(await runAgainst(sandbox, await input(ROWS, `cpu${i}`), flags));
+    const perRequestOf = (r: (typeof runs)[number]) => r.figures.cpuMs / r.summary.requests.total;
+    runs.sort((a, b) => perRequestOf(a) - perRequestOf(b));
+    const run = runs[Math.floor(TIMES / 2)]!;
     const requests = run.summary.requests.total;
     const bare = async (mode: 'got' | 'http') => {
       const f = await runNode(
@@ -68,8 +74,8 @@ export async function cpu(): Promise<Figure[]> {
         value: perRequest,
         unit: 'ms/request',
         bar: '<= 0.7',
-        pass: perRequest <= 0.7 && allOk(run.summary),
-        note: `${requests} requests, ${(run.figures.cpuMs / 1000).toFixed(1)} s CPU (start-up and the check pass included); ${(ROWS / (run.summary.durationMs / 1000)).toFixed(0)} rows/s`,
+        pass: perRequest <= 0.7 && runs.every((r) => allOk(r.summary)),
+        note: `median of ${TIMES} runs (${runs.map((r) => perRequestOf(r).toFixed(2)).join(', ')}); ${requests} requests, ${(run.figures.cpuMs / 1000).toFixed(1)} s CPU (start-up and the check pass included); ${(ROWS / (run.summary.durationMs / 1000)).toFixed(0)} rows/s`,
       },
       {
         scenario,
