@@ -4,19 +4,22 @@
 // `--splitting` keeps each command's lazy imports lazy: `--help` loads no check library, `validate` no HTTP client.
 // The library entry (dist/index.js) and the tests use tsc's files as they are.
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const outdir = new URL('../dist/bundle/', import.meta.url).pathname;
+const outdir = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [new URL('../dist/bin.js', import.meta.url).pathname],
+  entryPoints: [fileURLToPath(new URL('../dist/bin.js', import.meta.url))],
   outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // libphonenumber-js is loaded with createRequire where first needed, from node_modules as before.
+  // exceljs stays in node_modules: only xlsx output loads it, and Node keeps quiet about the deprecated Buffer() of
+  // its archiver only there. libphonenumber-js is loaded with createRequire where first needed, from there too.
+  external: ['exceljs'],
   // CommonJS dependencies (exceljs, yauzl) call `require` for Node's modules: an ES module has none of its own.
   banner: {
     js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);",

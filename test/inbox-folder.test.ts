@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInbox, type InboxOptions } from '../src/inbox/runInbox.js';
 import { run } from '../src/run.js';
@@ -44,6 +44,7 @@ describe('inbox: one pass', () => {
     expect(inbox.list(good!.results!)).toEqual(expect.arrayContaining(['report.html', 'results.csv', 'summary.json']));
     expect(readResults(inbox.path(bad!.results!, 'results.csv')).map((x) => x.outcome)).toEqual(['ok', 'invalid']);
     const note = readFileSync(inbox.path('failed', 'bad.csv.error.txt'), 'utf8');
+    expect(statSync(inbox.path('failed', 'bad.csv.error.txt')).mode & 0o777).toBe(0o600);
     expect(note).toContain('1 of 2 rows not ok (1 invalid, 0 failed, 0 skipped)');
     expect(note).toContain(`${bad!.results}/failed-bad.csv`);
     expect(r.stderr).toContain('inbox: bad.csv: exit 1, -> failed/bad.csv');

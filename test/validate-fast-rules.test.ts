@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { complianceRequest, paymentDetailRequest } from '../src/schema/index.js';
 import { clientSchemas, specRequests } from '../src/validate/clientSchemas.js';
-import { plainAccept } from '../src/validate/plainChecks.js';
+import { plainAccept, plainObject, plainValues } from '../src/validate/plainChecks.js';
 import { z } from 'zod';
 
 // The fast rules decide alone only what they accept: each accepted text must be one zod accepts, with the same value.
@@ -127,5 +127,15 @@ describe('fast rules agree with the zod schemas they mirror', () => {
     expect(specRequests.paymentDetail({ ...detail, accountType: 'other' })).toEqual(
       paymentDetailRequest.safeParse({ ...detail, accountType: 'other' }),
     );
+  });
+
+  it('leaves an object with more to it than its keys to zod: a refinement of the whole, a catchall', () => {
+    const plain = z.object({ a: z.string(), b: z.string().optional() });
+    expect(plainObject(plain)?.({ a: 'x', c: 1 })).toEqual({ a: 'x' });
+    expect(plainValues(plain)?.(['x', undefined])).toEqual({ a: 'x' });
+    for (const more of [plain.refine((v) => v.a !== v.b), plain.loose(), plain.strict()]) {
+      expect(plainObject(more)).toBeUndefined();
+      expect(plainValues(more)).toBeUndefined();
+    }
   });
 });

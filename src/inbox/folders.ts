@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 
 /** What a look at one file in incoming/ saw. */
@@ -113,5 +113,8 @@ function freeName(dir: string, name: string, suffix: string): string {
 /** `failed/<file>.error.txt` beside a file: the person who dropped it reads why without opening a terminal. */
 export function writeNote(movedTo: string, lines: string[]): void {
   // Line 2 is the deliberate blank after the headline; other empty entries are optional lines left out.
-  writeFileSync(`${movedTo}.error.txt`, `${lines.filter((l, i) => l !== '' || i === 1).join('\n')}\n`);
+  // Only its owner reads it, like every file the tool writes (it names files and rows, never their values).
+  const path = `${movedTo}.error.txt`;
+  writeFileSync(path, `${lines.filter((l, i) => l !== '' || i === 1).join('\n')}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
 }

@@ -200,7 +200,8 @@ async function scanSheet(
       throw readError(cause, file);
     }
     if (step.done) return undefined;
-    const texts = step.value.cells.map(cellText);
+    // Array.from, not map: a row's cells may have holes (a styled cell with no value further along), each ''.
+    const texts = Array.from(step.value.cells, cellText);
     return { number: step.value.number, cells: step.value.cells, texts, blank: isBlankRow(texts) };
   };
   const rows: ScannedRow[] = [];

@@ -122,12 +122,15 @@ export function chain(...rules: Array<FastRule | z.ZodType | undefined>): FastRu
 }
 
 /**
- * An object schema's parse when every key is plain, certainly accepted, in zod's output: the shape's keys in order,
- * only those given, unknown ones dropped. Undefined when it may fail (a required key absent, a value refused), so
- * that zod's issues word it; or for a shape with a key that is not plain, always.
+ * An object schema's keys with their predicates, when the object is a plain one: undefined if a key is not plain, or
+ * the object has more to it than its keys (a refinement of the whole, a catchall for unknown keys), so that zod
+ * always judges it.
  */
-export function plainObject<T>(object: z.ZodObject): ((values: Record<string, unknown>) => T | undefined) | undefined {
-  // Parallel arrays, walked by index: this runs for every row, twice.
+function plainFields(
+  object: z.ZodObject,
+): { keys: string[]; accepts: Array<(value: unknown) => boolean>; optional: boolean[] } | undefined {
+  const def = object.def as unknown as { checks?: unknown[]; catchall?: unknown };
+  if ((def.checks?.length ?? 0) > 0 || def.catchall !== undefined) return undefined;
   const keys: string[] = [];
   const accepts: Array<(value: unknown) => boolean> = [];
   const optional: boolean[] = [];
@@ -138,6 +141,19 @@ export function plainObject<T>(object: z.ZodObject): ((values: Record<string, un
     accepts.push(accept);
     optional.push((schema.def as { type: string }).type === 'optional');
   }
+  return { keys, accepts, optional };
+}
+
+/**
+ * An object schema's parse when every key is plain, certainly accepted, in zod's output: the shape's keys in order,
+ * only those given, unknown ones dropped. Undefined when it may fail (a required key absent, a value refused), so
+ * that zod's issues word it; or for a shape with a key that is not plain, always.
+ */
+export function plainObject<T>(object: z.ZodObject): ((values: Record<string, unknown>) => T | undefined) | undefined {
+  const fields = plainFields(object);
+  if (fields === undefined) return undefined;
+  // Parallel arrays, walked by index: this runs for every row, twice.
+  const { keys, accepts, optional } = fields;
   return (values) => {
     const out: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) {
@@ -162,16 +178,9 @@ export function plainObject<T>(object: z.ZodObject): ((values: Record<string, un
 export function plainValues<T>(
   object: z.ZodObject,
 ): ((values: readonly (string | undefined)[]) => T | undefined) | undefined {
-  const keys: string[] = [];
-  const accepts: Array<(value: unknown) => boolean> = [];
-  const optional: boolean[] = [];
-  for (const [key, schema] of Object.entries(object.shape as Record<string, z.ZodType>)) {
-    const accept = plainAccept(schema);
-    if (accept === undefined) return undefined;
-    keys.push(key);
-    accepts.push(accept);
-    optional.push((schema.def as { type: string }).type === 'optional');
-  }
+  const fields = plainFields(object);
+  if (fields === undefined) return undefined;
+  const { keys, accepts, optional } = fields;
   return (values) => {
     const out: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) {
