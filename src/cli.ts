@@ -85,6 +85,8 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
     .demandCommand(1, 'Choose a command.')
     .help()
     .version(VERSION)
+    // Every word of the tool is English: yargs' own ("Options", "required") too, whatever the machine's language.
+    .locale('en')
     // yargs lays out a command's whole help text before the command runs, whether or not it is ever shown: for run's
     // forty options that is most of yargs' time. Unwrapped, it costs half as much; help asked for is wrapped.
     .wrap(asksForHelp(argv) ? helpWidth() : null)

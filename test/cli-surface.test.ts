@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import yargs from 'yargs';
-import { commands, topLevelHelp, VERSION as CLI_VERSION } from '../src/cli.js';
+import { cli, commands, topLevelHelp, VERSION as CLI_VERSION } from '../src/cli.js';
 import { payersCsv } from './helpers/runHarness.js';
 import { spawnBin } from './helpers/spawnBin.js';
 import { tempDir } from './helpers/tempDir.js';
@@ -113,3 +114,34 @@ function safeList(dir: string): string[] {
     return [];
   }
 }
+
+describe('the language of the command line', () => {
+  it("is English whatever the machine's language, yargs' own words included", async () => {
+    let out = '';
+    const stdout = new Writable({
+      write(chunk, _encoding, done) {
+        out += String(chunk);
+        done();
+      },
+    });
+    const before = process.env.LC_ALL;
+    // yargs guesses the language from the environment when it starts.
+    process.env.LC_ALL = 'de_DE.UTF-8';
+    try {
+      const code = await cli(['validate', '--help'], {
+        stdout,
+        stderr: new PassThrough(),
+        env: {},
+        cwd: process.cwd(),
+        signal: new AbortController().signal,
+      });
+      expect(code).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env.LC_ALL;
+      else process.env.LC_ALL = before;
+    }
+    expect(out).toContain('Options:');
+    expect(out).toContain('[required]');
+    expect(out).not.toContain('Optionen');
+  });
+});
