@@ -3,6 +3,7 @@ import { NumberCell } from '../src/rows/findData.js';
 import { TEMPLATE_EXAMPLE } from '../src/rows/fields.js';
 import type { PayerRowResult } from '../src/types.js';
 import { validatePayerRow } from '../src/validate/validatePayerRow.js';
+import { SHAPE_NOTE } from '../src/validate/textChecks.js';
 
 // Number cells of a workbook in the columns that hold identifiers: where the spreadsheet certainly lost digits the
 // row is invalid, naming the column, the value as shown (unless it is never echoed) and the fix.
@@ -57,9 +58,11 @@ describe('number cells in identifier columns', () => {
       'is a number cell of 5 digits, and a postal code in JP has 7: the spreadsheet dropped 2 leading zeros',
     ],
   ])('postcode in %s shown as %s: named with the value as shown', (country, shown, message) => {
+    // Six digits or more are shown by their shape, as any value that could be someone's number.
+    const got = shown.length >= 6 ? `"${'9'.repeat(shown.length)}" ${SHAPE_NOTE}` : `"${shown}"`;
     expect(issuesOf(payer({ country, nationality: country, postcode: number(shown) }))).toContainEqual({
       column: 'postcode',
-      message: `${message}: ${FIX}, got "${shown}"`,
+      message: `${message}: ${FIX}, got ${got}`,
     });
   });
 
@@ -99,5 +102,27 @@ describe('number cells in identifier columns', () => {
     expect(issuesOf(payer({ country: 'GB', nationality: 'GB', postcode: 'SW1A 1AA' }))).not.toContainEqual(
       expect.objectContaining({ column: 'postcode' }),
     );
+  });
+});
+
+describe('a row whose columns slipped', () => {
+  test('a personal value under a code column is named by its shape, never echoed', () => {
+    const issues = issuesOf(
+      payer({ currency: 'DE89370400440532013000', accountType: 'ada@example.com', nationality: 'GB82WEST1234' }),
+    );
+    const text = JSON.stringify(issues);
+    for (const value of ['DE89370400440532013000', 'ada@example.com', 'GB82WEST1234'])
+      expect(text).not.toContain(value);
+    expect(issues).toContainEqual({
+      column: 'accountType',
+      message: `must be one of checking, savings, got "aaa@aaaaaaa.aaa" ${SHAPE_NOTE}`,
+    });
+  });
+
+  test('a short code is still shown as written', () => {
+    expect(issuesOf(payer({ currency: 'EURO' }))).toContainEqual({
+      column: 'currency',
+      message: expect.stringContaining('got "EURO"'),
+    });
   });
 });

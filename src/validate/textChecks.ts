@@ -140,12 +140,19 @@ export const SHAPE_NOTE = '(digits shown as 9, letters as a)';
 /**
  * `message, got "value"`, except that a message must not leak personal data into results.csv or a log (every row
  * message is logged too): identity and bank numbers (SENSITIVE_FIELDS) are not echoed at all, dates of birth, e-mails
- * and phones (PERSONAL_FIELDS) by their shape: `got "99.99.9999" (digits shown as 9, letters as a)`.
+ * and phones (PERSONAL_FIELDS) by their shape: `got "99.99.9999" (digits shown as 9, letters as a)`. Any other
+ * field's value is shown by its shape too when it looks like one of those (an `@`, or six digits or more): a row
+ * whose columns slipped puts an IBAN under `currency` or an e-mail under `accountType`.
  */
 export function withValue(message: string, field: string, text: string): string {
   if (SENSITIVE_FIELDS.has(field)) return message;
-  if (PERSONAL_FIELDS.has(field)) return `${message}, got ${quoteValue(shapeOf(text))} ${SHAPE_NOTE}`;
+  if (PERSONAL_FIELDS.has(field) || looksPersonal(text))
+    return `${message}, got ${quoteValue(shapeOf(text))} ${SHAPE_NOTE}`;
   return `${message}, got ${quoteValue(text)}`;
+}
+
+function looksPersonal(text: string): boolean {
+  return text.includes('@') || (text.match(/\d/g)?.length ?? 0) >= 6;
 }
 
 /**
