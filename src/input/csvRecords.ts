@@ -27,13 +27,12 @@ export async function next(
 export class RecordPuller {
   private ended = false;
   private failed: Error | undefined;
-  private wake: (() => void) | undefined;
+  /** Every call waiting for the parser (one, when records are read one after the other, as everything does). */
+  private waiting: (() => void)[] = [];
 
   constructor(private readonly parser: Readable) {
     const rouse = () => {
-      const wake = this.wake;
-      this.wake = undefined;
-      wake?.();
+      for (const wake of this.waiting.splice(0)) wake();
     };
     parser.on('readable', rouse);
     parser.on('end', () => {
@@ -59,7 +58,7 @@ export class RecordPuller {
       const record = this.read();
       if (record !== undefined || this.ended) return record;
       await new Promise<void>((resolve) => {
-        this.wake = resolve;
+        this.waiting.push(resolve);
       });
     }
   }
