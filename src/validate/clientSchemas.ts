@@ -20,7 +20,7 @@ import {
   toE164,
   type OrderedIssue,
 } from './textChecks.js';
-import { chain, type FastRule, plainObject, plainRule, plainValues } from './plainChecks.js';
+import { chain, type FastRule, plainRule, plainValues } from './plainChecks.js';
 import { fieldChecks } from './checkFields.js';
 import {
   PAYER_FIELDS,
@@ -129,15 +129,10 @@ export function clientSchemas(today: string): ClientSchemas {
 }
 
 /**
- * The spec's request schemas as the last word on a row's bodies: built from values each field's rule accepted, they
- * pass unless a required field is absent, so they are parsed the plain way first and by zod only when that is unsure.
+ * The spec's request schemas as the last word on a row's bodies, given as values by their key's place in the shape
+ * (undefined: not given). Built from values each field's rule accepted, they pass unless a required field is absent,
+ * so they are parsed the plain way first and by zod only when that is unsure.
  */
-export const specRequests = {
-  compliance: lastWord<ComplianceRequest>(complianceRequest),
-  paymentDetail: lastWord<PaymentDetailRequest>(paymentDetailRequest),
-};
-
-/** specRequests for bodies given as values by their key's place in the schema's shape (undefined: not given). */
 export const specBodies = {
   compliance: lastWordAt<ComplianceRequest>(complianceRequest),
   paymentDetail: lastWordAt<PaymentDetailRequest>(paymentDetailRequest),
@@ -154,14 +149,6 @@ function lastWordAt<T>(schema: z.ZodObject) {
       if (values[i] !== undefined) body[key] = values[i];
     });
     return schema.safeParse(body) as z.ZodSafeParseResult<T>;
-  };
-}
-
-function lastWord<T>(schema: z.ZodObject) {
-  const plain = plainObject<T>(schema);
-  return (values: Record<string, unknown>): z.ZodSafeParseResult<T> => {
-    const data = plain?.(values);
-    return data === undefined ? (schema.safeParse(values) as z.ZodSafeParseResult<T>) : { success: true, data };
   };
 }
 

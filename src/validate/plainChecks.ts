@@ -122,15 +122,18 @@ export function chain(...rules: Array<FastRule | z.ZodType | undefined>): FastRu
 }
 
 /**
- * An object schema's keys with their predicates, when the object is a plain one: undefined if a key is not plain, or
- * the object has more to it than its keys (a refinement of the whole, a catchall for unknown keys), so that zod
- * always judges it.
+ * An object schema's parse when every key is plain, certainly accepted, in zod's output: the shape's keys in order,
+ * only those given. The values come by their key's place in the shape (undefined: not given), as a row's checks
+ * collect them: nothing is looked up by name. Undefined when it may fail (a required key absent, a value refused), so
+ * that zod's issues word it; always for a shape with a key that is not plain, or an object with more to it than its
+ * keys (a refinement of the whole, a catchall for unknown keys).
  */
-function plainFields(
+export function plainValues<T>(
   object: z.ZodObject,
-): { keys: string[]; accepts: Array<(value: unknown) => boolean>; optional: boolean[] } | undefined {
+): ((values: readonly (string | undefined)[]) => T | undefined) | undefined {
   const def = object.def as unknown as { checks?: unknown[]; catchall?: unknown };
   if ((def.checks?.length ?? 0) > 0 || def.catchall !== undefined) return undefined;
+  // Parallel arrays, walked by index: this runs for every row.
   const keys: string[] = [];
   const accepts: Array<(value: unknown) => boolean> = [];
   const optional: boolean[] = [];
@@ -141,46 +144,6 @@ function plainFields(
     accepts.push(accept);
     optional.push((schema.def as { type: string }).type === 'optional');
   }
-  return { keys, accepts, optional };
-}
-
-/**
- * An object schema's parse when every key is plain, certainly accepted, in zod's output: the shape's keys in order,
- * only those given, unknown ones dropped. Undefined when it may fail (a required key absent, a value refused), so
- * that zod's issues word it; or for a shape with a key that is not plain, always.
- */
-export function plainObject<T>(object: z.ZodObject): ((values: Record<string, unknown>) => T | undefined) | undefined {
-  const fields = plainFields(object);
-  if (fields === undefined) return undefined;
-  // Parallel arrays, walked by index: this runs for every row, twice.
-  const { keys, accepts, optional } = fields;
-  return (values) => {
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      const value = values[key];
-      if (value === undefined) {
-        // zod keeps a key given as undefined: rare enough to leave to it.
-        if (!optional[i] || key in values) return undefined;
-        continue;
-      }
-      if (!accepts[i]!(value)) return undefined;
-      out[key] = value;
-    }
-    return out as T;
-  };
-}
-
-/**
- * plainObject for values given by their key's place in the shape (undefined: not given), as a row's checks collect
- * them: nothing is looked up by name. The output is the same object, built in the shape's key order.
- */
-export function plainValues<T>(
-  object: z.ZodObject,
-): ((values: readonly (string | undefined)[]) => T | undefined) | undefined {
-  const fields = plainFields(object);
-  if (fields === undefined) return undefined;
-  const { keys, accepts, optional } = fields;
   return (values) => {
     const out: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) {
