@@ -55,8 +55,12 @@ export class RateLimiter {
   #pausedUntil = 0;
   /** When the next start is due by the spacing rule. */
   #due = Number.NEGATIVE_INFINITY;
-  /** Starts of the last window, sorted by time (kept by time, so a rate change still sees them all). */
+  /**
+   * Starts of the last window, sorted by time (kept by time, so a rate change still sees them all), from `#first`
+   * on: the ones before it have left the window.
+   */
   readonly #starts: StartRecord[] = [];
+  #first = 0;
   readonly #queue: Array<(slot: LimiterSlot) => void> = [];
   #pumping = false;
   #closed = false;
@@ -109,6 +113,14 @@ export class RateLimiter {
     });
   }
 
+  /** A slot now, without waiting, when one is free and nobody queues before this caller; undefined otherwise. */
+  tryAcquire(): LimiterSlot | undefined {
+    if (this.#closed) return NO_SLOT;
+    if (this.#queue.length > 0 || this.#pumping) return undefined;
+    const now = this.#clock.now();
+    return this.#earliest(now) <= now ? this.#take(now) : undefined;
+  }
+
   /** Lets every waiter (and every later caller) through at once: used when the client stops, so queued calls can give up. */
   close(): void {
     this.#closed = true;
@@ -142,8 +154,8 @@ export class RateLimiter {
     if (this.#rate > 0) {
       at = Math.max(at, this.#due - this.#slack());
       const limit = windowLimit(this.#rate);
-      const nth = this.#starts[this.#starts.length - limit];
-      if (nth !== undefined) at = Math.max(at, nth.at + this.#windowMs);
+      const nth = this.#starts.length - limit;
+      if (nth >= this.#first) at = Math.max(at, this.#starts[nth]!.at + this.#windowMs);
     }
     return at;
   }
@@ -160,11 +172,16 @@ export class RateLimiter {
     this.#due = (now - this.#due < interval ? this.#due : now) + interval;
     const record: StartRecord = { at: now };
     const starts = this.#starts;
-    // Sorted by time, so the starts that left the window are at the front. In place: at a high cap the window
-    // holds thousands of starts, and copying them for every request would cost more than the request.
-    let expired = 0;
-    while (expired < starts.length && starts[expired]!.at <= now - this.#windowMs) expired++;
-    if (expired > 0) starts.splice(0, expired);
+    // Sorted by time, so the starts that left the window are at the front. They are passed over, not cut off:
+    // at a high cap the window holds thousands of starts, and moving them all for every request costs more than
+    // the request. The array is cut once most of it has left.
+    let first = this.#first;
+    while (first < starts.length && starts[first]!.at <= now - this.#windowMs) first++;
+    if (first >= 1024 && 2 * first >= starts.length) {
+      starts.splice(0, first);
+      first = 0;
+    }
+    this.#first = first;
     starts.push(record);
     return {
       counted: true,
@@ -173,7 +190,7 @@ export class RateLimiter {
         record.at = epochMs;
         // Dropped from the window meanwhile: counted again from when it left. Then moved up to its place.
         let i = starts.lastIndexOf(record);
-        if (i < 0) i = starts.push(record) - 1;
+        if (i < this.#first) i = starts.push(record) - 1;
         while (i + 1 < starts.length && starts[i + 1]!.at < epochMs) {
           starts[i] = starts[i + 1]!;
           starts[i + 1] = record;

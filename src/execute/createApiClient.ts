@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import type { ClientRequest } from 'node:http';
-import pLimit from 'p-limit';
 import { ConfigError } from '../errors.js';
 import {
   ApiError,
@@ -48,9 +47,10 @@ const UNREACHABLE_GRACE_MS = 2000;
 const UNREACHABLE_TIMEOUTS = 3;
 
 /**
- * The API client: one got instance behind p-limit and a shared rate limiter, with its own retries and backoff.
+ * The API client: one got instance behind a concurrency limit and a shared rate limiter, with its own retries and
+ * backoff.
  *
- * Retries are done here, not by got (`retry.limit: 0`): each attempt is its own p-limit task and takes its own
+ * Retries are done here, not by got (`retry.limit: 0`): each attempt takes its own concurrency slot and its own
  * limiter slot, so a retry is counted against the concurrency limit and the rate cap like any first attempt,
  * and a call waiting out its backoff holds no concurrency slot. got's own retry would resend from inside one
  * slot and one limiter token, and a beforeRetry hook cannot give the slot back while it sleeps.
@@ -74,7 +74,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     options.adaptiveRate === false
       ? undefined
       : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate ?? 5, clock, options.adaptiveRate);
-  const limit = pLimit(concurrency);
+  const slots = new Slots(concurrency);
   const timing: RetryTiming = { backoff, random, maxRetryAfterMs };
 
   const http = createHttpClient({ baseUrl: options.baseUrl, apiKey, timeoutMs });
@@ -90,7 +90,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   let unreachableSince: number | undefined;
   let unreachableTimeouts = 0;
   const belowWaiters: Array<{ n: number; resolve: () => void }> = [];
-  const counts: ClientStats = { requests: 0, byStatus: {}, retries: 0 };
+  const counts = { requests: 0, retries: 0 };
+  // A Map, not an object: an object keyed by status codes keeps them as sparse array elements, slow to update.
+  const byStatus = new Map<number | string, number>();
 
   function logRateChange(change: RateChange, pauseMs: number | undefined): void {
     const rate = round2(change.rate);
@@ -174,7 +176,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function attemptUntilDone<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
     let lastError: ApiError | undefined;
     for (let attempt = 0; ; attempt += 1) {
-      const end = await limit(sendOnce, spec, attempt);
+      const wait = slots.take();
+      if (wait !== undefined) await wait;
+      let end: AttemptEnd;
+      try {
+        end = await sendOnce(spec, attempt);
+      } finally {
+        slots.give();
+      }
       // Stopped before this attempt went out. A call tried before ends "not sent" too: its retry would have gone out
       // but for the stop, so nothing is wrong with its row. Only a retry that certainly stored nothing got here.
       if (end.kind === 'not-sent') return { ok: false, error: notSent(spec.step, lastError) };
@@ -219,7 +228,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   async function sendOnce<T>(spec: CallSpec<T>, attempt: number): Promise<AttemptEnd> {
     if (stopInfo !== undefined) return NOT_SENT;
-    const slot = await limiter.acquire();
+    const slot = limiter.tryAcquire() ?? (await limiter.acquire());
     if (stopInfo !== undefined) return NOT_SENT;
     const sentAt = clock.now();
     adaptive?.sent(sentAt);
@@ -250,7 +259,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     const ms = Math.round(performance.now() - started);
     const status = end.kind === 'response' ? end.status : end.kind === 'failure' ? end.failure.kind : 'network';
-    counts.byStatus[String(status)] = (counts.byStatus[String(status)] ?? 0) + 1;
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     // An HTTP answer that is not a 5xx means the API is up.
     if (end.kind === 'response' && end.status < 500) consecutiveFailures = 0;
     if (end.kind === 'response') {
@@ -327,11 +336,40 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (pendingCount < n) return Promise.resolve();
       return new Promise<void>((resolve) => belowWaiters.push({ n, resolve }));
     },
-    stats: () => ({ requests: counts.requests, byStatus: { ...counts.byStatus }, retries: counts.retries }),
+    stats: (): ClientStats => ({
+      requests: counts.requests,
+      byStatus: Object.fromEntries([...byStatus].map(([status, n]) => [String(status), n])),
+      retries: counts.retries,
+    }),
     rateAdaptation: () => adaptive?.stats,
     concurrency,
     limiter,
   };
+}
+
+/**
+ * Attempts in flight, at most `size`; the rest wait in turn, first come first served. p-limit does the same for
+ * rows and for `status`; here, under every request, its promise and microtask hops per task cost more than the
+ * limit itself (a free slot is taken without a promise).
+ */
+class Slots {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+
+  take(): Promise<void> | undefined {
+    if (this.active < this.size) {
+      this.active++;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiters.shift();
+    if (next === undefined) this.active--;
+    else next();
+  }
 }
 
 function round2(n: number): number {

@@ -14,8 +14,12 @@ export interface JournalLoad {
 
 /**
  * The journal of calls that makes re-runs and crashes safe. Each call is written before it goes out
- * (`sent`) and after its answer (`done`), as JSON lines appended with write(2): that survives the process being
- * killed at any point; an fsync at least every second and at close covers the machine going down. The timed fsync
+ * (`sent`) and after its answer (`done`), as JSON lines appended with write(2). A `sent` line is written at once,
+ * so a call the process is killed under is always in doubt; other lines are written together at the end of the
+ * event loop's turn, or with a `sent` line before that (about one write(2) a row instead of three). A kill loses at
+ * most the lines of its turn, as it would lose the answers still on their way: each leaves its call in doubt or its
+ * payer unrecorded, which the next run settles by reading the service.
+ * An fsync at least every second and at close covers the machine going down. The timed fsync
  * runs on libuv's thread pool, not on the event loop: on a busy disk one takes several milliseconds, and writes
  * (appends to the page cache) go on meanwhile; the one at close is synchronous and covers everything.
  * Holds no personal data: calls are named by their key (a SHA-256), answers are ids, links and statuses.
@@ -29,8 +33,13 @@ export class Journal {
   private readonly unwritten = new Map<string, JournalEntry>();
   private fd: number | undefined;
   private readFd: number | undefined;
-  /** Bytes in the file: where the next line starts. */
+  /** Where the next line starts: the bytes in the file, and the lines waiting to be written after them. */
   private end = 0;
+  /** Bytes in the file; the lines from here to `end` are in `pending`. Unbounded while the file is read at open. */
+  private written = Number.POSITIVE_INFINITY;
+  /** Lines recorded but not yet written, with what they say of their call (kept in memory if the write fails). */
+  private pending: Array<{ key: string; text: string; entry: JournalEntry }> = [];
+  private flushTimer: NodeJS.Immediate | undefined;
   private dirty = false;
   /** A timed fsync is out on the thread pool: the next waits for it, and close() keeps the file open until it ends. */
   private syncing = false;
@@ -53,6 +62,7 @@ export class Journal {
       journal.end = fstatSync(journal.fd).size;
       // A crash mid-write leaves a line without its newline: end it, so the next record starts a line of its own.
       if (load.lines > 0 && !endsWithNewline(path)) journal.end += writeAll(journal.fd, Buffer.from('\n'));
+      journal.written = journal.end;
       journal.readFd ??= openSync(path, 'r');
     } catch (error) {
       journal.close();
@@ -87,7 +97,10 @@ export class Journal {
     if (this.unwritten.get(key)?.state === 'done') return undefined;
     const found = LineIndex.isKey(key) ? this.lines.find(key) : undefined;
     if (found?.line.s === 'done') return undefined;
-    return this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
+    const place = this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
+    // Before the call goes out; the lines waiting go along in the same write.
+    this.flush();
+    return place;
   }
 
   /** Records the call's answer; `place` is what sent() gave for it, if it is known. */
@@ -111,7 +124,8 @@ export class Journal {
     const entry = place ?? found?.entry;
     if (entry === undefined) return; // never recorded: nothing to take back
     const offset = this.end;
-    if (this.append({ k: key, s: 'none' })) this.lines.move(entry, offset);
+    // Lost in a failed write, the line leaves the call in doubt: the safe side.
+    if (this.append(key, { k: key, s: 'none' }, { state: 'sent' })) this.lines.move(entry, offset);
   }
 
   /**
@@ -128,8 +142,31 @@ export class Journal {
     this.onFailure?.(this.failure);
   }
 
+  /** Writes the lines waiting in memory; a failed write keeps what they say in `unwritten` for this run. */
+  flush(): void {
+    clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    const lines = this.pending;
+    this.pending = [];
+    if (this.fd !== undefined && this.failure === undefined) {
+      let text = '';
+      for (const line of lines) text += line.text;
+      try {
+        this.written += writeAll(this.fd, Buffer.from(text));
+        this.dirty = true;
+        return;
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    for (const line of lines) this.unwritten.set(line.key, line.entry);
+    this.end = this.written;
+  }
+
   /** Flushes to disk now. */
   sync(): void {
+    this.flush();
     if (this.fd === undefined || !this.dirty) return;
     try {
       fsyncSync(this.fd);
@@ -141,6 +178,7 @@ export class Journal {
 
   /** The timed flush: what was written so far goes to disk without holding up the event loop. */
   private syncInBackground(): void {
+    this.flush();
     const fd = this.fd;
     if (fd === undefined || !this.dirty || this.syncing || this.failure) return;
     this.dirty = false;
@@ -159,6 +197,7 @@ export class Journal {
 
   close(): void {
     clearInterval(this.timer);
+    this.flush();
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = undefined;
     if (this.fd === undefined) return;
@@ -176,7 +215,7 @@ export class Journal {
    */
   private record(key: string, line: Line, entry: JournalEntry, known: number | undefined): number | undefined {
     const offset = this.end;
-    if (!this.append(line) || !LineIndex.isKey(key)) {
+    if (!this.append(key, line, entry) || !LineIndex.isKey(key)) {
       this.unwritten.set(key, entry);
       return undefined;
     }
@@ -185,22 +224,23 @@ export class Journal {
     return known;
   }
 
-  /** Writes one line; false once writing has failed. */
-  private append(line: Line): boolean {
+  /** Adds one line to those waiting to be written; false once writing has failed. */
+  private append(key: string, line: Line, entry: JournalEntry): boolean {
     if (this.fd === undefined || this.failure) return false;
-    try {
-      this.end += writeAll(this.fd, Buffer.from(`${JSON.stringify(line)}\n`));
-      this.dirty = true;
-      return true;
-    } catch (error) {
-      this.fail(error);
-      return false;
+    const text = `${JSON.stringify(line)}\n`;
+    this.pending.push({ key, text, entry });
+    this.end += Buffer.byteLength(text);
+    if (this.flushTimer === undefined) {
+      this.flushTimer = setImmediate(() => this.flush());
+      this.flushTimer.unref();
     }
+    return true;
   }
 
   /** The line starting at `offset`, with its key as the index knows it; undefined if it cannot be read. */
   private readLine(offset: number): Line | undefined {
-    if (this.readFd === undefined) return undefined;
+    if (offset >= this.written) this.flush();
+    if (this.readFd === undefined || offset >= this.written) return undefined;
     try {
       for (;;) {
         const read = readSync(this.readFd, this.buffer, 0, this.buffer.length, offset);

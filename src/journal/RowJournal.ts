@@ -7,7 +7,7 @@ import {
   onceEach,
   sha256,
 } from '../plan/identity.js';
-import type { AccountMemory, RowMemory, RowState, RowWork } from '../plan/rowState.js';
+import { type AccountMemory, isoTime, type RowMemory, type RowState, type RowWork } from '../plan/rowState.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
 
@@ -105,7 +105,7 @@ export class RowJournal {
     if (s.status?.agreementStatus) line.as = s.status.agreementStatus;
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';
     line.since ??= s.since;
-    if (s.checked) line.chk = now.toISOString();
+    if (s.checked) line.chk = isoTime(now);
     if (before === undefined || !sameLine(line, old)) this.journal.done(key, 200, line as Record<string, string>);
   }
 }

@@ -60,12 +60,9 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
     if (s.agreement.error) errors.push({ step: 'agreement', message: s.agreement.error });
   }
 
-  const result: PayerResult = {
-    outcome: 'ok',
-    paymentDetailIds: s.accounts.flatMap((a) => (a.id ? [a.id] : [])),
-    steps,
-    errors,
-  };
+  const paymentDetailIds: string[] = [];
+  for (const account of s.accounts) if (account.id) paymentDetailIds.push(account.id);
+  const result: PayerResult = { outcome: 'ok', paymentDetailIds, steps, errors };
   const registered =
     steps.compliance === 'ok' || steps.compliance === 'updated'
       ? s.digest

@@ -59,13 +59,21 @@ const FIELD_DIGESTS = 'v2:';
 export function fieldDigests(body: ComplianceRequest): string {
   let digests = FIELD_DIGESTS;
   for (const field of FIELD_ORDER) {
-    const text = `${field}\u0000${body[field] ?? ''}`;
-    let h = 0x811c9dc5;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    digests += ((h ^ (h >>> 8) ^ (h >>> 16) ^ (h >>> 24)) & 0xff).toString(16).padStart(2, '0');
+    // FNV-1a of `${field}\u0000${value}`, fed in three parts rather than joined first.
+    let h = fnv1a(0x811c9dc5, field);
+    h = Math.imul(h, 0x01000193); // the NUL between them
+    h = fnv1a(h, String(body[field] ?? ''));
+    digests += HEX_BYTE[(h ^ (h >>> 8) ^ (h >>> 16) ^ (h >>> 24)) & 0xff];
   }
   return digests;
 }
+
+function fnv1a(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /** The fields whose digest differs; empty when the earlier digests are unknown or of another kind. */
 export function changedFields(before: string | undefined, body: ComplianceRequest): string[] {
@@ -189,6 +197,20 @@ export function idempotencyKey(step: Step, clientUserId: string, body: unknown):
   return `po-${sha256(`${step}\u0000${clientUserId}\u0000${text}`)}`;
 }
 
+/** No member is an object, and no key is an array index (which an object keeps first, whatever the order). */
+function isFlat(record: Record<string, unknown>, keys: readonly string[]): boolean {
+  for (const key of keys) {
+    const member = record[key];
+    if ((typeof member === 'object' && member !== null) || isIndex(key)) return false;
+  }
+  return true;
+}
+
+function isIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^(0|[1-9]\d*)$/.test(key);
+}
+
 /** JSON with object keys sorted at every level; `undefined` members are left out as JSON.stringify does. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
@@ -196,9 +218,13 @@ export function canonicalJson(value: unknown): string {
   // Built in one pass over the sorted keys: every row is hashed several times, so no arrays of entries per call.
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record).sort();
-  // A request body is flat: JSON.stringify writes its members in the order of a key list, natively. (The list
-  // applies at every level, so anything nested takes the loop below.)
-  if (keys.every((key) => typeof record[key] !== 'object' || record[key] === null)) return JSON.stringify(record, keys);
+  if (isFlat(record, keys)) {
+    // A request body is flat: copied in key order, it is what JSON.stringify writes natively, on its fast path
+    // (a key list as replacer takes its slow one). A key that is an index would be put first by the copy.
+    const sorted: Record<string, unknown> = {};
+    for (const key of keys) sorted[key] = record[key];
+    return JSON.stringify(sorted);
+  }
   let text = '{';
   for (const key of keys) {
     const member = record[key];

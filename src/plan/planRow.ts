@@ -7,6 +7,7 @@ import {
   because,
   kycApproved,
   kycRejected,
+  payerStatus,
   type PlanContext,
   type RowState,
   stopsRun,
@@ -83,15 +84,11 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): 
   if (answer.ok) {
     const body = answer.body;
     s.compliance.step = s.compliance.send === 'update' ? 'updated' : 'ok';
-    for (const key of ['userId', 'agreementUrl', 'kycUrl'] as const)
-      if (body[key] !== undefined) s.links[key] = body[key];
-    if (body.kycStatus !== undefined || body.agreementStatus !== undefined) {
-      s.status = {
-        ...(body.kycStatus ? { kycStatus: body.kycStatus } : {}),
-        ...(body.agreementStatus ? { agreementStatus: body.agreementStatus } : {}),
-        fresh: true,
-      };
-    }
+    if (body.userId !== undefined) s.links.userId = body.userId;
+    if (body.agreementUrl !== undefined) s.links.agreementUrl = body.agreementUrl;
+    if (body.kycUrl !== undefined) s.links.kycUrl = body.kycUrl;
+    if (body.kycStatus !== undefined || body.agreementStatus !== undefined)
+      s.status = payerStatus(body.kycStatus, body.agreementStatus, true);
     return;
   }
   const error = answer.error;
@@ -119,8 +116,7 @@ export function applyPayerRead(
 ): void {
   s.checked = true;
   if (answer.ok && answer.body.found) {
-    const { kycStatus, agreementStatus } = answer.body;
-    s.status = { ...(kycStatus ? { kycStatus } : {}), ...(agreementStatus ? { agreementStatus } : {}), fresh: true };
+    s.status = payerStatus(answer.body.kycStatus, answer.body.agreementStatus, true);
     return;
   }
   if (
@@ -146,6 +142,15 @@ export function applyPayerRead(
   else s.failure = { step: 'status', message: `could not read the payer's status (${answer.error.detail})` };
 }
 
+/** The order in which a round's answers are read. */
+const ORDER: Record<Action['kind'], number> = {
+  'create-compliance': 0,
+  'read-payer': 1,
+  'read-accounts': 2,
+  'create-account': 3,
+  'complete-agreement': 4,
+};
+
 /**
  * Feeds one round's answers back, creates before the agreement (a create refused while the agreement went out
  * with it is tried again after it). Gives the accounts adopted from what is stored, for the journal to note.
@@ -157,10 +162,8 @@ export function applyRound(
   taken: Set<string>,
 ): AccountState[] {
   const agreementInRound = round.some((r) => r.action.kind === 'complete-agreement');
-  const order = ['create-compliance', 'read-payer', 'read-accounts', 'create-account', 'complete-agreement'];
   const adopted: AccountState[] = [];
-  const ordered =
-    round.length < 2 ? round : [...round].sort((a, b) => order.indexOf(a.action.kind) - order.indexOf(b.action.kind));
+  const ordered = round.length < 2 ? round : [...round].sort((a, b) => ORDER[a.action.kind] - ORDER[b.action.kind]);
   for (const { action, answer } of ordered) {
     if (action.kind === 'create-compliance') applyCompliance(s, answer);
     else if (action.kind === 'read-payer') applyPayerRead(s, answer);

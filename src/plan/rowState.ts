@@ -27,6 +27,27 @@ export interface PayerStatus {
   fresh: boolean;
 }
 
+/**
+ * A status of one shape whatever the service said (what it left out is undefined): every row reads it and some
+ * write to it, and objects of one shape keep those accesses fast.
+ */
+export function payerStatus(
+  kycStatus: string | undefined,
+  agreementStatus: string | undefined,
+  fresh: boolean,
+): PayerStatus {
+  return { kycStatus: kycStatus || undefined, agreementStatus: agreementStatus || undefined, fresh };
+}
+
+let isoOf = { time: Number.NaN, text: '' };
+
+/** `date` as ISO text, made once for the run's time (every row notes it) rather than once a row. */
+export function isoTime(date: Date): string {
+  const time = date.getTime();
+  if (time !== isoOf.time) isoOf = { time, text: date.toISOString() };
+  return isoOf.text;
+}
+
 /** What the journal remembers of a payer (every field optional: an earlier run may have known less). */
 export interface PayerMemory {
   /** Digest of the create-compliance body registered, and of each of its fields. */
@@ -175,18 +196,14 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     agreement: { wanted: false },
     accounts: [],
     stopped: false,
-    since: payer?.since ?? ctx.now.toISOString(),
+    since: payer?.since ?? isoTime(ctx.now),
     checked: false,
     payerKnown: payer?.digest !== undefined,
   };
-  if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined) {
-    state.status = {
-      ...(payer.kycStatus ? { kycStatus: payer.kycStatus } : {}),
-      ...(payer.agreementStatus ? { agreementStatus: payer.agreementStatus } : {}),
-      fresh: false,
-    };
-  }
-  if (memory.fresh !== undefined) state.status = { ...memory.fresh, fresh: true };
+  if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined)
+    state.status = payerStatus(payer.kycStatus, payer.agreementStatus, false);
+  if (memory.fresh !== undefined)
+    state.status = payerStatus(memory.fresh.kycStatus, memory.fresh.agreementStatus, true);
 
   if (work.kind === 'payer' && work.compliance !== undefined && wanted('compliance')) {
     const digest = complianceDigest(work.compliance);
