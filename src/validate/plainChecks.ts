@@ -144,9 +144,12 @@ export function plainValues<T>(
     accepts.push(accept);
     optional.push((schema.def as { type: string }).type === 'optional');
   }
+  // Members are added in the order of their names: the body is then its own canonical JSON (identity.ts), which
+  // each row's digest and keys are made from.
+  const byName = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
   return (values) => {
     const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
+    for (const i of byName) {
       const value = values[i];
       if (value === undefined) {
         if (!optional[i]) return undefined;
