@@ -162,68 +162,76 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  /** A call until it is done: its attempts, each with a concurrency slot, and the waits between them. */
   async function call<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
     if (stopInfo !== undefined) return { ok: false, error: notSent(spec.step) };
     pendingCount += 1;
     try {
-      return await attemptUntilDone(spec);
+      let lastError: ApiError | undefined;
+      for (let attempt = 0; ; attempt += 1) {
+        const wait = slots.take();
+        if (wait !== undefined) await wait;
+        let end: AttemptEnd;
+        try {
+          end = await sendOnce(spec, attempt);
+        } finally {
+          slots.give();
+        }
+        const next = afterAttempt(spec, end, attempt, lastError);
+        if (!(next instanceof Retry)) return next;
+        lastError = next.error;
+        await clock.sleep(next.delayMs, stopping.signal);
+      }
     } finally {
       pendingCount -= 1;
       wakeBelowWaiters();
     }
   }
 
-  async function attemptUntilDone<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
-    let lastError: ApiError | undefined;
-    for (let attempt = 0; ; attempt += 1) {
-      const wait = slots.take();
-      if (wait !== undefined) await wait;
-      let end: AttemptEnd;
-      try {
-        end = await sendOnce(spec, attempt);
-      } finally {
-        slots.give();
-      }
-      // Stopped before this attempt went out. A call tried before ends "not sent" too: its retry would have gone out
-      // but for the stop, so nothing is wrong with its row. Only a retry that certainly stored nothing got here.
-      if (end.kind === 'not-sent') return { ok: false, error: notSent(spec.step, lastError) };
-      if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
-        const read = spec.read(end.body);
-        if (read.problems.length > 0) {
-          logger?.warn(
-            { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
-            'answer does not match the response schema; kept what was usable',
-          );
-        }
-        return { ok: true, status: end.status, body: read.value };
-      }
-      if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
-        return { ok: true, status: 404, body: spec.notFound };
-      const error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
-      const mayResend = !spec.once || certainlyNotStored(end);
-      const wouldRetry = error.retryable && attempt < retries && mayResend;
-      // Nothing has ever answered, and this attempt could not connect either.
-      const cause = !reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
-      // Out of retries: no later call will connect either.
-      if (cause !== undefined && mayResend && !wouldRetry) stopUnreachable(cause);
-      // The run stopped under a call that would have been sent again, or never connected: the stop, not the row,
-      // ended it. A create that may have stored something keeps its error, for a read to settle.
-      if (stopInfo !== undefined && mayResend && (wouldRetry || cause !== undefined))
-        return { ok: false, error: notSent(spec.step, error) };
-      if (wouldRetry) {
-        const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt, timing);
-        logger?.debug(
-          { step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message },
-          'retrying',
+  /** What an attempt's end means for its call: its result, or another attempt after a wait. */
+  function afterAttempt<T>(
+    spec: CallSpec<T>,
+    end: AttemptEnd,
+    attempt: number,
+    lastError: ApiError | undefined,
+  ): CallResult<T> | Retry {
+    // Stopped before this attempt went out. A call tried before ends "not sent" too: its retry would have gone out
+    // but for the stop, so nothing is wrong with its row. Only a retry that certainly stored nothing got here.
+    if (end.kind === 'not-sent') return { ok: false, error: notSent(spec.step, lastError) };
+    if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
+      const read = spec.read(end.body);
+      if (read.problems.length > 0) {
+        logger?.warn(
+          { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
+          'answer does not match the response schema; kept what was usable',
         );
-        lastError = error;
-        await clock.sleep(delayMs, stopping.signal);
-        continue;
       }
-      // A refused bank account (a 500 from the KYC gate) says nothing about the API's health; a rejected key does.
-      failedForGood(error, mayResend);
-      return { ok: false, error };
+      return { ok: true, status: end.status, body: read.value };
     }
+    if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
+      return { ok: true, status: 404, body: spec.notFound };
+    const error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
+    const mayResend = !spec.once || certainlyNotStored(end);
+    const wouldRetry = error.retryable && attempt < retries && mayResend;
+    // Nothing has ever answered, and this attempt could not connect either.
+    const cause = !reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
+    // Out of retries: no later call will connect either.
+    if (cause !== undefined && mayResend && !wouldRetry) stopUnreachable(cause);
+    // The run stopped under a call that would have been sent again, or never connected: the stop, not the row,
+    // ended it. A create that may have stored something keeps its error, for a read to settle.
+    if (stopInfo !== undefined && mayResend && (wouldRetry || cause !== undefined))
+      return { ok: false, error: notSent(spec.step, error) };
+    if (wouldRetry) {
+      const delayMs = (end.kind === 'response' ? end.pauseMs : undefined) ?? retryDelay(end, attempt, timing);
+      logger?.debug(
+        { step: spec.step, clientUserId: spec.clientUserId, attempt, delayMs, error: error.message },
+        'retrying',
+      );
+      return new Retry(delayMs, error);
+    }
+    // A refused bank account (a 500 from the KYC gate) says nothing about the API's health; a rejected key does.
+    failedForGood(error, mayResend);
+    return { ok: false, error };
   }
 
   async function sendOnce<T>(spec: CallSpec<T>, attempt: number): Promise<AttemptEnd> {
@@ -345,6 +353,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     concurrency,
     limiter,
   };
+}
+
+/** Another attempt of a call, after `delayMs`; `error` is this attempt's. */
+class Retry {
+  constructor(
+    readonly delayMs: number,
+    readonly error: ApiError,
+  ) {}
 }
 
 /**
