@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/retryPolicy.js';
 import { finishRow } from '../src/plan/finishRow.js';
 import { applyRound, nextActions, type Action } from '../src/plan/planRow.js';
-import { complianceDigest, fieldDigests } from '../src/plan/identity.js';
+import { accountIdentity, complianceDigest, fieldDigests } from '../src/plan/identity.js';
 import { type Answer, startRow, type PlanContext, type RowMemory, type RowWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';
 import { complianceBody, paymentDetailBody } from './helpers/executeFixtures.js';
@@ -20,15 +20,19 @@ const context = (over: Partial<PlanContext> = {}): PlanContext => ({
   knowledge: { gate: 'unknown' },
   ...over,
 });
-const work = (over: Partial<RowWork> = {}): RowWork => ({
-  kind: 'payer',
-  clientUserId: 'payer-001',
-  compliance: complianceBody(),
-  details: [paymentDetailBody()],
-  completeAgreement: true,
-  carried: { steps: [] },
-  ...over,
-});
+const work = (over: Partial<Omit<RowWork, 'identities'>> = {}): RowWork => {
+  const details = over.details ?? [paymentDetailBody()];
+  return {
+    kind: 'payer',
+    clientUserId: 'payer-001',
+    compliance: complianceBody(),
+    completeAgreement: true,
+    carried: { steps: [] },
+    ...over,
+    details,
+    identities: details.map(accountIdentity),
+  };
+};
 const fresh: RowMemory = { accounts: [{ state: 'unknown' }] };
 const ok = <T>(body: T): Answer<never> => ({ ok: true, body }) as Answer<never>;
 const http = (
@@ -92,7 +96,8 @@ function drive(row: RowWork, memory: RowMemory, ctx: PlanContext, answer: Servic
     rounds.push(actions.map((a) => a.kind));
     applyRound(
       state,
-      actions.map((action) => ({ action, answer: answer(action, ++calls) })),
+      actions,
+      actions.map((action) => answer(action, ++calls)),
       ctx,
       new Set(),
     );

@@ -21,6 +21,7 @@ import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
 import { createHttpClient } from './httpClient.js';
+import { Slots } from './Slots.js';
 import { systemClock, RateLimiter } from './RateLimiter.js';
 
 export type {
@@ -361,31 +362,6 @@ class Retry {
     readonly delayMs: number,
     readonly error: ApiError,
   ) {}
-}
-
-/**
- * Attempts in flight, at most `size`; the rest wait in turn, first come first served. p-limit does the same for
- * rows and for `status`; here, under every request, its promise and microtask hops per task cost more than the
- * limit itself (a free slot is taken without a promise).
- */
-class Slots {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
-  constructor(private readonly size: number) {}
-
-  take(): Promise<void> | undefined {
-    if (this.active < this.size) {
-      this.active++;
-      return undefined;
-    }
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiters.shift();
-    if (next === undefined) this.active--;
-    else next();
-  }
 }
 
 function round2(n: number): number {

@@ -49,14 +49,9 @@ export async function executeRow(
       break;
     }
     const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
-    const adopted = applyRound(
-      state,
-      actions.map((action, i) => ({ action, answer: answers[i]! })),
-      ctx,
-      deps.taken,
-    );
+    const adopted = applyRound(state, actions, answers, ctx, deps.taken);
     // An account adopted from what is stored is known from now on, as if this journal had created it.
-    for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account.identity, account.id!);
+    for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
   }
   const result = finishRow(state, ctx);
   deps.journal?.remember(state, ctx.now);
@@ -84,9 +79,8 @@ function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer
   switch (action.kind) {
     case 'create-compliance': {
       const body = work.compliance!;
-      return answerOf(
-        client.createCompliance(body, { clientUserId: id, idempotencyKey: idempotencyKey('compliance', id, body) }),
-      );
+      const key = idempotencyKey('compliance', id, body, state.complianceText);
+      return answerOf(client.createCompliance(body, { clientUserId: id, idempotencyKey: key }));
     }
     case 'read-payer':
       return answerOf(client.readPayer(id));
@@ -106,7 +100,7 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const account = state.accounts[index]!;
   // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
   if (account.attempts > 0) await client.backoff(account.attempts - 1);
-  const call = deps.journal?.accountSent(id, account.identity);
+  const call = deps.journal?.accountSent(id, account);
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),
   });

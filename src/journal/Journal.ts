@@ -1,5 +1,14 @@
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, openSync, readSync, renameSync, chmodSync } from 'node:fs';
-import { endsWithNewline, journalLines, type Line, LineIndex, parse, short, writeAll } from './LineIndex.js';
+import {
+  endsWithNewline,
+  journalLines,
+  type Line,
+  LineIndex,
+  parse,
+  short,
+  writeAll,
+  writeAllText,
+} from './LineIndex.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; answer: Record<string, string> };
@@ -153,7 +162,7 @@ export class Journal {
       let text = '';
       for (const line of lines) text += line.text;
       try {
-        this.written += writeAll(this.fd, Buffer.from(text));
+        this.written += writeAllText(this.fd, text, this.end - this.written);
         this.dirty = true;
         return;
       } catch (error) {

@@ -69,7 +69,14 @@ export class LineIndex<L extends { k: string }> {
 
 /** The key's first 32 bits: it is a SHA-256, so they are already evenly spread. */
 function hashOf(key: string): number {
-  return parseInt(key.slice(0, 8), 16) >>> 0;
+  let hash = 0;
+  for (let i = 0; i < 8; i++) hash = (hash << 4) | hexValue(key.charCodeAt(i));
+  return hash >>> 0;
+}
+
+/** A lower-case hex digit's value (the key was checked to be made of them). */
+function hexValue(code: number): number {
+  return code <= 57 ? code - 48 : code - 87;
 }
 
 /** One line of the journal file and where it sits, so the journal can read it back later by offset. */
@@ -129,6 +136,15 @@ export function writeAll(fd: number, bytes: Buffer): number {
   let done = 0;
   while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
   return done;
+}
+
+/**
+ * writeAll for text of `bytes` bytes in UTF-8: written as it is, without a Buffer of its own, unless write(2) takes
+ * only part of it.
+ */
+export function writeAllText(fd: number, text: string, bytes: number): number {
+  const written = writeSync(fd, text);
+  return written === bytes ? written : written + writeAll(fd, Buffer.from(text).subarray(written));
 }
 
 export function parse(text: string): Line | undefined {

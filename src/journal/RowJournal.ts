@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
+import { type AccountIdentity, fieldDigests, identityText, sha256 } from '../plan/identity.js';
 import {
-  type AccountIdentity,
-  accountIdentity,
-  fieldDigests,
-  identityText,
-  onceEach,
-  sha256,
-} from '../plan/identity.js';
-import { type AccountMemory, isoTime, type RowMemory, type RowState, type RowWork } from '../plan/rowState.js';
+  type AccountMemory,
+  type AccountState,
+  isoTime,
+  type RowMemory,
+  type RowState,
+  type RowWork,
+} from '../plan/rowState.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
 
@@ -22,17 +22,21 @@ type PayerLine = Partial<Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 's
 export class RowJournal {
   constructor(private readonly journal: Journal) {}
 
+  /** What the journal knows of the row's payer and accounts, with the keys it knows them by (made once, here). */
   recall(work: RowWork): RowMemory {
-    const record = this.journal.get(rowPayerKey(work));
+    const payerKey = payerKeyOf(work.clientUserId);
+    const record = this.journal.get(payerKey);
     const line: PayerLine | undefined = record?.state === 'done' ? record.answer : undefined;
-    const accounts = work.details.map((detail): AccountMemory => {
-      const entry = this.journal.get(accountKey(work.clientUserId, accountIdentity(detail)));
-      if (entry === undefined) return { state: 'unknown' };
-      if (entry.state === 'sent') return { state: 'in-doubt' };
-      return { state: 'done', id: entry.answer['id'] ?? '' };
+    const accounts = work.identities.map((identity): AccountMemory => {
+      const key = accountKey(work.clientUserId, identity);
+      const entry = this.journal.get(key);
+      if (entry === undefined) return { state: 'unknown', key };
+      if (entry.state === 'sent') return { state: 'in-doubt', key };
+      return { state: 'done', id: entry.answer['id'] ?? '', key };
     });
-    if (line === undefined) return { accounts };
+    if (line === undefined) return { payerKey, accounts };
     return {
+      payerKey,
       payer: {
         ...(line.d ? { digest: line.d } : {}),
         ...(line.f ? { fields: line.f } : {}),
@@ -49,9 +53,9 @@ export class RowJournal {
   }
 
   /** Before a create goes out: from here until its answer, the account is in doubt. */
-  accountSent(clientUserId: string, identity: AccountIdentity): { key: string; place: number | undefined } {
-    const key = accountKey(clientUserId, identity);
-    return { key, place: this.journal.sent(key) };
+  accountSent(clientUserId: string, account: AccountState): { key: string; place: number | undefined } {
+    account.key ??= accountKey(clientUserId, account.identity);
+    return { key: account.key, place: this.journal.sent(account.key) };
   }
 
   accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {
@@ -59,8 +63,9 @@ export class RowJournal {
   }
 
   /** Adopted from what the service stores: as good as created by this journal. */
-  accountAdopted(clientUserId: string, identity: AccountIdentity, id: string): void {
-    this.journal.done(accountKey(clientUserId, identity), 200, { id });
+  accountAdopted(clientUserId: string, account: AccountState, id: string): void {
+    account.key ??= accountKey(clientUserId, account.identity);
+    this.journal.done(account.key, 200, { id });
   }
 
   accountNotStored(call: { key: string; place: number | undefined }): void {
@@ -80,7 +85,8 @@ export class RowJournal {
 
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   remember(s: RowState, now: Date): void {
-    const key = rowPayerKey(s.work);
+    s.payerKey ??= payerKeyOf(s.work.clientUserId);
+    const key = s.payerKey;
     const before = this.journal.get(key);
     const old: PayerLine = before?.state === 'done' ? before.answer : {};
     const step = s.compliance.step;
@@ -128,7 +134,7 @@ export async function journaledPayers(
   clientUserIds: Iterable<string>,
 ): Promise<Map<string, JournaledPayer>> {
   const idOf = new Map<string, string>();
-  for (const id of clientUserIds) idOf.set(payerKey(id), id);
+  for (const id of clientUserIds) idOf.set(payerKeyOf(id), id);
   const found = new Map<string, JournaledPayer>();
   if (!existsSync(path)) return found;
   for await (const { text } of journalLines(path)) {
@@ -154,21 +160,12 @@ function sameLine(a: PayerLine, b: PayerLine): boolean {
 
 const GATE_KEY = hash('the service: KYC gate');
 
-// A row asks for its payer's key when it starts and when it is remembered, and for an account's key when it starts
-// and before its create goes out: each is a SHA-256, so each is made once a row (or account) and kept beside it.
-const rowPayerKey = onceEach((work: RowWork) => payerKey(work.clientUserId));
-const accountKeys = new WeakMap<AccountIdentity, { clientUserId: string; key: string }>();
-
-function payerKey(clientUserId: string): string {
+function payerKeyOf(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);
 }
 
 function accountKey(clientUserId: string, identity: AccountIdentity): string {
-  const known = accountKeys.get(identity);
-  if (known?.clientUserId === clientUserId) return known.key;
-  const key = hash(`account\u0000${clientUserId}\u0000${identityText(identity)}`);
-  accountKeys.set(identity, { clientUserId, key });
-  return key;
+  return hash(`account\u0000${clientUserId}\u0000${identityText(identity)}`);
 }
 
 function hash(text: string): string {

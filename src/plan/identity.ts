@@ -10,31 +10,14 @@ import type { ComplianceRequest, PaymentDetailRequest, StoredPaymentDetail } fro
 // The payer's fields in the schema's order: the per-field digests are read back by position.
 const FIELD_ORDER = PAYER_FIELDS;
 
-export function complianceDigest(body: ComplianceRequest): string {
-  return sha256(bodyText(body)).slice(0, 6);
-}
-
-/**
- * The canonical JSON of a request body, made once per body object: a row's compliance body is read for its digest
- * and for its Idempotency-Key, a bank account's identity by the journal, the plan and the claims of a run. The
- * bodies a row is sent with are never changed once validated, so what was made for one stays true.
- */
-const bodyText = onceEach((body: object) => canonicalJson(body));
-
-/** `make` run once per object, its result kept beside it for as long as the object lives. */
-export function onceEach<K extends object, V>(make: (key: K) => V): (key: K) => V {
-  const made = new WeakMap<K, V>();
-  return (key) => {
-    if (made.has(key)) return made.get(key) as V;
-    const value = make(key);
-    made.set(key, value);
-    return value;
-  };
+/** The digest of what was registered: the first six hex digits of the SHA-256 of the body's canonical JSON. */
+export function complianceDigest(body: ComplianceRequest, text = canonicalJson(body)): string {
+  return sha256(text).slice(0, 6);
 }
 
 /** The identity as canonical JSON: what names a bank account in the journal and among a run's rows. */
 export function identityText(identity: AccountIdentity): string {
-  return bodyText(identity);
+  return canonicalJson(identity);
 }
 
 /**
@@ -103,10 +86,8 @@ export interface AccountIdentity {
   names?: string;
 }
 
-/** Made once per bank account body (the journal and the plan both ask); the same object each time, never changed. */
-export const accountIdentity: (detail: PaymentDetailRequest) => AccountIdentity = onceEach(makeIdentity);
-
-function makeIdentity(detail: PaymentDetailRequest): AccountIdentity {
+/** Made once per bank account of a row, with the row's work (the journal and the plan both read it); never changed. */
+export function accountIdentity(detail: PaymentDetailRequest): AccountIdentity {
   const iban = alnum(detail.iban);
   const accountNumber = alnum(detail.accountNumber);
   const routingNumber = alnum(detail.routingNumber);
@@ -192,10 +173,10 @@ function sameNumber(ours: string, theirs: string | null | undefined): boolean {
  * The `Idempotency-Key` of a create call: derived from the step, the payer and the exact body, so it is
  * the same on every retry and on every re-run of the same row, and changes when the row is corrected.
  * A hash, so it carries no personal value itself. Sent as a courtesy to a service that honours it; the real one
- * ignores it, and nothing here depends on it: the journal and the reads keep creates to once.
+ * ignores it, and nothing here depends on it: the journal and the reads keep creates to once. `text`: the body's
+ * canonical JSON, when the caller has it already.
  */
-export function idempotencyKey(step: Step, clientUserId: string, body: unknown): string {
-  const text = body !== null && typeof body === 'object' ? bodyText(body) : canonicalJson(body);
+export function idempotencyKey(step: Step, clientUserId: string, body: unknown, text = canonicalJson(body)): string {
   return `po-${sha256(`${step}\u0000${clientUserId}\u0000${text}`)}`;
 }
 

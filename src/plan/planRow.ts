@@ -142,14 +142,14 @@ export function applyPayerRead(
   else s.failure = { step: 'status', message: `could not read the payer's status (${answer.error.detail})` };
 }
 
-/** The order in which a round's answers are read. */
-const ORDER: Record<Action['kind'], number> = {
-  'create-compliance': 0,
-  'read-payer': 1,
-  'read-accounts': 2,
-  'create-account': 3,
-  'complete-agreement': 4,
-};
+/** The order in which a round's answers are read, whatever the order of its calls. */
+const ORDER: readonly Action['kind'][] = [
+  'create-compliance',
+  'read-payer',
+  'read-accounts',
+  'create-account',
+  'complete-agreement',
+];
 
 /**
  * Feeds one round's answers back, creates before the agreement (a create refused while the agreement went out
@@ -157,22 +157,28 @@ const ORDER: Record<Action['kind'], number> = {
  */
 export function applyRound(
   s: RowState,
-  round: ReadonlyArray<{ action: Action; answer: Answer<never> }>,
+  actions: readonly Action[],
+  answers: readonly Answer<never>[],
   ctx: PlanContext,
   taken: Set<string>,
 ): AccountState[] {
-  const agreementInRound = round.some((r) => r.action.kind === 'complete-agreement');
+  const agreementInRound = actions.some((action) => action.kind === 'complete-agreement');
   const adopted: AccountState[] = [];
-  const ordered = round.length < 2 ? round : [...round].sort((a, b) => ORDER[a.action.kind] - ORDER[b.action.kind]);
-  for (const { action, answer } of ordered) {
-    if (action.kind === 'create-compliance') applyCompliance(s, answer);
-    else if (action.kind === 'read-payer') applyPayerRead(s, answer);
-    else if (action.kind === 'read-accounts') {
-      const checking = s.accounts.filter((a) => a.state === 'check');
-      applyAccountsRead(s, answer, taken);
-      adopted.push(...checking.filter((a) => a.state === 'done' && a.id !== undefined));
-    } else if (action.kind === 'create-account') applyAccountCreate(s, action.index, answer, ctx, agreementInRound);
-    else applyAgreement(s, answer);
+  // A pass per kind rather than a sort: a round holds two or three calls.
+  for (const kind of ORDER) {
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i]!;
+      if (action.kind !== kind) continue;
+      const answer = answers[i]!;
+      if (action.kind === 'create-compliance') applyCompliance(s, answer);
+      else if (action.kind === 'read-payer') applyPayerRead(s, answer);
+      else if (action.kind === 'read-accounts') {
+        const checking = s.accounts.filter((a) => a.state === 'check');
+        applyAccountsRead(s, answer, taken);
+        adopted.push(...checking.filter((a) => a.state === 'done' && a.id !== undefined));
+      } else if (action.kind === 'create-account') applyAccountCreate(s, action.index, answer, ctx, agreementInRound);
+      else applyAgreement(s, answer);
+    }
   }
   return adopted;
 }

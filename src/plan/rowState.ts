@@ -1,7 +1,14 @@
 import type { ApiError } from '../execute/retryPolicy.js';
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
 import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
-import { accountIdentity, type AccountIdentity, changedFields, complianceDigest, identityText } from './identity.js';
+import {
+  accountIdentity,
+  type AccountIdentity,
+  canonicalJson,
+  changedFields,
+  complianceDigest,
+  identityText,
+} from './identity.js';
 
 // The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
 // about the service, the row's state as its calls answer, and the readings of that state and of an answer that
@@ -14,6 +21,8 @@ export interface RowWork {
   /** Payer rows: the create-compliance body. */
   compliance?: ComplianceRequest;
   details: readonly PaymentDetailRequest[];
+  /** What makes each of `details` the account it is (identity.ts), made once with the work. */
+  identities: readonly AccountIdentity[];
   /** The row completes the agreement (payer rows whose `agreementCompleted` is true). */
   completeAgreement: boolean;
   /** Steps a failed or pending file says were done, and the digest of what compliance registered then. */
@@ -63,12 +72,19 @@ export interface PayerMemory {
   agreementDone?: boolean;
 }
 
-/** What the journal says of one bank account's create: never sent, sent without a clear answer, or done. */
-export type AccountMemory = { state: 'unknown' } | { state: 'in-doubt' } | { state: 'done'; id: string };
+/**
+ * What the journal says of one bank account's create: never sent, sent without a clear answer, or done; and the key
+ * it knows the account by.
+ */
+export type AccountMemory = ({ state: 'unknown' } | { state: 'in-doubt' } | { state: 'done'; id: string }) & {
+  key?: string;
+};
 
 export interface RowMemory {
   /** Undefined when the journal has never seen the payer (or there is no journal). */
   payer?: PayerMemory;
+  /** The key the journal knows the payer by. */
+  payerKey?: string;
   accounts: readonly AccountMemory[];
   /** Statuses this run already has (a bank row's payer was registered earlier in the run). */
   fresh?: { kycStatus?: string; agreementStatus?: string };
@@ -111,6 +127,8 @@ export interface AccountState {
   storedFailed?: boolean;
   /** The same account given twice in one row: it follows the first (one account, one request). */
   sameAs?: number;
+  /** The key the journal knows the account by, made once a row. */
+  key?: string;
 }
 
 export interface RowState {
@@ -140,6 +158,10 @@ export interface RowState {
   stopped: boolean;
   since: string;
   digest?: string;
+  /** The compliance body as canonical JSON, made once for its digest and its Idempotency-Key. */
+  complianceText?: string;
+  /** The key the journal knows the payer by, made once a row. */
+  payerKey?: string;
   /** The service was asked about this payer in this run (so the journal notes when it was last checked). */
   checked: boolean;
   /** The journal registered this payer (its status can be waited for before its accounts are read). */
@@ -200,13 +222,15 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     checked: false,
     payerKnown: payer?.digest !== undefined,
   };
+  if (memory.payerKey !== undefined) state.payerKey = memory.payerKey;
   if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined)
     state.status = payerStatus(payer.kycStatus, payer.agreementStatus, false);
   if (memory.fresh !== undefined)
     state.status = payerStatus(memory.fresh.kycStatus, memory.fresh.agreementStatus, true);
 
   if (work.kind === 'payer' && work.compliance !== undefined && wanted('compliance')) {
-    const digest = complianceDigest(work.compliance);
+    state.complianceText = canonicalJson(work.compliance);
+    const digest = complianceDigest(work.compliance, state.complianceText);
     state.digest = digest;
     const registered = payer?.digest !== undefined || carried('compliance');
     const before = payer?.digest ?? work.carried.complianceDigest;
@@ -238,14 +262,21 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
   }
 
   if (wanted('payment-details')) {
-    state.accounts = work.details.map((detail, i): AccountState => {
+    state.accounts = work.identities.map((identity, i): AccountState => {
       const known = memory.accounts[i] ?? { state: 'unknown' };
-      const identity = accountIdentity(detail);
-      if (carried('payment-details')) return { identity, state: 'done', how: 'done-before', attempts: 0 };
-      if (known.state === 'done') return { identity, state: 'done', how: 'done-before', id: known.id, attempts: 0 };
-      // Not known as done: what the service stores is read first, whatever this journal says. Another machine, a
-      // pending file run elsewhere, a journal line lost to a crash may have stored it.
-      return { identity, state: 'check', attempts: 0 };
+      const account: AccountState = { identity, state: 'check', attempts: 0 };
+      if (known.key !== undefined) account.key = known.key;
+      if (carried('payment-details')) {
+        account.state = 'done';
+        account.how = 'done-before';
+      } else if (known.state === 'done') {
+        account.state = 'done';
+        account.how = 'done-before';
+        account.id = known.id;
+      }
+      // Otherwise, not known as done: what the service stores is read first, whatever this journal says. Another
+      // machine, a pending file run elsewhere, a journal line lost to a crash may have stored it.
+      return account;
     });
     if (state.compliance.identityConflict) {
       for (const account of state.accounts) {
@@ -279,6 +310,7 @@ export function payerWork(row: ValidPayerRow): RowWork {
     clientUserId: row.clientUserId,
     compliance: row.compliance,
     details: row.paymentDetails,
+    identities: row.paymentDetails.map(accountIdentity),
     completeAgreement: row.agreementCompleted,
     carried: { steps: row.completedSteps, ...(row.complianceDigest ? { complianceDigest: row.complianceDigest } : {}) },
   };
@@ -290,6 +322,7 @@ export function bankWork(row: ValidBankRow): RowWork {
     kind: 'bank',
     clientUserId: row.clientUserId,
     details: [row.paymentDetail],
+    identities: [accountIdentity(row.paymentDetail)],
     completeAgreement: false,
     carried: { steps: row.completedSteps },
   };
