@@ -60,6 +60,48 @@ describe('reading answers with the compiled response schemas', () => {
     });
   }
 
+  it('reads a compliance answer as zod does, whether or not it takes the plain path', () => {
+    const urls = [
+      undefined,
+      'https://k.example/1',
+      ' https://k.example/1 ',
+      'https://k.exa\nmple/1',
+      'https://k.example/a\tb',
+      'k.example/1',
+      '',
+      'mailto:kyc@example.com',
+      7,
+      null,
+    ];
+    const ids = [undefined, UUID, UUID.toUpperCase(), 'not-a-uuid', '', 5];
+    const statuses = [{ agreementStatus: 'a', kycStatus: 'k', more: 1 }, { agreementStatus: '', kycStatus: 'k' }, {}];
+    let n = 0;
+    for (const agreementUrl of urls)
+      for (const kycUrl of urls)
+        for (const userId of ids)
+          for (const status of statuses) {
+            const body: Record<string, unknown> = { status, extra: true };
+            if (agreementUrl !== undefined) body['agreementUrl'] = agreementUrl;
+            if (kycUrl !== undefined) body['kycUrl'] = kycUrl;
+            if (userId !== undefined) body['userId'] = userId;
+            const parsed = complianceResponse.safeParse(body);
+            if (!parsed.success) continue;
+            n++;
+            const { userId: u, agreementUrl: a, kycUrl: k, status: st } = parsed.data;
+            const expected: Record<string, string> = {};
+            const read = {
+              userId: u,
+              agreementUrl: a,
+              kycUrl: k,
+              agreementStatus: st.agreementStatus,
+              kycStatus: st.kycStatus,
+            };
+            for (const [key, value] of Object.entries(read)) if (value !== undefined) expected[key] = value;
+            expect(readCompliance(body), JSON.stringify(body)).toEqual({ value: expected, problems: [] });
+          }
+    expect(n).toBeGreaterThan(20);
+  });
+
   it('takes what a valid compliance answer gives', () => {
     const body = { userId: UUID, kycUrl: 'https://k.example/1', status: { agreementStatus: 'a', kycStatus: 'k' } };
     expect(readCompliance(body)).toEqual({

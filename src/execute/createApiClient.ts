@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { ClientRequest } from 'node:http';
+import type { CancelableRequest, Response } from 'got';
 import { ConfigError } from '../errors.js';
 import {
   ApiError,
@@ -22,7 +23,7 @@ import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, St
 import { type CallSpec, endpoints } from './endpoints.js';
 import { createHttpClient } from './httpClient.js';
 import { Slots } from './Slots.js';
-import { systemClock, RateLimiter } from './RateLimiter.js';
+import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
 
 export type {
   ApiClient,
@@ -172,9 +173,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       for (let attempt = 0; ; attempt += 1) {
         const wait = slots.take();
         if (wait !== undefined) await wait;
-        let end: AttemptEnd;
+        let end: AttemptEnd = NOT_SENT;
         try {
-          end = await sendOnce(spec, attempt);
+          // The attempt is awaited here, not in a function of its own: one async function a call, not two.
+          const slot = stopInfo === undefined ? (limiter.tryAcquire() ?? (await limiter.acquire())) : undefined;
+          if (slot !== undefined && stopInfo === undefined) {
+            const sent = startAttempt(spec, attempt, slot);
+            try {
+              const response = await sent.request;
+              end = {
+                kind: 'response',
+                status: response.statusCode,
+                body: response.body as unknown,
+                headers: response.headers,
+              };
+            } catch (error) {
+              end = fromGotError(error);
+            }
+            endAttempt(spec, attempt, sent, end);
+          }
         } finally {
           slots.give();
         }
@@ -235,37 +252,28 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { ok: false, error };
   }
 
-  async function sendOnce<T>(spec: CallSpec<T>, attempt: number): Promise<AttemptEnd> {
-    if (stopInfo !== undefined) return NOT_SENT;
-    const slot = limiter.tryAcquire() ?? (await limiter.acquire());
-    if (stopInfo !== undefined) return NOT_SENT;
+  /** Sends an attempt, counted against the rate cap from when it left. */
+  function startAttempt<T>(spec: CallSpec<T>, attempt: number, slot: LimiterSlot): Attempt {
     const sentAt = clock.now();
     adaptive?.sent(sentAt);
     counts.requests += 1;
     if (attempt > 0) counts.retries += 1;
     const started = performance.now();
-    let end: AttemptEnd;
-    try {
-      const request = http(spec.path, {
-        method: spec.method,
-        headers: spec.headers,
-        ...(spec.body === undefined ? {} : { json: spec.body }),
-      });
-      // The request is counted from when its body left (a cold connection may take a while): the native request's
-      // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
-      // Uncapped, nothing is counted.
-      if (slot.counted)
-        request.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
-      const response = await request;
-      end = {
-        kind: 'response',
-        status: response.statusCode,
-        body: response.body as unknown,
-        headers: response.headers,
-      };
-    } catch (error) {
-      end = fromGotError(error);
-    }
+    const request = http(spec.path, {
+      method: spec.method,
+      headers: spec.headers,
+      ...(spec.body === undefined ? {} : { json: spec.body }),
+    });
+    // The request is counted from when its body left (a cold connection may take a while): the native request's
+    // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
+    // Uncapped, nothing is counted.
+    if (slot.counted)
+      request.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
+    return { request, sentAt, started };
+  }
+
+  /** What an attempt's end tells the client: the counts, the rate, a 429's pause, an API out of reach. */
+  function endAttempt<T>(spec: CallSpec<T>, attempt: number, { sentAt, started }: Attempt, end: AttemptEnd): void {
     const ms = Math.round(performance.now() - started);
     const status = end.kind === 'response' ? end.status : end.kind === 'failure' ? end.failure.kind : 'network';
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
@@ -304,7 +312,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         logger?.warn({ err: error }, 'onAttempt listener threw');
       }
     }
-    return end;
   }
 
   function failedForGood(error: ApiError, countsAsTrouble: boolean): void {
@@ -354,6 +361,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     concurrency,
     limiter,
   };
+}
+
+/** An attempt on its way: got's request, and when it started (epoch ms, and performance time for its duration). */
+interface Attempt {
+  request: CancelableRequest<Response>;
+  sentAt: number;
+  started: number;
 }
 
 /** Another attempt of a call, after `delayMs`; `error` is this attempt's. */
