@@ -437,7 +437,8 @@ async function slowRow(): Promise<Figure[]> {
 /**
  * The nightly re-run: 10,000 payers registered and waiting on KYC (the real-like gate), 10% approved since; the same
  * file again at 50 ms latency, concurrency 16, no cap. A waiting row costs one read; an approved one its bank
- * account too (plus a read where the journal holds a create in doubt).
+ * account too (plus a read where the journal holds a create in doubt). None of these calls go out together, so a
+ * row takes as many round trips as requests: the ideal is 16 / (0.05 x requests per row) rows/s, the bar 85% of it.
  */
 export async function nightly(): Promise<Figure[]> {
   const rows = 10_000;
@@ -456,7 +457,8 @@ export async function nightly(): Promise<Figure[]> {
     const rerun = sandbox.arrivals().slice(before.requests);
     const rerunSeconds = ((rerun.at(-1) ?? 0) - (rerun[0] ?? 0)) / 1000;
     const value = rowsPerSecond(summary);
-    const bar = (0.85 * 16) / 0.05;
+    const ideal = 16 / (0.05 * perRow);
+    const bar = 0.85 * ideal;
     const created = after.paymentDetailsCreated - before.paymentDetailsCreated;
     return [
       {
@@ -475,7 +477,7 @@ export async function nightly(): Promise<Figure[]> {
         unit: 'rows/s',
         bar: `>= ${bar.toFixed(0)}`,
         pass: value >= bar,
-        note: `client CPU ${(f.cpuMs / rows).toFixed(2)} ms/row; send phase ${(rows / rerunSeconds).toFixed(0)} rows/s`,
+        note: `ideal ${ideal.toFixed(0)} rows/s (a round trip per request); client CPU ${(f.cpuMs / rows).toFixed(2)} ms/row; send phase ${(rows / rerunSeconds).toFixed(0)} rows/s`,
       },
     ];
   });

@@ -39,4 +39,18 @@ describe('Slots', () => {
     slots.give();
     expect(slots.take()).toBeUndefined();
   });
+
+  it('keeps no waiter that has had its turn, however long the queue never empties', async () => {
+    const slots = new Slots(1);
+    expect(slots.take()).toBeUndefined();
+    let waiting = slots.take()!;
+    for (let turn = 0; turn < 5000; turn++) {
+      const next = slots.take()!;
+      slots.give();
+      await waiting;
+      waiting = next;
+    }
+    const queue = (slots as unknown as { waiters: unknown[] }).waiters;
+    expect(queue.length).toBeLessThan(2100);
+  });
 });

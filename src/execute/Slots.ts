@@ -5,8 +5,11 @@
  */
 export class Slots {
   private active = 0;
-  private waiters: Array<() => void> = [];
-  /** Waiters before this index have had their turn (the queue is cut when it empties, not shifted per turn). */
+  private waiters: Array<(() => void) | undefined> = [];
+  /**
+   * Waiters before this index have had their turn: the queue is cut once they are most of it, not shifted per turn
+   * (a run keeps hundreds of rows waiting for a slot from its start to its end).
+   */
   private next = 0;
 
   constructor(private readonly size: number) {}
@@ -26,9 +29,10 @@ export class Slots {
       this.active--;
       return;
     }
-    const turn = this.waiters[this.next++]!;
-    if (this.next === this.waiters.length) {
-      this.waiters = [];
+    const turn = this.waiters[this.next]!;
+    this.waiters[this.next++] = undefined;
+    if (this.next >= 1024 && 2 * this.next >= this.waiters.length) {
+      this.waiters = this.waiters.slice(this.next);
       this.next = 0;
     }
     turn();
