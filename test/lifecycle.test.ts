@@ -97,8 +97,8 @@ describe('exactly once when answers are lost', () => {
         retries: 8,
         concurrency: 16,
       });
-      expect(summary.exitCode).toBe(0);
       expect(results.filter((r) => r.outcome !== 'ok' && r.outcome !== 'waiting')).toEqual([]);
+      expect(summary.exitCode).toBe(0);
       const stats = own.sandbox.stats();
       expect(stats).toMatchObject({ payersCreated: 150, paymentDetailsCreated: 150, duplicatePaymentDetails: 0 });
       for (const id of big) expect(own.sandbox.payer(id)!.paymentDetails).toHaveLength(1);
