@@ -178,9 +178,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           // The attempt is awaited here, not in a function of its own: one async function a call, not two.
           const slot = stopInfo === undefined ? (limiter.tryAcquire() ?? (await limiter.acquire())) : undefined;
           if (slot !== undefined && stopInfo === undefined) {
-            const sent = startAttempt(spec, attempt, slot);
+            const sent = startAttempt(attempt);
             try {
-              const response = await sent.request;
+              const response = await request(spec, slot);
               end = {
                 kind: 'response',
                 status: response.statusCode,
@@ -252,14 +252,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { ok: false, error };
   }
 
-  /** Sends an attempt, counted against the rate cap from when it left. */
-  function startAttempt<T>(spec: CallSpec<T>, attempt: number, slot: LimiterSlot): Attempt {
+  /** An attempt counted as it starts. */
+  function startAttempt(attempt: number): Attempt {
     const sentAt = clock.now();
     adaptive?.sent(sentAt);
     counts.requests += 1;
     if (attempt > 0) counts.retries += 1;
-    const started = performance.now();
-    const request = http(spec.path, {
+    return { sentAt, started: performance.now() };
+  }
+
+  /** got's request for the attempt, counted against the rate cap from when it left. */
+  function request<T>(spec: CallSpec<T>, slot: LimiterSlot): CancelableRequest<Response> {
+    const sending = http(spec.path, {
       method: spec.method,
       headers: spec.headers,
       ...(spec.body === undefined ? {} : { json: spec.body }),
@@ -268,8 +272,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
     // Uncapped, nothing is counted.
     if (slot.counted)
-      request.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
-    return { request, sentAt, started };
+      sending.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
+    return sending;
   }
 
   /** What an attempt's end tells the client: the counts, the rate, a 429's pause, an API out of reach. */
@@ -363,9 +367,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 }
 
-/** An attempt on its way: got's request, and when it started (epoch ms, and performance time for its duration). */
+/** When an attempt started: epoch ms, and performance time for its duration. */
 interface Attempt {
-  request: CancelableRequest<Response>;
   sentAt: number;
   started: number;
 }
