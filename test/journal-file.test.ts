@@ -1,4 +1,6 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, closeSync, readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../src/journal/Journal.js';
 import { tempDir } from './helpers/tempDir.js';
@@ -130,5 +132,39 @@ describe('Journal file', () => {
     expect(again.get(shared('2'))).toEqual({ state: 'done', status: 200, answer: { userId: 'two' } });
     expect(again.get(shared('4'))).toBeUndefined();
     again.close();
+  });
+
+  it('writes the lines still waiting when the process exits without closing it', async () => {
+    const path = tmp.path('journal.jsonl');
+    const journalModule = fileURLToPath(new URL('../dist/journal/Journal.js', import.meta.url));
+    const script = `
+      const { Journal } = await import(${JSON.stringify(pathToFileURL(journalModule).href)});
+      const { journal } = await Journal.open(${JSON.stringify(path)});
+      journal.sent(${JSON.stringify(key(1))});
+      journal.done(${JSON.stringify(key(1))}, 201, { id: 'pd-1' });
+      process.exit(3);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(3);
+    expect(lines(path)).toHaveLength(2);
+    const { journal } = await Journal.open(path);
+    expect(journal.get(key(1))).toEqual({ state: 'done', status: 201, answer: { id: 'pd-1' } });
+    journal.close();
+  });
+
+  it('keeps what a line said when writing it fails as it is read back, and sends no done call again', async () => {
+    const path = tmp.path('journal.jsonl');
+    const { journal } = await Journal.open(path);
+    const failures: Error[] = [];
+    journal.onFailure = (error) => failures.push(error);
+    journal.sent(key(1));
+    journal.done(key(1), 201, { id: 'pd-1' });
+    // The file goes away under the journal (a disk pulled): the waiting `done` line cannot be written.
+    closeSync((journal as unknown as { fd: number }).fd);
+    expect(journal.get(key(1))).toEqual({ state: 'done', status: 201, answer: { id: 'pd-1' } });
+    expect(failures).toHaveLength(1);
+    expect(journal.sent(key(1))).toBeUndefined();
+    expect(journal.get(key(1))).toMatchObject({ state: 'done' });
+    (journal as unknown as { fd: number | undefined }).fd = undefined;
+    journal.close();
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../src/plan/identity.js';
 import { complianceRequest, paymentDetailRequest } from '../src/schema/index.js';
 import { clientSchemas, specBodies } from '../src/validate/clientSchemas.js';
 import { plainAccept, plainValues } from '../src/validate/plainChecks.js';
@@ -88,7 +87,7 @@ describe('fast rules agree with the zod schemas they mirror', () => {
     expect(plainAccept(z.string().regex(/^a+$/g))!('aa')).toBe(true);
   });
 
-  it("the spec's request bodies: the plain parse gives zod's output, members in name order, or leaves it to zod", () => {
+  it("the spec's request bodies: the plain parse gives zod's output (key order too), or leaves it to zod", () => {
     const payer = {
       phone: '+12175550100',
       clientUserId: 'p-1',
@@ -106,11 +105,10 @@ describe('fast rules agree with the zod schemas they mirror', () => {
       ssn: '123-45-6789',
       addressLine2: 'Suite 1',
     };
+    // Key order too: the body goes on the wire as it is, and a service that honours Idempotency-Key compares the
+    // body of a repeated key byte for byte, an earlier version's included.
     const fast = specBodies.compliance(byPlace(complianceRequest, payer));
-    expect(fast).toEqual(complianceRequest.safeParse(payer));
-    // In name order, the body is its own canonical JSON: what its digest and Idempotency-Key are made from.
-    expect(Object.keys(fast.data!)).toEqual(Object.keys(fast.data!).sort());
-    expect(JSON.stringify(fast.data)).toBe(canonicalJson(complianceRequest.parse(payer)));
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(complianceRequest.safeParse(payer)));
     const { ssn: _, ...withoutSsn } = payer;
     expect(specBodies.compliance(byPlace(complianceRequest, withoutSsn))).toEqual(
       complianceRequest.safeParse(withoutSsn),
@@ -130,9 +128,9 @@ describe('fast rules agree with the zod schemas they mirror', () => {
       routingNumber: '021000021',
       accountType: 'checking',
     };
-    const fastDetail = specBodies.paymentDetail(byPlace(paymentDetailRequest, detail));
-    expect(fastDetail).toEqual(paymentDetailRequest.safeParse(detail));
-    expect(JSON.stringify(fastDetail.data)).toBe(canonicalJson(paymentDetailRequest.parse(detail)));
+    expect(JSON.stringify(specBodies.paymentDetail(byPlace(paymentDetailRequest, detail)))).toBe(
+      JSON.stringify(paymentDetailRequest.safeParse(detail)),
+    );
     expect(specBodies.paymentDetail(byPlace(paymentDetailRequest, { ...detail, accountType: 'other' }))).toEqual(
       paymentDetailRequest.safeParse({ ...detail, accountType: 'other' }),
     );

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { canonicalJson } from '../src/plan/identity.js';
 import { complianceRequest, paymentDetailRequest } from '../src/schema/index.js';
 import { specBodies } from '../src/validate/clientSchemas.js';
 
@@ -55,9 +54,7 @@ function agrees(schema: z.ZodObject, parse: (values: (string | undefined)[]) => 
     expect(plain.success).toBe(zod.success);
     if (plain.success) {
       accepted++;
-      expect(plain.data).toEqual(zod.data);
-      // Member order aside (the plain parse puts them in name order), the same JSON: the same digest and key.
-      expect(canonicalJson(plain.data)).toBe(canonicalJson(zod.data));
+      expect(JSON.stringify(plain.data)).toBe(JSON.stringify(zod.data));
     } else expect(plain.error.issues).toEqual(zod.error!.issues);
   }
   return accepted;

@@ -79,6 +79,9 @@ export class Journal {
     }
     journal.timer = setInterval(() => journal.syncInBackground(), 1000);
     journal.timer.unref();
+    openJournals.add(journal);
+    if (!flushingOnExit) process.on('exit', flushOpenJournals);
+    flushingOnExit = true;
     return { journal, load };
   }
 
@@ -88,7 +91,8 @@ export class Journal {
     if (kept !== undefined) return kept;
     if (!LineIndex.isKey(key)) return undefined;
     const line = this.lines.find(key)?.line;
-    if (line === undefined) return undefined;
+    // Reading a line still waiting writes it first: if that write failed, what it said is kept in memory.
+    if (line === undefined) return this.unwritten.get(key);
     if (line.s === 'none') return undefined;
     return line.s === 'done' ? { state: 'done', status: line.c, answer: line.a ?? {} } : { state: 'sent' };
   }
@@ -103,9 +107,9 @@ export class Journal {
    */
   sent(callKey: string): number | undefined {
     const key = short(callKey);
-    if (this.unwritten.get(key)?.state === 'done') return undefined;
     const found = LineIndex.isKey(key) ? this.lines.find(key) : undefined;
-    if (found?.line.s === 'done') return undefined;
+    // After the read: one of a line still waiting may have failed to write, and left what it said in memory.
+    if (found?.line.s === 'done' || this.unwritten.get(key)?.state === 'done') return undefined;
     const place = this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
     // Before the call goes out; the lines waiting go along in the same write.
     this.flush();
@@ -206,6 +210,7 @@ export class Journal {
 
   close(): void {
     clearInterval(this.timer);
+    openJournals.delete(this);
     this.flush();
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = undefined;
@@ -331,4 +336,15 @@ export class Journal {
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = openSync(this.path, 'r');
   }
+}
+
+const openJournals = new Set<Journal>();
+let flushingOnExit = false;
+
+/**
+ * A process that exits without closing its journal (a second Ctrl-C, an error nothing caught) runs no more
+ * immediates: the lines still waiting are written here, as they would have been at once before they waited.
+ */
+function flushOpenJournals(): void {
+  for (const journal of openJournals) journal.flush();
 }

@@ -205,12 +205,12 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   // Built in one pass over the sorted keys: every row is hashed several times, so no arrays of entries per call.
   const record = value as Record<string, unknown>;
-  // A request body is flat, and built with its members in the order of their names: it is its own canonical JSON.
+  // An account identity is flat, and built with its members in the order of their names: its own canonical JSON.
   if (isFlat(record, Object.keys(record), true)) return JSON.stringify(record);
   const keys = Object.keys(record).sort();
   if (isFlat(record, keys, false)) {
-    // Copied in key order, it is what JSON.stringify writes natively, on its fast path (a key list as replacer
-    // takes its slow one).
+    // A request body is flat, its members in the schema's order. Copied in key order, it is what JSON.stringify
+    // writes natively, on its fast path (a key list as replacer takes its slow one).
     const sorted: Record<string, unknown> = {};
     for (const key of keys) sorted[key] = record[key];
     return JSON.stringify(sorted);

@@ -144,12 +144,11 @@ export function plainValues<T>(
     accepts.push(accept);
     optional.push((schema.def as { type: string }).type === 'optional');
   }
-  // Members are added in the order of their names: the body is then its own canonical JSON (identity.ts), which
-  // each row's digest and keys are made from.
-  const byName = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  // Members in the schema's order, as zod gives them: the body goes on the wire as it is, and a service that honours
+  // Idempotency-Key compares the body of a repeated key byte for byte (an earlier version's, after an upgrade).
   return (values) => {
     const out: Record<string, unknown> = {};
-    for (const i of byName) {
+    for (let i = 0; i < keys.length; i++) {
       const value = values[i];
       if (value === undefined) {
         if (!optional[i]) return undefined;
