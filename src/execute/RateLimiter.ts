@@ -102,11 +102,8 @@ export class RateLimiter {
    * request actually left (a cold connection can take a while), so the window holds as the server sees it.
    */
   acquire(): Promise<LimiterSlot> {
-    if (this.#closed) return Promise.resolve(NO_SLOT);
-    if (this.#queue.length === 0 && !this.#pumping) {
-      const now = this.#clock.now();
-      if (this.#earliest(now) <= now) return Promise.resolve(this.#take(now));
-    }
+    const free = this.tryAcquire();
+    if (free !== undefined) return Promise.resolve(free);
     return new Promise<LimiterSlot>((resolve) => {
       this.#queue.push(resolve);
       void this.#pump();

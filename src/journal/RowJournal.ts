@@ -54,8 +54,8 @@ export class RowJournal {
 
   /** Before a create goes out: from here until its answer, the account is in doubt. */
   accountSent(clientUserId: string, account: AccountState): { key: string; place: number | undefined } {
-    account.key ??= accountKey(clientUserId, account.identity);
-    return { key: account.key, place: this.journal.sent(account.key) };
+    const key = accountKeyOf(clientUserId, account);
+    return { key, place: this.journal.sent(key) };
   }
 
   accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {
@@ -64,8 +64,7 @@ export class RowJournal {
 
   /** Adopted from what the service stores: as good as created by this journal. */
   accountAdopted(clientUserId: string, account: AccountState, id: string): void {
-    account.key ??= accountKey(clientUserId, account.identity);
-    this.journal.done(account.key, 200, { id });
+    this.journal.done(accountKeyOf(clientUserId, account), 200, { id });
   }
 
   accountNotStored(call: { key: string; place: number | undefined }): void {
@@ -162,6 +161,12 @@ const GATE_KEY = hash('the service: KYC gate');
 
 function payerKeyOf(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);
+}
+
+/** The account's key, as recall() made it for the row (or made now, and kept for the rest of the row). */
+function accountKeyOf(clientUserId: string, account: AccountState): string {
+  account.key ??= accountKey(clientUserId, account.identity);
+  return account.key;
 }
 
 function accountKey(clientUserId: string, identity: AccountIdentity): string {

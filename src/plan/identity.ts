@@ -181,17 +181,18 @@ export function idempotencyKey(step: Step, clientUserId: string, body: unknown, 
 }
 
 /**
- * No member is an object, no key is an array index (which an object keeps first, whatever the order), and with
- * `sorted`, the keys come in order.
+ * `flat`: no member is an object and no key is an array index (which an object keeps first, whatever the order);
+ * `in order` besides: the keys come in the order of their names. Undefined for anything else.
  */
-function isFlat(record: Record<string, unknown>, keys: readonly string[], sorted: boolean): boolean {
+function flatness(record: Record<string, unknown>, keys: readonly string[]): 'in order' | 'flat' | undefined {
+  let inOrder = true;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const member = record[key];
-    if ((typeof member === 'object' && member !== null) || isIndex(key)) return false;
-    if (sorted && i > 0 && !(keys[i - 1]! < key)) return false;
+    if ((typeof member === 'object' && member !== null) || isIndex(key)) return undefined;
+    if (i > 0 && !(keys[i - 1]! < key)) inOrder = false;
   }
-  return true;
+  return inOrder ? 'in order' : 'flat';
 }
 
 function isIndex(key: string): boolean {
@@ -205,12 +206,14 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   // Built in one pass over the sorted keys: every row is hashed several times, so no arrays of entries per call.
   const record = value as Record<string, unknown>;
-  // An account identity is flat, and built with its members in the order of their names: its own canonical JSON.
-  if (isFlat(record, Object.keys(record), true)) return JSON.stringify(record);
-  const keys = Object.keys(record).sort();
-  if (isFlat(record, keys, false)) {
-    // A request body is flat, its members in the schema's order. Copied in key order, it is what JSON.stringify
-    // writes natively, on its fast path (a key list as replacer takes its slow one).
+  const keys = Object.keys(record);
+  const flat = flatness(record, keys);
+  // An account identity is built with its members in the order of their names: it is its own canonical JSON.
+  if (flat === 'in order') return JSON.stringify(record);
+  keys.sort();
+  if (flat === 'flat') {
+    // A request body, its members in the schema's order. Copied in key order, it is what JSON.stringify writes
+    // natively, on its fast path (a key list as replacer takes its slow one).
     const sorted: Record<string, unknown> = {};
     for (const key of keys) sorted[key] = record[key];
     return JSON.stringify(sorted);
