@@ -21,7 +21,7 @@ import {
 import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
-import { createHttpClient } from './httpClient.js';
+import { answersOfThisTurn, createHttpClient } from './httpClient.js';
 import { Slots } from './Slots.js';
 import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
 
@@ -181,6 +181,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             const sent = startAttempt(attempt);
             try {
               const response = await request(spec, slot);
+              await answersOfThisTurn();
               end = {
                 kind: 'response',
                 status: response.statusCode,
@@ -271,8 +272,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // The request is counted from when its body left (a cold connection may take a while): the native request's
     // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
     // Uncapped, nothing is counted.
-    if (slot.counted)
-      sending.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
+    if (slot.counted) sending.on('request', (sent: ClientRequest) => sent.on('finish', () => slot.sentAt(clock.now())));
     return sending;
   }
 

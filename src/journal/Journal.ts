@@ -24,10 +24,11 @@ export interface JournalLoad {
 /**
  * The journal of calls that makes re-runs and crashes safe. Each call is written before it goes out
  * (`sent`) and after its answer (`done`), as JSON lines appended with write(2). A `sent` line is written at once,
- * so a call the process is killed under is always in doubt; other lines are written together at the end of the
- * event loop's turn, or with a `sent` line before that (about one write(2) a row instead of three). A kill loses at
- * most the lines of its turn, as it would lose the answers still on their way: each leaves its call in doubt or its
- * payer unrecorded, which the next run settles by reading the service.
+ * so a call the process is killed under is always in doubt; other lines are written together once the work in
+ * hand is done (the callbacks of the answers the client hands on together, see answersOfThisTurn), or with a `sent`
+ * line before that: about one write(2) a row instead of three. A kill loses at most the lines of that work, as it
+ * would lose the answers still on their way: each leaves its call in doubt or its payer unrecorded, which the next
+ * run settles by reading the service.
  * An fsync at least every second and at close covers the machine going down. The timed fsync
  * runs on libuv's thread pool, not on the event loop: on a busy disk one takes several milliseconds, and writes
  * (appends to the page cache) go on meanwhile; the one at close is synchronous and covers everything.
@@ -48,7 +49,8 @@ export class Journal {
   private written = Number.POSITIVE_INFINITY;
   /** Lines recorded but not yet written, with what they say of their call (kept in memory if the write fails). */
   private pending: Array<{ key: string; text: string; entry: JournalEntry }> = [];
-  private flushTimer: NodeJS.Immediate | undefined;
+  /** A flush is queued for when the work in hand is done. */
+  private flushQueued = false;
   private dirty = false;
   /** A timed fsync is out on the thread pool: the next waits for it, and close() keeps the file open until it ends. */
   private syncing = false;
@@ -157,8 +159,6 @@ export class Journal {
 
   /** Writes the lines waiting in memory; a failed write keeps what they say in `unwritten` for this run. */
   flush(): void {
-    clearImmediate(this.flushTimer);
-    this.flushTimer = undefined;
     if (this.pending.length === 0) return;
     const lines = this.pending;
     this.pending = [];
@@ -241,12 +241,17 @@ export class Journal {
   /** Adds one line to those waiting to be written; false once writing has failed. */
   private append(key: string, line: Line, entry: JournalEntry): boolean {
     if (this.fd === undefined || this.failure) return false;
-    const text = `${JSON.stringify(line)}\n`;
+    const text = lineText(line);
     this.pending.push({ key, text, entry });
     this.end += Buffer.byteLength(text);
-    if (this.flushTimer === undefined) {
-      this.flushTimer = setImmediate(() => this.flush());
-      this.flushTimer.unref();
+    if (!this.flushQueued) {
+      // After the promise callbacks now queued, before anything else: not an immediate, which would wait for the
+      // next turn when the lines come from the answers of this one (the client hands them on in an immediate).
+      this.flushQueued = true;
+      process.nextTick(() => {
+        this.flushQueued = false;
+        this.flush();
+      });
     }
     return true;
   }
@@ -336,6 +341,17 @@ export class Journal {
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = openSync(this.path, 'r');
   }
+}
+
+/**
+ * The line as JSON.stringify writes it, members in the same order. Only the answer goes through JSON.stringify:
+ * every call writes a line or two, and the rest is a key (hex digits, once checked) and a status.
+ */
+function lineText(line: Line): string {
+  const k = LineIndex.isKey(line.k) ? `"${line.k}"` : JSON.stringify(line.k);
+  if (line.s !== 'done') return `{"k":${k},"s":"${line.s}"}\n`;
+  const a = line.a === undefined ? '' : `,"a":${JSON.stringify(line.a)}`;
+  return `{"k":${k},"s":"done","c":${JSON.stringify(line.c)}${a}}\n`;
 }
 
 const openJournals = new Set<Journal>();

@@ -157,7 +157,9 @@ export function pickMatch(
 }
 
 function alnum(value: string | null | undefined): string {
-  return (value ?? '').replace(/[^0-9a-zA-Z]/g, '').toUpperCase();
+  // Most rows leave most of these empty.
+  if (!value) return '';
+  return value.replace(/[^0-9a-zA-Z]/g, '').toUpperCase();
 }
 
 /** Equal, or equal in the last four when the service sent only those (masked as `6789`, `****6789`, `XXXX6789`). */
