@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { comply, testClient } from './helpers/executeFixtures.js';
 import { complianceAnswer, sequence, startScriptedServer, type ScriptedServer } from './helpers/scriptedServer.js';
 
@@ -20,6 +20,19 @@ describe('api client: concurrency, rate and backpressure', () => {
     expect(results.every((r) => r.ok)).toBe(true);
     expect(server.maxInFlight).toBe(4);
     expect(client.stats().retries).toBeGreaterThan(0);
+  });
+
+  it("hands every answer on under a caller's fake timers, and after them", async () => {
+    server = await startScriptedServer(() => ({ status: 200, body: complianceAnswer() }));
+    const client = testClient(server.url, {});
+    vi.useFakeTimers();
+    try {
+      expect((await comply(client, 0)).ok).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await comply(client, 1)).ok).toBe(true);
+    expect((await comply(testClient(server.url, {}), 2)).ok).toBe(true);
   });
 
   it('counts pending calls and whenBelow resolves once there is room', async () => {

@@ -1,12 +1,15 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse } from 'csv-parse/sync';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CsvFileWriter } from '../src/output/CsvFileWriter.js';
 import { removeTempDirs, tempDir } from './helpers/tempDir.js';
 
-// CsvFileWriter hands the records of one turn of the event loop to the file together: what lands must be exactly
-// what a record-by-record writer gives, in order, whatever the turns and however many records a turn has.
+// CsvFileWriter hands records to the file together (up to a batch, or a tenth of a second after the first): what
+// lands must be exactly what a record-by-record writer gives, in order, whatever the turns of the event loop, and
+// nothing may wait for close() to reach the file.
 
 afterEach(removeTempDirs);
 
@@ -44,5 +47,27 @@ describe('CsvFileWriter', () => {
     record[0] = 'changed';
     await writer.close();
     expect(readFileSync(tmp.path('copy.csv'), 'utf8')).toBe('a\nfirst\n');
+  });
+
+  it('writes a record without waiting for more, or for close()', async () => {
+    const tmp = tempDir();
+    const path = tmp.path('open.csv');
+    const writer = new CsvFileWriter(path, ['a']);
+    await writer.write(['only']);
+    await vi.waitFor(() => expect(readFileSync(path, 'utf8')).toBe('a\nonly\n'), { timeout: 5000, interval: 10 });
+    await writer.close();
+  });
+
+  it('writes what waits when the process ends without closing the file', () => {
+    const tmp = tempDir();
+    const path = tmp.path('unclosed.csv');
+    const writerModule = fileURLToPath(new URL('../dist/output/CsvFileWriter.js', import.meta.url));
+    const script = `
+      const { CsvFileWriter } = await import(${JSON.stringify(pathToFileURL(writerModule).href)});
+      const writer = new CsvFileWriter(${JSON.stringify(path)}, ['a']);
+      await writer.write(['not closed']);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe('a\nnot closed\n');
   });
 });

@@ -181,7 +181,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             const sent = startAttempt(attempt);
             try {
               const response = await request(spec, slot);
-              await answersOfThisTurn();
               end = {
                 kind: 'response',
                 status: response.statusCode,
@@ -191,6 +190,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             } catch (error) {
               end = fromGotError(error);
             }
+            // Failures too: the answers of a turn are handed on in the order they were read.
+            await answersOfThisTurn();
             endAttempt(spec, attempt, sent, end);
           }
         } finally {
@@ -272,7 +273,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // The request is counted from when its body left (a cold connection may take a while): the native request's
     // own 'finish', rather than got's upload-progress events, which cost every request a listener call per chunk.
     // Uncapped, nothing is counted.
-    if (slot.counted) sending.on('request', (sent: ClientRequest) => sent.on('finish', () => slot.sentAt(clock.now())));
+    if (slot.counted)
+      sending.on('request', (sent: ClientRequest) => sent.once('finish', () => slot.sentAt(clock.now())));
     return sending;
   }
 

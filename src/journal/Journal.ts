@@ -245,8 +245,9 @@ export class Journal {
     this.pending.push({ key, text, entry });
     this.end += Buffer.byteLength(text);
     if (!this.flushQueued) {
-      // After the promise callbacks now queued, before anything else: not an immediate, which would wait for the
-      // next turn when the lines come from the answers of this one (the client hands them on in an immediate).
+      // Once the callbacks queued now have run: the lines of a batch of answers (answersOfThisTurn) go out
+      // together, right after it. An immediate would wait for the next turn of the event loop, since the batch
+      // itself runs in one.
       this.flushQueued = true;
       process.nextTick(() => {
         this.flushQueued = false;
@@ -359,7 +360,7 @@ let flushingOnExit = false;
 
 /**
  * A process that exits without closing its journal (a second Ctrl-C, an error nothing caught) runs no more
- * immediates: the lines still waiting are written here, as they would have been at once before they waited.
+ * callbacks: the lines still waiting are written here, as they would have been at once before they waited.
  */
 function flushOpenJournals(): void {
   for (const journal of openJournals) journal.flush();

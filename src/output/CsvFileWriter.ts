@@ -96,11 +96,8 @@ export class CsvFileWriter {
     if (this.error) throw this.error;
     this.records.push([...record]);
     if (this.records.length >= MAX_BATCH) this.flush();
-    else if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), MAX_WAIT_MS);
-      // close() writes what is left: the timer alone does not keep the process alive.
-      this.timer.unref();
-    }
+    // Not unref'd: a process that ends without close() still writes what waits (at most MAX_WAIT_MS later).
+    else this.timer ??= setTimeout(() => this.flush(), MAX_WAIT_MS);
     if (this.file.writableNeedDrain) {
       // Wait for room, or for the error that means there will never be any.
       await Promise.race([once(this.file, 'drain'), this.done]).catch(() => undefined);

@@ -125,9 +125,12 @@ export class RowFiles {
     if (kind !== undefined) await this.files[kind].write(row);
   }
 
+  /** Closes every file, even after one failed (what the others hold is still written); then gives the first error. */
   async close(): Promise<void> {
-    for (const kind of ROW_FILE_KINDS) await this.files[kind].close();
+    const closed = await Promise.allSettled(ROW_FILE_KINDS.map((kind) => this.files[kind].close()));
     await this.ownSet?.close();
+    const failed = closed.find((c) => c.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   }
 
   /** The files this input's rows were written to. An .xlsx input's sheets share one workbook per kind. */
