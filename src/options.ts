@@ -67,6 +67,7 @@ export const RUN_CHECKS = {
   completeAgreement: z.boolean(),
   dryRun: z.boolean(),
   compliancePath: z.enum(COMPLIANCE_PATHS, { error: `must be ${COMPLIANCE_PATHS.join(' or ')}` }),
+  createUnmatchedAccounts: z.boolean(),
   maxWait: z.number({ error: 'must be a number' }).positive('must be more than 0'),
   stateDir: z.string().min(1),
   allowHttp: z.boolean(),

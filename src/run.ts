@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { AbortedError, PayerOnboardError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
-import type { RowDeps } from './execute/executeRow.js';
+import { PayerTurns, type RowDeps } from './execute/executeRow.js';
 import { StateLock } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
@@ -193,8 +193,11 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
         maxWaitDays: options.maxWait,
         now: startedAt,
         knowledge: { gate: rowJournal?.gate() ?? 'unknown' },
+        createUnmatched: options.createUnmatchedAccounts,
       },
       taken: new Set(),
+      created: new Set(),
+      turns: new PayerTurns(),
       ...(scanned.some((job) => job.kind === 'bank-details') ? { claims: new Map<string, string>() } : {}),
     };
     const onWriteFailure = session.onWriteFailure;

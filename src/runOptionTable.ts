@@ -172,6 +172,14 @@ export const RUN_OPTIONS = {
       'a row waiting on its payer (KYC, agreement) longer than this, counted from its first run, is reported `failed`',
     commands: SENDING,
   },
+  createUnmatchedAccounts: {
+    flag: 'create-unmatched-accounts',
+    type: 'boolean',
+    default: false,
+    describe:
+      "create a row's bank account even where the service lists accounts of its payer that its reads show too little of to compare (once a person has checked none of them is the row's)",
+    commands: SENDING,
+  },
   stateDir: {
     flag: 'state-dir',
     type: 'string',

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/retryPolicy.js';
 import type { ComplianceRequest } from '../src/schema/index.js';
-import { executeRow } from '../src/execute/executeRow.js';
+import { executeRow, PayerTurns } from '../src/execute/executeRow.js';
 import { payerWork } from '../src/plan/rowState.js';
 import { STEPS } from '../src/types.js';
 import {
@@ -77,7 +77,7 @@ describe('no key and no personal value leaves the client', () => {
     };
     const result = await executeRow(
       payerWork(payerRow()),
-      { client, journal: undefined, ctx, taken: new Set() },
+      { client, journal: undefined, ctx, taken: new Set(), created: new Set(), turns: new PayerTurns() },
       'payers.csv:2',
     );
     expect(result.outcome).toBe('failed');

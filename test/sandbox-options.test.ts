@@ -19,6 +19,8 @@ describe('sandbox options', () => {
       kycGate: '500',
       accountApproveMs: 1000,
       maskNumbers: false,
+      bareReads: false,
+      kycWord: 'approved',
       fault429: 0,
       fault500: 0,
       fault503: 0,

@@ -16,6 +16,10 @@ export interface RowDeps {
   ctx: PlanContext;
   /** Stored accounts adopted by a row of this run: one stored account answers for one row at most. */
   taken: Set<string>;
+  /** Ids of the accounts this run's creates made. */
+  created: Set<string>;
+  /** Rows of one payer create its bank accounts one after the other. */
+  turns: PayerTurns;
   /**
    * Which row has each payer's bank account, when a run has bank rows apart from the payers (a payer's accounts
    * then come from several rows): the same account on a second row is that row's mistake, not a second account.
@@ -41,21 +45,52 @@ export async function executeRow(
   const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
   const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
   if (deps.claims !== undefined) claimAccounts(state, deps.claims, where);
-  for (let round = 0; ; round++) {
-    const actions = nextActions(state, ctx);
-    if (actions.length === 0) break;
-    if (round === maxRounds(ctx.retries)) {
-      state.failure = { message: `internal error: the row did not settle after ${round} round trips` };
-      break;
+  // Taken at the row's first bank account create, kept until the journal holds what the row did.
+  let endTurn: (() => void) | undefined;
+  try {
+    for (let round = 0; ; round++) {
+      const actions = nextActions(state, ctx);
+      if (actions.length === 0) break;
+      if (round === maxRounds(ctx.retries)) {
+        state.failure = { message: `internal error: the row did not settle after ${round} round trips` };
+        break;
+      }
+      if (endTurn === undefined && actions.some((action) => action.kind === 'create-account'))
+        endTurn = await deps.turns.take(work.clientUserId);
+      const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
+      const adopted = applyRound(state, actions, answers, ctx, deps.taken, deps.created);
+      // An account adopted from what is stored is known from now on, as if this journal had created it.
+      for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
     }
-    const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
-    const adopted = applyRound(state, actions, answers, ctx, deps.taken);
-    // An account adopted from what is stored is known from now on, as if this journal had created it.
-    for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
+    const result = finishRow(state, ctx);
+    deps.journal?.remember(state, ctx.now);
+    return result;
+  } finally {
+    endTurn?.();
   }
-  const result = finishRow(state, ctx);
-  deps.journal?.remember(state, ctx.now);
-  return result;
+}
+
+/**
+ * One turn at a time per payer, for creating its bank accounts: after an unclear answer the id new since the create
+ * went out must be the one it made, not another row's. Rows of different payers never wait for each other.
+ */
+export class PayerTurns {
+  private readonly last = new Map<string, Promise<void>>();
+
+  /** Waits for the payer's turn; gives the function that ends it. */
+  async take(clientUserId: string): Promise<() => void> {
+    const previous = this.last.get(clientUserId);
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    this.last.set(clientUserId, mine);
+    if (previous !== undefined) await previous;
+    return () => {
+      end();
+      if (this.last.get(clientUserId) === mine) this.last.delete(clientUserId);
+    };
+  }
 }
 
 function claimAccounts(state: RowState, claims: Map<string, string>, where: string): void {
@@ -100,6 +135,7 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const account = state.accounts[index]!;
   // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
   if (account.attempts > 0) await client.backoff(account.attempts - 1);
+  account.before = state.listed ?? [];
   const call = deps.journal?.accountSent(id, account);
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),

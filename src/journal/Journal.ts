@@ -11,7 +11,9 @@ import {
 } from './LineIndex.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
-export type JournalEntry = { state: 'sent' } | { state: 'done'; status: number; answer: Record<string, string> };
+export type JournalEntry =
+  | { state: 'sent'; answer?: Record<string, string> }
+  | { state: 'done'; status: number; answer: Record<string, string> };
 
 export interface JournalLoad {
   entries: number;
@@ -96,7 +98,8 @@ export class Journal {
     // Reading a line still waiting writes it first: if that write failed, what it said is kept in memory.
     if (line === undefined) return this.unwritten.get(key);
     if (line.s === 'none') return undefined;
-    return line.s === 'done' ? { state: 'done', status: line.c, answer: line.a ?? {} } : { state: 'sent' };
+    if (line.s === 'done') return { state: 'done', status: line.c, answer: line.a ?? {} };
+    return line.a === undefined ? { state: 'sent' } : { state: 'sent', answer: line.a };
   }
 
   get size(): number {
@@ -107,12 +110,14 @@ export class Journal {
    * Records the call as sent. Gives its place in the journal, for done(): then its line is moved without being
    * read back from the file (a read per call otherwise).
    */
-  sent(callKey: string): number | undefined {
+  sent(callKey: string, note?: Record<string, string>): number | undefined {
     const key = short(callKey);
     const found = LineIndex.isKey(key) ? this.lines.find(key) : undefined;
     // After the read: one of a line still waiting may have failed to write, and left what it said in memory.
     if (found?.line.s === 'done' || this.unwritten.get(key)?.state === 'done') return undefined;
-    const place = this.record(key, { k: key, s: 'sent' }, { state: 'sent' }, found?.entry);
+    const line: Line = note === undefined ? { k: key, s: 'sent' } : { k: key, s: 'sent', a: note };
+    const entry: JournalEntry = note === undefined ? { state: 'sent' } : { state: 'sent', answer: note };
+    const place = this.record(key, line, entry, found?.entry);
     // Before the call goes out; the lines waiting go along in the same write.
     this.flush();
     return place;
@@ -350,8 +355,8 @@ export class Journal {
  */
 function lineText(line: Line): string {
   const k = LineIndex.isKey(line.k) ? `"${line.k}"` : JSON.stringify(line.k);
-  if (line.s !== 'done') return `{"k":${k},"s":"${line.s}"}\n`;
-  const a = line.a === undefined ? '' : `,"a":${JSON.stringify(line.a)}`;
+  const a = line.s === 'none' || line.a === undefined ? '' : `,"a":${JSON.stringify(line.a)}`;
+  if (line.s !== 'done') return `{"k":${k},"s":"${line.s}"${a}}\n`;
   return `{"k":${k},"s":"done","c":${JSON.stringify(line.c)}${a}}\n`;
 }
 

@@ -85,7 +85,8 @@ function hexValue(code: number): number {
  * carry out (a field error, a 429 given up on), so a re-run creates without asking first.
  */
 export type Line =
-  | { k: string; s: 'sent' }
+  /** `a`: what a later run needs to settle the call if its answer never comes (a bank account: the ids before it). */
+  | { k: string; s: 'sent'; a?: Record<string, string> }
   | { k: string; s: 'none' }
   | { k: string; s: 'done'; c: number; a?: Record<string, string> };
 
@@ -157,14 +158,16 @@ export function parse(text: string): Line | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const line = value as Partial<{ k: unknown; s: unknown; c: unknown; a: unknown }>;
   if (typeof line.k !== 'string' || line.k === '') return undefined;
-  if (line.s === 'sent') return { k: line.k, s: 'sent' };
+  const answerOk =
+    line.a === undefined ||
+    (line.a !== null && typeof line.a === 'object' && Object.values(line.a).every((v) => typeof v === 'string'));
+  if (line.s === 'sent')
+    return line.a !== undefined && answerOk
+      ? { k: line.k, s: 'sent', a: line.a as Record<string, string> }
+      : { k: line.k, s: 'sent' };
   if (line.s === 'none') return { k: line.k, s: 'none' };
   if (line.s !== 'done' || typeof line.c !== 'number') return undefined;
-  if (
-    line.a !== undefined &&
-    (line.a === null || typeof line.a !== 'object' || Object.values(line.a).some((v) => typeof v !== 'string'))
-  )
-    return undefined;
+  if (!answerOk) return undefined;
   return { k: line.k, s: 'done', c: line.c, ...(line.a ? { a: line.a as Record<string, string> } : {}) };
 }
 

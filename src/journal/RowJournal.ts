@@ -17,7 +17,9 @@ import { journalLines, parse, short } from './LineIndex.js';
 // Keys are hashes: the journal holds no personal value.
 
 /** The payer record's fields, short because there is one record per payer and run. */
-type PayerLine = Partial<Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 'since' | 'chk' | 'ad', string>>;
+type PayerLine = Partial<
+  Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 'ic' | 'since' | 'chk' | 'ad' | 'ids', string>
+>;
 
 export class RowJournal {
   constructor(private readonly journal: Journal) {}
@@ -31,7 +33,10 @@ export class RowJournal {
       const key = accountKey(work.clientUserId, identity);
       const entry = this.journal.get(key);
       if (entry === undefined) return { state: 'unknown', key };
-      if (entry.state === 'sent') return { state: 'in-doubt', key };
+      if (entry.state === 'sent') {
+        const before = idList(entry.answer?.['b']);
+        return before === undefined ? { state: 'in-doubt', key } : { state: 'in-doubt', before, key };
+      }
       return { state: 'done', id: entry.answer['id'] ?? '', key };
     });
     if (line === undefined) return { payerKey, accounts };
@@ -45,17 +50,22 @@ export class RowJournal {
         ...(line.ku ? { kycUrl: line.ku } : {}),
         ...(line.ks ? { kycStatus: line.ks } : {}),
         ...(line.as ? { agreementStatus: line.as } : {}),
+        ...(line.ic ? { isCompliant: line.ic === '1' } : {}),
         ...(line.since ? { since: line.since } : {}),
         agreementDone: line.ad === '1',
+        ...(line.ids ? { accountIds: idsByKey(line.ids) } : {}),
       },
       accounts,
     };
   }
 
-  /** Before a create goes out: from here until its answer, the account is in doubt. */
+  /**
+   * Before a create goes out: from here until its answer, the account is in doubt. The payer's account ids as they
+   * were go with it, so a later run can tell the account this create made from the others.
+   */
   accountSent(clientUserId: string, account: AccountState): { key: string; place: number | undefined } {
     const key = accountKeyOf(clientUserId, account);
-    return { key, place: this.journal.sent(key) };
+    return { key, place: this.journal.sent(key, { b: JSON.stringify(account.before ?? []) }) };
   }
 
   accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {
@@ -108,7 +118,12 @@ export class RowJournal {
     if (s.links.kycUrl) line.ku = s.links.kycUrl;
     if (s.status?.kycStatus) line.ks = s.status.kycStatus;
     if (s.status?.agreementStatus) line.as = s.status.agreementStatus;
+    // The verdict of an earlier read stands only until a later answer without one: it may have changed since.
+    if (s.status?.isCompliant !== undefined) line.ic = s.status.isCompliant ? '1' : '0';
+    else if (s.status?.fresh) delete line.ic;
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';
+    const ids = accountIdsOf(s, old.ids);
+    if (ids !== undefined) line.ids = ids;
     line.since ??= s.since;
     if (s.checked) line.chk = isoTime(now);
     if (before === undefined || !sameLine(line, old)) this.journal.done(key, 200, line as Record<string, string>);
@@ -149,6 +164,44 @@ export async function journaledPayers(
     });
   }
   return found;
+}
+
+/**
+ * The stored accounts the journal knows as the payer's rows' (id by account key), with this row's added; what it
+ * had when nothing changed. A later row of the payer then never takes one of them for its own.
+ */
+function accountIdsOf(s: RowState, before: string | undefined): string | undefined {
+  // Most rows have no account id to add: nothing is parsed for them.
+  if (!s.accounts.some((a) => a.id && a.key !== undefined)) return before;
+  const known = idsByKey(before);
+  let changed = false;
+  for (const account of s.accounts) {
+    if (!account.id || account.key === undefined || known[account.key] === account.id) continue;
+    known[account.key] = account.id;
+    changed = true;
+  }
+  return changed ? JSON.stringify(known) : before;
+}
+
+function idsByKey(text: string | undefined): Record<string, string> {
+  try {
+    const value: unknown = JSON.parse(text ?? '{}');
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+    return Object.fromEntries(Object.entries(value).filter(([, id]) => typeof id === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+/** A list of ids as the journal writes it (a JSON array); undefined when absent or not such a list. */
+function idList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) && value.every((id) => typeof id === 'string') ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The same values field by field (a field left undefined is absent, as in the line written): only a changed record is written again. */

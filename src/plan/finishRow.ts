@@ -1,5 +1,6 @@
 import type { PayerResult, RowError, Step, StepStatus } from '../types.js';
-import { type AccountState, kycApproved, kycRejected, type PlanContext, type RowState } from './rowState.js';
+import type { AccountState, PlanContext, RowState } from './rowState.js';
+import { agreementCompleted, kycDone, kycRejected } from './verdict.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -77,9 +78,7 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   if (s.links.kycUrl) result.kycUrl = s.links.kycUrl;
   if (s.work.kind === 'payer' && wanted('agreement')) {
     result.agreementCompleted =
-      steps.agreement === 'ok' ||
-      steps.agreement === 'done-before' ||
-      status?.agreementStatus?.toLowerCase() === 'completed';
+      steps.agreement === 'ok' || steps.agreement === 'done-before' || agreementCompleted(status);
   }
 
   const values = Object.values(steps);
@@ -116,7 +115,7 @@ function accountsStep(accounts: readonly AccountState[]): StepStatus {
 
 /** What a waiting bank account waits on, as `error` says it. */
 function waitingFor(s: RowState): string {
-  if (!kycApproved(s.status)) return `waiting for KYC approval (kycStatus ${s.status?.kycStatus ?? 'unknown'})`;
+  if (!kycDone(s.status)) return `waiting for KYC approval (kycStatus ${s.status?.kycStatus ?? 'unknown'})`;
   return `waiting for the agreement to be completed (agreementStatus ${s.status?.agreementStatus ?? 'unknown'})`;
 }
 
@@ -124,8 +123,7 @@ function waitingFor(s: RowState): string {
 function waitingOn(s: RowState, result: PayerResult): RowError | undefined {
   const status = s.status;
   if (status === undefined || s.stopped) return undefined;
-  const kyc = status.kycStatus?.toLowerCase();
-  if (kyc !== undefined && kyc !== 'approved' && !kycRejected(status))
+  if (status.kycStatus !== undefined && !kycDone(status) && !kycRejected(status))
     return { step: 'kyc', message: `waiting for KYC approval (kycStatus ${status.kycStatus})` };
   if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
     return {

@@ -1,26 +1,24 @@
 import type { ApiError } from '../execute/retryPolicy.js';
 import type { StoredPaymentDetail } from '../schema/index.js';
-import { pickMatch } from './identity.js';
-import {
-  type Answer,
-  agreementDone,
-  because,
-  kycApproved,
-  type PlanContext,
-  type RowState,
-  stopsRun,
-} from './rowState.js';
+import { decideStored } from './storedAccounts.js';
+import { type Answer, agreementDone, because, type PlanContext, type RowState, stopsRun } from './rowState.js';
+import { kycDone } from './verdict.js';
 
 // What a bank account's answers mean for it. An account not known as done is adopted when a read shows it stored,
 // and created only when the read shows it is not; a refusal by the KYC gate makes it wait for the payer; an answer
 // that leaves it unclear whether the account was stored sends it back to a read before any new attempt. The
 // service documents no idempotency, so these rules are what keeps an account from being stored twice.
 
-/** Settles every account waiting on a read: adopt what is stored, or create. */
+/**
+ * Settles every account waiting on a read: adopt what is stored, create, or (where what is stored cannot be told
+ * apart from it) leave it to a person. `taken`: ids adopted by this run's rows, `created`: ids its creates made.
+ */
 export function applyAccountsRead(
   s: RowState,
   answer: Answer<{ found: boolean; accounts: readonly StoredPaymentDetail[]; unreadable?: boolean }>,
+  ctx: PlanContext,
   taken: Set<string>,
+  created: ReadonlySet<string>,
 ): void {
   s.checked = true;
   if (answer.ok && answer.body.unreadable) {
@@ -44,22 +42,39 @@ export function applyAccountsRead(
     }
     return;
   }
+  const stored = answer.body.accounts;
   // Accounts stored before this row sent any: the service knew the payer before this run.
-  if (answer.body.accounts.length > 0 && s.accounts.every((a) => a.attempts === 0)) s.compliance.knownBefore = true;
-  for (const account of s.accounts) {
-    if (account.state !== 'check' || account.sameAs !== undefined) continue;
-    const match = pickMatch(account.identity, answer.body.accounts, taken);
-    if (match.kind === 'adopt') {
-      taken.add(match.id);
+  if (stored.length > 0 && s.accounts.every((a) => a.attempts === 0)) s.compliance.knownBefore = true;
+  s.listed = stored.map((a) => a.id);
+  s.accounts.forEach((account, i) => {
+    if (account.state !== 'check' || account.sameAs !== undefined) return;
+    // Ids that are another account's: adopted or made by this run, or known to the journal as another row's.
+    const others = (id: string) =>
+      taken.has(id) ||
+      created.has(id) ||
+      s.accounts.some((a) => a.id === id) ||
+      (s.claimed.has(id) && s.claimed.get(id) !== account.key);
+    const decision = decideStored(account.identity, s.work.details[i]!, {
+      stored,
+      others,
+      taken,
+      before: account.before,
+      createUnmatched: ctx.createUnmatched === true,
+    });
+    if (decision.kind === 'adopt') {
+      taken.add(decision.id);
       account.state = 'done';
-      account.id = match.id;
+      account.id = decision.id;
       // Created by this run's own unclear attempt, or stored before it.
       account.how = account.attempts > 0 ? 'ok' : 'done-before';
-    } else {
+    } else if (decision.kind === 'create') {
       account.state = 'create';
-      account.storedFailed ||= match.kind === 'stored-failed';
+      account.storedFailed ||= decision.storedFailed === true;
+    } else {
+      account.state = 'failed';
+      account.error = decision.message;
     }
-  }
+  });
 }
 
 export function applyAccountCreate(
@@ -68,14 +83,18 @@ export function applyAccountCreate(
   answer: Answer<{ id?: string }>,
   ctx: PlanContext,
   agreementInRound: boolean,
+  created: Set<string>,
 ): void {
   const account = s.accounts[index]!;
   account.attempts += 1;
   if (answer.ok) {
     account.state = 'done';
     account.how = 'ok';
-    if (answer.body.id !== undefined) account.id = answer.body.id;
-    if (!kycApproved(s.status) && s.status !== undefined) ctx.knowledge.gate = 'open';
+    if (answer.body.id !== undefined) {
+      account.id = answer.body.id;
+      created.add(answer.body.id);
+    }
+    if (!kycDone(s.status) && s.status !== undefined) ctx.knowledge.gate = 'open';
     return;
   }
   const error = answer.error;
@@ -87,12 +106,12 @@ export function applyAccountCreate(
   }
   if (isRefusal(error) && ctx.knowledge.gate !== 'open') {
     // KYC approved: the refusal may be for the agreement this run completed in the same round. Once more after it.
-    if (kycApproved(s.status) && agreementInRound && !account.afterAgreement) {
+    if (kycDone(s.status) && agreementInRound && !account.afterAgreement) {
       account.afterAgreement = true;
       account.state = 'check';
       return;
     }
-    if (!kycApproved(s.status) || !agreementDone(s)) {
+    if (!kycDone(s.status) || !agreementDone(s)) {
       ctx.knowledge.gate = 'gated';
       account.state = 'waiting';
       return;

@@ -5,13 +5,12 @@ import {
   type Answer,
   agreementDone,
   because,
-  kycApproved,
-  kycRejected,
   payerStatus,
   type PlanContext,
   type RowState,
   stopsRun,
 } from './rowState.js';
+import { agreementCompleted, kycDone, kycRejected } from './verdict.js';
 
 // The plan: from a row's state (what the journal remembered, what the service answered so far, what the run has
 // learned) to the calls to make next. Called once per round trip until it has nothing left to send; `execute`
@@ -47,7 +46,7 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
 
   const actions: Action[] = [];
   if (s.agreement.wanted && s.agreement.step === undefined) {
-    if (s.status?.agreementStatus?.toLowerCase() === 'completed') s.agreement.step = 'done-before';
+    if (agreementCompleted(s.status)) s.agreement.step = 'done-before';
     else actions.push({ kind: 'complete-agreement' });
   }
   const rejected = kycRejected(s.status);
@@ -55,15 +54,21 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   // (KYC approved, and the agreement completed or being completed by this row now).
   const completing = actions.some((a) => a.kind === 'complete-agreement');
   const mayCreate =
-    !rejected && (ctx.knowledge.gate !== 'gated' || (kycApproved(s.status) && (agreementDone(s) || completing)));
+    !rejected && (ctx.knowledge.gate !== 'gated' || (kycDone(s.status) && (agreementDone(s) || completing)));
   if (checking && mayCreate) actions.push({ kind: 'read-accounts' });
+  // One create at a time, and none while a read is out: after an unclear answer, the one id new since the create
+  // went out is the account it made, so nothing else of the payer may be added before the read that settles it.
+  let creating = checking;
   s.accounts.forEach((account, index) => {
     if ((account.state !== 'create' && account.state !== 'check') || account.sameAs !== undefined) return;
     if (rejected) {
       account.state = 'skipped';
       account.error = 'not sent: KYC rejected';
     } else if (!mayCreate) account.state = 'waiting';
-    else if (account.state === 'create') actions.push({ kind: 'create-account', index });
+    else if (account.state === 'create' && !creating) {
+      actions.push({ kind: 'create-account', index });
+      creating = true;
+    }
   });
   return actions;
 }
@@ -74,9 +79,8 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
  */
 function needsStatus(s: RowState): boolean {
   if (s.status?.fresh) return false;
-  const agreementSettled =
-    !s.agreement.wanted || s.agreement.step !== 'skipped' || s.status?.agreementStatus?.toLowerCase() === 'completed';
-  return !(kycApproved(s.status) && agreementSettled);
+  const agreementSettled = !s.agreement.wanted || s.agreement.step !== 'skipped' || agreementCompleted(s.status);
+  return !(kycDone(s.status) && agreementSettled);
 }
 
 export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): void {
@@ -112,11 +116,12 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): 
 
 export function applyPayerRead(
   s: RowState,
-  answer: Answer<{ found: boolean; kycStatus?: string; agreementStatus?: string }>,
+  answer: Answer<{ found: boolean; kycStatus?: string; agreementStatus?: string; isCompliant?: boolean }>,
 ): void {
   s.checked = true;
   if (answer.ok && answer.body.found) {
-    s.status = payerStatus(answer.body.kycStatus, answer.body.agreementStatus, true);
+    const { kycStatus, agreementStatus, isCompliant } = answer.body;
+    s.status = payerStatus(kycStatus, agreementStatus, true, isCompliant);
     return;
   }
   if (
@@ -161,6 +166,7 @@ export function applyRound(
   answers: readonly Answer<never>[],
   ctx: PlanContext,
   taken: Set<string>,
+  created: Set<string> = new Set(),
 ): AccountState[] {
   const agreementInRound = actions.some((action) => action.kind === 'complete-agreement');
   const adopted: AccountState[] = [];
@@ -174,9 +180,10 @@ export function applyRound(
       else if (action.kind === 'read-payer') applyPayerRead(s, answer);
       else if (action.kind === 'read-accounts') {
         const checking = s.accounts.filter((a) => a.state === 'check');
-        applyAccountsRead(s, answer, taken);
+        applyAccountsRead(s, answer, ctx, taken, created);
         adopted.push(...checking.filter((a) => a.state === 'done' && a.id !== undefined));
-      } else if (action.kind === 'create-account') applyAccountCreate(s, action.index, answer, ctx, agreementInRound);
+      } else if (action.kind === 'create-account')
+        applyAccountCreate(s, action.index, answer, ctx, agreementInRound, created);
       else applyAgreement(s, answer);
     }
   }

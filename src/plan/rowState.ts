@@ -9,6 +9,7 @@ import {
   complianceDigest,
   identityText,
 } from './identity.js';
+import { agreementCompleted } from './verdict.js';
 
 // The data the plan decides on: one row's work, what the journal remembers of it, what the run has learned
 // about the service, the row's state as its calls answer, and the readings of that state and of an answer that
@@ -31,8 +32,10 @@ export interface RowWork {
 
 /** What the service last said of the payer's statuses, and whether it said so in this run. */
 export interface PayerStatus {
-  kycStatus?: string;
-  agreementStatus?: string;
+  kycStatus?: string | undefined;
+  agreementStatus?: string | undefined;
+  /** The service's own verdict, when a read gave one. */
+  isCompliant?: boolean | undefined;
   fresh: boolean;
 }
 
@@ -44,8 +47,9 @@ export function payerStatus(
   kycStatus: string | undefined,
   agreementStatus: string | undefined,
   fresh: boolean,
+  isCompliant?: boolean,
 ): PayerStatus {
-  return { kycStatus: kycStatus || undefined, agreementStatus: agreementStatus || undefined, fresh };
+  return { kycStatus: kycStatus || undefined, agreementStatus: agreementStatus || undefined, isCompliant, fresh };
 }
 
 let isoOf = { time: Number.NaN, text: '' };
@@ -67,16 +71,24 @@ export interface PayerMemory {
   kycUrl?: string;
   kycStatus?: string;
   agreementStatus?: string;
+  isCompliant?: boolean;
   /** When the journal first saw the payer (ISO): waiting is counted from here. */
   since?: string;
   agreementDone?: boolean;
+  /** The stored accounts the journal knows as this payer's rows' (created or adopted): id by account key. */
+  accountIds?: Readonly<Record<string, string>>;
 }
 
 /**
  * What the journal says of one bank account's create: never sent, sent without a clear answer, or done; and the key
  * it knows the account by.
  */
-export type AccountMemory = ({ state: 'unknown' } | { state: 'in-doubt' } | { state: 'done'; id: string }) & {
+export type AccountMemory = (
+  | { state: 'unknown' }
+  /** `before`: the payer's account ids when the create went out (unknown to a journal of an earlier version). */
+  | { state: 'in-doubt'; before?: readonly string[] }
+  | { state: 'done'; id: string }
+) & {
   key?: string;
 };
 
@@ -107,6 +119,11 @@ export interface PlanContext {
   maxWaitDays: number;
   now: Date;
   knowledge: RunKnowledge;
+  /**
+   * Create a bank account even where the service lists accounts of its payer that its reads do not show enough of
+   * to compare (a person has checked that none of them is the row's).
+   */
+  createUnmatched?: boolean;
 }
 
 export interface AccountState {
@@ -129,6 +146,11 @@ export interface AccountState {
   sameAs?: number;
   /** The key the journal knows the account by, made once a row. */
   key?: string;
+  /**
+   * The payer's account ids when this account's last create went out, set as it goes (or remembered by the journal
+   * from an earlier run): after an unclear answer, an id not among them is what the create made.
+   */
+  before?: readonly string[];
 }
 
 export interface RowState {
@@ -168,6 +190,10 @@ export interface RowState {
   payerKnown: boolean;
   /** Digest of what was registered before this run (journal, or a failed or pending file). */
   registeredDigest?: string;
+  /** The ids of the payer's stored accounts as this row's latest read listed them. */
+  listed?: readonly string[];
+  /** Ids the journal knows as accounts of this payer's rows, with the key of the account each is. */
+  claimed: ReadonlyMap<string, string>;
 }
 
 /** A call's end as the plan needs it: an answer, or the error (never thrown). */
@@ -182,22 +208,12 @@ export const stopsRun = (error: ApiError) =>
 /** An error's words without the `not sent, ` the caller adds itself. */
 export const because = (error: ApiError) => error.detail.replace(/^not sent, /, '');
 
-const APPROVED = 'approved';
-const KYC_REJECTED = new Set(['rejected', 'failed']);
-
-export const kycApproved = (status: { kycStatus?: string } | undefined) =>
-  status?.kycStatus?.toLowerCase() === APPROVED;
-export const kycRejected = (status: { kycStatus?: string } | undefined) =>
-  KYC_REJECTED.has(status?.kycStatus?.toLowerCase() ?? '');
-
 /** The agreement is completed, as the service said or as this row did. */
 export function agreementDone(s: RowState): boolean {
-  return (
-    s.status?.agreementStatus?.toLowerCase() === 'completed' ||
-    s.agreement.step === 'ok' ||
-    s.agreement.step === 'done-before'
-  );
+  return agreementCompleted(s.status) || s.agreement.step === 'ok' || s.agreement.step === 'done-before';
 }
+
+const NO_IDS: ReadonlyMap<string, string> = new Map();
 
 /** Payer cells that say who a person is: a row that differs in these is not a correction but someone else. */
 const IDENTITY = new Set(['ssn', 'dateOfBirth']);
@@ -221,10 +237,11 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     since: payer?.since ?? isoTime(ctx.now),
     checked: false,
     payerKnown: payer?.digest !== undefined,
+    claimed: payer?.accountIds ? new Map(Object.entries(payer.accountIds).map(([key, id]) => [id, key])) : NO_IDS,
   };
   if (memory.payerKey !== undefined) state.payerKey = memory.payerKey;
-  if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined)
-    state.status = payerStatus(payer.kycStatus, payer.agreementStatus, false);
+  if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined || payer?.isCompliant !== undefined)
+    state.status = payerStatus(payer.kycStatus, payer.agreementStatus, false, payer.isCompliant);
   if (memory.fresh !== undefined)
     state.status = payerStatus(memory.fresh.kycStatus, memory.fresh.agreementStatus, true);
 
@@ -266,6 +283,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
       const known = memory.accounts[i] ?? { state: 'unknown' };
       const account: AccountState = { identity, state: 'check', attempts: 0 };
       if (known.key !== undefined) account.key = known.key;
+      if (known.state === 'in-doubt' && known.before !== undefined) account.before = known.before;
       if (carried('payment-details')) {
         account.state = 'done';
         account.how = 'done-before';

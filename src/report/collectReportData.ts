@@ -2,7 +2,7 @@ import { type Outcome, type PayerResult, STEPS } from '../types.js';
 import type { AttemptInfo } from '../execute/ApiClient.js';
 import { basename } from 'node:path';
 import { type FinishedRow, formatError, formatErrors, type Summary } from '../output/results.js';
-import { kycApproved, kycRejected } from '../plan/rowState.js';
+import { kycDone, kycRejected } from '../plan/verdict.js';
 import { commandLine } from './rerunCommand.js';
 import { type FixGroup, FixGroups, normalise } from './rowsToFix.js';
 
@@ -235,7 +235,7 @@ export class ReportTally {
 /** The links a row's payer must be sent: KYC while it waits on them, an agreement the run does not complete. */
 function linkRow(row: FinishedRow): LinkRow | undefined {
   const r = row.result;
-  const kyc = r.kycUrl && r.kycStatus && !kycApproved(r) && !kycRejected(r) ? r.kycUrl : undefined;
+  const kyc = r.kycUrl && r.kycStatus && !kycDone(r) && !kycRejected(r) ? r.kycUrl : undefined;
   const agreement =
     r.agreementUrl && r.agreementCompleted === false && r.agreementStatus?.toLowerCase() !== 'completed'
       ? r.agreementUrl

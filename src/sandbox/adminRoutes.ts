@@ -18,7 +18,9 @@ export interface AdminTarget {
   /** What is stored for a payer: the bodies as received, the current answer and statuses. */
   payer(clientUserId: string): StoredPayer | undefined;
   /** Moves a payer's KYC as the person's verification would (kycAfter no longer moves it); throws for an unknown payer. */
-  setKyc(clientUserId: string, kycStatus: KycStatus): void;
+  setKyc(clientUserId: string, kycStatus: KycStatus | string): void;
+  /** The word an approved KYC is reported with: the admin route takes it as well as `approved`. */
+  readonly options: { readonly kycWord: string };
   /** Ends (or reopens) the provider's check of a stored account, by its id; throws for an unknown id. */
   setPaymentDetailStatus(id: string, status: AccountStatus): void;
   /** Forces the answers of the next requests of a route; see ScriptStep. Throws on a malformed step. */
@@ -43,7 +45,7 @@ export async function handleAdmin(
   const decoded = safeDecode(param);
   if (method === 'POST' && action !== undefined && more.length === 0 && decoded !== undefined) {
     if (what === 'payers' && action === 'kyc') {
-      return setStatus(req, res, 'kycStatus', KYC_STATUSES, (kycStatus) => {
+      return setStatus(req, res, 'kycStatus', [...new Set([...KYC_STATUSES, sandbox.options.kycWord])], (kycStatus) => {
         sandbox.setKyc(decoded, kycStatus);
         const payer = sandbox.payer(decoded);
         return { clientUserId: decoded, kycStatus: payer?.kycStatus, agreementStatus: payer?.agreementStatus };

@@ -114,6 +114,15 @@ export const SANDBOX_OPTIONS = {
       "every payer's KYC becomes `approved` S seconds after creation (`0`: at creation); without it only `POST /__sandbox/payers/ID/kyc` moves KYC",
     schema: z.number().min(0, 'must be 0 or more'),
   },
+  kycWord: {
+    flag: 'kyc-word',
+    type: 'string',
+    value: 'WORD',
+    default: 'approved',
+    describe:
+      "the word the answers report an approved KYC with (`completed`: as the service's OpenAPI document and a published client have it)",
+    schema: z.string().regex(/^[a-z_]+$/, 'must be a word of lower-case letters and _'),
+  },
   kycGate: {
     flag: 'kyc-gate',
     type: 'string',
@@ -137,6 +146,14 @@ export const SANDBOX_OPTIONS = {
     type: 'boolean',
     default: false,
     describe: 'the reads return `accountNumber` and `iban` as their last 4 characters, as a service that masks them',
+    schema: z.boolean(),
+  },
+  bareReads: {
+    flag: 'bare-reads',
+    type: 'boolean',
+    default: false,
+    describe:
+      "the payment-details read lists each account as only `id`, `userId`, `bankName` and `status`, as a published client's fixtures do",
     schema: z.boolean(),
   },
   fault429: { flag: 'fault-429', ...fault('a request gets 429 (nothing is changed)') },

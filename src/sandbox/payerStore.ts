@@ -23,6 +23,7 @@ import {
   newPayer,
   type PayerRecord,
   payerStatus,
+  reportedKyc,
   type StoredPayer,
   storedPayer,
 } from './payers.js';
@@ -43,6 +44,10 @@ export interface StoreConfig {
   kycAfter: number | undefined;
   accountApproveMs: number;
   maskNumbers: boolean;
+  /** The reads list each account as only its id, userId, bankName and status. */
+  bareReads: boolean;
+  /** The word an approved KYC is reported with. */
+  kycWord: string;
   keepRequests: boolean;
   linkBase: () => string;
   now: () => number;
@@ -86,7 +91,7 @@ export class PayerStore {
           body: nestError(409, `Payer with client user ID ${request.clientUserId} already exists`),
         };
       }
-      return { status: 200, body: complianceAnswer(existing, this.kyc(existing)) };
+      return { status: 200, body: complianceAnswer(existing, this.kyc(existing), this.config.kycWord) };
     }
     const payer = newPayer(
       request,
@@ -96,7 +101,7 @@ export class PayerStore {
       this.config.now(),
     );
     // With kycAfter 0 the payer is approved at creation, and the first answer already says so.
-    payer.response = complianceAnswer(payer, this.kyc(payer));
+    payer.response = complianceAnswer(payer, this.kyc(payer), this.config.kycWord);
     this.payers.set(request.clientUserId, payer);
     this.count('payersCreated');
     return { status: 200, body: payer.response };
@@ -142,7 +147,7 @@ export class PayerStore {
     const payer = this.payers.get(clientUserId);
     if (payer === undefined)
       return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
-    return { status: 200, body: payerStatus(payer, this.kyc(payer)) };
+    return { status: 200, body: payerStatus(payer, this.kyc(payer), this.config.kycWord) };
   }
 
   /** Every account stored for the payer, or only the one with `paymentDetailsId` when given. */
@@ -152,24 +157,22 @@ export class PayerStore {
     const now = this.config.now();
     const paymentDetails = payer.paymentDetails
       .filter((account) => paymentDetailsId === null || account.id === paymentDetailsId)
-      .map((account) =>
-        listedAccount(
-          account,
-          payer,
-          accountStatus(account, now, this.config.accountApproveMs),
-          this.config.maskNumbers,
-        ),
-      );
+      .map((account) => {
+        const status = accountStatus(account, now, this.config.accountApproveMs);
+        return this.config.bareReads
+          ? { id: account.id, userId: payer.userId, bankName: account.fields.bankName, status }
+          : listedAccount(account, payer, status, this.config.maskNumbers);
+      });
     return { status: 200, body: { paymentDetails } };
   }
 
   /** The person's KYC moved (as the provider would report it); undefined for an unknown payer. */
-  setKyc(clientUserId: string, kycStatus: KycStatus): PayerStatusResponse | undefined {
+  setKyc(clientUserId: string, kycStatus: KycStatus | string): PayerStatusResponse | undefined {
     const payer = this.payers.get(clientUserId);
     if (payer === undefined) return undefined;
-    payer.kycStatus = kycStatus;
+    payer.kycStatus = kycStatus === this.config.kycWord ? 'approved' : kycStatus;
     payer.kycPinned = true;
-    return payerStatus(payer, this.kyc(payer));
+    return payerStatus(payer, this.kyc(payer), this.config.kycWord);
   }
 
   /** The provider's check of an account ended (or is pending again); undefined for an unknown id. */
@@ -183,7 +186,12 @@ export class PayerStore {
   get(clientUserId: string): StoredPayer | undefined {
     const payer = this.payers.get(clientUserId);
     if (payer === undefined) return undefined;
-    return storedPayer(payer, this.kyc(payer), this.config.now(), this.config.accountApproveMs);
+    return storedPayer(
+      payer,
+      reportedKyc(this.kyc(payer), this.config.kycWord),
+      this.config.now(),
+      this.config.accountApproveMs,
+    );
   }
 
   get size(): number {

@@ -97,15 +97,26 @@ export function agreementStatus(payer: PayerRecord): 'not_started' | 'completed'
   return payer.agreementCompleted ? 'completed' : 'not_started';
 }
 
-/** The create-compliance answer with the payer's current statuses. */
-export function complianceAnswer(payer: PayerRecord, kycStatus: string): ComplianceResponse {
-  return { ...payer.response, status: { agreementStatus: agreementStatus(payer), kycStatus } };
+/**
+ * KYC as the answers report it: the service's published documents spell an approved KYC `approved` in one place
+ * and `completed` in another, so the sandbox can answer with either (`--kyc-word`); its own rules keep `approved`.
+ */
+export function reportedKyc(kycStatus: string, approvedWord: string): string {
+  return kycStatus === 'approved' ? approvedWord : kycStatus;
 }
 
-export function payerStatus(payer: PayerRecord, kycStatus: string): PayerStatusResponse {
+/** The create-compliance answer with the payer's current statuses. */
+export function complianceAnswer(payer: PayerRecord, kycStatus: string, approvedWord: string): ComplianceResponse {
+  return {
+    ...payer.response,
+    status: { agreementStatus: agreementStatus(payer), kycStatus: reportedKyc(kycStatus, approvedWord) },
+  };
+}
+
+export function payerStatus(payer: PayerRecord, kycStatus: string, approvedWord: string): PayerStatusResponse {
   const agreement = agreementStatus(payer);
   return {
-    kycStatus,
+    kycStatus: reportedKyc(kycStatus, approvedWord),
     agreementStatus: agreement,
     isCompliant: kycStatus === 'approved' && agreement === 'completed',
     userId: payer.userId,

@@ -49,6 +49,8 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
       kycAfter: options.kycAfter,
       accountApproveMs: options.accountApproveMs,
       maskNumbers: options.maskNumbers,
+      bareReads: options.bareReads,
+      kycWord: options.kycWord,
       keepRequests: options.keepRequests,
       linkBase: () => url,
       now,
@@ -200,8 +202,8 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     arrivals: () => stats.arrivals.toArray(),
     payer: (clientUserId) => store.get(clientUserId),
     setKyc: (clientUserId, kycStatus) => {
-      if (!(KYC_STATUSES as readonly string[]).includes(kycStatus))
-        throw new Error(`kycStatus must be one of: ${KYC_STATUSES.join(', ')}`);
+      const allowed: readonly string[] = [...new Set([...KYC_STATUSES, options.kycWord])];
+      if (!allowed.includes(kycStatus)) throw new Error(`kycStatus must be one of: ${allowed.join(', ')}`);
       if (store.setKyc(clientUserId, kycStatus) === undefined)
         throw new Error(`Payer with client user ID ${clientUserId} not found`);
     },

@@ -1,6 +1,7 @@
 import type { AccountsAnswer, CallResult, PayerAnswer } from '../execute/ApiClient.js';
 import { csvSafe } from '../output/CsvFileWriter.js';
 import { formatErrors } from '../output/results.js';
+import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
 import type { RowError } from '../types.js';
 
 /** The columns of status.csv, in the order the README documents: scripts read them by position. */
@@ -65,8 +66,6 @@ export interface PayerStatus {
   errors: RowError[];
 }
 
-const KYC_REJECTED = new Set(['rejected', 'failed']);
-
 /** Counts stored accounts by their check's status; any status but approved and failed is still being checked. */
 export function countAccounts(answer: AccountsAnswer): AccountCounts {
   const counts: AccountCounts = { approved: 0, pending: 0, failed: 0 };
@@ -82,11 +81,9 @@ export function countAccounts(answer: AccountsAnswer): AccountCounts {
 /** The category of a payer the service answered for. */
 export function categorize(payer: PayerAnswer, accounts: AccountCounts | undefined): Category {
   if (!payer.found) return 'not-registered';
-  const kyc = (payer.kycStatus ?? '').toLowerCase();
-  if (KYC_REJECTED.has(kyc)) return 'kyc-rejected';
-  if (kyc !== 'approved') return 'kyc-pending';
-  if ((payer.agreementStatus ?? '').toLowerCase() !== 'completed' || payer.isCompliant !== true)
-    return 'agreement-pending';
+  if (kycRejected(payer)) return 'kyc-rejected';
+  if (!kycDone(payer)) return 'kyc-pending';
+  if (!readyForAccount(payer)) return 'agreement-pending';
   if (accounts !== undefined && accounts.approved === 0 && accounts.failed > 0) return 'bank-failed';
   if (accounts === undefined || accounts.approved === 0) return 'bank-pending';
   return 'payable';

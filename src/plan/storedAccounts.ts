@@ -1,0 +1,130 @@
+import type { PaymentDetailRequest, StoredPaymentDetail } from '../schema/index.js';
+import { type AccountIdentity, pickMatch, sameAccount } from './identity.js';
+
+// Which stored bank account, if any, is a row's. The service guarantees ids, not the fields its read shows: its
+// published schema makes every field of a listed account optional, and some of its answers list only `id`,
+// `userId`, `bankName` and `status`. So ids decide first: after a create whose answer was lost, exactly one id
+// that was not there before it went out is the account it made, whatever the read shows of it. Fields decide only
+// where the ids cannot (no journal: the state dir lost, a failed file run elsewhere), and where the fields cannot
+// either, nothing is created on a guess: the row says what a person must check.
+
+export type StoredDecision =
+  | { kind: 'adopt'; id: string }
+  | { kind: 'create'; storedFailed?: boolean }
+  | { kind: 'unsure'; message: string };
+
+export interface StoredContext {
+  /** Every account the service lists for the payer. */
+  stored: readonly StoredPaymentDetail[];
+  /** Ids that are certainly another row's: adopted or created by this run, or known to the journal as another's. */
+  others: (id: string) => boolean;
+  /** Ids adopted by rows of this run: one stored account answers for one row at most. */
+  taken: ReadonlySet<string>;
+  /** The ids the payer had when this account's create went out unanswered (the run's or an earlier one's). */
+  before: readonly string[] | undefined;
+  /** A person checked that none of the stored accounts that cannot be compared is this row's. */
+  createUnmatched: boolean;
+}
+
+/** Decides one bank account against what the service lists for its payer. */
+export function decideStored(
+  identity: AccountIdentity,
+  detail: PaymentDetailRequest,
+  c: StoredContext,
+): StoredDecision {
+  if (c.before !== undefined) return afterLostAnswer(identity, detail, c, c.before);
+  const match = pickMatch(
+    identity,
+    c.stored.filter((a) => comparable(identity, a)),
+    c.taken,
+  );
+  if (match.kind === 'adopt') return match;
+  // Accounts whose fields cannot say whether they are this one: only unique evidence adopts one.
+  const open = c.stored.filter(
+    (a) => !c.others(a.id) && !failed(a) && !comparable(identity, a) && shownFieldsAgree(detail, a),
+  );
+  if (open.length === 0 || c.createUnmatched) return { kind: 'create', storedFailed: match.kind === 'stored-failed' };
+  if (open.length === 1) return { kind: 'adopt', id: open[0]!.id };
+  return { kind: 'unsure', message: cannotCompare(open) };
+}
+
+/** The create went out and its answer was lost: the ids new since then say whether it made the account. */
+function afterLostAnswer(
+  identity: AccountIdentity,
+  detail: PaymentDetailRequest,
+  c: StoredContext,
+  before: readonly string[],
+): StoredDecision {
+  const known = new Set(before);
+  // A new account whose fields plainly say it is another one (other numbers, another bank) was not made by it.
+  const fresh = c.stored.filter(
+    (a) =>
+      !known.has(a.id) &&
+      !c.others(a.id) &&
+      (comparable(identity, a) ? sameAccount(identity, a) : shownFieldsAgree(detail, a)),
+  );
+  if (fresh.length === 0) return { kind: 'create' };
+  if (fresh.length === 1)
+    return failed(fresh[0]!) ? { kind: 'create', storedFailed: true } : { kind: 'adopt', id: fresh[0]!.id };
+  // Someone else added accounts meanwhile: the numbers decide, where the read shows them.
+  const matches = fresh.filter((a) => comparable(identity, a) && !failed(a));
+  if (matches.length === 1) return { kind: 'adopt', id: matches[0]!.id };
+  if (c.createUnmatched) return { kind: 'create' };
+  return {
+    kind: 'unsure',
+    message:
+      `its create's answer was lost, and the service now lists ${fresh.length} new bank accounts for this payer ` +
+      `that cannot be told apart: ${listed(fresh)}. ${WAY_ON}`,
+  };
+}
+
+/** What a person does next, when the fields cannot decide. */
+const WAY_ON =
+  "If one of them is this row's account, add payment-details to the row's completedSteps cell; if none is, run the " +
+  'row again with --create-unmatched-accounts';
+
+function cannotCompare(open: readonly StoredPaymentDetail[]): string {
+  return (
+    `not sent: the service lists ${open.length} bank accounts for this payer that its reads do not show enough of ` +
+    `to compare with this row (no account number, IBAN or their last 4 digits): ${listed(open)}. ${WAY_ON}`
+  );
+}
+
+/** The accounts by bank name and id, for a person to look up (never a number). */
+function listed(accounts: readonly StoredPaymentDetail[]): string {
+  const shown = accounts.slice(0, 5).map((a) => `${a.bankName || 'a bank'} (id ${a.id})`);
+  return accounts.length > 5 ? `${shown.join(', ')} and ${accounts.length - 5} more` : shown.join(', ');
+}
+
+/** Whether the read shows the number that makes the row's account the account it is (whole or its last 4). */
+export function comparable(identity: AccountIdentity, stored: StoredPaymentDetail): boolean {
+  if (identity.iban !== undefined) return present(stored.iban);
+  if (identity.accountNumber !== undefined) return present(stored.accountNumber);
+  // A row without a number is its bank and holder name: a stored account with a number is another one.
+  return (
+    present(stored.iban) || present(stored.accountNumber) || (present(stored.bankName) && present(stored.accountName))
+  );
+}
+
+/** The fields the read does show agree with the row: currency, bank and holder name (any case and spacing). */
+function shownFieldsAgree(detail: PaymentDetailRequest, stored: StoredPaymentDetail): boolean {
+  return (
+    agree(detail.currency, stored.currency) &&
+    agree(detail.bankName, stored.bankName) &&
+    agree(detail.accountName, stored.accountName)
+  );
+}
+
+function agree(ours: string | undefined, theirs: string | null | undefined): boolean {
+  if (!present(theirs) || !present(ours)) return true;
+  const norm = (text: string) => text.replace(/\s+/g, ' ').trim().toUpperCase();
+  return norm(ours!) === norm(theirs!);
+}
+
+function present(value: string | null | undefined): boolean {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function failed(stored: StoredPaymentDetail): boolean {
+  return stored.status?.toLowerCase() === 'failed';
+}
