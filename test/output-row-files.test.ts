@@ -69,6 +69,26 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
     for (const kind of ['failed', 'pending']) expect(statSync(tmp.path(`${kind}-payers.csv`)).mode & 0o777).toBe(0o600);
   });
 
+  it("CSV: a cell a spreadsheet would run as a formula is written with a leading ', header and trailing cells too", async () => {
+    const files = new RowFiles(
+      tmp.dir,
+      { path: tmp.path('payers.tsv'), name: 'payers.tsv', format: 'tsv' },
+      ['Id', '=Note', 'Phone', 'Amount', 'Tab'],
+      { delimiter: '\t', bom: false, eol: '\r\n' },
+    );
+    await files.write({
+      outcome: 'invalid',
+      original: ["=cmd|' /C calc'!A0", '@x', '+12175550100', '-5', '\tx'],
+      errors: [{ message: '=bad' }],
+      completedSteps: '-x',
+    });
+    await files.close();
+    expect(readFileSync(tmp.path('failed-payers.tsv'), 'utf8')).toBe(
+      "Id\t'=Note\tPhone\tAmount\tTab\terror\tcompletedSteps\r\n" +
+        "'=cmd|' /C calc'!A0\t'@x\t+12175550100\t-5\t\"'\tx\"\t'=bad\t'-x\r\n",
+    );
+  });
+
   it('JSONL: each line to its file, as the same object plus error and completedSteps', async () => {
     const files = new RowFiles(tmp.dir, { path: tmp.path('p.jsonl'), name: 'p.jsonl', format: 'jsonl' });
     for (const row of rowsByOutcome('jsonl')) await files.write(row);
@@ -109,7 +129,8 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
     const write = (files: RowFiles, outcome: Outcome, id: string) =>
       files.write({
         outcome,
-        original: [id, 'x'],
+        // A text cell is never run as a formula: the workbook keeps it as it was.
+        original: [id, '=x'],
         errors: [{ message: `why ${outcome}` }],
         completedSteps: 'compliance',
       });
@@ -136,7 +157,7 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
         name: 'Payers',
         rows: [
           ['clientUserId', 'Note', 'error', 'completedSteps'],
-          ['p-1', 'x', 'why invalid', 'compliance'],
+          ['p-1', '=x', 'why invalid', 'compliance'],
         ],
       },
     ]);
@@ -145,14 +166,14 @@ describe('RowFiles routes every row not ok to exactly one file', () => {
         name: 'Payers',
         rows: [
           ['clientUserId', 'Note', 'error', 'completedSteps'],
-          ['p-2', 'x', 'why waiting', 'compliance'],
+          ['p-2', '=x', 'why waiting', 'compliance'],
         ],
       },
       {
         name: 'Bank details',
         rows: [
           ['clientUserId', 'Note', 'error', 'completedSteps'],
-          ['b-1', 'x', 'why waiting', 'compliance'],
+          ['b-1', '=x', 'why waiting', 'compliance'],
         ],
       },
     ]);

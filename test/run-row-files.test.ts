@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, payersCsv, readBackPayerRows } from './helpers/runHarness.js';
+import { harness, PAYER_HEADER, payerRow, payersCsv, readBackPayerRows } from './helpers/runHarness.js';
 
 // A run against the real-like sandbox (bank accounts refused until KYC is approved): rows to fix go to the failed
 // file, rows waiting on the payer to the pending file, and either file fed back keeps its rows' original place.
@@ -70,5 +70,20 @@ describe('failed and pending files of a run', () => {
     expect(second.summary.outputs.pending.map((p) => basename(p))).toEqual(['pending-payers.csv']);
     expect(rowsOf(second.summary.outputs.pending[0]!)[0]!.completedSteps).toMatch(/;from=payers\.csv:3$/);
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 3, paymentDetailsCreated: 2, duplicatePaymentDetails: 0 });
+  });
+
+  it("a pending file's formula cell is guarded, and fed back reaches the service as the input had it", async () => {
+    h = await harness({ kycAfter: undefined });
+    const formula = '@SUM(A1:A9)';
+    const input = h.tmp.write('payers.csv', `${PAYER_HEADER},addressLine2\n${payerRow('g-1')},${formula}\n`);
+    const first = await h.run({ inputs: [input] });
+    const pendingFile = first.summary.outputs.pending[0]!;
+    expect(rowsOf(pendingFile)[0]).toMatchObject({ addressLine2: `'${formula}`, phone: '+12175550100' });
+
+    h.sandbox.setKyc('g-1', 'approved');
+    // No journal: were the `'` kept, the compliance digest would call the payer's data changed and fail the row.
+    const second = await h.run({ inputs: [pendingFile], stateDir: h.tmp.path('other-machine') });
+    expect(second.results.map((r) => [r.clientUserId, r.outcome, r.error])).toEqual([['g-1', 'ok', '']]);
+    expect(h.sandbox.payer('g-1')!.paymentDetails[0]!.request).toMatchObject({ addressLine2: formula });
   });
 });

@@ -9,9 +9,11 @@ import {
   HEADER_SEARCH_ROWS,
   isBlankRow,
   isHeaderRow,
+  isRowFileHeader,
   notAPayerRow,
   SkippedRows,
 } from '../rows/findData.js';
+import { csvUnguard } from '../output/CsvFileWriter.js';
 import type { Cell, RowIssue } from '../types.js';
 import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './decodeText.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
@@ -91,7 +93,12 @@ export async function readCsv(
   );
   const first = top[index]!;
   if (index > 0) skipped.aboveHeader(index, first.start);
-  const header = first.record.map((h) => h.trim());
+  // The `'` before a formula comes off only in a failed or pending file of ours (it has the `error` and
+  // `completedSteps` columns those add): there it is always the one csvSafe added (a value that had one got another),
+  // so each cell reaches the service as the original input had it. In a person's own file a leading `'` is what they
+  // typed, and is sent as typed.
+  const ours = isRowFileHeader(first.record, options.columns);
+  const header = first.record.map((h) => (ours ? csvUnguard(h.trim()) : h.trim()));
   if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
   const notPayer = notAPayerRow(header, options.columns);
   dialect.bom = decoder.hadBom;
@@ -113,7 +120,7 @@ export async function readCsv(
     };
     const row = (record: string[], start: number): IteratorResult<RawRecord> => ({
       done: false,
-      value: toRawRecord(record, start, header, notPayer),
+      value: toRawRecord(ours ? unguarded(record) : record, start, header, notPayer),
     });
     // Waits for the parser; at the end, what the reading skipped becomes warnings.
     const later = async (): Promise<IteratorResult<RawRecord>> => {
@@ -241,6 +248,12 @@ class CsvRecord implements RawRecord {
   get cells(): Cell[] {
     return this.header.map((column, i) => ({ column, value: this.original[i] ?? '' }));
   }
+}
+
+/** Takes off the `'` csvSafe put before a formula, cell by cell; in place, since the record is the parser's copy. */
+function unguarded(record: string[]): string[] {
+  for (let i = 0; i < record.length; i++) if (record[i]!.charCodeAt(0) === 39) record[i] = csvUnguard(record[i]!);
+  return record;
 }
 
 async function readHead(file: InputFile): Promise<Buffer> {

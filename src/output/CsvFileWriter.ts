@@ -27,8 +27,9 @@ const FORMULA = /^'*(?:[=@\t\r]|[+-](?!\d))/;
 const GUARDED = /^''*(?:[=@\t\r]|[+-](?!\d))/;
 
 /**
- * Guards a cell of a file the tool writes (results.csv, status.csv, the `error` column) against CSV/formula injection:
- * a cell that a spreadsheet would run as a formula gets a leading `'`, which spreadsheets show as text.
+ * Guards a cell of a CSV file the tool writes (results.csv, status.csv, the failed and pending files) against
+ * CSV/formula injection: a cell that a spreadsheet would run as a formula gets a leading `'`, which spreadsheets show
+ * as text.
  */
 export function csvSafe(value: string): string {
   // Only a cell starting with one of `'=@+-`, a tab or CR can be one: most cells are told by their first character.

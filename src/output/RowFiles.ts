@@ -93,7 +93,9 @@ export class RowFileSet {
 /**
  * The rows of one input that are not ok, each in exactly one of `failed-<name>` and `pending-<name>`: the input's
  * own format and dialect, its header and original cell text unchanged, plus `error` and `completedSteps`, so the file
- * runs again as it is. Each file is created on its first row: a clean input leaves no empty file behind.
+ * runs again as it is. A CSV file's cell that a spreadsheet would run as a formula is guarded with a `'` (csvSafe),
+ * which the reader takes off again for a file with these two columns. Each file is created on its first row: a clean
+ * input leaves no empty file behind.
  */
 export class RowFiles {
   private readonly files: Record<RowFileKind, RowFile>;
@@ -182,12 +184,13 @@ class RowFile {
       this.jsonl.write(`${jsonlLine(row)}\n`);
       return;
     }
-    this.csv ??= new CsvFileWriter(this.csvPath, [...this.columns, ...TRAILING], this.dialect);
+    // The input's cells go to a finance person's spreadsheet: a `=cmd|...` cell must open as text, not run.
+    this.csv ??= new CsvFileWriter(this.csvPath, [...this.columns.map(csvSafe), ...TRAILING], this.dialect);
     const cells = row.original as string[];
     await this.csv.write([
-      ...this.keep.map((i) => cells[i] ?? ''),
+      ...this.keep.map((i) => csvSafe(cells[i] ?? '')),
       csvSafe(formatErrors(row.errors)),
-      row.completedSteps,
+      csvSafe(row.completedSteps),
     ]);
   }
 
@@ -198,6 +201,7 @@ class RowFile {
   }
 }
 
+/** The row's line with its error and completedSteps; no formula guard, since spreadsheets do not open JSON as cells. */
 function jsonlLine(row: RowFileRow): string {
   const text = row.original as string;
   let value: unknown;

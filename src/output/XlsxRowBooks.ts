@@ -88,6 +88,7 @@ export class XlsxRowSheet {
   async write(row: RowFileRow, keep: number[]): Promise<void> {
     const worksheet = await this.open();
     const cells = row.original as string[];
+    // No `'` before a formula, unlike the CSV files: a string is stored as a text cell, which a spreadsheet never runs.
     const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), formatErrors(row.errors), row.completedSteps]);
     // A cell an error is about is red, the problem in its note; step failures name no column.
     const notes = new Map<number, string[]>();

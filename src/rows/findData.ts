@@ -90,6 +90,21 @@ export function notAPayerRow(
   };
 }
 
+/**
+ * A header with both columns a failed or pending file adds (`error` and `completedSteps`): a file this tool wrote,
+ * fed back in. Anywhere in the header, not only last: a person fixing rows in a spreadsheet may add columns after them.
+ */
+export function isRowFileHeader(header: readonly string[], map?: ColumnMap): boolean {
+  let error = false;
+  let steps = false;
+  for (const column of header) {
+    const field = fieldForColumn(column, 'payers', map);
+    error ||= field === 'error';
+    steps ||= field === 'completedSteps';
+  }
+  return error && steps;
+}
+
 /** Warnings about what a reader skipped, complete once the file has been read to the end. */
 export class SkippedRows {
   private blanks = 0;
