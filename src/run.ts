@@ -198,6 +198,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       taken: new Set(),
       created: new Set(),
       turns: new PayerTurns(),
+      inDoubt: new Map(),
       ...(scanned.some((job) => job.kind === 'bank-details') ? { claims: new Map<string, string>() } : {}),
     };
     const onWriteFailure = session.onWriteFailure;

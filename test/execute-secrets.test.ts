@@ -77,7 +77,15 @@ describe('no key and no personal value leaves the client', () => {
     };
     const result = await executeRow(
       payerWork(payerRow()),
-      { client, journal: undefined, ctx, taken: new Set(), created: new Set(), turns: new PayerTurns() },
+      {
+        client,
+        journal: undefined,
+        ctx,
+        taken: new Set(),
+        created: new Set(),
+        turns: new PayerTurns(),
+        inDoubt: new Map(),
+      },
       'payers.csv:2',
     );
     expect(result.outcome).toBe('failed');

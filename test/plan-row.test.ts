@@ -405,3 +405,92 @@ describe('plan: re-runs', () => {
     expect(result.outcome).toBe('ok');
   });
 });
+
+describe('plan: the service words approval its own way', () => {
+  const waiting: RowMemory = {
+    payer: {
+      digest: complianceDigest(complianceBody()),
+      kycStatus: 'pending',
+      agreementStatus: 'completed',
+      agreementDone: true,
+      since: NOW.toISOString(),
+    },
+    accounts: [{ state: 'unknown' }],
+  };
+  const gated = () => context({ knowledge: { gate: 'gated' } });
+
+  it.each([
+    ['approved', undefined],
+    ['COMPLETED', undefined],
+    ['verified', true],
+  ])('KYC %s (isCompliant %s) is done: the account is created', (kycStatus, isCompliant) => {
+    const read = service('approved', {
+      'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant }),
+    });
+    const { rounds, result } = drive(work(), waiting, gated(), read);
+    expect(rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
+    expect(result).toMatchObject({ outcome: 'ok', kycStatus });
+  });
+
+  it.each([
+    ['in_review', 'waiting', 'waiting for KYC approval (kycStatus in_review)'],
+    ['completed_pending', 'waiting', 'waiting for KYC approval (kycStatus completed_pending)'],
+  ])('any other word (%s) is "not yet", shown as the service wrote it', (kycStatus, outcome, message) => {
+    const read = service('approved', {
+      'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant: false }),
+    });
+    const { rounds, result } = drive(work(), waiting, gated(), read);
+    expect(rounds).toEqual([['read-payer']]);
+    expect(result.outcome).toBe(outcome);
+    expect(result.errors).toEqual([{ step: 'payment-details', message }]);
+  });
+
+  it('rejected and failed stay final', () => {
+    for (const kycStatus of ['rejected', 'Failed']) {
+      const read = service('approved', {
+        'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant: false }),
+      });
+      const { result } = drive(work(), waiting, gated(), read);
+      expect(result.outcome).toBe('failed');
+      expect(result.errors.at(-1)).toEqual({
+        step: 'kyc',
+        message: `KYC ${kycStatus.toLowerCase()}: the payer must be contacted`,
+      });
+    }
+  });
+});
+
+describe('plan: bank accounts of one payer', () => {
+  it('are created one at a time, the next only once the last is settled', () => {
+    const two = work({ details: [paymentDetailBody('000111'), paymentDetailBody('000222')] });
+    const memory: RowMemory = { accounts: [{ state: 'unknown' }, { state: 'unknown' }] };
+    const { rounds, result } = drive(two, memory, context(), service('approved'));
+    expect(rounds).toEqual([
+      ['create-compliance', 'read-accounts'],
+      ['complete-agreement', 'create-account'],
+      ['create-account'],
+    ]);
+    expect(result.paymentDetailIds).toEqual(['pd-4', 'pd-5']);
+  });
+
+  it('an unclear create is settled by the one id new since it went out, whatever the read shows of it', () => {
+    const stored = [{ id: 'old', bankName: 'First Springfield Bank', status: 'approved' }];
+    let reads = 0;
+    const lost = service('approved', {
+      'read-accounts': () =>
+        ok({
+          found: true,
+          accounts: ++reads === 1 ? stored : [...stored, { id: 'mine', bankName: 'First Springfield Bank' }],
+        }),
+      'create-account': () => timeout(),
+    });
+    // The stored account at the same bank was checked by a person: the row's account is created.
+    const { rounds, result } = drive(work(), fresh, context({ createUnmatched: true }), lost);
+    expect(rounds).toEqual([
+      ['create-compliance', 'read-accounts'],
+      ['complete-agreement', 'create-account'],
+      ['read-accounts'],
+    ]);
+    expect(result).toMatchObject({ outcome: 'ok', paymentDetailIds: ['mine'] });
+  });
+});

@@ -18,8 +18,10 @@ export interface RowDeps {
   taken: Set<string>;
   /** Ids of the accounts this run's creates made. */
   created: Set<string>;
-  /** Rows of one payer create its bank accounts one after the other. */
+  /** Rows of one payer read and create its bank accounts one after the other. */
   turns: PayerTurns;
+  /** Creates left in doubt by this run's rows, by payer: the ids the payer had when each went out. */
+  inDoubt: Map<string, Array<readonly string[]>>;
   /**
    * Which row has each payer's bank account, when a run has bank rows apart from the payers (a payer's accounts
    * then come from several rows): the same account on a second row is that row's mistake, not a second account.
@@ -45,7 +47,8 @@ export async function executeRow(
   const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
   const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
   if (deps.claims !== undefined) claimAccounts(state, deps.claims, where);
-  // Taken at the row's first bank account create, kept until the journal holds what the row did.
+  // Taken at the row's first read or create of bank accounts, kept until the journal holds what the row did: what
+  // another row of the payer has stored, or left in doubt, is then known when this one decides.
   let endTurn: (() => void) | undefined;
   try {
     for (let round = 0; ; round++) {
@@ -55,8 +58,11 @@ export async function executeRow(
         state.failure = { message: `internal error: the row did not settle after ${round} round trips` };
         break;
       }
-      if (endTurn === undefined && actions.some((action) => action.kind === 'create-account'))
+      if (endTurn === undefined && actions.some(isAccountWork)) {
         endTurn = await deps.turns.take(work.clientUserId);
+        const others = deps.inDoubt.get(work.clientUserId);
+        if (others !== undefined) state.othersInDoubt = [...state.othersInDoubt, ...others];
+      }
       const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
       const adopted = applyRound(state, actions, answers, ctx, deps.taken, deps.created);
       // An account adopted from what is stored is known from now on, as if this journal had created it.
@@ -64,11 +70,19 @@ export async function executeRow(
     }
     const result = finishRow(state, ctx);
     deps.journal?.remember(state, ctx.now);
+    for (const account of state.accounts) {
+      if (!account.unsettled || account.before === undefined) continue;
+      const list = deps.inDoubt.get(work.clientUserId) ?? [];
+      list.push(account.before);
+      deps.inDoubt.set(work.clientUserId, list);
+    }
     return result;
   } finally {
     endTurn?.();
   }
 }
+
+const isAccountWork = (action: Action) => action.kind === 'read-accounts' || action.kind === 'create-account';
 
 /**
  * One turn at a time per payer, for creating its bank accounts: after an unclear answer the id new since the create
@@ -135,7 +149,6 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const account = state.accounts[index]!;
   // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
   if (account.attempts > 0) await client.backoff(account.attempts - 1);
-  account.before = state.listed ?? [];
   const call = deps.journal?.accountSent(id, account);
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),

@@ -39,8 +39,14 @@ export class RowJournal {
       }
       return { state: 'done', id: entry.answer['id'] ?? '', key };
     });
-    if (line === undefined) return { payerKey, accounts };
+    // Only a row with an account still to settle has a use for the others' creates in doubt.
+    const othersInDoubt = accounts.some((a) => a.state !== 'done')
+      ? this.othersInDoubt(work.clientUserId, accounts)
+      : [];
+    const more = othersInDoubt.length > 0 ? { othersInDoubt } : {};
+    if (line === undefined) return { payerKey, accounts, ...more };
     return {
+      ...more,
       payerKey,
       payer: {
         ...(line.d ? { digest: line.d } : {}),
@@ -65,7 +71,34 @@ export class RowJournal {
    */
   accountSent(clientUserId: string, account: AccountState): { key: string; place: number | undefined } {
     const key = accountKeyOf(clientUserId, account);
+    this.noteCreate(clientUserId, key);
     return { key, place: this.journal.sent(key, { b: JSON.stringify(account.before ?? []) }) };
+  }
+
+  /**
+   * Names the account among the payer's creates (before its sent line, in the same write): a row of another of the
+   * payer's accounts can then find this create if its answer is lost, and not take what it made for its own.
+   */
+  private noteCreate(clientUserId: string, key: string): void {
+    const createsKey = createsKeyOf(clientUserId);
+    const entry = this.journal.get(createsKey);
+    const keys = (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
+    if (keys.includes(key)) return;
+    this.journal.done(createsKey, 200, { keys: JSON.stringify([...keys, key]) });
+  }
+
+  /** The payer's other accounts whose creates are in doubt: the ids the payer had when each went out. */
+  private othersInDoubt(clientUserId: string, own: readonly AccountMemory[]): Array<readonly string[]> {
+    const entry = this.journal.get(createsKeyOf(clientUserId));
+    const keys = (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
+    const found: Array<readonly string[]> = [];
+    for (const key of keys) {
+      if (own.some((a) => a.key === key)) continue;
+      const call = this.journal.get(key);
+      const before = call?.state === 'sent' ? idList(call.answer?.['b']) : undefined;
+      if (before !== undefined) found.push(before);
+    }
+    return found;
   }
 
   accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {
@@ -211,6 +244,10 @@ function sameLine(a: PayerLine, b: PayerLine): boolean {
 }
 
 const GATE_KEY = hash('the service: KYC gate');
+
+function createsKeyOf(clientUserId: string): string {
+  return hash(`creates\u0000${clientUserId}`);
+}
 
 function payerKeyOf(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);

@@ -59,8 +59,10 @@ export function applyAccountsRead(
       others,
       taken,
       before: account.before,
+      othersInDoubt: s.othersInDoubt,
       createUnmatched: ctx.createUnmatched === true,
     });
+    if (decision.kind !== 'unsure') account.unsettled = false;
     if (decision.kind === 'adopt') {
       taken.add(decision.id);
       account.state = 'done';
@@ -87,6 +89,7 @@ export function applyAccountCreate(
 ): void {
   const account = s.accounts[index]!;
   account.attempts += 1;
+  account.unsettled = !answer.ok && !stopsRun(answer.error) && !definitelyNotStored(answer.error);
   if (answer.ok) {
     account.state = 'done';
     account.how = 'ok';

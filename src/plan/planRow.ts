@@ -67,6 +67,8 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
     } else if (!mayCreate) account.state = 'waiting';
     else if (account.state === 'create' && !creating) {
       actions.push({ kind: 'create-account', index });
+      // What the payer had as this create goes out: an id not among them afterwards is what it made.
+      account.before = s.listed ?? [];
       creating = true;
     }
   });

@@ -100,6 +100,8 @@ export interface RowMemory {
   accounts: readonly AccountMemory[];
   /** Statuses this run already has (a bank row's payer was registered earlier in the run). */
   fresh?: { kycStatus?: string; agreementStatus?: string };
+  /** Creates of the payer's other accounts still in doubt: the ids before each (RowState.othersInDoubt). */
+  othersInDoubt?: ReadonlyArray<readonly string[]>;
 }
 
 /** What the service turned out to be, learned by the run and shared by its rows. */
@@ -151,6 +153,8 @@ export interface AccountState {
    * from an earlier run): after an unclear answer, an id not among them is what the create made.
    */
   before?: readonly string[];
+  /** A create went out and no answer or read has settled whether it stored the account. */
+  unsettled?: boolean;
 }
 
 export interface RowState {
@@ -194,6 +198,11 @@ export interface RowState {
   listed?: readonly string[];
   /** Ids the journal knows as accounts of this payer's rows, with the key of the account each is. */
   claimed: ReadonlyMap<string, string>;
+  /**
+   * Creates of the payer's other accounts (other rows') whose answers were lost: the ids the payer had when each
+   * went out. An id one of them made is not this row's to adopt.
+   */
+  othersInDoubt: ReadonlyArray<readonly string[]>;
 }
 
 /** A call's end as the plan needs it: an answer, or the error (never thrown). */
@@ -238,6 +247,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     checked: false,
     payerKnown: payer?.digest !== undefined,
     claimed: payer?.accountIds ? new Map(Object.entries(payer.accountIds).map(([key, id]) => [id, key])) : NO_IDS,
+    othersInDoubt: memory.othersInDoubt ?? [],
   };
   if (memory.payerKey !== undefined) state.payerKey = memory.payerKey;
   if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined || payer?.isCompliant !== undefined)
@@ -283,7 +293,10 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
       const known = memory.accounts[i] ?? { state: 'unknown' };
       const account: AccountState = { identity, state: 'check', attempts: 0 };
       if (known.key !== undefined) account.key = known.key;
-      if (known.state === 'in-doubt' && known.before !== undefined) account.before = known.before;
+      if (known.state === 'in-doubt') {
+        account.unsettled = true;
+        if (known.before !== undefined) account.before = known.before;
+      }
       if (carried('payment-details')) {
         account.state = 'done';
         account.how = 'done-before';

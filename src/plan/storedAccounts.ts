@@ -22,6 +22,8 @@ export interface StoredContext {
   taken: ReadonlySet<string>;
   /** The ids the payer had when this account's create went out unanswered (the run's or an earlier one's). */
   before: readonly string[] | undefined;
+  /** The same for the payer's other accounts whose creates are in doubt. */
+  othersInDoubt: ReadonlyArray<readonly string[]>;
   /** A person checked that none of the stored accounts that cannot be compared is this row's. */
   createUnmatched: boolean;
 }
@@ -30,8 +32,9 @@ export interface StoredContext {
 export function decideStored(
   identity: AccountIdentity,
   detail: PaymentDetailRequest,
-  c: StoredContext,
+  context: StoredContext,
 ): StoredDecision {
+  const c = withOthersInDoubt(context);
   if (c.before !== undefined) return afterLostAnswer(identity, detail, c, c.before);
   const match = pickMatch(
     identity,
@@ -44,9 +47,28 @@ export function decideStored(
     (a) => !c.others(a.id) && !failed(a) && !comparable(identity, a) && shownFieldsAgree(detail, a),
   );
   if (open.length === 0 || c.createUnmatched) return { kind: 'create', storedFailed: match.kind === 'stored-failed' };
-  if (open.length === 1) return { kind: 'adopt', id: open[0]!.id };
-  return { kind: 'unsure', message: cannotCompare(open) };
+  const inDoubt = open.some((a) => c.doubtful.has(a.id));
+  if (open.length === 1 && !inDoubt) return { kind: 'adopt', id: open[0]!.id };
+  return { kind: 'unsure', message: cannotCompare(open, inDoubt) };
 }
+
+/**
+ * What the payer's other creates in doubt account for: where exactly one id is new since one went out, that id is
+ * its account (another's); where several are, any of them may be (doubtful).
+ */
+function withOthersInDoubt(c: StoredContext): StoredContext & { doubtful: ReadonlySet<string> } {
+  if (c.othersInDoubt.length === 0) return { ...c, doubtful: NONE };
+  const theirs = new Set<string>();
+  const doubtful = new Set<string>();
+  for (const before of c.othersInDoubt) {
+    const fresh = c.stored.filter((a) => !before.includes(a.id) && !c.others(a.id));
+    if (fresh.length === 1) theirs.add(fresh[0]!.id);
+    else for (const a of fresh) doubtful.add(a.id);
+  }
+  return { ...c, others: (id) => c.others(id) || theirs.has(id), doubtful };
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** The create went out and its answer was lost: the ids new since then say whether it made the account. */
 function afterLostAnswer(
@@ -83,10 +105,12 @@ const WAY_ON =
   "If one of them is this row's account, add payment-details to the row's completedSteps cell; if none is, run the " +
   'row again with --create-unmatched-accounts';
 
-function cannotCompare(open: readonly StoredPaymentDetail[]): string {
+function cannotCompare(open: readonly StoredPaymentDetail[], inDoubt: boolean): string {
+  const accounts = open.length === 1 ? 'a bank account' : `${open.length} bank accounts`;
+  const doubt = inDoubt ? ', and a create of another of its accounts was answered unclearly' : '';
   return (
-    `not sent: the service lists ${open.length} bank accounts for this payer that its reads do not show enough of ` +
-    `to compare with this row (no account number, IBAN or their last 4 digits): ${listed(open)}. ${WAY_ON}`
+    `not sent: the service lists ${accounts} for this payer that its reads do not show enough of to compare with ` +
+    `this row (no account number, IBAN or their last 4 digits)${doubt}: ${listed(open)}. ${WAY_ON}`
   );
 }
 
