@@ -24,8 +24,8 @@ export class RowCells {
   readonly state: number[] = NONES.slice();
   /** By field id: the trimmed text of a TEXT cell. */
   readonly text: string[] = EMPTY.slice();
-  /** By field id: a spreadsheet number cell's number (its text is the digits it showed), where digits may be lost. */
-  numbers: (number | undefined)[] | undefined;
+  /** By field id: a spreadsheet number cell (its text is the digits it showed), where digits may be lost. */
+  numbers: (NumberCell | undefined)[] | undefined;
   /** By field id: the cell that counts for the field (the layout's, unless a field is named twice). */
   at: readonly number[];
 
@@ -47,7 +47,7 @@ export class RowCells {
     return this.at[id]!;
   }
 
-  number(id: number): number | undefined {
+  numberCell(id: number): NumberCell | undefined {
     return this.numbers?.[id];
   }
 
@@ -59,7 +59,7 @@ export class RowCells {
 
 /**
  * Reads a row's cells as text. CSV cells are strings already. xlsx number cells are read as the digits they show,
- * their number kept beside. JSONL cells may be numbers (turned into their decimal text), booleans (only where a
+ * the cell kept beside. JSONL cells may be numbers (turned into their decimal text), booleans (only where a
  * yes/no is meant) or objects and arrays, which no field accepts. Where two cells name one field (JSONL `first_name`
  * and `firstName`), the first filled one counts and a second filled one is an issue. `paymentDetails` is left to the
  * caller. Unknown columns are ignored here.
@@ -90,7 +90,7 @@ export function readCells(
       state[id] = TEXT;
       text[id] = value.shown.trim();
       row.numbers ??= [];
-      row.numbers[id] = value.value;
+      row.numbers[id] = value;
       continue;
     }
     const problem = notText(value, id === booleanField);
