@@ -121,6 +121,34 @@ describe('report.html: what to do next', () => {
     });
   });
 
+  it('groups the number cells of one column as one problem, whatever their count of digits', async () => {
+    const tally = new ReportTally();
+    const numberCell = (line: number, digits: number) =>
+      tally.add({
+        source: 'payers.xlsx',
+        line,
+        clientUserId: `n-${line}`,
+        result: {
+          outcome: 'invalid',
+          paymentDetailIds: [],
+          steps: {},
+          errors: [
+            {
+              column: 'accountNumber',
+              message: `is a number cell of ${digits} digits, which may have lost leading zeros: format the column as Text and type the value again`,
+            },
+          ],
+        },
+      });
+    numberCell(2, 9);
+    numberCell(3, 10);
+    numberCell(4, 12);
+    const html = await writtenReport(tally, summaryFor('/out', { invalid: 3 }));
+    expect(groupLines(html)).toEqual([
+      'accountNumber: 3 rows, is a number cell of N digits, which may have lost leading zeros: format the column as Text and type the value again',
+    ]);
+  });
+
   it('caps the links table like the rows table, links only http(s), and leaves out payers with nothing to send', async () => {
     const tally = new ReportTally({ rowLimit: 2 });
     const waiting = (id: string, kycUrl: string, kycStatus = 'pending') =>

@@ -213,7 +213,7 @@ describe("run: a bad row is that row's problem; every valid row still goes throu
         addressLine1: '1 St',
         city: 'C',
         state: 'S',
-        postcode: 12345,
+        postcode: '12345',
         country: 'US',
         nationality: 'US',
         phone: '+12175550100',

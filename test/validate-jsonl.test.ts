@@ -27,7 +27,7 @@ const usAccount = {
   bankName: 'Example Bank',
   accountName: 'Jane Doe',
   currency: 'usd',
-  accountNumber: 123456789,
+  accountNumber: '123456789',
   routingNumber: '021000021',
 };
 const euAccount = {
@@ -41,8 +41,8 @@ const euAccount = {
 
 describe('JSONL rows', () => {
   test('numbers become their decimal text, booleans are fine for agreementCompleted', () => {
-    const result = okOf(line({ ...payerOnly, clientUserId: 4711, postcode: 62701, agreementCompleted: true }));
-    expect(result.compliance).toMatchObject({ clientUserId: '4711', postcode: '62701' });
+    const result = okOf(line({ ...payerOnly, clientUserId: 4711, addressLine2: 4, agreementCompleted: true }));
+    expect(result.compliance).toMatchObject({ clientUserId: '4711', addressLine2: '4' });
     expect(result.clientUserId).toBe('4711');
     expect(result.agreementCompleted).toBe(true);
   });
@@ -84,7 +84,7 @@ describe('JSONL rows', () => {
   });
 
   test('paymentDetails as one object; its own field names override the payer, like bank* columns', () => {
-    const result = okOf(line({ ...payerOnly, paymentDetails: { ...usAccount, city: 'Chicago', postalCode: 60601 } }));
+    const result = okOf(line({ ...payerOnly, paymentDetails: { ...usAccount, city: 'Chicago', postalCode: '60601' } }));
     expect(result.paymentDetails).toHaveLength(1);
     expect(result.paymentDetails[0]).toMatchObject({ city: 'Chicago', postalCode: '60601' });
   });
@@ -144,4 +144,69 @@ describe('JSONL rows', () => {
     ]);
     expect(line({ ...payerOnly, first_name: '' }).ok).toBe(true);
   });
+});
+
+describe('JSONL numbers in fields of digits', () => {
+  const FIX = 'write it as a string with all its digits';
+
+  test('an accountNumber given as a JSON number is invalid, named, and never echoed', () => {
+    const issues = issuesOf(line({ ...payerOnly, ...usAccount, accountNumber: 123456789 }));
+    expect(issues).toEqual([
+      {
+        column: 'accountNumber',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("accountNumber": "...")`,
+      },
+    ]);
+    expect(JSON.stringify(issues)).not.toContain('123456789');
+  });
+
+  test('the fix names the key as the line spells it, inside a paymentDetails entry too', () => {
+    expect(
+      issuesOf(
+        line({ ...payerOnly, paymentDetails: [{ ...usAccount, accountNumber: undefined, account_number: 42 }] }),
+      ),
+    ).toEqual([
+      {
+        column: 'paymentDetails[0].account_number',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("account_number": "...")`,
+      },
+    ]);
+  });
+
+  test('a postcode given as a JSON number is invalid, its value shown as a postcode is', () => {
+    expect(issuesOf(line({ ...payerOnly, postcode: 2139 }))).toEqual([
+      {
+        column: 'postcode',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("postcode": "..."), got "2139"`,
+      },
+    ]);
+  });
+
+  test("a bank postal code overriding the payer's is a field of digits too", () => {
+    expect(issuesOf(line({ ...payerOnly, ...usAccount, bankPostalCode: 60601 }))).toEqual([
+      {
+        column: 'bankPostalCode',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("bankPostalCode": "..."), got "60601"`,
+      },
+    ]);
+  });
+
+  test('a phone given as a JSON number lost its +, and is shown by its shape only', () => {
+    expect(issuesOf(line({ ...payerOnly, phone: 12175550100 }))).toEqual([
+      {
+        column: 'phone',
+        message:
+          'is a JSON number, which cannot keep a leading + or 0: write it as a string with + and its country code ("phone": "+..."), got "99999999999" (digits shown as 9, letters as a)',
+      },
+    ]);
+  });
+
+  test.each(['routingNumber', 'sortCode', 'iban', 'documentNumber', 'ssn', 'ifsc', 'ribNumber'])(
+    '%s given as a JSON number is invalid, the value never echoed',
+    (field) => {
+      const issues = issuesOf(line({ ...payerOnly, ...usAccount, [field]: 987654321 }));
+      expect(issues).toContainEqual({ column: field, message: expect.stringMatching(/^is a JSON number, /) });
+      expect(JSON.stringify(issues)).not.toContain('987654321');
+    },
+  );
 });

@@ -6,9 +6,13 @@ import { validatePayerRow } from '../src/validate/validatePayerRow.js';
 import { SHAPE_NOTE } from '../src/validate/textChecks.js';
 
 // Number cells of a workbook in the columns that hold identifiers: where the spreadsheet certainly lost digits the
-// row is invalid, naming the column, the value as shown (unless it is never echoed) and the fix.
+// row is invalid, naming the column, the value as shown (unless it is never echoed) and the fix; where it may have,
+// because the cell's format does not show every digit, the row is invalid too.
 
+/** A number cell under General (or `0`, `#,##0`): its digits as the number has them. */
 const number = (shown: string) => new NumberCell(shown, Number(shown));
+/** A number cell whose format shows every digit (`000000000000`, `@`): its digits as the format shows them. */
+const formatted = (shown: string) => new NumberCell(shown, Number(shown), true);
 const payer = (over: Record<string, unknown>) =>
   validatePayerRow(
     Object.entries({ ...TEMPLATE_EXAMPLE, ...over }).map(([column, value]) => ({ column, value })),
@@ -66,18 +70,72 @@ describe('number cells in identifier columns', () => {
     });
   });
 
-  test('a number cell that may be whole is read as the digits it shows', () => {
-    const row = payer({ postcode: number('62701'), accountNumber: number('123456789'), clientUserId: number('1001') });
-    expect(issuesOf(row)).toEqual([]);
-    expect(row.ok && [row.clientUserId, row.compliance.postcode, row.paymentDetails[0]?.accountNumber]).toEqual([
-      '1001',
-      '62701',
-      '123456789',
+  test('a General number cell that may be whole is refused all the same: its zeros may have gone', () => {
+    const issues = issuesOf(payer({ postcode: number('62701'), accountNumber: number('123456789') }));
+    expect(issues).toEqual([
+      {
+        column: 'postcode',
+        message: `is a number cell of 5 digits, which may have lost leading zeros: ${FIX}, got "62701"`,
+      },
+      { column: 'accountNumber', message: `is a number cell of 9 digits, which may have lost leading zeros: ${FIX}` },
     ]);
-    // A postal code whose country has codes of several lengths (or none given) cannot be called short.
-    expect(issuesOf(payer({ country: 'GB', nationality: 'GB', postcode: number('2139') }))).not.toContainEqual(
-      expect.objectContaining({ column: 'postcode' }),
-    );
+    expect(JSON.stringify(issues)).not.toContain('123456789');
+  });
+
+  test.each([
+    ['accountNumber', '123456789'],
+    ['routingNumber', '121000358'],
+    ['sortCode', '400515'],
+    ['bsbNumber', '123456'],
+    ['ifsc', '1234567'],
+    ['ncc', '123456'],
+    ['branchCode', '12345'],
+    ['bankCode', '12345'],
+    ['ribNumber', '12345678'],
+    ['iban', '123456789'],
+    ['documentNumber', '123456789'],
+    ['ssn', '123456789'],
+    ['postcode', '62701'],
+    ['bankPostalCode', '62701'],
+  ])('%s as a General number cell is refused, naming the column', (column, shown) => {
+    expect(issuesOf(payer({ [column]: number(shown) }))).toContainEqual({
+      column,
+      message: expect.stringMatching(
+        new RegExp(`^is a number cell of ${shown.length} digits, which may have lost leading zeros: ${FIX}`),
+      ),
+    });
+  });
+
+  test('a number cell whose format shows every digit is taken as shown: the padded digits', () => {
+    const row = payer({ postcode: formatted('02101'), accountNumber: formatted('000123456789') });
+    expect(issuesOf(row)).toEqual([]);
+    expect(row.ok && [row.compliance.postcode, row.paymentDetails[0]?.accountNumber]).toEqual([
+      '02101',
+      '000123456789',
+    ]);
+  });
+
+  test('a format that shows every digit does not hide the damage certain from the count: too short is too short', () => {
+    // A column formatted as Text after 021000021 was typed as a number: the cell still holds 21000021.
+    expect(issuesOf(payer({ routingNumber: formatted('21000021') }))).toEqual([
+      {
+        column: 'routingNumber',
+        message: `is a number cell of 8 digits, and a routing number has 9: the spreadsheet dropped a leading zero: ${FIX}`,
+      },
+    ]);
+  });
+
+  test('a clientUserId number cell is read as the digits it shows: an id of ours, not a bank or identity number', () => {
+    const row = payer({ clientUserId: number('1001') });
+    expect(issuesOf(row)).toEqual([]);
+    expect(row.ok && row.clientUserId).toBe('1001');
+  });
+
+  test('a postal code of a country with codes of several lengths is not called short, only untrusted', () => {
+    expect(issuesOf(payer({ country: 'GB', nationality: 'GB', postcode: number('2139') }))).toContainEqual({
+      column: 'postcode',
+      message: `is a number cell of 4 digits, which may have lost leading zeros: ${FIX}, got "2139"`,
+    });
   });
 
   test('a phone number cell lost its + (and any leading 0) whatever its length', () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import type { RawRecord } from '../src/input/InputFile.js';
 import { openInput } from '../src/input/openInput.js';
+import { NumberCell } from '../src/rows/findData.js';
 import { tempDir } from './helpers/tempDir.js';
 import { day, writeWorkbook } from './helpers/xlsxFixtures.js';
 
@@ -88,6 +89,35 @@ describe('xlsx input', () => {
       column: 'broken',
       message: 'holds the spreadsheet error #N/A: fix the formula or type the value',
     });
+  });
+
+  it('says of each number cell whether its format, not the number alone, shows every digit', async () => {
+    const columns = ['padded', 'text', 'general', 'plain', 'thousands', 'decimals', 'narrow'];
+    const path = await writeWorkbook(tmp.path('p.xlsx'), [
+      {
+        name: 'S',
+        rows: [columns, columns.map(() => 123456789)],
+        formats: {
+          padded: '000000000000',
+          text: '@',
+          plain: '0',
+          thousands: '#,##0',
+          decimals: '0.00',
+          narrow: '00000',
+        },
+      },
+    ]);
+    const { records } = await readAll(path);
+    expect(records[0]!.cells.map((c) => [c.column, c.value])).toEqual([
+      ['padded', new NumberCell('000123456789', 123456789, true)],
+      ['text', new NumberCell('123456789', 123456789, true)],
+      ['general', new NumberCell('123456789', 123456789, false)],
+      ['plain', new NumberCell('123456789', 123456789, false)],
+      ['thousands', new NumberCell('123456789', 123456789, false)],
+      ['decimals', new NumberCell('123456789.00', 123456789, false)],
+      // Five zeros pad nothing of nine digits: the number's own digits, as under General.
+      ['narrow', new NumberCell('123456789', 123456789, false)],
+    ]);
   });
 
   it('reads the first sheet in tab order, or --sheet by name (case and spaces aside), and lists the sheets', async () => {

@@ -53,7 +53,11 @@ describe('run: an .xlsx of payers', () => {
     expect(bad.error).toContain(
       'phone: is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code',
     );
+    expect(bad.error).toContain(
+      'accountNumber: is a number cell of 9 digits, which may have lost leading zeros: format the column as Text and type the value again',
+    );
     expect(bad.error).not.toContain('21000021');
+    expect(bad.error).not.toContain('123456789');
     expect(first.results.map((r) => r.outcome)).toEqual(['invalid', 'ok', 'invalid']);
 
     const failedPath = h.tmp.path(`${first.summary.outputs.dir.split('/').pop()}/failed-payers.xlsx`);

@@ -87,6 +87,7 @@ export function normalise(message: string, clientUserId: string): string {
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
     .replace(/\b(lines?) \d+/g, '$1 N')
     .replace(/\b(has|is|after) \d+ (cells|characters|days)\b/g, '$1 N $2')
+    .replace(/\bnumber cell of \d+ digits?\b/g, 'number cell of N digits')
     .replace(/ at column \d+$/, '')
     .replace(ACCOUNT_LABEL, '')
     .replace(/\s+/g, ' ')

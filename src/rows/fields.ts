@@ -81,6 +81,29 @@ export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Identifiers written in digits that may start with 0 (a phone, with +), not amounts: a number, in a spreadsheet or
+ * in JSON, holds no leading zero, so only text can be trusted to carry every digit. A `bank*` column overriding one
+ * (`bankPostalCode`) counts as its field.
+ */
+export const DIGIT_FIELDS: ReadonlySet<string> = new Set([
+  'accountNumber',
+  'routingNumber',
+  'sortCode',
+  'bsbNumber',
+  'ifsc',
+  'ncc',
+  'branchCode',
+  'bankCode',
+  'ribNumber',
+  'iban',
+  'documentNumber',
+  'ssn',
+  'postcode',
+  'postalCode',
+  'phone',
+]);
+
+/**
  * Personal values that may not reach results.csv or a log either, but whose mistakes are found by
  * seeing what was typed: a message shows their shape only, digits as 9 and letters as a (`31/12/1980` -> `99/99/9999`).
  */

@@ -141,12 +141,15 @@ export class SkippedRows {
 /**
  * A spreadsheet cell that held a number, not text: read as the digits it shows (`String(cell)` is that text), and
  * kept as a number so the checks can tell where the spreadsheet certainly lost digits (leading zeros gone, or
- * digits past the 15th turned to 0), which a text cell never does.
+ * digits past the 15th turned to 0), which a text cell never does. `byFormat` says whether its number format fixed
+ * the digits shown (zero-padded, `000000000000`, or Text, `@`): under General or `#,##0`, 000123456789 shows as
+ * 123456789, another account number that nothing else can tell from a real one.
  */
 export class NumberCell {
   constructor(
     readonly shown: string,
     readonly value: number,
+    readonly byFormat = false,
   ) {}
 
   toString(): string {

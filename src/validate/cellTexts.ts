@@ -1,3 +1,5 @@
+import { DIGIT_FIELDS } from '../rows/fields.js';
+import type { NumberCell } from '../rows/findData.js';
 import { fieldId, fieldName } from '../rows/layout.js';
 import { type RowCells, TEXT } from './rowCells.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
@@ -8,24 +10,9 @@ import { type OrderedIssue, withValue } from './textChecks.js';
 export const DATE_FORMAT = /^(?=.*YYYY)(?=.*MM)(?=.*DD)(YYYY|MM|DD)([./-])(YYYY|MM|DD)\2(YYYY|MM|DD)$/;
 export type DateFormat = string;
 
-// Fields holding numbers that are not amounts: a spreadsheet that read them as numbers damaged them.
-const NUMBER_LIKE = new Set([
-  'clientUserId',
-  'phone',
-  'ssn',
-  'postcode',
-  'postalCode',
-  'accountNumber',
-  'routingNumber',
-  'sortCode',
-  'iban',
-  'documentNumber',
-  'ribNumber',
-  'bsbNumber',
-  'ncc',
-  'branchCode',
-  'bankCode',
-]);
+// Fields holding numbers that are not amounts: a spreadsheet that read them as numbers damaged them. A clientUserId
+// is anyone's own id, whose number cell is refused only where digits certainly went.
+const NUMBER_LIKE: ReadonlySet<string> = new Set(['clientUserId', ...DIGIT_FIELDS]);
 // The field a `bank*` override column checks as.
 const AS_FIELD: Record<string, string> = { bankDateOfBirth: 'dateOfBirth', bankPostalCode: 'postalCode' };
 // Codes of a fixed 6 digits, shown by a number cell with 5 when they start with 0.
@@ -58,9 +45,9 @@ export function repairSpreadsheetDamage(
         problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
     }
     const text = row.text[id]!;
-    const number = row.number(id);
+    const cell = row.numberCell(id);
     problem ??=
-      number === undefined ? shortPostcode(name, field, text, row) : numberCellDamage(name, field, text, number, row);
+      cell === undefined ? shortPostcode(name, field, text, row) : numberCellDamage(name, field, text, cell, row);
     problem ??= damageOf(field, text);
     const reading =
       problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(text) : undefined;
@@ -96,27 +83,33 @@ const POSTCODE_DIGITS: Readonly<Record<string, number>> = {
 const NUMBER_CELL_FIX = 'format the column as Text and type the value again';
 
 /**
- * What a spreadsheet number cell in an identifier column certainly lost: leading zeros (fewer digits than the
- * identifier always has) or digits past the 15th, which a spreadsheet keeps as zeros. A number that could be whole
- * is left to the field's own rules: an account number of 9 digits may well have been typed so.
+ * What a spreadsheet number cell in an identifier column lost, or may have: said as certain where it is (fewer
+ * digits than the identifier always has, digits past the 15th kept as zeros, a phone's +), and otherwise refused
+ * unless its format shows every digit: an account number of 9 digits may be one of 12 whose zeros went, and no
+ * rule of the field can tell.
  */
 function numberCellDamage(
   name: string,
   field: string,
   text: string,
-  number: number,
+  cell: NumberCell,
   row: RowCells,
 ): string | undefined {
   if (!NUMBER_LIKE.has(field)) return undefined;
   const digits = text.replace(/\D/g, '').length;
-  if (Math.abs(number) >= 1e15)
+  if (Math.abs(cell.value) >= 1e15)
     return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${NUMBER_CELL_FIX}`;
   if (field === 'phone')
     return 'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code';
   const expected = FIXED_DIGITS[field] ?? postcodeDigits(name, field, digits, row);
-  if (expected === undefined || !/^\d+$/.test(text) || digits >= expected.digits) return undefined;
-  const lost = expected.digits - digits;
-  return `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
+  const ofDigits = `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}`;
+  if (expected !== undefined && /^\d+$/.test(text) && digits < expected.digits) {
+    const lost = expected.digits - digits;
+    return `${ofDigits}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
+  }
+  if (DIGIT_FIELDS.has(field) && !cell.byFormat)
+    return `${ofDigits}, which may have lost leading zeros: ${NUMBER_CELL_FIX}`;
+  return undefined;
 }
 
 /** How many digits a postal code has in the row's country, where all have the same number (a US ZIP+4: 9). */

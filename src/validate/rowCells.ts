@@ -1,7 +1,8 @@
 import { isBlank } from '../rows/columns.js';
+import { DIGIT_FIELDS, SHARED_FIELDS } from '../rows/fields.js';
 import { NumberCell } from '../rows/findData.js';
 import { FIELD_COUNT, fieldId, fieldName, type RowLayout } from '../rows/layout.js';
-import type { OrderedIssue } from './textChecks.js';
+import { type OrderedIssue, withValue } from './textChecks.js';
 
 /** What a field's cell holds in a row: no cell, text, a blank, or something that is not text (already reported). */
 export const NONE = 0;
@@ -13,6 +14,14 @@ const NONES: readonly number[] = new Array<number>(FIELD_COUNT).fill(NONE);
 const EMPTY: readonly string[] = new Array<string>(FIELD_COUNT).fill('');
 const PAYMENT_DETAILS = fieldId('paymentDetails');
 const ERROR = fieldId('error');
+// By field id: the field a JSON number cannot hold, its own or the one its `bank*` column overrides; else undefined.
+const DIGITS: readonly (string | undefined)[] = (() => {
+  const digits = Array.from({ length: FIELD_COUNT }, (_, id) =>
+    DIGIT_FIELDS.has(fieldName(id)) ? fieldName(id) : undefined,
+  );
+  for (const { field, override } of SHARED_FIELDS) if (DIGIT_FIELDS.has(field)) digits[fieldId(override)] = field;
+  return digits;
+})();
 
 /**
  * One row's cells by field id: each filled cell as trimmed text, and where each field's cell is (its column as the
@@ -24,8 +33,8 @@ export class RowCells {
   readonly state: number[] = NONES.slice();
   /** By field id: the trimmed text of a TEXT cell. */
   readonly text: string[] = EMPTY.slice();
-  /** By field id: a spreadsheet number cell's number (its text is the digits it showed), where digits may be lost. */
-  numbers: (number | undefined)[] | undefined;
+  /** By field id: a spreadsheet number cell (its text is the digits it showed), where digits may be lost. */
+  numbers: (NumberCell | undefined)[] | undefined;
   /** By field id: the cell that counts for the field (the layout's, unless a field is named twice). */
   at: readonly number[];
 
@@ -47,7 +56,7 @@ export class RowCells {
     return this.at[id]!;
   }
 
-  number(id: number): number | undefined {
+  numberCell(id: number): NumberCell | undefined {
     return this.numbers?.[id];
   }
 
@@ -59,10 +68,10 @@ export class RowCells {
 
 /**
  * Reads a row's cells as text. CSV cells are strings already. xlsx number cells are read as the digits they show,
- * their number kept beside. JSONL cells may be numbers (turned into their decimal text), booleans (only where a
- * yes/no is meant) or objects and arrays, which no field accepts. Where two cells name one field (JSONL `first_name`
- * and `firstName`), the first filled one counts and a second filled one is an issue. `paymentDetails` is left to the
- * caller. Unknown columns are ignored here.
+ * the cell kept beside. JSONL cells may be numbers (turned into their decimal text, except in a field of digits that
+ * may start with 0, where a number is an issue), booleans (only where a yes/no is meant) or objects and arrays, which
+ * no field accepts. Where two cells name one field (JSONL `first_name` and `firstName`), the first filled one counts
+ * and a second filled one is an issue. `paymentDetails` is left to the caller. Unknown columns are ignored here.
  */
 export function readCells(
   values: readonly unknown[],
@@ -90,7 +99,13 @@ export function readCells(
       state[id] = TEXT;
       text[id] = value.shown.trim();
       row.numbers ??= [];
-      row.numbers[id] = value.value;
+      row.numbers[id] = value;
+      continue;
+    }
+    const digits = DIGITS[id];
+    if (typeof value === 'number' && digits !== undefined) {
+      state[id] = UNUSABLE;
+      issues.push({ column: layout.named[i]!, message: jsonNumber(digits, layout.columns[i]!, value), order: i });
       continue;
     }
     const problem = notText(value, id === booleanField);
@@ -129,6 +144,18 @@ function chooseCells(values: readonly unknown[], row: RowCells): OrderedIssue[] 
   });
   row.at = at;
   return repeated;
+}
+
+/**
+ * A JSON number in a field of digits: `123456789` may have been the account 000123456789, and JSON cannot say, so
+ * the fix is written for JSON, naming the key as the line spells it. The value is echoed only as withValue allows.
+ */
+function jsonNumber(field: string, key: string, value: number): string {
+  const problem =
+    field === 'phone'
+      ? `is a JSON number, which cannot keep a leading + or 0: write it as a string with + and its country code (${JSON.stringify(key)}: "+...")`
+      : `is a JSON number, which cannot keep leading zeros: write it as a string with all its digits (${JSON.stringify(key)}: "...")`;
+  return withValue(problem, field, String(value));
 }
 
 function notText(value: unknown, booleanAllowed: boolean): string | undefined {

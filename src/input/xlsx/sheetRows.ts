@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { NumberCell } from '../../rows/findData.js';
-import { columnOfRef, type NumberFormat, numberFormat, numberText, serialDate } from './cellText.js';
+import { columnOfRef, type NumberFormat, numberFormat, numberText, serialDate, showsEveryDigit } from './cellText.js';
 import { parseXml, unescapeText, type XmlHandler } from './xmlParts.js';
 import type { WorkbookParts } from './workbookParts.js';
 
@@ -149,6 +149,6 @@ class RowReader implements XmlHandler {
     if (!Number.isFinite(number)) return value;
     const format = this.styles[this.style] ?? GENERAL;
     if (format.date) return serialDate(number, this.book.date1904);
-    return new NumberCell(numberText(number, format), number);
+    return new NumberCell(numberText(number, format), number, showsEveryDigit(number, format));
   }
 }
