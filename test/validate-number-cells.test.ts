@@ -11,7 +11,7 @@ import { SHAPE_NOTE } from '../src/validate/textChecks.js';
 
 /** A number cell under General (or `0`, `#,##0`): its digits as the number has them. */
 const number = (shown: string) => new NumberCell(shown, Number(shown));
-/** A number cell whose format shows every digit (`000000000000`, `@`): its digits as the format shows them. */
+/** A number cell whose format shows every digit (`000000000000`): its digits as the format shows them. */
 const formatted = (shown: string) => new NumberCell(shown, Number(shown), true);
 const payer = (over: Record<string, unknown>) =>
   validatePayerRow(

@@ -30,14 +30,13 @@ export function serialDate(serial: number, date1904: boolean): string {
 
 /**
  * What a cell style's number format means for the text of a number: a date, digits padded and fixed as a format of
- * only zeros (`00000`, `000000000`, `0.00`) asks, Text (`@`), or none of these. Worked out once per style, not once
+ * only zeros (`00000`, `000000000`, `0.00`) asks, or neither. Worked out once per style, not once
  * per cell.
  */
 export interface NumberFormat {
   date: boolean;
   /** The zeros before and after the point of a zeros-only format. */
   padded: { whole: number; decimals: number } | undefined;
-  text: boolean;
 }
 
 export function numberFormat(format: string | undefined): NumberFormat {
@@ -45,18 +44,17 @@ export function numberFormat(format: string | undefined): NumberFormat {
   return {
     date: isDateFormat(format),
     padded: padded ? { whole: padded[1]!.length, decimals: padded[2]?.length ?? 0 } : undefined,
-    text: format === '@',
   };
 }
 
 /**
- * Whether a number cell's format says its digits are all meant as shown: Text (`@`), the column marked as one of
- * text, or a format of zeros that pads this whole number (`000000000000` shows 123456789 as 000123456789). General,
- * `0` or `#,##0` show 000123456789 as 123456789, and so does a padded format narrower than the number, which pads
- * nothing: those say nothing of the zeros the number may have lost.
+ * Whether a number cell's format says its digits are all meant as shown: a format of zeros that pads this whole
+ * number (`000000000000` shows 123456789 as 000123456789). General, `0` or `#,##0` show 000123456789 as 123456789,
+ * and so does a padded format narrower than the number, which pads nothing: those say nothing of the zeros the
+ * number may have lost. Nor does Text (`@`): a value typed into a Text cell is stored as text, so a number under
+ * Text was typed before the column was made Text, and lost its zeros then.
  */
 export function showsEveryDigit(value: number, format: NumberFormat): boolean {
-  if (format.text) return true;
   const { padded } = format;
   if (padded === undefined || padded.whole < 2 || padded.decimals > 0) return false;
   return Number.isInteger(value) && value >= 0 && String(value).length <= padded.whole;
