@@ -57,11 +57,8 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
   it('creates that are answered 500 after they were made are settled by the one new id: nothing twice', async () => {
     h = await harness({ bareReads: true, faultCommit500: 0.2, seed: 11 });
     const payers = ids(30, 'c5');
-    const { summary, results } = await h.run({
-      inputs: [h.tmp.write('payers.csv', payersCsv(payers))],
-      concurrency: 6,
-      retries: 10,
-    });
+    const input = h.tmp.write('payers.csv', payersCsv(payers));
+    const { summary, results } = await h.run({ inputs: [input], concurrency: 6, retries: 10 });
     expect(results.filter((r) => r.outcome !== 'ok')).toEqual([]);
     expect(summary.requests.byStatus['500']).toBeGreaterThan(5);
     expectOneAccountEach(payers);
@@ -69,6 +66,13 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
     // Each row names the account the service holds for it.
     for (const row of results)
       expect(row.paymentDetailId).toBe(h.sandbox.payer(row.clientUserId!)!.paymentDetails[0]!.id);
+
+    // The same file with the state dir deleted (the faults still on): nothing created, every row ok.
+    rmSync(h.tmp.path('state'), { recursive: true, force: true });
+    const again = await h.run({ inputs: [input], concurrency: 6, retries: 10 });
+    expect(again.results.filter((r) => r.outcome !== 'ok')).toEqual([]);
+    expect(h.sandbox.stats().paymentDetailsCreated).toBe(30);
+    expectOneAccountEach(payers);
   });
 
   it("the same file with the state dir deleted creates nothing: each payer's one account is adopted", async () => {

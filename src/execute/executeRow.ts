@@ -59,7 +59,8 @@ export async function executeRow(
         break;
       }
       if (endTurn === undefined && actions.some(isAccountWork)) {
-        endTurn = await deps.turns.take(work.clientUserId);
+        const turn = deps.turns.take(work.clientUserId);
+        endTurn = typeof turn === 'function' ? turn : await turn;
         const others = deps.inDoubt.get(work.clientUserId);
         if (others !== undefined) state.othersInDoubt = [...state.othersInDoubt, ...others];
       }
@@ -85,25 +86,29 @@ export async function executeRow(
 const isAccountWork = (action: Action) => action.kind === 'read-accounts' || action.kind === 'create-account';
 
 /**
- * One turn at a time per payer, for creating its bank accounts: after an unclear answer the id new since the create
- * went out must be the one it made, not another row's. Rows of different payers never wait for each other.
+ * One turn at a time per payer, for reading and creating its bank accounts: after an unclear answer the id new since
+ * the create went out must be the one it made, not another row's. Rows of different payers never wait for each
+ * other, and a payer's only row (nearly every row) takes its turn at once, without a promise.
  */
 export class PayerTurns {
-  private readonly last = new Map<string, Promise<void>>();
+  /** By payer in its turn: the rows waiting for theirs. */
+  private readonly waiting = new Map<string, Array<() => void>>();
 
-  /** Waits for the payer's turn; gives the function that ends it. */
-  async take(clientUserId: string): Promise<() => void> {
-    const previous = this.last.get(clientUserId);
-    let end!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      end = resolve;
-    });
-    this.last.set(clientUserId, mine);
-    if (previous !== undefined) await previous;
-    return () => {
-      end();
-      if (this.last.get(clientUserId) === mine) this.last.delete(clientUserId);
-    };
+  /** The payer's turn: the function that ends it, now or once the rows before this one have ended theirs. */
+  take(clientUserId: string): (() => void) | Promise<() => void> {
+    const end = () => this.pass(clientUserId);
+    const queue = this.waiting.get(clientUserId);
+    if (queue === undefined) {
+      this.waiting.set(clientUserId, []);
+      return end;
+    }
+    return new Promise((resolve) => queue.push(() => resolve(end)));
+  }
+
+  private pass(clientUserId: string): void {
+    const next = this.waiting.get(clientUserId)?.shift();
+    if (next === undefined) this.waiting.delete(clientUserId);
+    else next();
   }
 }
 
@@ -149,7 +154,7 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const account = state.accounts[index]!;
   // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
   if (account.attempts > 0) await client.backoff(account.attempts - 1);
-  const call = deps.journal?.accountSent(id, account);
+  const call = deps.journal?.accountSent(state, account);
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),
   });

@@ -39,39 +39,38 @@ export class RowJournal {
       }
       return { state: 'done', id: entry.answer['id'] ?? '', key };
     });
+    const memory: RowMemory = { payerKey, accounts };
     // Only a row with an account still to settle has a use for the others' creates in doubt.
-    const othersInDoubt = accounts.some((a) => a.state !== 'done')
-      ? this.othersInDoubt(work.clientUserId, accounts)
-      : [];
-    const more = othersInDoubt.length > 0 ? { othersInDoubt } : {};
-    if (line === undefined) return { payerKey, accounts, ...more };
-    return {
-      ...more,
-      payerKey,
-      payer: {
-        ...(line.d ? { digest: line.d } : {}),
-        ...(line.f ? { fields: line.f } : {}),
-        ...(line.u ? { userId: line.u } : {}),
-        ...(line.au ? { agreementUrl: line.au } : {}),
-        ...(line.ku ? { kycUrl: line.ku } : {}),
-        ...(line.ks ? { kycStatus: line.ks } : {}),
-        ...(line.as ? { agreementStatus: line.as } : {}),
-        ...(line.ic ? { isCompliant: line.ic === '1' } : {}),
-        ...(line.since ? { since: line.since } : {}),
-        agreementDone: line.ad === '1',
-        ...(line.ids ? { accountIds: idsByKey(line.ids) } : {}),
-      },
-      accounts,
+    if (accounts.some((a) => a.state !== 'done')) {
+      memory.createsKey = createsKeyOf(work.clientUserId);
+      const othersInDoubt = this.othersInDoubt(memory.createsKey, accounts);
+      if (othersInDoubt.length > 0) memory.othersInDoubt = othersInDoubt;
+    }
+    if (line === undefined) return memory;
+    memory.payer = {
+      ...(line.d ? { digest: line.d } : {}),
+      ...(line.f ? { fields: line.f } : {}),
+      ...(line.u ? { userId: line.u } : {}),
+      ...(line.au ? { agreementUrl: line.au } : {}),
+      ...(line.ku ? { kycUrl: line.ku } : {}),
+      ...(line.ks ? { kycStatus: line.ks } : {}),
+      ...(line.as ? { agreementStatus: line.as } : {}),
+      ...(line.ic ? { isCompliant: line.ic === '1' } : {}),
+      ...(line.since ? { since: line.since } : {}),
+      agreementDone: line.ad === '1',
+      ...(line.ids ? { accountIds: idPairs(line.ids) } : {}),
     };
+    return memory;
   }
 
   /**
    * Before a create goes out: from here until its answer, the account is in doubt. The payer's account ids as they
    * were go with it, so a later run can tell the account this create made from the others.
    */
-  accountSent(clientUserId: string, account: AccountState): { key: string; place: number | undefined } {
-    const key = accountKeyOf(clientUserId, account);
-    this.noteCreate(clientUserId, key);
+  accountSent(s: RowState, account: AccountState): { key: string; place: number | undefined } {
+    const key = accountKeyOf(s.work.clientUserId, account);
+    s.createsKey ??= createsKeyOf(s.work.clientUserId);
+    this.noteCreate(s.createsKey, key);
     return { key, place: this.journal.sent(key, { b: JSON.stringify(account.before ?? []) }) };
   }
 
@@ -79,8 +78,7 @@ export class RowJournal {
    * Names the account among the payer's creates (before its sent line, in the same write): a row of another of the
    * payer's accounts can then find this create if its answer is lost, and not take what it made for its own.
    */
-  private noteCreate(clientUserId: string, key: string): void {
-    const createsKey = createsKeyOf(clientUserId);
+  private noteCreate(createsKey: string, key: string): void {
     const entry = this.journal.get(createsKey);
     const keys = (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
     if (keys.includes(key)) return;
@@ -88,8 +86,8 @@ export class RowJournal {
   }
 
   /** The payer's other accounts whose creates are in doubt: the ids the payer had when each went out. */
-  private othersInDoubt(clientUserId: string, own: readonly AccountMemory[]): Array<readonly string[]> {
-    const entry = this.journal.get(createsKeyOf(clientUserId));
+  private othersInDoubt(createsKey: string, own: readonly AccountMemory[]): Array<readonly string[]> {
+    const entry = this.journal.get(createsKey);
     const keys = (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
     const found: Array<readonly string[]> = [];
     for (const key of keys) {
@@ -200,29 +198,38 @@ export async function journaledPayers(
 }
 
 /**
- * The stored accounts the journal knows as the payer's rows' (id by account key), with this row's added; what it
- * had when nothing changed. A later row of the payer then never takes one of them for its own.
+ * The stored accounts the journal knows as the payer's rows' (account key and id pairs), with this row's added; what
+ * it had when nothing changed. A later row of the payer then never takes one of them for its own. Pairs in an array,
+ * not an object keyed by account: an object per payer with keys of its own would give V8 a shape per payer.
  */
 function accountIdsOf(s: RowState, before: string | undefined): string | undefined {
-  // Most rows have no account id to add: nothing is parsed for them.
+  // Most rows have no account id to add, or are the payer's first: nothing is parsed for them.
   if (!s.accounts.some((a) => a.id && a.key !== undefined)) return before;
-  const known = idsByKey(before);
+  const known = before === undefined ? [] : idPairs(before);
   let changed = false;
   for (const account of s.accounts) {
-    if (!account.id || account.key === undefined || known[account.key] === account.id) continue;
-    known[account.key] = account.id;
+    if (!account.id || account.key === undefined) continue;
+    const at = known.findIndex(([key]) => key === account.key);
+    if (at >= 0 && known[at]![1] === account.id) continue;
+    if (at >= 0) known[at] = [account.key, account.id];
+    else known.push([account.key, account.id]);
     changed = true;
   }
   return changed ? JSON.stringify(known) : before;
 }
 
-function idsByKey(text: string | undefined): Record<string, string> {
+/** Account key and id pairs as the journal writes them; none when absent or not such a list. */
+function idPairs(text: string | undefined): Array<[string, string]> {
+  if (text === undefined) return [];
   try {
-    const value: unknown = JSON.parse(text ?? '{}');
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
-    return Object.fromEntries(Object.entries(value).filter(([, id]) => typeof id === 'string'));
+    const value: unknown = JSON.parse(text);
+    if (!Array.isArray(value)) return [];
+    return value.filter(
+      (pair): pair is [string, string] =>
+        Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+    );
   } catch {
-    return {};
+    return [];
   }
 }
 

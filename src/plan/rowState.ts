@@ -75,8 +75,8 @@ export interface PayerMemory {
   /** When the journal first saw the payer (ISO): waiting is counted from here. */
   since?: string;
   agreementDone?: boolean;
-  /** The stored accounts the journal knows as this payer's rows' (created or adopted): id by account key. */
-  accountIds?: Readonly<Record<string, string>>;
+  /** The stored accounts the journal knows as this payer's rows' (created or adopted): account key and id. */
+  accountIds?: ReadonlyArray<readonly [string, string]>;
 }
 
 /**
@@ -95,8 +95,9 @@ export type AccountMemory = (
 export interface RowMemory {
   /** Undefined when the journal has never seen the payer (or there is no journal). */
   payer?: PayerMemory;
-  /** The key the journal knows the payer by. */
+  /** The key the journal knows the payer by, and its list of creates by. */
   payerKey?: string;
+  createsKey?: string;
   accounts: readonly AccountMemory[];
   /** Statuses this run already has (a bank row's payer was registered earlier in the run). */
   fresh?: { kycStatus?: string; agreementStatus?: string };
@@ -186,8 +187,9 @@ export interface RowState {
   digest?: string;
   /** The compliance body as canonical JSON, made once for its digest and its Idempotency-Key. */
   complianceText?: string;
-  /** The key the journal knows the payer by, made once a row. */
+  /** The keys the journal knows the payer and its list of creates by, made once a row. */
   payerKey?: string;
+  createsKey?: string;
   /** The service was asked about this payer in this run (so the journal notes when it was last checked). */
   checked: boolean;
   /** The journal registered this payer (its status can be waited for before its accounts are read). */
@@ -246,10 +248,11 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     since: payer?.since ?? isoTime(ctx.now),
     checked: false,
     payerKnown: payer?.digest !== undefined,
-    claimed: payer?.accountIds ? new Map(Object.entries(payer.accountIds).map(([key, id]) => [id, key])) : NO_IDS,
+    claimed: payer?.accountIds ? new Map(payer.accountIds.map(([key, id]) => [id, key])) : NO_IDS,
     othersInDoubt: memory.othersInDoubt ?? [],
   };
   if (memory.payerKey !== undefined) state.payerKey = memory.payerKey;
+  if (memory.createsKey !== undefined) state.createsKey = memory.createsKey;
   if (payer?.kycStatus !== undefined || payer?.agreementStatus !== undefined || payer?.isCompliant !== undefined)
     state.status = payerStatus(payer.kycStatus, payer.agreementStatus, false, payer.isCompliant);
   if (memory.fresh !== undefined)

@@ -32,10 +32,12 @@ export interface StoredContext {
 export function decideStored(
   identity: AccountIdentity,
   detail: PaymentDetailRequest,
-  context: StoredContext,
+  c: StoredContext,
 ): StoredDecision {
-  const c = withOthersInDoubt(context);
-  if (c.before !== undefined) return afterLostAnswer(identity, detail, c, c.before);
+  // Nearly every payer has no other create in doubt: then nothing more is another's.
+  const doubt = c.othersInDoubt.length === 0 ? NO_DOUBT : othersInDoubt(c);
+  const others = doubt === NO_DOUBT ? c.others : (id: string) => c.others(id) || doubt.theirs.has(id);
+  if (c.before !== undefined) return afterLostAnswer(identity, detail, c, c.before, others);
   const match = pickMatch(
     identity,
     c.stored.filter((a) => comparable(identity, a)),
@@ -44,20 +46,28 @@ export function decideStored(
   if (match.kind === 'adopt') return match;
   // Accounts whose fields cannot say whether they are this one: only unique evidence adopts one.
   const open = c.stored.filter(
-    (a) => !c.others(a.id) && !failed(a) && !comparable(identity, a) && shownFieldsAgree(detail, a),
+    (a) => !others(a.id) && !failed(a) && !comparable(identity, a) && shownFieldsAgree(detail, a),
   );
   if (open.length === 0 || c.createUnmatched) return { kind: 'create', storedFailed: match.kind === 'stored-failed' };
-  const inDoubt = open.some((a) => c.doubtful.has(a.id));
+  const inDoubt = open.some((a) => doubt.doubtful.has(a.id));
   if (open.length === 1 && !inDoubt) return { kind: 'adopt', id: open[0]!.id };
-  return { kind: 'unsure', message: cannotCompare(open, inDoubt) };
+  return { kind: 'unsure', message: cannotCompare(open, detail, inDoubt) };
 }
+
+interface Doubt {
+  /** Ids that are the account of another create in doubt. */
+  theirs: ReadonlySet<string>;
+  /** Ids that may be. */
+  doubtful: ReadonlySet<string>;
+}
+
+const NO_DOUBT: Doubt = { theirs: new Set(), doubtful: new Set() };
 
 /**
  * What the payer's other creates in doubt account for: where exactly one id is new since one went out, that id is
  * its account (another's); where several are, any of them may be (doubtful).
  */
-function withOthersInDoubt(c: StoredContext): StoredContext & { doubtful: ReadonlySet<string> } {
-  if (c.othersInDoubt.length === 0) return { ...c, doubtful: NONE };
+function othersInDoubt(c: StoredContext): Doubt {
   const theirs = new Set<string>();
   const doubtful = new Set<string>();
   for (const before of c.othersInDoubt) {
@@ -65,10 +75,8 @@ function withOthersInDoubt(c: StoredContext): StoredContext & { doubtful: Readon
     if (fresh.length === 1) theirs.add(fresh[0]!.id);
     else for (const a of fresh) doubtful.add(a.id);
   }
-  return { ...c, others: (id) => c.others(id) || theirs.has(id), doubtful };
+  return { theirs, doubtful };
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 /** The create went out and its answer was lost: the ids new since then say whether it made the account. */
 function afterLostAnswer(
@@ -76,13 +84,13 @@ function afterLostAnswer(
   detail: PaymentDetailRequest,
   c: StoredContext,
   before: readonly string[],
+  others: (id: string) => boolean,
 ): StoredDecision {
-  const known = new Set(before);
   // A new account whose fields plainly say it is another one (other numbers, another bank) was not made by it.
   const fresh = c.stored.filter(
     (a) =>
-      !known.has(a.id) &&
-      !c.others(a.id) &&
+      !before.includes(a.id) &&
+      !others(a.id) &&
       (comparable(identity, a) ? sameAccount(identity, a) : shownFieldsAgree(detail, a)),
   );
   if (fresh.length === 0) return { kind: 'create' };
@@ -96,7 +104,7 @@ function afterLostAnswer(
     kind: 'unsure',
     message:
       `its create's answer was lost, and the service now lists ${fresh.length} new bank accounts for this payer ` +
-      `that cannot be told apart: ${listed(fresh)}. ${WAY_ON}`,
+      `that cannot be told apart: ${listed(fresh, detail)}. ${WAY_ON}`,
   };
 }
 
@@ -105,18 +113,24 @@ const WAY_ON =
   "If one of them is this row's account, add payment-details to the row's completedSteps cell; if none is, run the " +
   'row again with --create-unmatched-accounts';
 
-function cannotCompare(open: readonly StoredPaymentDetail[], inDoubt: boolean): string {
+function cannotCompare(open: readonly StoredPaymentDetail[], detail: PaymentDetailRequest, inDoubt: boolean): string {
   const accounts = open.length === 1 ? 'a bank account' : `${open.length} bank accounts`;
   const doubt = inDoubt ? ', and a create of another of its accounts was answered unclearly' : '';
   return (
     `not sent: the service lists ${accounts} for this payer that its reads do not show enough of to compare with ` +
-    `this row (no account number, IBAN or their last 4 digits)${doubt}: ${listed(open)}. ${WAY_ON}`
+    `this row (no account number, IBAN or their last 4 digits)${doubt}: ${listed(open, detail)}. ${WAY_ON}`
   );
 }
 
-/** The accounts by bank name and id, for a person to look up (never a number). */
-function listed(accounts: readonly StoredPaymentDetail[]): string {
-  const shown = accounts.slice(0, 5).map((a) => `${a.bankName || 'a bank'} (id ${a.id})`);
+/**
+ * The accounts by bank name and id, for a person to look up. The bank name is the row's own (every account listed
+ * shows the same, or none), never the server's text, which could carry anything; an id is shown only if it looks
+ * like one.
+ */
+function listed(accounts: readonly StoredPaymentDetail[], detail: PaymentDetailRequest): string {
+  const name = (a: StoredPaymentDetail) => (present(a.bankName) ? detail.bankName : 'no bank name shown');
+  const id = (a: StoredPaymentDetail) => (/^[\w.-]{1,64}$/.test(a.id) ? a.id : 'of an unexpected form');
+  const shown = accounts.slice(0, 5).map((a) => `${name(a)} (id ${id(a)})`);
   return accounts.length > 5 ? `${shown.join(', ')} and ${accounts.length - 5} more` : shown.join(', ');
 }
 
