@@ -8,6 +8,7 @@ import type {
 } from '../schema/index.js';
 import type { ApiError, CallStep, Backoff } from './retryPolicy.js';
 import type { Clock, RateLimiter } from './RateLimiter.js';
+import type { PersonalData } from './scrubServerText.js';
 
 /** A call's end: never thrown, so one row's failure stays that row's data. */
 export type CallResult<T> =
@@ -84,11 +85,16 @@ export interface ApiClientOptions {
   onAttempt?: (info: AttemptInfo) => void;
 }
 
+/**
+ * Every call may be given `personal`: what the row holds of the payer (its request bodies). A server may quote data
+ * of the payer that another call sent, so all of it is cut out of the server's words (scrubServerText), not only the
+ * call's own body.
+ */
 export interface ApiClient {
   /** POST v1/payer (or v2/payer, the create-or-update path). */
   createCompliance(
     body: ComplianceRequest,
-    meta: { clientUserId: string; idempotencyKey: string },
+    meta: { clientUserId: string; idempotencyKey: string; personal?: PersonalData },
   ): Promise<CallResult<ComplianceAnswer>>;
   /**
    * POST v2/payer/{clientUserId}/payment-details. Never sent twice blindly: only a 429 or a connection that never
@@ -98,14 +104,18 @@ export interface ApiClient {
   createPaymentDetail(
     clientUserId: string,
     body: PaymentDetailRequest,
-    meta: { idempotencyKey: string },
+    meta: { idempotencyKey: string; personal?: PersonalData },
   ): Promise<CallResult<PaymentDetailAnswer>>;
   /** GET v2/payer/{clientUserId}: the payer's statuses; `found: false` for a 404. */
-  readPayer(clientUserId: string): Promise<CallResult<PayerAnswer>>;
+  readPayer(clientUserId: string, personal?: PersonalData): Promise<CallResult<PayerAnswer>>;
   /** GET v2/payer/{clientUserId}/payment-details: every stored account; `found: false` for a 404. */
-  readPaymentDetails(clientUserId: string): Promise<CallResult<AccountsAnswer>>;
+  readPaymentDetails(clientUserId: string, personal?: PersonalData): Promise<CallResult<AccountsAnswer>>;
   /** PATCH v2/payer/{clientUserId}. */
-  completeAgreement(clientUserId: string, body: AgreementRequest): Promise<CallResult<AgreementAnswer>>;
+  completeAgreement(
+    clientUserId: string,
+    body: AgreementRequest,
+    personal?: PersonalData,
+  ): Promise<CallResult<AgreementAnswer>>;
   /** Waits the backoff of a call's `retry`-th new attempt made from outside (a bank account re-created after a read); ends early when the client stops. */
   backoff(retry: number): Promise<void>;
   /** Why the client stopped sending, if it did. */

@@ -230,7 +230,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
       return { ok: true, status: 404, body: spec.notFound };
-    const error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
+    const error = attemptError(spec.step, [spec.body, spec.personal], end, apiKey, timeoutMs);
     const mayResend = !spec.once || certainlyNotStored(end);
     const wouldRetry = error.retryable && attempt < retries && mayResend;
     // Nothing has ever answered, and this attempt could not connect either.

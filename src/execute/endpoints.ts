@@ -20,6 +20,7 @@ import type {
   PaymentDetailAnswer,
 } from './ApiClient.js';
 import type { CallStep } from './retryPolicy.js';
+import type { PersonalData } from './scrubServerText.js';
 
 /** One call as the client sends it: the endpoint, and how its answer is read. */
 export interface CallSpec<T> {
@@ -28,6 +29,8 @@ export interface CallSpec<T> {
   method: Method;
   path: string;
   body?: object;
+  /** The rest of the row's personal data, cut out of the server's words like the body's own values. */
+  personal?: PersonalData;
   headers: Record<string, string>;
   read: (body: unknown) => Read<T>;
   /** A read: a 404 is this answer, not a failure (the payer is simply not known). */
@@ -58,6 +61,7 @@ export function endpoints(
         method: 'POST',
         path: paths.compliance(compliancePath),
         body,
+        personal: meta.personal,
         headers: { 'idempotency-key': meta.idempotencyKey },
         read: readCompliance,
       }),
@@ -68,34 +72,38 @@ export function endpoints(
         method: 'POST',
         path: paths.paymentDetails(clientUserId),
         body,
+        personal: meta.personal,
         headers: { 'idempotency-key': meta.idempotencyKey },
         read: readPaymentDetail,
         once: true,
       }),
-    readPayer: (clientUserId) =>
+    readPayer: (clientUserId, personal) =>
       call({
         step: 'status',
         clientUserId,
+        personal,
         method: 'GET',
         path: paths.payer(clientUserId),
         headers: {},
         read: readPayer,
         notFound: { found: false },
       }),
-    readPaymentDetails: (clientUserId) =>
+    readPaymentDetails: (clientUserId, personal) =>
       call({
         step: 'payment-details',
         clientUserId,
+        personal,
         method: 'GET',
         path: paths.paymentDetails(clientUserId),
         headers: {},
         read: readAccounts,
         notFound: { found: false, accounts: [] },
       }),
-    completeAgreement: (clientUserId, body) =>
+    completeAgreement: (clientUserId, body, personal) =>
       call({
         step: 'agreement',
         clientUserId,
+        personal,
         method: 'PATCH',
         path: paths.agreement(clientUserId),
         body,

@@ -6,6 +6,7 @@ import { identityText, idempotencyKey } from '../plan/identity.js';
 import { type Answer, startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
 import type { PayerResult } from '../types.js';
 import type { ApiClient, CallResult } from './ApiClient.js';
+import type { PersonalData } from './scrubServerText.js';
 
 export interface RowDeps {
   client: Pick<
@@ -130,18 +131,19 @@ function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer
   const { client } = deps;
   const work = state.work;
   const id = work.clientUserId;
+  const personal = personalOf(work);
   switch (action.kind) {
     case 'create-compliance': {
       const body = work.compliance!;
       const key = idempotencyKey('compliance', id, body, state.complianceText);
-      return answerOf(client.createCompliance(body, { clientUserId: id, idempotencyKey: key }));
+      return answerOf(client.createCompliance(body, { clientUserId: id, idempotencyKey: key, personal }));
     }
     case 'read-payer':
-      return answerOf(client.readPayer(id));
+      return answerOf(client.readPayer(id, personal));
     case 'read-accounts':
-      return answerOf(client.readPaymentDetails(id));
+      return answerOf(client.readPaymentDetails(id, personal));
     case 'complete-agreement':
-      return answerOf(client.completeAgreement(id, { agreementCompleted: true }));
+      return answerOf(client.completeAgreement(id, { agreementCompleted: true }, personal));
     case 'create-account':
       return createAccount(action.index, state, deps);
   }
@@ -157,6 +159,7 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const call = deps.journal?.accountSent(state, account);
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),
+    personal: personalOf(state.work),
   });
   if (call !== undefined) {
     if (result.ok) deps.journal!.accountDone(call, result.body.id);
@@ -164,6 +167,9 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   }
   return result as unknown as Answer<never>;
 }
+
+/** Everything the row holds of the payer: any call's answer may quote any of it. */
+const personalOf = (work: RowWork): PersonalData => [work.compliance, work.details];
 
 /**
  * A call's result as the plan reads it: the same object (an answer is `ok` with its body, or `ok: false` with its

@@ -2,6 +2,7 @@ import { type IncomingHttpHeaders, STATUS_CODES } from 'node:http';
 import { PayerOnboardError } from '../errors.js';
 import { serverMessage } from '../schema/index.js';
 import type { Step } from '../types.js';
+import { type PersonalData, scrubServerText } from './scrubServerText.js';
 
 /** A step, or `status` for the read of a payer's statuses. */
 export type CallStep = Step | 'status';
@@ -14,7 +15,7 @@ export interface ApiErrorInit {
   retryable: boolean;
   /** HTTP status, for kind 'http'. */
   status?: number;
-  /** The server's own words (already cleaned of request values), for kind 'http'. */
+  /** The server's own words, scrubbed (scrubServerText), for kind 'http'. */
   serverMessage?: string;
   /** Node/got error code (`ECONNRESET`, `ETIMEDOUT`...), for kind 'network' and 'timeout'. */
   networkCode?: string;
@@ -29,7 +30,7 @@ export interface ApiErrorInit {
 /**
  * A call that failed for good (or was never sent because the client stopped).
  * The message is what goes into results.csv: `compliance: HTTP 400 Invalid bank account details`.
- * It never holds the API key or a request body value (see cleanServerMessage).
+ * It never holds the API key or a request body value (see scrubServerText).
  */
 export class ApiError extends PayerOnboardError {
   readonly step: CallStep;
@@ -171,49 +172,6 @@ export function backoffDelay(retry: number, backoff: Backoff, random: () => numb
   return Math.floor(random() * ceiling);
 }
 
-// The server's message goes into results.csv and the log. Servers sometimes echo what they were sent
-// ("ssn 123-45-6789 is invalid"), so every personal value of the request is cut out of it, and so is the key.
-
-/** Values that are codes rather than personal data; echoing them back helps the reader and leaks nothing. */
-const NOT_PERSONAL = new Set([
-  'clientUserId',
-  'beneficiaryType',
-  'rails',
-  'accountType',
-  'currency',
-  'country',
-  'nationality',
-  'agreementCompleted',
-]);
-const MAX_LENGTH = 300;
-
-function cleanServerMessage(message: string | undefined, body: unknown, apiKey: string): string | undefined {
-  if (message === undefined) return undefined;
-  const secrets = [apiKey, ...personalValues(body)].filter((v) => v.length >= 3);
-  // Longest first, so a value that contains a shorter one is removed whole.
-  secrets.sort((a, b) => b.length - a.length);
-  let text = message;
-  for (const secret of secrets) text = text.split(secret).join('[redacted]');
-  // An e-mail address is personal whichever request it came from.
-  text = text.replace(/[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[a-z]{2,}/gi, '[redacted]');
-  // One line, no control characters, bounded.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
-  text = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  if (text.length > MAX_LENGTH) text = `${text.slice(0, MAX_LENGTH - 1)}…`;
-  return text === '' ? undefined : text;
-}
-
-function personalValues(body: unknown): string[] {
-  if (body === null || typeof body !== 'object') return [];
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(body)) {
-    if (NOT_PERSONAL.has(key)) continue;
-    if (typeof value === 'string') out.push(value);
-    else if (typeof value === 'object') out.push(...personalValues(value));
-  }
-  return out;
-}
-
 /** How one attempt ended: not sent (the client had stopped), an HTTP answer, or a failure before any answer. */
 export type AttemptEnd =
   | { kind: 'not-sent' }
@@ -261,10 +219,10 @@ export function fromGotError(error: unknown): AttemptEnd {
   return { kind: 'failure', failure: classifyRequestError(error), error };
 }
 
-/** The error a failed attempt means, its server message cleaned of the request's personal values and the key. */
+/** The error a failed attempt means, its server message scrubbed of the row's personal values and the key. */
 export function attemptError(
   step: CallStep,
-  requestBody: object,
+  personal: PersonalData,
   end: Exclude<AttemptEnd, { kind: 'not-sent' }>,
   apiKey: string,
   timeoutMs: number,
@@ -274,7 +232,7 @@ export function attemptError(
       step,
       kind: 'http',
       status: end.status,
-      serverMessage: cleanServerMessage(serverMessage(end.body), requestBody, apiKey),
+      serverMessage: scrubServerText(serverMessage(end.body), personal, apiKey),
       retryable: RETRYABLE_STATUSES.has(end.status),
     });
   }

@@ -119,7 +119,7 @@ export type ApiErrorBody = z.infer<typeof apiErrorBody>;
 /** The server's own words for a failure, whichever of the known shapes it used. */
 export function serverMessage(body: unknown): string | undefined {
   const parsed = apiErrorBody.safeParse(body);
-  if (!parsed.success) return typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 300) : undefined;
+  if (!parsed.success) return typeof body === 'string' && body.trim() !== '' ? body.trim() : undefined;
   const { message, errors } = parsed.data;
   if (errors && errors.length > 0) {
     return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
