@@ -12,6 +12,9 @@ afterEach(async () => {
   await h.close();
 });
 
+const CALC = "-2+3+cmd|' /C calc'!A0";
+const LINK = '+1+HYPERLINK("http://evil.test","x")';
+
 describe('formula injection: what a spreadsheet would run is written as text', () => {
   it.each([
     ["=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"],
@@ -21,10 +24,19 @@ describe('formula injection: what a spreadsheet would run is written as text', (
     ['+x', "'+x"],
     ['-x', "'-x"],
     ['-', "'-"],
+    // A sign then anything but a number or a phone number: a formula that calls something.
+    [CALC, `'${CALC}`],
+    [LINK, `'${LINK}`],
+    ['-1e3', "'-1e3"],
+    ['+', "'+"],
     ['+12175550100', '+12175550100'],
     ['-5', '-5'],
+    ['-1.5', '-1.5'],
+    ['+1 (217) 555-0100', '+1 (217) 555-0100'],
     ['plain', 'plain'],
     ["'=already", "''=already"],
+    [`'${CALC}`, `''${CALC}`],
+    ["'-5", "'-5"],
   ])('%j is written %j and read back as it was', (value, written) => {
     expect(csvSafe(value)).toBe(written);
     expect(csvUnguard(csvSafe(value))).toBe(value);
@@ -34,7 +46,8 @@ describe('formula injection: what a spreadsheet would run is written as text', (
     const evil = "=cmd|' /C calc'!A0";
     const input = h.tmp.write(
       '=payers.csv',
-      `${PAYER_HEADER}\n${payerRow(evil, { email: 'nope' })}\n${payerRow('-x')}\n${payerRow('p-1')}\n`,
+      `${PAYER_HEADER}\n${payerRow(evil, { email: 'nope' })}\n${payerRow('-x')}\n${payerRow('p-1')}\n` +
+        `${payerRow(CALC)}\n${payerRow(LINK)}\n${payerRow('-5')}\n`,
     );
     const { summary } = await h.run({ inputs: [input], command: 'validate' });
     const rows = parse(readFileSync(summary.outputs.results, 'utf8'), { columns: true }) as Record<string, string>[];
@@ -42,6 +55,9 @@ describe('formula injection: what a spreadsheet would run is written as text', (
       ["'=payers.csv", `'${evil}`],
       ["'=payers.csv", "'-x"],
       ["'=payers.csv", 'p-1'],
+      ["'=payers.csv", `'${CALC}`],
+      ["'=payers.csv", `'${LINK}`],
+      ["'=payers.csv", '-5'],
     ]);
     const failed = parse(readFileSync(summary.outputs.failed[0]!, 'utf8'), { columns: true, bom: true }) as Record<
       string,
@@ -90,6 +106,29 @@ describe('formula injection: the failed file guards the input cells, and gives t
     expect(h.sandbox.payer('i-1')!.request).toMatchObject({ addressLine2: HYPERLINK, phone: '+12175550100' });
     expect(h.sandbox.payer('i-1')!.paymentDetails[0]!.request).toMatchObject({ addressLine2: HYPERLINK });
     expect(h.sandbox.payer('i-2')!.request).toMatchObject({ addressLine2: "'=typed" });
+  });
+
+  it('guards a signed formula in the failed file, and a phone number not; given back, both reach the service as typed', async () => {
+    const input = h.tmp.write(
+      'payers.csv',
+      `${PAYER_HEADER},addressLine2,companyName\n` +
+        `${payerRow('s-1', { email: 'nope' })},${quoted(CALC)},${quoted(LINK)}\n` +
+        `${payerRow('s-2', { email: 'nope' })},+1 (217) 555-0100,-5\n`,
+    );
+    const first = await h.run({ inputs: [input], command: 'validate' });
+    const failedPath = first.summary.outputs.failed[0]!;
+    expect(rowsOf(failedPath).map((r) => [r.addressLine2, r.companyName])).toEqual([
+      [`'${CALC}`, `'${LINK}`],
+      ['+1 (217) 555-0100', '-5'],
+    ]);
+    const fixed = h.tmp.write(
+      'failed-payers.csv',
+      readFileSync(failedPath, 'utf8').replaceAll(',nope,', ',ok@example.com,'),
+    );
+    const run = await h.run({ inputs: [fixed] });
+    expect(run.results.map((r) => r.outcome)).toEqual(['ok', 'ok']);
+    expect(h.sandbox.payer('s-1')!.request).toMatchObject({ addressLine2: CALC, companyName: LINK });
+    expect(h.sandbox.payer('s-2')!.request).toMatchObject({ addressLine2: '+1 (217) 555-0100', companyName: '-5' });
   });
 
   it("leaves a person's own file as typed: a cell starting with ' is sent with it", async () => {

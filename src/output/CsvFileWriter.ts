@@ -20,11 +20,15 @@ export function finish(stream: NodeJS.WritableStream): Promise<void> {
   });
 }
 
-// A spreadsheet runs a cell as a formula when it starts with `=`, `@`, a tab or CR, or `+`/`-` (a signed number such as
-// `-5` or a phone `+12175550100` is only a number, so those stay as they are). A value that already starts with `'`
-// before one of them gets another, so that reading back takes off exactly the one added.
-const FORMULA = /^'*(?:[=@\t\r]|[+-](?!\d))/;
-const GUARDED = /^''*(?:[=@\t\r]|[+-](?!\d))/;
+// A spreadsheet runs a cell as a formula when it starts with `=`, `@`, a tab or CR, or `+`/`-`. After a sign, only a
+// number or a phone number is left alone (`-5`, `+12175550100`, `+1 (217) 555-0100`): digits, spaces, parentheses, dots
+// and dashes can at most compute a number, while a letter or another operator can call a function
+// (`-2+3+cmd|' /C calc'!A0`, `+1+HYPERLINK(...)`). The part before the first digit holds no digit, so the check is
+// linear however long the cell. A value that already starts with `'` before a formula gets another, so that reading
+// back takes off exactly the one added.
+const STARTS_A_FORMULA = String.raw`(?:[=@\t\r]|[+-](?![\s().-]*\d[\d\s().-]*$))`;
+const FORMULA = new RegExp(`^'*${STARTS_A_FORMULA}`);
+const GUARDED = new RegExp(`^''*${STARTS_A_FORMULA}`);
 
 /**
  * Guards a cell of a CSV file the tool writes (results.csv, status.csv, the failed and pending files) against
