@@ -5,7 +5,7 @@ export type ErrorCode =
   | 'E_USAGE' // bad flags or option values
   | 'E_CONFIG' // missing key, bad base URL, refused http
   | 'E_INPUT' // unreadable, unsupported or unparseable input file
-  | 'E_LOCKED' // another run holds the state dir
+  | 'E_LOCKED' // another run holds the service and key, or the journal
   | 'E_API' // a call failed for good
   | 'E_ABORTED'; // the run stopped: key rejected, API down, interrupted
 

@@ -3,7 +3,8 @@ import { basename, join, resolve } from 'node:path';
 import { AbortedError, PayerOnboardError } from './errors.js';
 import type { ApiClient } from './execute/ApiClient.js';
 import { PayerTurns, type RowDeps } from './execute/executeRow.js';
-import { StateLock } from './journal/stateDir.js';
+import { holdJournal } from './journal/holdJournal.js';
+import { stateDirs } from './journal/stateDir.js';
 import { RowJournal } from './journal/RowJournal.js';
 import { openInput, readingOptions } from './input/openInput.js';
 import { formatByName, type ReadingOptions } from './input/InputFile.js';
@@ -13,7 +14,7 @@ import { RESULT_COLUMNS, exitCodeFor, formatSummary, type Summary } from './outp
 import { DuplicateIds } from './pipeline/classifyRows.js';
 import { resolveConnection } from './pipeline/resolveConnection.js';
 import { expectedRows, lateWarnings, scanInputs, type Job } from './pipeline/scanInputs.js';
-import { makeRunId, type RunContext, RunSession, runSpan } from './pipeline/RunSession.js';
+import { makeRunId, placesOf, type RunContext, RunSession, runSpan } from './pipeline/RunSession.js';
 import { sendRows } from './pipeline/sendRows.js';
 import { ReportTally } from './report/collectReportData.js';
 import { writeReport } from './report/buildReport.js';
@@ -48,8 +49,8 @@ interface Reached {
  * before it starts (ConfigError, InputError: exit 2); everything that happens to a row is data on that row.
  */
 export async function run(input: RunInput, context: RunContext = {}): Promise<Summary> {
-  const env = context.env ?? {};
-  const cwd = context.cwd ?? process.cwd();
+  const places = placesOf(context);
+  const { env, cwd } = places;
   const stderr = context.stderr;
   const options = resolveRunOptions(input, env);
   const command = options.dryRun || input.command === 'validate' ? 'validate' : 'run';
@@ -62,22 +63,23 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
   const connection = command === 'run' ? resolveConnection(options, env, cwd) : undefined;
 
-  // One run at a time per state dir, taken before anything else so a second run is turned away at once. Not for
-  // validate (it sends nothing) nor a sandbox rehearsal (its API lives only as long as the run: no journal).
-  const stateDir = resolve(cwd, options.stateDir);
-  const persistent = command === 'run' && !options.sandbox;
-  if (persistent) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const lock = persistent ? StateLock.acquire(stateDir, runId) : undefined;
   // What the run got to, for the summary of a run that stops on the way (a bad input, a workbook that cannot be read
   // again): a results folder never holds half-written files without a summary.json that says why.
   const reached: Reached = { warnings: [], summaryWritten: false };
+  // One run at a time per service and key, and per journal, taken before anything else so a second run is turned
+  // away at once. Not for validate (it sends nothing) nor a sandbox rehearsal (its API lives only as long as the run:
+  // no journal).
+  const held =
+    command === 'run' && !options.sandbox && connection
+      ? holdJournal({ state: stateDirs(options.stateDir, places), places, ...connection, runId, stderr })
+      : undefined;
   try {
     return await runHoldingLock();
   } catch (error) {
     if (!reached.summaryWritten) writeStopSummary(error);
     throw error;
   } finally {
-    lock?.release();
+    held?.release();
   }
 
   function writeStopSummary(error: unknown): void {
@@ -151,7 +153,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
       cwd,
       connection,
       results: { name: 'results.csv', columns: RESULT_COLUMNS },
-      journal: persistent,
+      ...(held ? { journalDir: held.dir } : {}),
       warnings,
       context,
     });

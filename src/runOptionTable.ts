@@ -184,9 +184,10 @@ export const RUN_OPTIONS = {
     flag: 'state-dir',
     type: 'string',
     value: 'DIR',
-    default: '.payer-onboard',
+    defaultText: '`$XDG_STATE_HOME/payer-onboard`, else `~/.local/state/payer-onboard`',
     env: 'PAYER_ONBOARD_STATE_DIR',
-    describe: 'the journal that makes re-runs and crashes safe (keep it)',
+    describe:
+      'the journal that makes re-runs and crashes safe (keep it); by default the same for runs from every folder, and a journal found in the old default `./.payer-onboard` is moved there',
     commands: CALLING,
   },
   allowHttp: {

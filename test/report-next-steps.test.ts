@@ -85,7 +85,11 @@ describe('report.html: what to do next', () => {
     const { stderr } = await promisify(execFile)(
       'sh',
       ['-c', `${command.replace(/^npx payer-onboard /, `"${process.execPath}" "${BIN}" `)} --out ${out}`],
-      { cwd: h.tmp.dir, env: { PATH: process.env.PATH, PAYER_API_KEY: API_KEY }, timeout: 30_000 },
+      {
+        cwd: h.tmp.dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYER_API_KEY: API_KEY },
+        timeout: 30_000,
+      },
     );
     expect(stderr).toContain('8 rows');
     expect(stderr).toContain('8 ok, 0 waiting, 0 invalid, 0 failed, 0 skipped');

@@ -20,7 +20,7 @@ afterEach(async () => {
 function runLimited(args: string[]): Promise<{ code: number | null; stderr: string }> {
   const child = spawn('bash', ['-c', `ulimit -f ${LIMIT_KIB}; exec "$0" "$@"`, process.execPath, BIN, ...args], {
     cwd: h.tmp.dir,
-    env: { PATH: process.env.PATH, PAYER_API_KEY: API_KEY },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYER_API_KEY: API_KEY },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

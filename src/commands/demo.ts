@@ -32,7 +32,9 @@ export const demoCommand: CommandBody = {
     const say = (text: string) => io.stderr.write(`\ndemo: ${text}\n`);
     try {
       const options = { inputs, baseUrl: sandbox.url, stateDir, rate: 20, concurrency: 8 };
-      const context = { cwd: io.cwd, env: { PAYER_API_KEY: key }, stderr: io.stderr, signal: io.signal };
+      // The run locks live in the user's state folder; the demo's sandbox dies with it, so its locks stay in its own.
+      const env = { PAYER_API_KEY: key, XDG_STATE_HOME: stateDir };
+      const context = { cwd: io.cwd, env, stderr: io.stderr, signal: io.signal };
       say(
         `first run of ${inputs.map((p) => relative(io.cwd, p)).join(' and ')}: payers are registered and get their links; bank accounts wait for KYC`,
       );

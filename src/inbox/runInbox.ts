@@ -1,7 +1,7 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { StateLock } from '../journal/stateDir.js';
+import { StateLock } from '../journal/StateLock.js';
 import { INBOX_OPTIONS } from '../commandOptions.js';
 import { resolveRunOptions } from '../options.js';
 import type { RunContext, RunInput } from '../run.js';
@@ -55,7 +55,7 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
   resolveRunOptions({ ...runInput, inputs: ['(inbox)'] }, env);
 
   const paths = inboxPaths(root);
-  const lock = StateLock.acquire(root, 'inbox', 'inbox');
+  const lock = StateLock.acquire(join(root, 'lock'), 'inbox', { what: 'inbox', using: root });
   const files: FileOutcome[] = [];
   const take = async (name: string, from: 'incoming' | 'waiting' = 'incoming'): Promise<boolean> => {
     const ran = await runInboxFile(paths, from === 'waiting' ? 'waiting' : 'processing', name, runInput, context);

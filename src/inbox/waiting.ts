@@ -1,7 +1,8 @@
 import { copyFileSync, rmSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { journaledPayers } from '../journal/RowJournal.js';
-import { journalDir } from '../journal/stateDir.js';
+import { journalToRead, stateDirs } from '../journal/stateDir.js';
+import { placesOf } from '../pipeline/RunSession.js';
 import { resolveRunOptions } from '../options.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
 import type { RunContext, RunInput } from '../run.js';
@@ -21,15 +22,15 @@ export async function dueWaiting(
 ): Promise<string[]> {
   const names = oldestFirst(paths.waiting);
   if (names.length === 0) return [];
-  const env = context.env ?? {};
-  const cwd = context.cwd ?? process.cwd();
+  const places = placesOf(context);
+  const { env, cwd } = places;
   const options = resolveRunOptions({ ...input, inputs: ['(waiting)'] }, env);
   // A rehearsal's sandbox keeps no journal: every row is due.
   const journal = options.sandbox
     ? undefined
     : (() => {
         const { baseUrl, apiKey } = resolveConnection(options, env, cwd);
-        return join(journalDir(resolve(cwd, options.stateDir), baseUrl, apiKey), 'journal.jsonl');
+        return journalToRead(stateDirs(options.stateDir, places), baseUrl, apiKey);
       })();
   // Every waiting file's payers first, so the journal is read once for all of them, not once a file.
   const files: Array<{ name: string; ids: string[] }> = [];

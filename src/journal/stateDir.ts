@@ -1,108 +1,8 @@
-import {
-  closeSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Journal } from './Journal.js';
-import { LockedError } from '../errors.js';
-import { createHash } from 'node:crypto';
-
-interface Holder {
-  pid: number;
-  host: string;
-  startedAt: string;
-  runId?: string;
-}
-
-/**
- * One run at a time per state dir: two runs over the same journal could both send a call the other has not
- * recorded yet. The lock is a file created exclusively; a lock whose process is gone (same host, pid not alive)
- * is taken over, so a crash never blocks the next cron run.
- */
-export class StateLock {
-  private constructor(readonly path: string) {}
-
-  static acquire(stateDir: string, runId: string, what = 'run'): StateLock {
-    const path = join(stateDir, 'lock');
-    const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), runId };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      // Written whole to a temporary file, then linked into place (atomic, fails if the lock exists): another
-      // process never sees a lock file without its holder in it.
-      const temp = `${path}.${process.pid}.${Date.now()}`;
-      const fd = openSync(temp, 'wx', 0o600);
-      writeSync(fd, `${JSON.stringify(me)}\n`);
-      closeSync(fd);
-      try {
-        linkSync(temp, path);
-        return new StateLock(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      } finally {
-        unlinkSync(temp);
-      }
-      const holder = readHolder(path);
-      if (holder !== undefined && !isStale(holder)) {
-        throw new LockedError(
-          `another ${what} is using ${stateDir}: pid ${holder.pid} on ${holder.host}, started ${holder.startedAt}` +
-            `${holder.runId ? ` (run ${holder.runId})` : ''}. Wait for it to finish (a lock left by a process that died on this machine is taken over at once; one from another machine, delete ${path} once that run is gone).`,
-        );
-      }
-      // Stale (its process is gone) or unreadable: take it over. Two runs taking over the same stale lock at the
-      // same instant could both succeed; that needs two runs started within microseconds of each other.
-      try {
-        unlinkSync(path);
-      } catch {
-        // another process took it over first; the next attempt sees its lock
-      }
-    }
-    throw new LockedError(`could not take the lock ${path}: another run keeps taking it`);
-  }
-
-  release(): void {
-    try {
-      const holder = readHolder(this.path);
-      if (holder?.pid === process.pid && holder.host === hostname()) unlinkSync(this.path);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function readHolder(path: string): Holder | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
-    if (typeof value.pid !== 'number' || typeof value.host !== 'string') return undefined;
-    return {
-      pid: value.pid,
-      host: value.host,
-      startedAt: String(value.startedAt ?? 'at an unknown time'),
-      ...(value.runId ? { runId: String(value.runId) } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/** A lock is stale when its process is gone; on another host we cannot tell, so it is respected. */
-function isStale(holder: Holder): boolean {
-  if (holder.host !== hostname()) return false;
-  if (holder.pid === process.pid) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
 
 /**
  * The folder of one API's journal inside the state dir: one per base URL and key, so a rehearsal against a sandbox
@@ -111,16 +11,70 @@ function isStale(holder: Holder): boolean {
  * the service stores keep that safe, at a read a row.
  */
 export function journalDir(stateDir: string, baseUrl: string, apiKey: string): string {
+  return join(stateDir, journalName(baseUrl, apiKey));
+}
+
+/** `<host>-<hash>`: the name of one base URL and key's journal folder, and of its lock. */
+export function journalName(baseUrl: string, apiKey: string): string {
   const normalized = baseUrl.replace(/\/+$/, '');
-  let host = 'api';
-  try {
-    host = new URL(normalized).host.replace(/[^a-zA-Z0-9.-]/g, '_');
-  } catch {
-    // checked earlier; the hash alone still keeps journals apart
-  }
   const keyHash = createHash('sha256').update(apiKey).digest('hex');
   const hash = createHash('sha256').update(`${normalized}\u0000${keyHash}`).digest('hex').slice(0, 12);
-  return join(stateDir, `${host}-${hash}`);
+  return `${serviceHost(normalized)}-${hash}`;
+}
+
+/** The host of a base URL, safe as part of a file name. */
+function serviceHost(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host.replace(/[^a-zA-Z0-9.-]/g, '_');
+  } catch {
+    // checked earlier; the hash alone still keeps journals apart
+    return 'api';
+  }
+}
+
+/** Where a command looks for the user's home and the working directory; the process's own unless told. */
+export interface UserPlaces {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+}
+
+/** The old default state dir, relative to the working directory: found and moved by a run that uses the default. */
+export const OLD_STATE_DIR = '.payer-onboard';
+
+/**
+ * The user's state folder: `$XDG_STATE_HOME/payer-onboard`, else `~/.local/state/payer-onboard`. Every run of the
+ * user sees it whatever its working directory, so the run locks live there, and so does the default journal: two
+ * runs from two folders share one memory instead of each starting its own.
+ */
+export function userStateDir(places: UserPlaces): string {
+  const xdg = places.env.XDG_STATE_HOME;
+  // The XDG spec says a relative path there is to be ignored.
+  const base = xdg && isAbsolute(xdg) ? xdg : join(places.home, '.local', 'state');
+  return join(base, 'payer-onboard');
+}
+
+/** The state dir a command uses, and where the journal was kept before the default moved (when it is the default). */
+export interface StateDirs {
+  dir: string;
+  old?: string;
+}
+
+export function stateDirs(given: string | undefined, places: UserPlaces): StateDirs {
+  if (given !== undefined) return { dir: resolve(places.cwd, given) };
+  const dir = userStateDir(places);
+  const old = resolve(places.cwd, OLD_STATE_DIR);
+  return old === dir ? { dir } : { dir, old };
+}
+
+/**
+ * The journal file of one base URL and key, for a command that only reads it (status, the inbox's waiting files):
+ * the old default place until a run has moved it.
+ */
+export function journalToRead(state: StateDirs, baseUrl: string, apiKey: string): string {
+  const dir = journalDir(state.dir, baseUrl, apiKey);
+  const old = state.old === undefined ? undefined : journalDir(state.old, baseUrl, apiKey);
+  return join(old !== undefined && !existsSync(dir) && existsSync(old) ? old : dir, 'journal.jsonl');
 }
 
 /** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AbortedError } from '../errors.js';
@@ -7,7 +8,7 @@ import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
 import type { Journal } from '../journal/Journal.js';
-import { journalDir, openJournal } from '../journal/stateDir.js';
+import { openJournal, type UserPlaces } from '../journal/stateDir.js';
 import { createLogger } from '../log.js';
 import type { RunOptions } from '../options.js';
 import { CsvFileWriter } from '../output/CsvFileWriter.js';
@@ -30,6 +31,11 @@ export interface RunOutputs {
 export interface RunContext {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The user's home, where the default state dir and the run locks live (`~/.local/state/payer-onboard`, unless
+   * `XDG_STATE_HOME` in env says otherwise). Default: env's HOME, else the process's home.
+   */
+  home?: string;
   /** Human summary, warnings and the progress bar. */
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Aborting it stops reading, lets calls in flight finish and writes everything (exit 3). */
@@ -40,6 +46,12 @@ export interface RunContext {
   backoff?: Backoff;
 }
 
+/** The working directory, environment and home a command goes by: its context's, else the process's own. */
+export function placesOf(context: RunContext): UserPlaces {
+  const env = context.env ?? {};
+  return { cwd: context.cwd ?? process.cwd(), env, home: context.home ?? env.HOME ?? homedir() };
+}
+
 export interface SessionSpec {
   runId: string;
   options: RunOptions;
@@ -48,8 +60,8 @@ export interface SessionSpec {
   connection: { baseUrl: string; apiKey: string } | undefined;
   /** The results file in the output folder, one line per row (or payer): `results.csv`, or `status.csv` for status. */
   results: { name: string; columns: readonly string[] };
-  /** Keep a journal in the state dir (a run against a real API); a rehearsal's sandbox dies with it. */
-  journal?: boolean;
+  /** The folder of the journal to keep (a run against a real API, holding its lock); a rehearsal's sandbox dies with it. */
+  journalDir?: string;
   /** Collected for summary.json; journal problems are added. */
   warnings: string[];
   /** Where it writes (stderr), what stops it (signal), and its retry delays. */
@@ -109,10 +121,7 @@ export class RunSession {
       };
       const log = createLogger(outputs.log, options.logLevel);
 
-      const journalPath =
-        spec.journal && connection && baseUrl
-          ? join(journalDir(resolve(cwd, options.stateDir), baseUrl, connection.apiKey), 'journal.jsonl')
-          : undefined;
+      const journalPath = spec.journalDir === undefined ? undefined : join(spec.journalDir, 'journal.jsonl');
       const journal = journalPath
         ? await openJournal(journalPath, spec.warnings, log.logger, spec.context.stderr)
         : undefined;

@@ -1,16 +1,16 @@
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { readingOptions } from '../input/openInput.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
-import { journalDir } from '../journal/stateDir.js';
+import { journalToRead, stateDirs } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options.js';
 import { OrderedSink } from '../output/results.js';
 import { resolveConnection } from '../pipeline/resolveConnection.js';
-import { makeRunId, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
+import { makeRunId, placesOf, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
 import {
   emptyCounts,
   formatCounts,
@@ -35,8 +35,8 @@ export type StatusInput = RunOptionsInput;
  * account). Writes nothing to the service. Writes status.csv in input order, summary.json and report.html.
  */
 export async function runStatus(input: StatusInput, context: RunContext = {}): Promise<StatusSummary> {
-  const env = context.env ?? {};
-  const cwd = context.cwd ?? process.cwd();
+  const places = placesOf(context);
+  const { env, cwd } = places;
   const stderr = context.stderr;
   // The built-in sandbox lives only as long as one command: there would be no payer in it to ask about.
   const options = resolveRunOptions({ ...input, sandbox: false }, env);
@@ -201,10 +201,8 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
 
   /** What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted). */
   function journaledLinks(ids: string[]): Promise<Map<string, JournaledPayer>> {
-    const path = join(
-      journalDir(resolve(cwd, options.stateDir), connection.baseUrl, connection.apiKey),
-      'journal.jsonl',
-    );
+    // Read without its lock, in the old default place until a run has moved it: status writes nothing to it.
+    const path = journalToRead(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
     return journaledPayers(path, ids);
   }
 }

@@ -1,5 +1,5 @@
 // A setup file (vitest.config.ts): runs in every test file's context, so its afterAll runs after each file.
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
@@ -18,7 +18,16 @@ function removeSpilledSheets(): void {
   }
 }
 
+/**
+ * A home of this test file's own: a run's default state dir and its locks live in the user's home, and no test may
+ * write there. A run given no home of its own (nor XDG_STATE_HOME in its env) goes by HOME; spawnBin hands it on.
+ */
+const home = mkdtempSync(join(tmpdir(), 'payer-onboard-home-'));
+process.env.HOME = home;
+delete process.env.XDG_STATE_HOME;
+
 afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
   removeTempDirs();
   removeSpilledSheets();
 });

@@ -14,7 +14,8 @@ export interface Spawned {
 export function spawnBin(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Spawned {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH, ...options.env },
+    // HOME is the test file's own (helpers/cleanUp.ts): the default state dir and the run locks are kept there.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
