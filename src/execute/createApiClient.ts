@@ -10,6 +10,7 @@ import {
   type CallStep,
   certainlyNotStored,
   DEFAULT_BACKOFF,
+  describeAnswer,
   fromGotError,
   isTlsFailure,
   NOT_SENT,
@@ -21,6 +22,7 @@ import {
 import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
+import { RouteError } from '../schema/index.js';
 import { answersOfThisTurn, createHttpClient } from './httpClient.js';
 import { Slots } from './Slots.js';
 import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
@@ -41,12 +43,18 @@ const STOPPED_BECAUSE: Record<StopReason, string> = {
   interrupted: 'run interrupted',
   'write-failed': 'the run could not write its records',
   unreachable: 'the API cannot be reached',
+  'not-the-api': 'the server does not answer as the API does',
 };
 
 /** How long connections may keep failing, with nothing ever answered, before the client gives the API up. */
 const UNREACHABLE_GRACE_MS = 2000;
 /** Attempts timed out, with nothing ever answered, before the client gives the API up (a first batch all hung). */
 const UNREACHABLE_TIMEOUTS = 3;
+/**
+ * 2xx answers that were not the operation's, with none that was, before the client gives the server up: a captive
+ * portal or a web server at a wrong --base-url answers every call so. Three, so one odd answer is not a verdict.
+ */
+const FOREIGN_ANSWERS = 3;
 
 /**
  * The API client: one got instance behind a concurrency limit and a shared rate limiter, with its own retries and
@@ -91,6 +99,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   let reached = false;
   let unreachableSince: number | undefined;
   let unreachableTimeouts = 0;
+  /** Some 2xx was the operation's answer: from then on an unclear one is a blip, retried (or read for) as usual. */
+  let understood = false;
+  let foreignAnswers = 0;
   const belowWaiters: Array<{ n: number; resolve: () => void }> = [];
   const counts = { requests: 0, retries: 0 };
   // A Map, not an object: an object keyed by status codes keeps them as sparse array elements, slow to update.
@@ -130,6 +141,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       stopUnreachable(cause);
   }
 
+  /** A 2xx that was not the operation's answer; a few of them, with none that was, and this is not the API. */
+  function noteForeign(answered: string): void {
+    if (understood) return;
+    foreignAnswers += 1;
+    logger?.warn({ answered }, "a 2xx answer that is not the API's");
+    if (foreignAnswers >= FOREIGN_ANSWERS)
+      stop(
+        'not-the-api',
+        `this does not look like the Payer API at ${options.baseUrl.replace(/\/+$/, '')}: ${answered}`,
+      );
+  }
+
   function stopUnreachable(cause: string): void {
     stop('unreachable', `cannot reach ${options.baseUrl.replace(/\/+$/, '')}: ${cause}`);
   }
@@ -167,6 +190,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   /** A call until it is done: its attempts, each with a concurrency slot, and the waits between them. */
   async function call<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
     if (stopInfo !== undefined) return { ok: false, error: notSent(spec.step) };
+    if (spec.path instanceof RouteError)
+      return {
+        ok: false,
+        error: new ApiError({ step: spec.step, kind: 'bad-route', retryable: false, routeProblem: spec.path.message }),
+      };
     pendingCount += 1;
     try {
       let lastError: ApiError | undefined;
@@ -218,19 +246,29 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Stopped before this attempt went out. A call tried before ends "not sent" too: its retry would have gone out
     // but for the stop, so nothing is wrong with its row. Only a retry that certainly stored nothing got here.
     if (end.kind === 'not-sent') return { ok: false, error: notSent(spec.step, lastError) };
+    let error: ApiError;
     if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
-      const read = spec.read(end.body);
-      if (read.problems.length > 0) {
-        logger?.warn(
-          { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
-          'answer does not match the response schema; kept what was usable',
-        );
+      const read = spec.read(end.body, end.status);
+      if (read.unclear === undefined) {
+        understood = true;
+        consecutiveFailures = 0;
+        if (read.problems.length > 0) {
+          logger?.warn(
+            { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
+            'answer does not match the response schema; kept what was usable',
+          );
+        }
+        return { ok: true, status: end.status, body: read.value };
       }
-      return { ok: true, status: end.status, body: read.value };
+      // Retried like a 502 where resending is safe; a create's is settled by a read, as after a lost answer.
+      const answered = describeAnswer(end.status, end.headers, end.body, read.unclear);
+      error = new ApiError({ step: spec.step, kind: 'unclear', status: end.status, answered, retryable: true });
+      noteForeign(answered);
+    } else {
+      if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
+        return { ok: true, status: 404, body: spec.notFound };
+      error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
     }
-    if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
-      return { ok: true, status: 404, body: spec.notFound };
-    const error = attemptError(spec.step, spec.body ?? {}, end, apiKey, timeoutMs);
     const mayResend = !spec.once || certainlyNotStored(end);
     const wouldRetry = error.retryable && attempt < retries && mayResend;
     // Nothing has ever answered, and this attempt could not connect either.
@@ -265,7 +303,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   /** got's request for the attempt, counted against the rate cap from when it left. */
   function request<T>(spec: CallSpec<T>, slot: LimiterSlot): CancelableRequest<Response> {
-    const sending = http(spec.path, {
+    const sending = http(spec.path as string, {
       method: spec.method,
       headers: spec.headers,
       ...(spec.body === undefined ? {} : { json: spec.body }),
@@ -283,8 +321,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const ms = Math.round(performance.now() - started);
     const status = end.kind === 'response' ? end.status : end.kind === 'failure' ? end.failure.kind : 'network';
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    // An HTTP answer that is not a 5xx means the API is up.
-    if (end.kind === 'response' && end.status < 500) consecutiveFailures = 0;
+    // An HTTP answer that is not a 5xx means the API is up; a 2xx only once it is read as the operation's answer.
+    if (end.kind === 'response' && end.status < 500 && end.status >= 300) consecutiveFailures = 0;
     if (end.kind === 'response') {
       reached = true;
       // Before the pause below: the adaptation reads the pause that was in force when this request went out.
@@ -335,7 +373,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     if (!countsAsTrouble) return;
     const apiTrouble =
-      error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
+      error.kind === 'network' ||
+      error.kind === 'timeout' ||
+      error.kind === 'unclear' ||
+      (error.kind === 'http' && (error.status ?? 0) >= 500);
     if (!apiTrouble) return;
     consecutiveFailures += 1;
     if (consecutiveFailures >= maxConsecutiveFailures) {
