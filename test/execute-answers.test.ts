@@ -22,6 +22,8 @@ const cases = [
       'not json',
       null,
     ],
+    // By index: bodies that are not this operation's answer at all (no userId, links or status; not an object).
+    unclear: [2, 3, 4],
   },
   {
     read: readPaymentDetail,
@@ -33,30 +35,40 @@ const cases = [
       { payment_detail: { id: 12, beneficiaryType: 'individual' } },
       [],
     ],
+    unclear: [2],
   },
   { read: readAgreement, schema: agreementResponse, bodies: [{ success: true }, { success: 'yes' }, {}] },
   {
     read: readPayer,
     schema: payerStatusResponse,
     bodies: [{ userId: UUID, kycStatus: 'k', agreementStatus: 'a', isCompliant: true }, { isCompliant: 'no' }],
+    unclear: [1],
   },
   {
     read: readAccounts,
     schema: paymentDetailsListResponse,
     bodies: [{ paymentDetails: [] }, { paymentDetails: [{ id: 5 }, { bankName: 'x' }] }, { paymentDetails: 'none' }],
+    unclear: [2],
   },
 ];
 
 describe('reading answers with the compiled response schemas', () => {
-  for (const { read, schema, bodies } of cases) {
-    it(`${read.name} names the issues the schema names`, () => {
-      for (const body of bodies) {
+  for (const { read, schema, bodies, unclear = [] } of cases as Array<
+    (typeof cases)[number] & { unclear?: number[] }
+  >) {
+    it(`${read.name} names the issues the schema names, and calls unclear what is not the operation's answer`, () => {
+      bodies.forEach((body, i) => {
         const parsed = schema.safeParse(body);
         const expected = parsed.success
           ? []
           : parsed.error.issues.map((issue) => (issue.path.length === 0 ? '(body)' : issue.path.join('.')));
-        expect(read(body).problems, JSON.stringify(body)).toEqual(expected);
-      }
+        const answer = read(body as never, 200);
+        if (unclear.includes(i)) expect(answer.unclear, JSON.stringify(body)).toEqual(expect.any(String));
+        else {
+          expect(answer.unclear, JSON.stringify(body)).toBeUndefined();
+          expect(answer.problems, JSON.stringify(body)).toEqual(expected);
+        }
+      });
     });
   }
 

@@ -362,11 +362,59 @@ describe('api client: success bodies', () => {
     expect(result).toEqual({ ok: true, status: 201, body: { userId: 'not-a-uuid', kycUrl: 'https://k.example/1' } });
   });
 
-  it('treats a 2xx whose body is not JSON as done', async () => {
-    server = await startScriptedServer(sequence({ status: 200, body: '<html>ok</html>' }));
+  it('a 2xx whose body is not JSON is unclear, not done: retried where resending is safe, until the answer is one', async () => {
+    server = await startScriptedServer(
+      sequence(
+        { status: 200, body: '<html>ok</html>', headers: { 'content-type': 'text/html' } },
+        { status: 200, body: complianceAnswer() },
+      ),
+    );
     const client = testClient(server.url);
     const result = await client.createCompliance(complianceBody(), meta());
-    expect(result).toEqual({ ok: true, status: 200, body: {} });
+    expect(result).toMatchObject({ ok: true, status: 200, body: { userId: complianceAnswer().userId } });
+    expect(server.hits).toHaveLength(2);
+  });
+
+  it('once the API has answered, HTML answers are blips: retried, then an unclear error; the client goes on', async () => {
+    const html = { status: 200, body: '<html></html>', headers: { 'content-type': 'text/html' } };
+    server = await startScriptedServer((hit) =>
+      hit.method === 'GET' ? { status: 200, body: { kycStatus: 'approved', isCompliant: true } } : html,
+    );
+    const client = testClient(server.url, { retries: 3 });
+    expect(await client.readPayer('u-1')).toMatchObject({ ok: true, body: { found: true, isCompliant: true } });
+    const result = await client.createCompliance(complianceBody(), meta());
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'unclear', message: "compliance: answered 200 text/html, not the API's answer" },
+    });
+    expect(server.hitsTo('POST', '/v1/payer')).toHaveLength(4);
+    expect(client.stopped()).toBeUndefined();
+  });
+
+  it('before any answer of the API, three such answers stop the client as not-the-api', async () => {
+    server = await startScriptedServer(() => ({ status: 200, body: '' }));
+    const client = testClient(server.url);
+    const result = await client.completeAgreement('u-1', { agreementCompleted: true });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'stopped' } });
+    expect(client.stopped()).toEqual({
+      reason: 'not-the-api',
+      message: `this does not look like the Payer API at ${server.url}: 200 text/plain with an empty body`,
+    });
+    expect(server.hits).toHaveLength(3);
+  });
+
+  it('a bank account answered 201 with no id is unclear and comes back at once, for a read to settle', async () => {
+    server = await startScriptedServer(sequence({ status: 201, body: { ok: true } }));
+    const client = testClient(server.url);
+    const result = await client.createPaymentDetail('u-1', paymentDetailBody(), { idempotencyKey: 'k' });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'unclear',
+        status: 201,
+        message: "payment-details: answered 201 application/json without payment_detail.id, not the API's answer",
+      },
+    });
     expect(server.hits).toHaveLength(1);
   });
 

@@ -17,9 +17,10 @@ export type CallResult<T> =
 
 /**
  * Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out;
- * `unreachable`: no call ever got an answer (DNS, refused, TLS, timeouts).
+ * `unreachable`: no call ever got an answer (DNS, refused, TLS, timeouts); `not-the-api`: the first answers were 2xx
+ * that were not the API's (an HTML page, nothing), and none was.
  */
-export type StopReason = 'key-rejected' | 'api-down' | 'interrupted' | 'write-failed' | 'unreachable';
+export type StopReason = 'key-rejected' | 'api-down' | 'interrupted' | 'write-failed' | 'unreachable' | 'not-the-api';
 
 export interface StopInfo {
   reason: StopReason;

@@ -10,10 +10,9 @@ import {
   type CallStep,
   certainlyNotStored,
   DEFAULT_BACKOFF,
+  describeAnswer,
   fromGotError,
-  isTlsFailure,
   NOT_SENT,
-  type RequestFailure,
   type RetryTiming,
   retryDelay,
   unreachableCause,
@@ -21,8 +20,10 @@ import {
 import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
+import { RouteError } from '../schema/index.js';
 import { answersOfThisTurn, createHttpClient } from './httpClient.js';
 import { Slots } from './Slots.js';
+import { StopRules } from './StopRules.js';
 import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
 
 export type {
@@ -41,12 +42,8 @@ const STOPPED_BECAUSE: Record<StopReason, string> = {
   interrupted: 'run interrupted',
   'write-failed': 'the run could not write its records',
   unreachable: 'the API cannot be reached',
+  'not-the-api': 'the server does not answer as the API does',
 };
-
-/** How long connections may keep failing, with nothing ever answered, before the client gives the API up. */
-const UNREACHABLE_GRACE_MS = 2000;
-/** Attempts timed out, with nothing ever answered, before the client gives the API up (a first batch all hung). */
-const UNREACHABLE_TIMEOUTS = 3;
 
 /**
  * The API client: one got instance behind a concurrency limit and a shared rate limiter, with its own retries and
@@ -86,11 +83,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   // Every call waiting out a backoff listens on it; after a 429 that is every call in flight, not a leak.
   setMaxListeners(0, stopping.signal);
   let pendingCount = 0;
-  let consecutiveFailures = 0;
-  /** Some call got an HTTP answer: from then on a failure to connect is a blip, not an API out of reach. */
-  let reached = false;
-  let unreachableSince: number | undefined;
-  let unreachableTimeouts = 0;
+  const rules = new StopRules({ baseUrl: options.baseUrl, maxConsecutiveFailures, clock, logger, stop });
   const belowWaiters: Array<{ n: number; resolve: () => void }> = [];
   const counts = { requests: 0, retries: 0 };
   // A Map, not an object: an object keyed by status codes keeps them as sparse array elements, slow to update.
@@ -107,31 +100,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         { rate, stats: adaptive?.stats },
         '429s do not follow the rate: rate restored; their Retry-After is still honoured',
       );
-  }
-
-  /**
-   * No call has had an answer yet, and one could not connect: a name that does not resolve, a port that refuses, a
-   * TLS handshake that fails, a timeout. Every row would spend its retries on the same wall, so the client stops:
-   * at once for a TLS failure (retrying does not change a certificate), after a few timeouts (each costs a whole
-   * timeout), and after a short grace for the rest (a service restarting). Once anything answered, the same
-   * failures are blips and are retried as usual.
-   */
-  function noteUnreachable(failure: RequestFailure): void {
-    const cause = unreachableCause(failure);
-    if (cause === undefined) return;
-    const now = clock.now();
-    unreachableSince ??= now;
-    if (failure.kind === 'timeout') unreachableTimeouts += 1;
-    if (
-      isTlsFailure(failure.code) ||
-      unreachableTimeouts >= UNREACHABLE_TIMEOUTS ||
-      now - unreachableSince >= UNREACHABLE_GRACE_MS
-    )
-      stopUnreachable(cause);
-  }
-
-  function stopUnreachable(cause: string): void {
-    stop('unreachable', `cannot reach ${options.baseUrl.replace(/\/+$/, '')}: ${cause}`);
   }
 
   function stop(reason: StopReason, message?: string): void {
@@ -167,6 +135,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   /** A call until it is done: its attempts, each with a concurrency slot, and the waits between them. */
   async function call<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
     if (stopInfo !== undefined) return { ok: false, error: notSent(spec.step) };
+    if (spec.path instanceof RouteError)
+      return {
+        ok: false,
+        error: new ApiError({ step: spec.step, kind: 'bad-route', retryable: false, routeProblem: spec.path.message }),
+      };
     pendingCount += 1;
     try {
       let lastError: ApiError | undefined;
@@ -218,25 +191,34 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Stopped before this attempt went out. A call tried before ends "not sent" too: its retry would have gone out
     // but for the stop, so nothing is wrong with its row. Only a retry that certainly stored nothing got here.
     if (end.kind === 'not-sent') return { ok: false, error: notSent(spec.step, lastError) };
+    let error: ApiError;
     if (end.kind === 'response' && end.status >= 200 && end.status < 300) {
-      const read = spec.read(end.body);
-      if (read.problems.length > 0) {
-        logger?.warn(
-          { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
-          'answer does not match the response schema; kept what was usable',
-        );
+      const read = spec.read(end.body, end.status);
+      if (read.unclear === undefined) {
+        rules.understoodAnswer();
+        if (read.problems.length > 0) {
+          logger?.warn(
+            { step: spec.step, clientUserId: spec.clientUserId, status: end.status, fields: read.problems },
+            'answer does not match the response schema; kept what was usable',
+          );
+        }
+        return { ok: true, status: end.status, body: read.value };
       }
-      return { ok: true, status: end.status, body: read.value };
+      // Retried like a 502 where resending is safe; a create's is settled by a read, as after a lost answer.
+      const answered = describeAnswer(end.status, end.headers, end.body, read.unclear);
+      error = new ApiError({ step: spec.step, kind: 'unclear', status: end.status, answered, retryable: true });
+      rules.foreignAnswer(answered);
+    } else {
+      if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
+        return { ok: true, status: 404, body: spec.notFound };
+      error = attemptError(spec.step, [spec.body, spec.personal], end, apiKey, timeoutMs);
     }
-    if (end.kind === 'response' && end.status === 404 && spec.notFound !== undefined)
-      return { ok: true, status: 404, body: spec.notFound };
-    const error = attemptError(spec.step, [spec.body, spec.personal], end, apiKey, timeoutMs);
     const mayResend = !spec.once || certainlyNotStored(end);
     const wouldRetry = error.retryable && attempt < retries && mayResend;
     // Nothing has ever answered, and this attempt could not connect either.
-    const cause = !reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
+    const cause = !rules.reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
     // Out of retries: no later call will connect either.
-    if (cause !== undefined && mayResend && !wouldRetry) stopUnreachable(cause);
+    if (cause !== undefined && mayResend && !wouldRetry) rules.unreachable(cause);
     // The run stopped under a call that would have been sent again, or never connected: the stop, not the row,
     // ended it. A create that may have stored something keeps its error, for a read to settle.
     if (stopInfo !== undefined && mayResend && (wouldRetry || cause !== undefined))
@@ -250,7 +232,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return new Retry(delayMs, error);
     }
     // A refused bank account (a 500 from the KYC gate) says nothing about the API's health; a rejected key does.
-    failedForGood(error, mayResend);
+    rules.failedForGood(error, mayResend);
     return { ok: false, error };
   }
 
@@ -265,7 +247,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   /** got's request for the attempt, counted against the rate cap from when it left. */
   function request<T>(spec: CallSpec<T>, slot: LimiterSlot): CancelableRequest<Response> {
-    const sending = http(spec.path, {
+    const sending = http(spec.path as string, {
       method: spec.method,
       headers: spec.headers,
       ...(spec.body === undefined ? {} : { json: spec.body }),
@@ -283,10 +265,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const ms = Math.round(performance.now() - started);
     const status = end.kind === 'response' ? end.status : end.kind === 'failure' ? end.failure.kind : 'network';
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    // An HTTP answer that is not a 5xx means the API is up.
-    if (end.kind === 'response' && end.status < 500) consecutiveFailures = 0;
     if (end.kind === 'response') {
-      reached = true;
+      rules.answered(end.status);
       // Before the pause below: the adaptation reads the pause that was in force when this request went out.
       const change = adaptive?.answered(sentAt, end.status);
       // A 429 pauses every call. Set here, before this attempt gives its concurrency slot back, so that the
@@ -296,8 +276,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         limiter.pauseUntil(clock.now() + end.pauseMs);
       }
       if (change !== undefined) logRateChange(change, end.pauseMs);
-    } else if (end.kind === 'failure' && !reached) {
-      noteUnreachable(end.failure);
+    } else if (end.kind === 'failure') {
+      rules.failedToConnect(end.failure);
     }
     if (debug)
       logger?.debug(
@@ -317,32 +297,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       } catch (error) {
         logger?.warn({ err: error }, 'onAttempt listener threw');
       }
-    }
-  }
-
-  function failedForGood(error: ApiError, countsAsTrouble: boolean): void {
-    if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
-      stop('key-rejected', `stopped: API key rejected (${error.message})`);
-      return;
-    }
-    // Create compliance has no payer to be missing: a 404 there is a wrong address, for every row alike.
-    if (error.kind === 'http' && error.status === 404 && error.step === 'compliance') {
-      stop(
-        'api-down',
-        `stopped: create compliance answered ${error.detail} at ${options.baseUrl}: check --base-url and --compliance-path`,
-      );
-      return;
-    }
-    if (!countsAsTrouble) return;
-    const apiTrouble =
-      error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'http' && (error.status ?? 0) >= 500);
-    if (!apiTrouble) return;
-    consecutiveFailures += 1;
-    if (consecutiveFailures >= maxConsecutiveFailures) {
-      stop(
-        'api-down',
-        `stopped: API down, ${consecutiveFailures} calls in a row failed after retries (last: ${error.message})`,
-      );
     }
   }
 

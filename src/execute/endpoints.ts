@@ -8,6 +8,8 @@ import {
   payerStatusResponse,
   paymentDetailResponse,
   paymentDetailsListResponse,
+  pathSegment,
+  RouteError,
   storedPaymentDetail,
 } from '../schema/index.js';
 import type {
@@ -27,12 +29,13 @@ export interface CallSpec<T> {
   step: CallStep;
   clientUserId: string;
   method: Method;
-  path: string;
+  /** A RouteError when the clientUserId cannot be the path's segment: the call is refused, nothing is sent. */
+  path: string | RouteError;
   body?: object;
   /** The rest of the row's personal data, cut out of the server's words like the body's own values. */
   personal?: PersonalData;
   headers: Record<string, string>;
-  read: (body: unknown) => Read<T>;
+  read: (body: unknown, status: number) => Read<T>;
   /** A read: a 404 is this answer, not a failure (the payer is simply not known). */
   notFound?: T;
   /**
@@ -59,7 +62,11 @@ export function endpoints(
         step: 'compliance',
         clientUserId: meta.clientUserId,
         method: 'POST',
-        path: paths.compliance(compliancePath),
+        // The id is in the body here, but a payer no path can name could never be read or completed: not registered.
+        path: route(() => {
+          pathSegment(meta.clientUserId);
+          return paths.compliance(compliancePath);
+        }),
         body,
         personal: meta.personal,
         headers: { 'idempotency-key': meta.idempotencyKey },
@@ -70,7 +77,7 @@ export function endpoints(
         step: 'payment-details',
         clientUserId,
         method: 'POST',
-        path: paths.paymentDetails(clientUserId),
+        path: route(() => paths.paymentDetails(clientUserId)),
         body,
         personal: meta.personal,
         headers: { 'idempotency-key': meta.idempotencyKey },
@@ -83,7 +90,7 @@ export function endpoints(
         clientUserId,
         personal,
         method: 'GET',
-        path: paths.payer(clientUserId),
+        path: route(() => paths.payer(clientUserId)),
         headers: {},
         read: readPayer,
         notFound: { found: false },
@@ -94,7 +101,7 @@ export function endpoints(
         clientUserId,
         personal,
         method: 'GET',
-        path: paths.paymentDetails(clientUserId),
+        path: route(() => paths.paymentDetails(clientUserId)),
         headers: {},
         read: readAccounts,
         notFound: { found: false, accounts: [] },
@@ -105,7 +112,7 @@ export function endpoints(
         clientUserId,
         personal,
         method: 'PATCH',
-        path: paths.agreement(clientUserId),
+        path: route(() => paths.agreement(clientUserId)),
         body,
         headers: {},
         read: readAgreement,
@@ -113,9 +120,21 @@ export function endpoints(
   };
 }
 
-// Success bodies are read leniently: the status code says the call worked, so a body that does not match the
-// spec's response schema (a userId that is not a UUID, a missing status, not JSON at all) must not turn a
-// created payer into a failure. The schema is tried first; whatever is usable is taken from the rest.
+/** The path `build` makes, or the RouteError it threw: refused as data, so the call ends as that row's error. */
+function route(build: () => string): string | RouteError {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof RouteError) return error;
+    throw error;
+  }
+}
+
+// Success bodies are read leniently where they are the operation's answer: a body that only strays from the spec's
+// response schema (a userId that is not a UUID, odd extra fields) must not turn a created payer into a failure. The
+// schema is tried first; whatever is usable is taken from the rest. But a 2xx is success only when its body is that
+// answer at all: a captive portal, a proxy or a web server at a wrong --base-url answers `200 text/html` to anything,
+// and taking that for "created" would report payers registered that never were. Such a body is `unclear`.
 
 /**
  * The response schemas compiled (zod's `compile`): the same verdicts and issues, by code made for each schema. zod's
@@ -133,6 +152,15 @@ export interface Read<T> {
   value: T;
   /** Paths of the schema issues (never values), for a warning in the log. */
   problems: string[];
+  /** Not the operation's answer: what it lacks (`without payment_detail.id`); the call's outcome is unknown. */
+  unclear?: string;
+}
+
+const NOT_AN_OBJECT = 'that is not a JSON object';
+
+/** An answer that is not the operation's: no value to take from it. */
+function unclear<T>(value: T, lacks: string): Read<T> {
+  return { value, problems: [], unclear: lacks };
 }
 
 export function readCompliance(body: unknown): Read<ComplianceAnswer> {
@@ -152,7 +180,13 @@ export function readCompliance(body: unknown): Read<ComplianceAnswer> {
       problems: [],
     };
   }
-  const status = record(record(body)?.['status']);
+  const r = record(body);
+  if (r === undefined) return unclear({}, NOT_AN_OBJECT);
+  const status = record(r['status']);
+  // Its documented fields: a payer's id, its links or its statuses. An object with none of them is another answer.
+  const answered = ['userId', 'agreementUrl', 'kycUrl'].some((key) => string(r[key]) !== undefined);
+  if (!answered && string(status?.['kycStatus']) === undefined && string(status?.['agreementStatus']) === undefined)
+    return unclear({}, 'without userId, links or status');
   return {
     value: defined({
       userId: string(record(body)?.['userId']),
@@ -200,16 +234,22 @@ export function readPaymentDetail(body: unknown): Read<PaymentDetailAnswer> {
   const parsed = answer.paymentDetail.safeParse(body);
   if (parsed.success) return { value: { id: parsed.data.payment_detail.id }, problems: [] };
   const detail = record(record(body)?.['payment_detail']);
-  const id = detail?.['id'];
-  return {
-    value: defined({ id: typeof id === 'number' ? String(id) : string(id) }),
-    problems: issuePaths(parsed.error.issues),
-  };
+  const raw = detail?.['id'];
+  const id = typeof raw === 'number' ? String(raw) : string(raw);
+  // Without the id, nothing says an account was stored: a read settles it, as after a lost answer.
+  if (id === undefined) return unclear({}, record(body) === undefined ? NOT_AN_OBJECT : 'without payment_detail.id');
+  return { value: { id }, problems: issuePaths(parsed.error.issues) };
 }
 
-export function readAgreement(body: unknown): Read<AgreementAnswer> {
+/**
+ * The PATCH is documented to answer `{ "success": true }`; being idempotent, any JSON object (or a 204, which has no
+ * body by definition) is taken as done. An HTML page or an empty 200 is not.
+ */
+export function readAgreement(body: unknown, status?: number): Read<AgreementAnswer> {
   const parsed = answer.agreement.safeParse(body);
   if (parsed.success) return { value: { success: parsed.data.success }, problems: [] };
+  if (status === 204) return { value: {}, problems: [] };
+  if (record(body) === undefined) return unclear({}, NOT_AN_OBJECT);
   const success = record(body)?.['success'];
   return { value: typeof success === 'boolean' ? { success } : {}, problems: issuePaths(parsed.error.issues) };
 }
@@ -221,7 +261,15 @@ export function readPayer(body: unknown): Read<PayerAnswer> {
     return { value: defined({ found: true, kycStatus, agreementStatus, isCompliant, userId }), problems: [] };
   }
   const r = record(body);
-  const compliant = r?.['isCompliant'];
+  if (r === undefined) return unclear({ found: true }, NOT_AN_OBJECT);
+  const compliant = r['isCompliant'];
+  // What the plan decides on: with none of them, there is nothing to decide with.
+  if (
+    typeof compliant !== 'boolean' &&
+    string(r['kycStatus']) === undefined &&
+    string(r['agreementStatus']) === undefined
+  )
+    return unclear({ found: true }, 'without kycStatus, agreementStatus or isCompliant');
   return {
     value: defined({
       found: true,
@@ -235,20 +283,25 @@ export function readPayer(body: unknown): Read<PayerAnswer> {
 }
 
 /**
- * The accounts stored, leniently: odd extra fields are fine, a numeric id is taken as text. A list that is missing,
- * or an account without an id, makes the answer `unreadable`: what it leaves out cannot be taken as absent.
+ * The accounts stored, leniently: odd extra fields are fine, a numeric id is taken as text. An answer without the
+ * list is unclear; an account without an id makes it `unreadable`: what it leaves out cannot be taken as absent.
  */
 export function readAccounts(body: unknown): Read<AccountsAnswer> {
   const parsed = answer.accounts.safeParse(body);
   if (parsed.success) return { value: { found: true, accounts: parsed.data.paymentDetails }, problems: [] };
   const list = record(body)?.['paymentDetails'];
-  const items = Array.isArray(list) ? list : [];
+  if (!Array.isArray(list))
+    return unclear(
+      { found: true, accounts: [] },
+      record(body) === undefined ? NOT_AN_OBJECT : 'without a paymentDetails list',
+    );
+  const items = list;
   const accounts = items.flatMap((item) => {
     const id = record(item)?.['id'];
     const one = storedPaymentDetail.safeParse(typeof id === 'number' ? { ...(item as object), id: String(id) } : item);
     return one.success ? [one.data] : [];
   });
-  const unreadable = !Array.isArray(list) || accounts.length < items.length;
+  const unreadable = accounts.length < items.length;
   return {
     value: { found: true, accounts, ...(unreadable ? { unreadable } : {}) },
     problems: issuePaths(parsed.error.issues),

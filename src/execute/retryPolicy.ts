@@ -7,7 +7,11 @@ import { type PersonalData, scrubServerText } from './scrubServerText.js';
 /** A step, or `status` for the read of a payer's statuses. */
 export type CallStep = Step | 'status';
 
-export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'stopped';
+/**
+ * `unclear`: a 2xx whose body is not the operation's answer (an HTML page, nothing, another shape): whether it acted
+ * is unknown. `bad-route`: a clientUserId that cannot be one segment of the path; nothing was sent.
+ */
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'stopped' | 'unclear' | 'bad-route';
 
 export interface ApiErrorInit {
   step: CallStep;
@@ -23,6 +27,10 @@ export interface ApiErrorInit {
   timeoutMs?: number;
   /** Why nothing was sent, for kind 'stopped'. */
   stoppedBecause?: string;
+  /** What came back instead of the answer (`200 text/html`), for kind 'unclear'. */
+  answered?: string;
+  /** Why the path could not be built, for kind 'bad-route'. */
+  routeProblem?: string;
   /** The got error, if any. Its `options` (which hold the key and the body) are made non-enumerable first. */
   cause?: unknown;
 }
@@ -73,6 +81,10 @@ function describe(init: ApiErrorInit): string {
       return `timed out after ${formatSeconds(init.timeoutMs ?? 0)} s`;
     case 'stopped':
       return `not sent, ${init.stoppedBecause ?? 'client stopped'}`;
+    case 'unclear':
+      return `answered ${init.answered ?? `HTTP ${init.status ?? 200}`}, not the API's answer`;
+    case 'bad-route':
+      return init.routeProblem ?? 'not sent: no such route';
   }
 }
 
@@ -202,7 +214,10 @@ export function unreachableCause(failure: RequestFailure): string | undefined {
   return UNREACHABLE_CODES.has(failure.code) || isTlsFailure(failure.code) ? failure.code : undefined;
 }
 
-/** got answers a 2xx whose body is not JSON with a ParseError; the call still worked. Anything else is a network failure. */
+/**
+ * got answers a 2xx whose body is not JSON with a ParseError: an answer, with `body` undefined (the readers then call
+ * it unclear). Anything else is a network failure.
+ */
 export function fromGotError(error: unknown): AttemptEnd {
   const response = (
     error as { response?: { statusCode?: unknown; body?: unknown; headers?: IncomingHttpHeaders } } | null
@@ -244,6 +259,21 @@ export function attemptError(
     retryable: end.failure.retryable,
     cause: end.error,
   });
+}
+
+/**
+ * What a 2xx that is not the operation's answer was, for a message: `200 text/html`, `200 with an empty body`,
+ * `201 application/json without payment_detail.id` (`lacks`: what the reader missed in a JSON body).
+ */
+export function describeAnswer(status: number, headers: IncomingHttpHeaders, body: unknown, lacks: string): string {
+  const named = headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  // The server's words: only a media type's own shape is repeated, never whatever else the header holds.
+  const type =
+    named === undefined || /^[\w.+-]{1,40}\/[\w.+-]{1,60}$/.test(named) ? named : 'of an unusual content type';
+  if (body === '') return `${status}${type === undefined ? '' : ` ${type}`} with an empty body`;
+  // got's ParseError: the body was not JSON, whatever its type said.
+  if (body === undefined) return `${status} ${type === undefined || type === '' ? 'without a content type' : type}`;
+  return `${status} ${type ?? 'JSON'} ${lacks}`;
 }
 
 export interface RetryTiming {

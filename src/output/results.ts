@@ -1,5 +1,6 @@
 import { STEPS, type PayerResult, type RowError, type Step, type StepStatus, type Outcome } from '../types.js';
 import { csvSafe } from './CsvFileWriter.js';
+import { showInvisible } from '../schema/index.js';
 
 /** The columns of results.csv, in the order the README documents: scripts read them by position. */
 export const RESULT_COLUMNS = [
@@ -53,7 +54,8 @@ export function resultRecord(row: FinishedRow): string[] {
   return [
     row.source,
     String(row.line),
-    row.clientUserId ?? '',
+    // Only an invalid row can hold an invisible character here (validation refuses them): written out, not raw.
+    showInvisible(row.clientUserId ?? ''),
     r.outcome,
     r.userId ?? '',
     r.agreementStatus ?? '',

@@ -145,8 +145,12 @@ function isRefusal(error: ApiError): boolean {
   );
 }
 
-/** An answer that says nothing was stored: a field error, a missing payer, a rate limit the client gave up on. */
+/**
+ * An answer that says nothing was stored: a field error, a missing payer, a rate limit the client gave up on; or no
+ * answer because nothing was sent (a clientUserId no path can hold).
+ */
 export function definitelyNotStored(error: ApiError): boolean {
+  if (error.kind === 'bad-route') return true;
   return (
     error.kind === 'http' &&
     error.status !== undefined &&

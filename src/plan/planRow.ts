@@ -107,7 +107,12 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): 
   s.compliance.error = error.detail;
   if (stop) s.stopped = true;
   if (s.compliance.send === 'update' && !stop) return;
-  const why = stop ? because(error) : 'the payer was not registered';
+  // An answer that was not the API's says nothing either way; the next run sends it again (that is safe).
+  const why = stop
+    ? because(error)
+    : error.kind === 'unclear'
+      ? 'unclear whether the payer was registered'
+      : 'the payer was not registered';
   for (const account of s.accounts) {
     if (account.state === 'done') continue;
     account.state = stop ? 'skipped' : 'failed';

@@ -93,9 +93,15 @@ export const scriptStepSchema = z
     status: z.number().int().min(200).max(599).optional(),
     /** Body for `status`: an object is sent as JSON, a string as text/plain. Default: a NestJS error body. */
     body: z.unknown().optional(),
+    /** The answer's Content-Type, to pass for what a proxy or a captive portal sends (`text/html`). */
+    contentType: z.string().min(1).optional(),
     /** `Retry-After` header value for `status` (seconds or an HTTP date). None unless given. */
     retryAfter: z.union([z.number().int().min(0), z.string().min(1)]).optional(),
-    /** reset: close the socket unanswered; slow: handle, then answer after `delayMs`; commit500: handle, then answer `status` (500). */
+    /**
+     * reset: close the socket unanswered; slow: handle, then answer after `delayMs`; commit500: handle, then answer
+     * `status` (500) with `body` (an error body by default): `status: 200` with an HTML body is a change made and
+     * answered as no API does.
+     */
     fault: z.enum(SCRIPT_FAULTS).optional(),
     delayMs: z.number().int().min(0).optional(),
     /** How many requests this step applies to. */

@@ -131,7 +131,10 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
       { store, idempotency, stats },
       { req, method, pathname, query, route, clientUserId, text: body.text },
     );
-    if (fault === 'commit500') return reply(res, scripted?.status ?? 500, nestError(scripted?.status ?? 500));
+    if (fault === 'commit500') {
+      const status = scripted?.status ?? 500;
+      return reply(res, status, scripted?.body ?? nestError(status), scriptedHeaders(scripted));
+    }
     if (fault === 'slow' && !(await wait(scripted?.delayMs ?? options.slowMs))) return;
     reply(res, answer.status, answer.body, answer.headers);
   }
@@ -139,9 +142,14 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
   function replyScripted(res: ServerResponse, step: ScriptedAnswer): void {
     const status = step.status ?? 500;
     const body = step.body !== undefined ? step.body : status >= 400 ? nestError(status) : {};
-    const headers: Record<string, string> =
-      step.retryAfter === undefined ? {} : { 'retry-after': String(step.retryAfter) };
-    reply(res, status, body, headers);
+    reply(res, status, body, scriptedHeaders(step));
+  }
+
+  function scriptedHeaders(step: ScriptedAnswer | undefined): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (step?.retryAfter !== undefined) headers['retry-after'] = String(step.retryAfter);
+    if (step?.contentType !== undefined) headers['content-type'] = step.contentType;
+    return headers;
   }
 
   function retryAfterHeader(seconds: number): Record<string, string> {

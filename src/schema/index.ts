@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { pathSegment } from './clientUserId.js';
+
+export { clientUserIdProblem, pathSegment, RouteError, showInvisible } from './clientUserId.js';
 
 // Request and response of POST /v1/payer, exactly as the API's documentation states them.
 // The client's stricter rules (real dates, ISO lists, checksums) live in src/validate/, on top of these.
@@ -174,12 +177,15 @@ export type PaymentDetailsListResponse = z.infer<typeof paymentDetailsListRespon
 export const COMPLIANCE_PATHS = ['/v1/payer', '/v2/payer'] as const;
 export type CompliancePath = (typeof COMPLIANCE_PATHS)[number];
 
-/** The API's paths, relative to the base URL, as its documentation gives them. */
+/**
+ * The API's paths, relative to the base URL, as its documentation gives them. A clientUserId that would not stay one
+ * segment of the path (`..`, a control character) throws a RouteError: no URL but the route's own is ever built.
+ */
 export const paths = {
   compliance: (path: CompliancePath = '/v1/payer') => path.slice(1),
   /** GET: the payer's compliance status. PATCH: the agreement. */
-  payer: (clientUserId: string) => `v2/payer/${encodeURIComponent(clientUserId)}`,
+  payer: (clientUserId: string) => `v2/payer/${pathSegment(clientUserId)}`,
   /** POST: create a bank account. GET: list the stored ones. */
-  paymentDetails: (clientUserId: string) => `v2/payer/${encodeURIComponent(clientUserId)}/payment-details`,
-  agreement: (clientUserId: string) => `v2/payer/${encodeURIComponent(clientUserId)}`,
+  paymentDetails: (clientUserId: string) => `v2/payer/${pathSegment(clientUserId)}/payment-details`,
+  agreement: (clientUserId: string) => `v2/payer/${pathSegment(clientUserId)}`,
 } as const;

@@ -45,7 +45,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
   const connection = resolveConnection(options, env, cwd);
 
   const paths = [...options.inputs, ...(options.bankDetails === undefined ? [] : [options.bankDetails])];
-  const totals: StatusReadTotals = { inputs: [], withoutId: 0 };
+  const totals: StatusReadTotals = { inputs: [], withoutId: 0, badIds: 0 };
   const targets = statusTargets(
     paths.map((p) => resolve(cwd, p)),
     { reading: readingOptions(options, cwd), sheet: options.sheet, signal: context.signal },
@@ -126,8 +126,15 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       client.stop('interrupted', 'stopped: the input could not be read to its end');
     }
     allRead(inputError === undefined);
-    if (totals.withoutId > 0) {
-      const warning = `${totals.withoutId} row${totals.withoutId === 1 ? ' has' : 's have'} no clientUserId: not asked about`;
+    const rows = (n: number) => `${n} row${n === 1 ? ' has' : 's have'}`;
+    const unasked = [
+      totals.withoutId > 0 ? `${rows(totals.withoutId)} no clientUserId: not asked about` : undefined,
+      totals.badIds > 0
+        ? `${rows(totals.badIds)} a clientUserId that run refuses ("." or "..", or an invisible character): not asked about`
+        : undefined,
+    ];
+    for (const warning of unasked) {
+      if (warning === undefined) continue;
       warnings.push(warning);
       stderr?.write(`warning: ${warning}\n`);
     }

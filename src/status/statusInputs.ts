@@ -5,6 +5,7 @@ import { csvUnguard } from '../output/CsvFileWriter.js';
 import { isBankFile } from '../pipeline/classifyRows.js';
 import { fieldForColumn, type FileKind, isBlank } from '../rows/columns.js';
 import { BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY } from '../rows/fields.js';
+import { clientUserIdProblem } from '../schema/index.js';
 import type { Cell } from '../types.js';
 import type { PayerLinks } from './payerStatus.js';
 
@@ -20,6 +21,8 @@ export interface StatusInputs {
   inputs: Array<{ source: string; path: string; format: string; rows: number }>;
   /** Rows with no clientUserId to ask about (an invalid row of a results.csv, a blank id). */
   withoutId: number;
+  /** Rows whose clientUserId `run` refuses (`..`, a control character): no path can ask about them. */
+  badIds: number;
 }
 
 /** The columns that make a CSV one of our own results files rather than a payers file. */
@@ -31,6 +34,7 @@ const BANK_FIELDS: ReadonlySet<string> = new Set([...BANK_ONLY_FIELDS, PAYMENT_D
 export interface StatusReadTotals {
   inputs: StatusInputs['inputs'];
   withoutId: number;
+  badIds: number;
 }
 
 interface ReadSpec {
@@ -45,7 +49,7 @@ interface ReadSpec {
  * whether a bank row exists are read; a row that would not pass `run`'s checks is still a payer to ask about.
  */
 export async function readStatusInputs(paths: string[], read: ReadSpec): Promise<StatusInputs> {
-  const totals: StatusReadTotals = { inputs: [], withoutId: 0 };
+  const totals: StatusReadTotals = { inputs: [], withoutId: 0, badIds: 0 };
   const targets: StatusTarget[] = [];
   for await (const target of statusTargets(paths, read, totals)) targets.push(target);
   return { targets, ...totals };
@@ -82,6 +86,11 @@ export async function* statusTargets(
       const target = results ? fromResultsRow(record.cells) : fromInputRow(record.cells, kind, input);
       if (target === undefined) {
         totals.withoutId++;
+        continue;
+      }
+      // The rule `run` validates by: such an id was never registered, and asking would send a path the API lacks.
+      if (clientUserIdProblem(target.clientUserId) !== undefined) {
+        totals.badIds++;
         continue;
       }
       const known = byId.get(target.clientUserId);

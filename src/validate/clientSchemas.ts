@@ -10,6 +10,7 @@ import {
 } from '../schema/index.js';
 import {
   type Checked,
+  checkClientUserId,
   checkCountry,
   checkCurrency,
   checkIban,
@@ -51,6 +52,7 @@ function build(today: string) {
   const phone = z.string().transform(toE164).pipe(complianceRequest.shape.phone);
 
   const compliance = complianceRequest.extend({
+    clientUserId: step(checkClientUserId).pipe(complianceRequest.shape.clientUserId),
     beneficiaryType,
     dateOfBirth,
     country,
@@ -75,6 +77,7 @@ function build(today: string) {
   const fastDateOfBirth = chain(complianceRequest.shape.dateOfBirth, isoDate, fastStep(checkNotAfter(today)));
   const fast = {
     compliance: fastRules(compliance, {
+      clientUserId: chain(fastStep(checkClientUserId), complianceRequest.shape.clientUserId),
       dateOfBirth: fastDateOfBirth,
       phone: chain(toE164, complianceRequest.shape.phone),
     }),

@@ -6,6 +6,7 @@ import { electronicFormatIBAN, isValidBIC, validateIBAN, ValidationErrorsIBAN } 
 import { createRequire } from 'node:module';
 import type * as Phones from 'libphonenumber-js';
 import { PERSONAL_FIELDS, SENSITIVE_FIELDS } from '../rows/fields.js';
+import { clientUserIdProblem, showInvisible } from '../schema/index.js';
 import type { z } from 'zod';
 import type { RowIssue } from '../types.js';
 
@@ -41,6 +42,12 @@ export function checkCountry(text: string): Checked {
 export function checkCurrency(text: string): Checked {
   const code = text.toUpperCase();
   return ISO4217.has(code) ? ok(code) : fail('must be an ISO 4217 currency code such as USD');
+}
+
+/** One segment of the API's paths, and one a person can read: no `.`/`..`, no controls or invisible characters. */
+export function checkClientUserId(text: string): Checked {
+  const problem = clientUserIdProblem(text);
+  return problem === undefined ? ok(text) : fail(problem);
 }
 
 /** Enums any case in, lower case out. */
@@ -124,9 +131,13 @@ export function checkSwiftBic(text: string): Checked {
 
 const MAX_ECHO = 40;
 
-/** A value as a message quotes it: JSON-quoted (so quotes and newlines stay visible) and cut to about 40 characters. */
+/**
+ * A value as a message quotes it: JSON-quoted (so quotes and newlines stay visible), every other invisible character
+ * written as its code point (JSON leaves a U+202E as it is, and it would reorder the message), cut to about 40
+ * characters.
+ */
 export function quoteValue(text: string): string {
-  return JSON.stringify(text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text);
+  return showInvisible(JSON.stringify(text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text));
 }
 
 /** `31/12/1980` -> `99/99/9999`: enough to see the mistake, nothing of the person. */
