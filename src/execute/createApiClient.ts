@@ -11,6 +11,7 @@ import {
   certainlyNotStored,
   DEFAULT_BACKOFF,
   fromGotError,
+  MAX_ANSWER_BYTES,
   isTlsFailure,
   NOT_SENT,
   type RequestFailure,
@@ -21,7 +22,7 @@ import {
 import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
-import { answersOfThisTurn, createHttpClient } from './httpClient.js';
+import { AnswerTooLargeError, answersOfThisTurn, createHttpClient, withinAnswerLimit } from './httpClient.js';
 import { Slots } from './Slots.js';
 import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
 
@@ -180,7 +181,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           if (slot !== undefined && stopInfo === undefined) {
             const sent = startAttempt(attempt);
             try {
-              const response = await request(spec, slot);
+              const response = await withinAnswerLimit(request(spec, slot));
               end = {
                 kind: 'response',
                 status: response.statusCode,
@@ -189,6 +190,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
               };
             } catch (error) {
               end = fromGotError(error);
+              if (error instanceof AnswerTooLargeError)
+                logger?.warn(
+                  { step: spec.step, clientUserId: spec.clientUserId, limitBytes: MAX_ANSWER_BYTES },
+                  'answer cut off: its body passed the 1 MB limit; read as an unclear answer',
+                );
             }
             // Failures too: the answers of a turn are handed on in the order they were read.
             await answersOfThisTurn();
