@@ -1,4 +1,4 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { beforeForcedExit } from './forcedExit.js';
 import type { LogLevel } from './runOptionTable.js';
@@ -64,10 +64,11 @@ export function createLogger(path: string, level: LogLevel, onError: (error: Err
     { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } },
     destination,
   );
-  // SonicBoom opens asynchronously; force the mode once it exists, in case the file was there before.
+  // SonicBoom opens asynchronously; force the mode once it exists, in case the file was there before. Only a file's:
+  // a --log-file that is a device or a pipe (/dev/stderr, /dev/full) belongs to the system.
   destination.on('ready', () => {
     try {
-      chmodSync(path, 0o600);
+      if (statSync(path).isFile()) chmodSync(path, 0o600);
     } catch (error) {
       fail(error as Error);
     }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/errors.js';
@@ -21,6 +21,7 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `w-${i + 1}`);
 describe('an output that cannot be written', () => {
   it('a log on a full disk: the run stops, says which file and why in one line, exits 3', async () => {
     const input = h.tmp.write('payers.csv', payersCsv(ids(40)));
+    const mode = statSync(FULL).mode;
     const { summary, stderr, results } = await h.run({ inputs: [input], logFile: FULL, concurrency: 2 });
 
     expect(summary.exitCode).toBe(3);
@@ -34,6 +35,8 @@ describe('an output that cannot be written', () => {
     expect(results.some((row) => row.outcome === 'skipped')).toBe(true);
     const written = JSON.parse(readFileSync(summary.outputs.summary, 'utf8'));
     expect(written.aborted.reason).toBe('write-failed');
+    // A device given as the log is the system's: its mode is left as it was (a log file is made 0600).
+    expect(statSync(FULL).mode).toBe(mode);
   });
 
   it('an --out under a file: exit 2 naming the folder, nothing sent', async () => {
