@@ -1,4 +1,5 @@
 import { cli } from './cli.js';
+import { prepareForcedExit } from './forcedExit.js';
 
 /**
  * The process edge: wires signals and streams, returns the exit code to bin/payer-onboard.js.
@@ -9,6 +10,8 @@ export async function main(argv: string[]): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       process.stderr.write(`\npayer-onboard: ${signal} again, exiting now\n`);
+      // pino's exit hook would write the log's last lines synchronously: on a full disk that never returns.
+      prepareForcedExit();
       process.exit(3);
     }
     process.stderr.write(

@@ -12,6 +12,8 @@ import {
   DEFAULT_BACKOFF,
   describeAnswer,
   fromGotError,
+  MAX_ANSWER_BYTES,
+  isTlsFailure,
   NOT_SENT,
   type RetryTiming,
   retryDelay,
@@ -21,7 +23,7 @@ import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
 import { RouteError } from '../schema/index.js';
-import { answersOfThisTurn, createHttpClient } from './httpClient.js';
+import { AnswerTooLargeError, answersOfThisTurn, createHttpClient, withinAnswerLimit } from './httpClient.js';
 import { Slots } from './Slots.js';
 import { StopRules } from './StopRules.js';
 import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
@@ -153,7 +155,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           if (slot !== undefined && stopInfo === undefined) {
             const sent = startAttempt(attempt);
             try {
-              const response = await request(spec, slot);
+              const response = await withinAnswerLimit(request(spec, slot));
               end = {
                 kind: 'response',
                 status: response.statusCode,
@@ -162,6 +164,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
               };
             } catch (error) {
               end = fromGotError(error);
+              if (error instanceof AnswerTooLargeError)
+                logger?.warn(
+                  { step: spec.step, clientUserId: spec.clientUserId, limitBytes: MAX_ANSWER_BYTES },
+                  'answer cut off: its body passed the 1 MB limit; read as an unclear answer',
+                );
             }
             // Failures too: the answers of a turn are handed on in the order they were read.
             await answersOfThisTurn();

@@ -1,6 +1,7 @@
-import got, { type Got, type RequestFunction } from 'got';
+import got, { type CancelableRequest, type Got, type RequestFunction, type Response } from 'got';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { ANSWER_TOO_LARGE, MAX_ANSWER_BYTES } from './retryPolicy.js';
 // Node's own, not a test's fake timers: an answer must never wait on a clock someone else drives.
 import { setImmediate } from 'node:timers';
 
@@ -36,6 +37,32 @@ export function createHttpClient(options: { baseUrl: string; apiKey: string; tim
     },
     request: onlySetOptions,
   });
+}
+
+export class AnswerTooLargeError extends Error {
+  readonly code = ANSWER_TOO_LARGE;
+}
+
+/**
+ * The request's response, cut off once its body passes MAX_ANSWER_BYTES (or says it will, by its content-length):
+ * got has no size limit, and reads a whole body into memory before it hands it on. A cut-off answer rejects with
+ * AnswerTooLargeError, which the client reads like a connection that broke mid-answer.
+ */
+export async function withinAnswerLimit(request: CancelableRequest<Response>): Promise<Response> {
+  let cut = false;
+  request.on('downloadProgress', ({ transferred, total }) => {
+    if (cut || (transferred <= MAX_ANSWER_BYTES && (total ?? 0) <= MAX_ANSWER_BYTES)) return;
+    cut = true;
+    request.cancel();
+  });
+  try {
+    return await request;
+  } catch (error) {
+    if (!cut) throw error;
+    throw new AnswerTooLargeError(`the answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`, {
+      cause: error,
+    });
+  }
 }
 
 /** Node's own request function for the URL's protocol, given only the options that have a value. */

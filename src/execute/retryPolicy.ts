@@ -7,6 +7,12 @@ import { type PersonalData, scrubServerText } from './scrubServerText.js';
 /** A step, or `status` for the read of a payer's statuses. */
 export type CallStep = Step | 'status';
 
+/** The most an answer's body may hold: the service's largest answers are a few KB; 48 answers of 50 MB took 2.7 GB. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** The code of an answer cut off at MAX_ANSWER_BYTES: a failure after the service was reached, so an unclear answer. */
+export const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE';
+
 /**
  * `unclear`: a 2xx whose body is not the operation's answer (an HTML page, nothing, another shape): whether it acted
  * is unknown. `bad-route`: a clientUserId that cannot be one segment of the path; nothing was sent.
@@ -76,6 +82,8 @@ function describe(init: ApiErrorInit): string {
       return `HTTP ${status}${words === '' ? '' : ` ${words}`}`;
     }
     case 'network':
+      if (init.networkCode === ANSWER_TOO_LARGE)
+        return `unclear answer: its body passed ${MAX_ANSWER_BYTES / 1024 / 1024} MB and was cut off`;
       return `network error ${init.networkCode ?? 'unknown'}`;
     case 'timeout':
       return `timed out after ${formatSeconds(init.timeoutMs ?? 0)} s`;

@@ -17,7 +17,7 @@ import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord, unre
 import { columnLetter } from './xlsx/cellText.js';
 import { type SheetCell, type SheetRow, sheetRows } from './xlsx/sheetRows.js';
 import { readWorkbookParts, type SheetEntry, type WorkbookParts } from './xlsx/workbookParts.js';
-import { ZipPackage } from './xlsx/zipPackage.js';
+import { PartTooLargeError, ZipPackage } from './xlsx/zipPackage.js';
 
 export { columnLetter } from './xlsx/cellText.js';
 
@@ -187,7 +187,7 @@ async function scanSheet(
 ): Promise<SheetScan> {
   let stream: Readable | undefined;
   try {
-    stream = await pkg.open(entry.part!);
+    stream = await pkg.open(entry.part!, 'sheet');
   } catch (cause) {
     throw readError(cause, file);
   }
@@ -274,6 +274,10 @@ function rowProblem(row: ScannedRow, header: string[], original: string[]): RowI
 /** Why the workbook cannot be read, as an InputError naming the file. */
 function readError(cause: unknown, file: InputFile): InputError {
   if (cause instanceof InputError) return cause;
+  if (cause instanceof PartTooLargeError)
+    return new InputError(file.name, `refused: ${cause.message}. Save it again from Excel as .xlsx, or as CSV`, {
+      cause,
+    });
   const code = (cause as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') return unreadable(file, cause);
   return new InputError(

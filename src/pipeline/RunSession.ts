@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { AbortedError } from '../errors.js';
+import { AbortedError, ConfigError } from '../errors.js';
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
@@ -109,7 +109,7 @@ export class RunSession {
       const baseUrl = sandbox?.url ?? connection?.baseUrl;
 
       const dir = resolve(cwd, options.out ?? join('payer-onboard-results', spec.runId));
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      checkWritable(dir);
       const outputs: RunOutputs = {
         dir,
         results: join(dir, spec.results.name),
@@ -119,7 +119,12 @@ export class RunSession {
         report: join(dir, 'report.html'),
         log: resolve(cwd, options.logFile ?? join(dir, 'run.log')),
       };
-      const log = createLogger(outputs.log, options.logLevel);
+      // The session does not exist yet when the log opens (SonicBoom opens it asynchronously): its failure waits here.
+      let onLogFailure: (error: Error) => void = (error) => {
+        logFailure ??= error;
+      };
+      let logFailure: Error | undefined;
+      const log = createLogger(outputs.log, options.logLevel, (error) => onLogFailure(error));
 
       const journalPath = spec.journalDir === undefined ? undefined : join(spec.journalDir, 'journal.jsonl');
       const journal = journalPath
@@ -160,6 +165,8 @@ export class RunSession {
         spec.context.signal,
       );
       session.closeLog = log.close;
+      onLogFailure = (error) => session.onWriteFailure(error, outputs.log);
+      if (logFailure) onLogFailure(logFailure);
       session.cleanup.push(...opened, () => session.closeResults());
       if (journal && client) {
         journal.onFailure = (error) =>
@@ -191,9 +198,13 @@ export class RunSession {
     return progress;
   }
 
-  /** An output that cannot be written (disk full, permission) stops the run: results are its record of what was sent. */
-  readonly onWriteFailure = (error: Error): void => {
-    this.writeFailure ??= `stopped: the results in ${this.outputs.dir} cannot be written (${error.message})`;
+  /**
+   * An output that cannot be written (disk full, permission, I/O error) stops the run: results are its record of what
+   * was sent, and the log its account of why. `file` names it where the error does not (a failed write has no path).
+   */
+  readonly onWriteFailure = (error: Error, file?: string): void => {
+    const what = file ?? `the results in ${this.outputs.dir}`;
+    this.writeFailure ??= `stopped: ${what} cannot be written (${error.message}); nothing more is sent`;
     this.client?.stop('write-failed', this.writeFailure);
   };
 
@@ -232,6 +243,27 @@ export class RunSession {
   async close(): Promise<void> {
     for (const step of this.cleanup.splice(0).reverse()) await step();
     await this.closeLog?.();
+  }
+}
+
+/**
+ * The output folder, made and tried before anything is sent: a file written and removed again, so a read-only or
+ * unwritable folder stops the command with nothing sent (exit 2) rather than after its first answers.
+ */
+function checkWritable(dir: string): void {
+  const probe = join(dir, `.payer-onboard-probe-${process.pid}-${randomBytes(3).toString('hex')}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(probe, 'probe\n', { mode: 0o600, flag: 'wx' });
+    rmSync(probe);
+  } catch (error) {
+    try {
+      rmSync(probe, { force: true });
+    } catch {
+      // No folder to remove it from: the error below says so.
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(`the output folder ${dir} cannot be written (${code}): choose another --out`);
   }
 }
 

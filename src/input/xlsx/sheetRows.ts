@@ -3,6 +3,11 @@ import { NumberCell } from '../../rows/findData.js';
 import { columnOfRef, type NumberFormat, numberFormat, numberText, serialDate, showsEveryDigit } from './cellText.js';
 import { parseXml, unescapeText, type XmlHandler } from './xmlParts.js';
 import type { WorkbookParts } from './workbookParts.js';
+import { PartTooLargeError } from './zipPackage.js';
+
+/** Excel's own sheet size: a sheet past it was not made by a spreadsheet, and may unpack to millions of rows. */
+export const MAX_ROWS = 1_048_576;
+export const MAX_COLUMNS = 16_384;
 
 /**
  * One cell as the sheet shows it: text (a NumberCell for a number cell), or an Excel error (`#N/A`), or a formula
@@ -37,6 +42,8 @@ export async function* sheetRows(stream: Readable, book: WorkbookParts): AsyncGe
 
 const GENERAL = numberFormat(undefined);
 
+const tooLarge = (what: string) => new PartTooLargeError(`the sheet has ${what}, more than Excel holds`);
+
 class RowReader implements XmlHandler {
   done: SheetRow[] = [];
   /** After `</sheetData>` nothing more is a row (merged cells, print settings): reading stops. */
@@ -63,6 +70,7 @@ class RowReader implements XmlHandler {
     switch (name) {
       case 'c':
         this.column = (a.r === undefined ? undefined : columnOfRef(a.r)) ?? this.column + 1;
+        if (this.column >= MAX_COLUMNS) throw tooLarge(`a cell past column ${MAX_COLUMNS.toLocaleString('en-US')}`);
         this.type = a.t ?? 'n';
         this.style = a.s === undefined ? 0 : Number(a.s);
         this.value = undefined;
@@ -76,6 +84,7 @@ class RowReader implements XmlHandler {
       case 'row':
         // `r` is optional: a row without it is the one after the last.
         this.lastRow = a.r === undefined ? this.lastRow + 1 : Number(a.r);
+        if (this.lastRow > MAX_ROWS) throw tooLarge(`a row past row ${MAX_ROWS.toLocaleString('en-US')}`);
         this.row = { number: this.lastRow, cells: [] };
         this.column = -1;
         return;

@@ -65,7 +65,7 @@ export async function readWorkbookParts(pkg: ZipPackage): Promise<WorkbookParts>
  * is left out. Held whole: a cell refers to any of them by number.
  */
 async function readSharedStrings(pkg: ZipPackage, part: string): Promise<string[]> {
-  const stream = await pkg.open(part);
+  const stream = await pkg.open(part, 'sharedStrings');
   if (stream === undefined) return [];
   const strings: string[] = [];
   let text = '';
