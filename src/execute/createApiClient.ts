@@ -13,7 +13,6 @@ import {
   describeAnswer,
   fromGotError,
   MAX_ANSWER_BYTES,
-  isTlsFailure,
   NOT_SENT,
   type RetryTiming,
   retryDelay,
