@@ -23,6 +23,20 @@ function journalPath(): string {
   return join(state, dir, 'journal.jsonl');
 }
 
+/** The payer cells of a row without a bank account. */
+const NO_BANK = { bankName: '', accountName: '', currency: '', accountNumber: '', routingNumber: '', accountType: '' };
+
+/** A bank-details file of the payer's accounts, one row each, at the same bank. */
+function bankCsv(clientUserId: string, accountNumbers: string[]): string {
+  const header =
+    'clientUserId,bankName,accountName,beneficiaryType,currency,accountNumber,routingNumber,accountType,' +
+    'addressLine1,city,state,postalCode,country,dateOfBirth';
+  const row = (n: string) =>
+    `${clientUserId},First Midwest Bank,Ada Lovelace,individual,USD,${n},021000021,checking,` +
+    '12 Analytical Way,Springfield,IL,62701,US,1985-12-10';
+  return `${header}\n${accountNumbers.map(row).join('\n')}\n`;
+}
+
 /** Stores an account for the payer as someone else would (another tool, the portal); gives its id. */
 async function addAccount(clientUserId: string, bankName: string): Promise<string> {
   const answer = await fetch(`${h!.sandbox.url}/v2/payer/${clientUserId}/payment-details`, {
@@ -94,15 +108,7 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
 
   it('an answer lost in a crash is settled by the ids the journal noted when the create went out', async () => {
     h = await harness({ bareReads: true });
-    const noBank = {
-      bankName: '',
-      accountName: '',
-      currency: '',
-      accountNumber: '',
-      routingNumber: '',
-      accountType: '',
-    };
-    await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['cr-1'], { 'cr-1': noBank }))] });
+    await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['cr-1'], { 'cr-1': NO_BANK }))] });
     // The payer already has an account at the same bank, which the read cannot tell from the row's: a person checked
     // it is not the row's, and the row's is created.
     const other = await addAccount('cr-1', 'First Midwest Bank');
@@ -183,31 +189,11 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
     h = await harness({ bareReads: true });
     // The first two creates of the payer are stored and answered 500: only ids can tell which is whose.
     h.sandbox.script([{ route: 'payment-details', fault: 'commit500', times: 2 }]);
-    const header =
-      'clientUserId,bankName,accountName,beneficiaryType,currency,accountNumber,routingNumber,accountType,' +
-      'addressLine1,city,state,postalCode,country,dateOfBirth';
-    const bank = (n: string) =>
-      `mb-1,First Midwest Bank,Ada Lovelace,individual,USD,${n},021000021,checking,12 Analytical Way,Springfield,IL,62701,US,1985-12-10`;
-    const noBank = {
-      bankName: '',
-      accountName: '',
-      currency: '',
-      accountNumber: '',
-      routingNumber: '',
-      accountType: '',
-    };
-    const payers = h.tmp.write('payers.csv', payersCsv(['mb-1'], { 'mb-1': noBank }));
-    const bankFile = h.tmp.write(
-      'bank.csv',
-      `${header}\n${bank('000000000111')}\n${bank('000000000222')}\n${bank('000000000333')}\n`,
-    );
+    const payers = h.tmp.write('payers.csv', payersCsv(['mb-1'], { 'mb-1': NO_BANK }));
+    const bankFile = h.tmp.write('bank.csv', bankCsv('mb-1', ['000000000111', '000000000222', '000000000333']));
     const { results } = await h.run({ inputs: [payers], bankDetails: bankFile, concurrency: 4 });
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'ok', 'ok', 'ok']);
     const stored = h.sandbox.payer('mb-1')!.paymentDetails;
-    console.log(
-      JSON.stringify(results.map((r) => [r.line, r.paymentDetailId, r.steps, r.error])),
-      JSON.stringify(stored.map((d) => [d.id, (d.request as { accountNumber: string }).accountNumber])),
-    );
     expect(stored).toHaveLength(3);
     // Each row holds the account made from its own numbers.
     for (const row of results.slice(1)) {
@@ -231,12 +217,7 @@ describe('a crash between a create and its answer, with another account of the p
     );
 
     // The next file has a new account of the payer first, then the one in doubt, at the same bank.
-    const header =
-      'clientUserId,bankName,accountName,beneficiaryType,currency,accountNumber,routingNumber,accountType,' +
-      'addressLine1,city,state,postalCode,country,dateOfBirth';
-    const bank = (n: string) =>
-      `cx-1,First Midwest Bank,Ada Lovelace,individual,USD,${n},021000021,checking,12 Analytical Way,Springfield,IL,62701,US,1985-12-10`;
-    const file = h.tmp.write('bank.csv', `${header}\n${bank('000555000555')}\n${bank('000123456789')}\n`);
+    const file = h.tmp.write('bank.csv', bankCsv('cx-1', ['000555000555', '000123456789']));
     const { results } = await h.run({ inputs: [file] });
     expect(results.map((r) => [r.line, r.outcome, r.steps])).toEqual([
       ['2', 'ok', 'payment-details=ok'],
