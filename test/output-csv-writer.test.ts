@@ -32,6 +32,23 @@ describe('CsvFileWriter', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
+  it('quotes a cell holding a lone CR or LF, so no other reader splits the row (and what follows never starts one)', async () => {
+    const tmp = tempDir();
+    for (const eol of ['\r\n', '\n']) {
+      const path = tmp.path(`nl-${eol.length}.csv`);
+      const writer = new CsvFileWriter(path, ['a', 'b', 'c'], { eol });
+      await writer.write(['x\ny', 'x\ry', '\n=4']);
+      await writer.close();
+      const text = readFileSync(path, 'utf8');
+      expect(text).toBe(`a,b,c${eol}"x\ny","x\ry","\n=4"${eol}`);
+      // A reader that splits records on any newline outside quotes still finds two.
+      expect(parse(text, { record_delimiter: ['\r\n', '\n', '\r'] })).toEqual([
+        ['a', 'b', 'c'],
+        ['x\ny', 'x\ry', '\n=4'],
+      ]);
+    }
+  });
+
   it('a file closed without records holds its header', async () => {
     const tmp = tempDir();
     const writer = new CsvFileWriter(tmp.path('empty.csv'), ['a', 'b']);

@@ -64,7 +64,7 @@ const MAX_WAIT_MS = 100;
  */
 export class CsvFileWriter {
   private readonly file: WriteStream;
-  private readonly format: { delimiter: string; record_delimiter: 'windows' | 'unix' };
+  private readonly format: { delimiter: string; record_delimiter: 'windows' | 'unix'; quoted_match: RegExp };
   /** A byte order mark is still to go before the first record. */
   private bom: boolean;
   private records: string[][] = [];
@@ -82,6 +82,9 @@ export class CsvFileWriter {
     this.format = {
       delimiter: dialect.delimiter ?? ',',
       record_delimiter: dialect.eol === '\r\n' ? 'windows' : 'unix',
+      // csv-stringify quotes a cell holding the record delimiter itself, not a lone CR or LF: in a CRLF file a cell
+      // with a bare newline would split the row for any other reader, and what follows could start a row (`=...`).
+      quoted_match: /[\r\n]/,
     };
     this.bom = dialect.bom ?? false;
     this.done = new Promise((resolve, reject) => {
