@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockedError } from '../src/errors.js';
-import { journalName } from '../src/journal/stateDir.js';
+import { journalName, serviceIdentity } from '../src/journal/stateDir.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { runStatus } from '../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, payersCsv } from './helpers/runHarness.js';
@@ -20,7 +20,7 @@ afterEach(async () => {
 /** This test's own home: the run locks and the default state dir live under it, never in the user's. */
 const env = () => ({ PAYER_API_KEY: API_KEY, HOME: h.tmp.path('home') });
 const serviceLock = (baseUrl = h.sandbox.url) =>
-  h.tmp.path(`home/.local/state/payer-onboard/locks/${journalName(baseUrl, API_KEY)}.lock`);
+  h.tmp.path(`home/.local/state/payer-onboard/locks/${journalName(serviceIdentity(baseUrl), API_KEY)}.lock`);
 
 function writeLock(path: string, pid: number) {
   mkdirSync(dirname(path), { recursive: true });
@@ -68,6 +68,20 @@ describe('one run at a time per service and key, wherever its state dir is', () 
     expect(existsSync(serviceLock())).toBe(false);
   });
 
+  it('knows one service however its URL is spelled (case, localhost, default port, a trailing slash, `/x/..`)', async () => {
+    const input = h.tmp.write('payers.csv', payersCsv(ids(20)));
+    const port = new URL(h.sandbox.url).port;
+    for (const spelling of [`HTTP://LOCALHOST:${port}/`, `http://127.0.0.1:${port}/x/..`, `http://[::1]:${port}`]) {
+      const first = h.run({ inputs: [input], stateDir: h.tmp.path('state-a') }, env());
+      const second = failure(h.run({ inputs: [input], stateDir: h.tmp.path('state-b'), baseUrl: spelling }, env()));
+      expect(await second, spelling).toBeInstanceOf(LockedError);
+      expect((await first).summary.exitCode).toBe(0);
+    }
+    expect(h.sandbox.stats().duplicatePaymentDetails).toBe(0);
+    expect(serviceIdentity('https://API.example.com:443/base/')).toBe(serviceIdentity('https://api.example.com/base'));
+    expect(serviceIdentity('https://api.example.com/a')).not.toBe(serviceIdentity('https://api.example.com/b'));
+  });
+
   it('never names the key: the lock is named by the host and a hash', async () => {
     const input = h.tmp.write('payers.csv', payersCsv(['k-1']));
     const first = h.run({ inputs: [input] }, env());
@@ -96,7 +110,7 @@ describe('one run at a time per service and key, wherever its state dir is', () 
     const other = spawn('sleep', ['30']);
     try {
       const state = h.tmp.path('state');
-      writeLock(join(state, 'locks', `${journalName(h.sandbox.url, API_KEY)}.lock`), other.pid!);
+      writeLock(join(state, 'locks', `${journalName(serviceIdentity(h.sandbox.url), API_KEY)}.lock`), other.pid!);
       const input = h.tmp.write('payers.csv', payersCsv(['l-1']));
       const error = await failure(h.run({ inputs: [input] }, env()));
       expect(error).toBeInstanceOf(LockedError);

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { StateLock } from './StateLock.js';
-import { journalDir, journalName, type StateDirs, type UserPlaces, userStateDir } from './stateDir.js';
+import { journalDir, journalName, serviceIdentity, type StateDirs, type UserPlaces, userStateDir } from './stateDir.js';
 
 export interface HoldSpec {
   state: StateDirs;
@@ -39,15 +39,18 @@ export interface HeldJournal {
 export function holdJournal(spec: HoldSpec): HeldJournal {
   const { state, runId } = spec;
   const name = journalName(spec.baseUrl, spec.apiKey);
+  // The service lock goes by the service the URL names, however it is spelled (case, `localhost`, a default port,
+  // `/x/..`): two runs that spell it differently still talk to one service and would both create what it lacks.
+  const service = journalName(serviceIdentity(spec.baseUrl), spec.apiKey);
   const taken: StateLock[] = [];
   const release = () => {
     for (const lock of taken.reverse()) lock.release();
   };
   try {
-    const serviceLock = join(userStateDir(spec.places), 'locks', `${name}.lock`);
+    const serviceLock = join(userStateDir(spec.places), 'locks', `${service}.lock`);
     const using = `${spec.baseUrl.replace(/\/+$/, '')} with this API key`;
     taken.push(StateLock.acquire(serviceLock, runId, { what: 'run', using, stateDir: state.dir }));
-    const journalLock = join(state.dir, 'locks', `${name}.lock`);
+    const journalLock = join(state.dir, 'locks', `${service}.lock`);
     if (journalLock !== serviceLock)
       taken.push(StateLock.acquire(journalLock, runId, { what: 'run', using: state.dir, stateDir: state.dir }));
     const dir = journalDir(state.dir, spec.baseUrl, spec.apiKey);

@@ -22,6 +22,21 @@ export function journalName(baseUrl: string, apiKey: string): string {
   return `${serviceHost(normalized)}-${hash}`;
 }
 
+/**
+ * The service a base URL names, one spelling for all of its spellings: scheme and host in lower case (the URL parser
+ * does that, and resolves `..`), every loopback name as one, the default port written out, no trailing slash.
+ */
+export function serviceIdentity(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return `${url.protocol}//${loopback ? 'loopback' : url.hostname}:${port}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return baseUrl.replace(/\/+$/, '');
+  }
+}
+
 /** The host of a base URL, safe as part of a file name. */
 function serviceHost(baseUrl: string): string {
   try {
