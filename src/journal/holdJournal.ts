@@ -38,7 +38,6 @@ export interface HeldJournal {
  */
 export function holdJournal(spec: HoldSpec): HeldJournal {
   const { state, runId } = spec;
-  const name = journalName(spec.baseUrl, spec.apiKey);
   // The service lock goes by the service the URL names, however it is spelled (case, `localhost`, a default port,
   // `/x/..`): two runs that spell it differently still talk to one service and would both create what it lacks.
   const service = journalName(serviceIdentity(spec.baseUrl), spec.apiKey);
