@@ -55,13 +55,25 @@ async function refused(path: string): Promise<InputError> {
 }
 
 describe('workbooks past what a spreadsheet holds', () => {
-  it('a sheet of 1,100,000 rows, small once packed: refused at the row past Excel’s last', async () => {
+  it('a sheet of 1,100,000 rows, small once packed: refused before any row is read, validate included', async () => {
     const rows = Array.from({ length: 1_100_000 }, (_, i) => `<row r="${i + 2}"/>`).join('');
     const path = await writeBook('rows.xlsx', HEADER_ROW + rows);
+    const message =
+      'rows.xlsx: refused: the sheet has more than 1,048,576 rows, more than Excel holds. Save it again from Excel as .xlsx, or as CSV';
 
-    const error = await refused(path);
-    expect(error.message).toBe(
-      'rows.xlsx: refused: the sheet has a row past row 1,048,576, more than Excel holds. Save it again from Excel as .xlsx, or as CSV',
+    expect((await refused(path)).message).toBe(message);
+    // validate reads a file once, writing as it goes: the refusal comes before the first row, so nothing is written.
+    const error = await h.run({ inputs: [path], dryRun: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as InputError).message).toBe(message);
+  });
+
+  it('a sheet whose rows jump past Excel’s last: refused at that row', async () => {
+    const path = await writeBook('jump.xlsx', `${HEADER_ROW}<row r="2000000"/>`);
+    expect((await refused(path)).message).toBe(
+      'jump.xlsx: refused: the sheet has a row past row 1,048,576, more than Excel holds. Save it again from Excel as .xlsx, or as CSV',
     );
   });
 

@@ -15,7 +15,7 @@ import {
 import type { Cell, RowIssue } from '../types.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord, unreadable } from './InputFile.js';
 import { columnLetter } from './xlsx/cellText.js';
-import { type SheetCell, type SheetRow, sheetRows } from './xlsx/sheetRows.js';
+import { refuseTooManyRows, type SheetCell, type SheetRow, sheetRows } from './xlsx/sheetRows.js';
 import { readWorkbookParts, type SheetEntry, type WorkbookParts } from './xlsx/workbookParts.js';
 import { PartTooLargeError, ZipPackage } from './xlsx/zipPackage.js';
 
@@ -187,6 +187,7 @@ async function scanSheet(
 ): Promise<SheetScan> {
   let stream: Readable | undefined;
   try {
+    await refuseTooManyRows((await pkg.open(entry.part!, 'sheet'))!);
     stream = await pkg.open(entry.part!, 'sheet');
   } catch (cause) {
     throw readError(cause, file);
