@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -235,7 +235,14 @@ export class RunSession {
       writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
       chmodSync(path, 0o600);
     } catch (error) {
-      throw new AbortedError(`${path} cannot be written (${(error as Error).message})`, { cause: error });
+      // A full disk takes the file and none of its text: an empty summary would say nothing, no summary says that.
+      // Only an empty regular file goes (never what a link points at).
+      if (lstatSync(path, { throwIfNoEntry: false })?.isFile() && statSync(path).size === 0)
+        rmSync(path, { force: true });
+      // What stopped the command first is the news, and the summary that would have said it is gone.
+      const stopped = (summary as { aborted?: { message?: string } }).aborted?.message;
+      const why = `${path} cannot be written (${(error as Error).message})`;
+      throw new AbortedError(stopped === undefined ? why : `${stopped}; and ${why}`, { cause: error });
     }
   }
 
