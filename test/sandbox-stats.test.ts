@@ -28,8 +28,10 @@ describe('sandbox stats', () => {
       inFlight: 0,
       maxInFlight: 1,
       arrivalsRetained: 7,
-      maxArrivalsPerSecond: 7,
     });
+    // All seven within one second, unless the machine was slow between two of them.
+    expect(overHttp.body.maxArrivalsPerSecond).toBeGreaterThanOrEqual(1);
+    expect(overHttp.body.maxArrivalsPerSecond).toBeLessThanOrEqual(7);
   });
 
   it('maxInFlight counts requests handled at the same moment', async () => {
