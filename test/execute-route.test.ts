@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { executeRow, PayerTurns } from '../src/execute/executeRow.js';
+import { executeRow } from '../src/execute/executeRow.js';
 import { bankWork, payerWork } from '../src/plan/rowState.js';
-import { STEPS } from '../src/types.js';
-import { paymentDetailBody, payerRow, testClient } from './helpers/executeFixtures.js';
+import { paymentDetailBody, payerRow, rowDeps, testClient } from './helpers/executeFixtures.js';
 import { complianceAnswer, type Hit, type ScriptedServer, startScriptedServer } from './helpers/scriptedServer.js';
 
 // Validation refuses a clientUserId that cannot be one path segment; the client refuses it again, for a caller that
@@ -31,26 +30,7 @@ function documented(hit: Hit) {
     : { status: 201, body: { payment_detail: { id: 'pd-1', ...paymentDetailBody() } } };
 }
 
-const ctx = () => ({
-  steps: [...STEPS],
-  compliancePath: '/v1/payer' as const,
-  retries: 2,
-  maxWaitDays: 30,
-  now: new Date(),
-  knowledge: { gate: 'unknown' as const },
-});
-
-function deps(url: string) {
-  return {
-    client: testClient(url, { retries: 1 }),
-    journal: undefined,
-    ctx: ctx(),
-    taken: new Set<string>(),
-    created: new Set<string>(),
-    turns: new PayerTurns(),
-    inDoubt: new Map(),
-  };
-}
+const deps = (url: string) => rowDeps(testClient(url, { retries: 1 }));
 
 const BAD_IDS = ['.', '..', '', 'a\u0000b', 'x\u202Ey', 'a\u200Bb', 'a\u0085b'];
 

@@ -3,15 +3,15 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/execute/retryPolicy.js';
 import type { ComplianceRequest } from '../src/schema/index.js';
-import { executeRow, PayerTurns } from '../src/execute/executeRow.js';
+import { executeRow } from '../src/execute/executeRow.js';
 import { payerWork } from '../src/plan/rowState.js';
-import { STEPS } from '../src/types.js';
 import {
   API_KEY,
   captureLogger,
   complianceBody,
   paymentDetailBody,
   payerRow,
+  rowDeps,
   testClient,
 } from './helpers/executeFixtures.js';
 import {
@@ -67,27 +67,7 @@ describe('no key and no personal value leaves the client', () => {
     });
     const { logger, text } = captureLogger('trace');
     const client = testClient(server.url, { logger, retries: 2, timeoutMs: 400 }); // long enough for a loaded machine to answer
-    const ctx = {
-      steps: [...STEPS],
-      compliancePath: '/v1/payer' as const,
-      retries: 2,
-      maxWaitDays: 30,
-      now: new Date(),
-      knowledge: { gate: 'unknown' as const },
-    };
-    const result = await executeRow(
-      payerWork(payerRow()),
-      {
-        client,
-        journal: undefined,
-        ctx,
-        taken: new Set(),
-        created: new Set(),
-        turns: new PayerTurns(),
-        inDoubt: new Map(),
-      },
-      'payers.csv:2',
-    );
+    const result = await executeRow(payerWork(payerRow()), rowDeps(client), 'payers.csv:2');
     expect(result.outcome).toBe('failed');
     const log = text();
     expect(log).toContain('"step":"compliance"');

@@ -79,24 +79,27 @@ export class RowJournal {
    * payer's accounts can then find this create if its answer is lost, and not take what it made for its own.
    */
   private noteCreate(createsKey: string, key: string): void {
-    const entry = this.journal.get(createsKey);
-    const keys = (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
+    const keys = this.createKeys(createsKey);
     if (keys.includes(key)) return;
     this.journal.done(createsKey, 200, { keys: JSON.stringify([...keys, key]) });
   }
 
   /** The payer's other accounts whose creates are in doubt: the ids the payer had when each went out. */
   private othersInDoubt(createsKey: string, own: readonly AccountMemory[]): Array<readonly string[]> {
-    const entry = this.journal.get(createsKey);
-    const keys = (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
     const found: Array<readonly string[]> = [];
-    for (const key of keys) {
+    for (const key of this.createKeys(createsKey)) {
       if (own.some((a) => a.key === key)) continue;
       const call = this.journal.get(key);
       const before = call?.state === 'sent' ? idList(call.answer?.['b']) : undefined;
       if (before !== undefined) found.push(before);
     }
     return found;
+  }
+
+  /** The keys of the accounts the payer's creates were sent for. */
+  private createKeys(createsKey: string): string[] {
+    const entry = this.journal.get(createsKey);
+    return (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
   }
 
   accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {

@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { createApiClient } from '../../src/execute/createApiClient.js';
+import { PayerTurns, type RowDeps } from '../../src/execute/executeRow.js';
 import { idempotencyKey } from '../../src/plan/identity.js';
 import type { ApiClient, ApiClientOptions } from '../../src/execute/ApiClient.js';
 import type { ComplianceRequest, PaymentDetailRequest } from '../../src/schema/index.js';
-import type { ValidPayerRow } from '../../src/types.js';
+import { STEPS, type ValidPayerRow } from '../../src/types.js';
 
 export const API_KEY = 'sk_test_0123456789abcdefSECRET';
 
@@ -89,4 +90,24 @@ export function comply(client: ApiClient, i: number) {
     clientUserId: body.clientUserId,
     idempotencyKey: idempotencyKey('compliance', body.clientUserId, body),
   });
+}
+
+/** What executeRow needs for one run without a journal: the client, a first run's plan context, the run's sets. */
+export function rowDeps(client: ApiClient): RowDeps {
+  return {
+    client,
+    journal: undefined,
+    ctx: {
+      steps: [...STEPS],
+      compliancePath: '/v1/payer',
+      retries: 2,
+      maxWaitDays: 30,
+      now: new Date(),
+      knowledge: { gate: 'unknown' },
+    },
+    taken: new Set(),
+    created: new Set(),
+    turns: new PayerTurns(),
+    inDoubt: new Map(),
+  };
 }
