@@ -6,10 +6,11 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import './cliScenarios.js';
 import { cpu, newman } from './cpu.js';
+import { rateCap } from './rateCap.js';
 import { SCENARIOS as OTHERS, type Figure } from './scenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
 
-const SCENARIOS: Record<string, () => Promise<Figure[]>> = { ...OTHERS, cpu, newman };
+const SCENARIOS: Record<string, () => Promise<Figure[]>> = { ...OTHERS, cpu, newman, 'rate-cap': rateCap };
 
 interface Stored {
   figures: Array<Figure & { at: string }>;
@@ -46,6 +47,7 @@ async function main(): Promise<number> {
     'baseline',
     'nightly',
     'status',
+    'rate-cap',
     'rate-bound',
     'rate-limited',
     'faults',
@@ -114,10 +116,13 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-bound`, `rate-limited`, `faults`, `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
-    'waiting, 10% approved, then the same file again with the journal kept.',
+    'waiting, 10% approved, then the same file again with the journal kept. `rate-cap` is what a user waits for at the',
+    "service's real cap (2, 5, 10 or 20 requests a second a key, reads included): 2,000 new payers at `--rate 5` and 20",
+    'against a sandbox capped at the same rate, the gate known from the journal, in payers an hour against the limit',
+    'rate x 3600 / 2 (a first run costs a payer its two writes); and the requests of a whole lifecycle.',
     '`faults` throws every kind of transient fault at 150 rows at once (`--retries 10`): 429s that come whatever the rate',
     '(so lowering it does not help, and the client must find that out and stop lowering it), 500s, resets, and creates',
     'whose answer is lost after the change was made (so a retry must not create it again).',

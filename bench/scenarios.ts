@@ -490,14 +490,17 @@ export async function nightly(): Promise<Figure[]> {
 export async function statusReads(): Promise<Figure[]> {
   const payers = 1000;
   const file = await input(payers, 'status');
+  // The run's journal is kept for status: it says which payers were ready, whose two reads then go out together.
+  const state = join(SCRATCH, 'state', `status-${Date.now()}`);
   return withSandbox({ latencyMs: 50 }, async (sandbox) => {
-    const registered = await runAgainst(sandbox, file, { rate: 0, concurrency: 64 });
+    const registered = await runAgainst(sandbox, file, { rate: 0, concurrency: 64 }, undefined, state);
     const before = sandbox.stats().requests;
     const out = join(SCRATCH, 'out', `status-${Date.now()}`);
-    const args = ['status', file, '--base-url', sandbox.url, '--out', out, '--json', '--no-progress'];
-    args.push('--log-level', 'warn', '--rate', '0', '--concurrency', '16');
+    const args = ['status', file, '--base-url', sandbox.url, '--out', out, '--state-dir', state, '--json'];
+    args.push('--no-progress', '--log-level', 'warn', '--rate', '0', '--concurrency', '16');
     const f = await runCli(args, { PAYER_API_KEY: API_KEY });
     rmSync(out, { recursive: true, force: true });
+    rmSync(state, { recursive: true, force: true });
     const summary = JSON.parse(f.stdout) as { durationMs: number; payers: { total: number; payable: number } };
     const reads = sandbox.stats().requests - before;
     const value = summary.payers.total / (summary.durationMs / 1000);

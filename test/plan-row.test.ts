@@ -135,9 +135,9 @@ describe('plan: a first run of a new payer', () => {
     ]);
     expect(ctx.knowledge.gate).toBe('gated');
 
-    // The next payer of the run sends no doomed create.
+    // The next payer of the run sends no doomed create, nor a read of accounts the service cannot list yet.
     const next = drive(work({ clientUserId: 'payer-002' }), fresh, ctx, refuse);
-    expect(next.rounds).toEqual([['create-compliance', 'read-accounts'], ['complete-agreement']]);
+    expect(next.rounds).toEqual([['create-compliance'], ['complete-agreement']]);
     expect(next.result.outcome).toBe('waiting');
   });
 
@@ -196,7 +196,7 @@ describe('plan: re-runs', () => {
     });
   });
 
-  it('a waiting row costs one read while KYC is pending; once approved, what is stored is read before the create', () => {
+  it('a waiting row costs one read while KYC is pending; once approved, the create (read first only if in doubt)', () => {
     const waiting: RowMemory = { ...known({ kycStatus: 'pending' }), accounts: [{ state: 'in-doubt' }] };
     const ctx = context({ knowledge: { gate: 'gated' } });
     expect(drive(work(), waiting, ctx, service('pending')).rounds).toEqual([['read-payer']]);
@@ -205,13 +205,18 @@ describe('plan: re-runs', () => {
       ['read-accounts'],
       ['create-account'],
     ]);
-    // Never sent from here, but maybe from elsewhere (a pending file run on another machine): read all the same.
+    // Never sent, for a payer the journal registered: nothing of the row's is stored that it does not know.
     const neverSent: RowMemory = { ...waiting, accounts: [{ state: 'unknown' }] };
-    expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([
+    expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([['read-payer'], ['create-account']]);
+    // A payer the journal never registered (a pending file fed back elsewhere): what is stored is read first.
+    const elsewhere: RowMemory = { accounts: [{ state: 'unknown' }] };
+    const carried = work({ carried: { steps: ['compliance', 'agreement'] } });
+    expect(drive(carried, elsewhere, ctx, service('approved')).rounds).toEqual([
       ['read-payer'],
       ['read-accounts'],
       ['create-account'],
     ]);
+    expect(drive(carried, elsewhere, ctx, service('pending')).rounds).toEqual([['read-payer']]);
   });
 
   it("once the gate is known, an approved payer whose agreement is neither completed nor the row's to complete waits", () => {
@@ -319,7 +324,7 @@ describe('plan: re-runs', () => {
     );
     expect(formatError(carried.result.errors[0]!)).toMatch(/^compliance: payer cells changed since/);
     const v2 = drive(changed, memory, context({ compliancePath: '/v2/payer' }), service('approved'));
-    expect(v2.rounds[0]).toEqual(['create-compliance', 'read-accounts']);
+    expect(v2.rounds[0]).toEqual(['create-compliance']);
     expect(v2.result).toMatchObject({ outcome: 'ok', steps: { compliance: 'updated' } });
   });
 
@@ -397,8 +402,10 @@ describe('plan: re-runs', () => {
     });
     const { rounds, result } = drive(work(), fresh, context({ knowledge: { gate: 'gated' } }), compliantOnly);
     expect(rounds).toEqual([
-      ['create-compliance', 'read-accounts'],
-      ['complete-agreement', 'create-account'],
+      // The gate known and the KYC not yet: nothing can be stored, nothing is read.
+      ['create-compliance'],
+      ['complete-agreement', 'read-accounts'],
+      ['create-account'],
       ['read-accounts'],
       ['create-account'],
     ]);
@@ -428,7 +435,7 @@ describe('plan: the service words approval its own way', () => {
       'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant }),
     });
     const { rounds, result } = drive(work(), waiting, gated(), read);
-    expect(rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
+    expect(rounds).toEqual([['read-payer'], ['create-account']]);
     expect(result).toMatchObject({ outcome: 'ok', kycStatus });
   });
 

@@ -47,7 +47,7 @@ export async function dueWaiting(
         );
   const now = Date.now();
   const isDue = (id: string) => {
-    const checked = known?.get(id)?.checkedAt;
+    const checked = known?.(id)?.checkedAt;
     return checked === undefined || now - Date.parse(checked) >= recheckAfterMs;
   };
   const due = files.filter((f) => f.ids.length === 0 || f.ids.some(isDue)).map((f) => f.name);

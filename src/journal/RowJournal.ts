@@ -8,6 +8,7 @@ import {
   type RowState,
   type RowWork,
 } from '../plan/rowState.js';
+import { readyForAccount } from '../plan/verdict.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
 
@@ -84,8 +85,20 @@ export class RowJournal {
     this.journal.done(createsKey, 200, { keys: JSON.stringify([...keys, key]) });
   }
 
+  /**
+   * The same as the row's memory has, as the journal has it now: the row's turn at its payer's accounts may come
+   * after other rows' creates went out or were settled.
+   */
+  othersInDoubtNow(s: RowState): Array<readonly string[]> {
+    s.createsKey ??= createsKeyOf(s.work.clientUserId);
+    return this.othersInDoubt(s.createsKey, s.accounts);
+  }
+
   /** The payer's other accounts whose creates are in doubt: the ids the payer had when each went out. */
-  private othersInDoubt(createsKey: string, own: readonly AccountMemory[]): Array<readonly string[]> {
+  private othersInDoubt(
+    createsKey: string,
+    own: ReadonlyArray<{ key?: string | undefined }>,
+  ): Array<readonly string[]> {
     const found: Array<readonly string[]> = [];
     for (const key of this.createKeys(createsKey)) {
       if (own.some((a) => a.key === key)) continue;
@@ -171,33 +184,43 @@ export interface JournaledPayer {
   kycUrl?: string;
   /** ISO time of the last run that read the payer's status or registered it. */
   checkedAt?: string;
+  /** The payer was ready for a bank account when last seen (KYC done, agreement completed). */
+  ready?: boolean;
 }
 
 /**
- * What the journal holds for these payers, read line by line without opening it for writing: `status` and the
- * inbox only read it, and may do so while a run holds the state dir. The latest line of a payer wins.
+ * What the journal holds of its payers, read line by line without opening it for writing: `status` and the inbox
+ * only read it, and may do so while a run holds the state dir. The latest line of a payer wins. Given ids, only
+ * their lines are kept.
  */
 export async function journaledPayers(
   path: string,
-  clientUserIds: Iterable<string>,
-): Promise<Map<string, JournaledPayer>> {
-  const idOf = new Map<string, string>();
-  for (const id of clientUserIds) idOf.set(payerKeyOf(id), id);
+  clientUserIds?: Iterable<string>,
+): Promise<(clientUserId: string) => JournaledPayer | undefined> {
+  const wanted = clientUserIds === undefined ? undefined : new Set([...clientUserIds].map(payerKeyOf));
   const found = new Map<string, JournaledPayer>();
-  if (!existsSync(path)) return found;
+  const lookup = (clientUserId: string) => found.get(payerKeyOf(clientUserId));
+  if (!existsSync(path)) return lookup;
   for await (const { text } of journalLines(path)) {
     const line = parse(text);
-    const id = line && idOf.get(short(line.k));
-    if (id === undefined || line?.s !== 'done' || line.a === undefined) continue;
+    if (line?.s !== 'done' || line.a === undefined) continue;
+    const key = short(line.k);
+    if (wanted !== undefined && !wanted.has(key)) continue;
     const a = line.a as PayerLine;
-    found.set(id, {
+    const verdict = {
+      kycStatus: a.ks,
+      agreementStatus: a.ad === '1' ? 'completed' : a.as,
+      isCompliant: a.ic === '1' ? true : undefined,
+    };
+    found.set(key, {
       ...(a.u ? { userId: a.u } : {}),
       ...(a.au ? { agreementUrl: a.au } : {}),
       ...(a.ku ? { kycUrl: a.ku } : {}),
       ...(a.chk ? { checkedAt: a.chk } : {}),
+      ...(readyForAccount(verdict) ? { ready: true } : {}),
     });
   }
-  return found;
+  return lookup;
 }
 
 /**

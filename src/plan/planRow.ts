@@ -32,8 +32,8 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   if (s.work.kind === 'bank' && s.accounts.length === 0) return [];
   const checking = s.accounts.some((a) => a.state === 'check' && a.sameAs === undefined);
   if (s.compliance.send !== undefined && s.compliance.step === undefined) {
-    // What is stored is read alongside create compliance: the read costs no extra round trip.
-    return checking
+    // What is stored is read alongside create compliance, where it must be read: no extra round trip.
+    return checking && mustReadStored(s, ctx)
       ? [{ kind: 'create-compliance', update: s.compliance.send === 'update' }, { kind: 'read-accounts' }]
       : [{ kind: 'create-compliance', update: s.compliance.send === 'update' }];
   }
@@ -41,7 +41,9 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   if ((s.compliance.step === 'failed' && s.compliance.send !== 'update') || s.compliance.step === 'skipped') return [];
   if (needsStatus(s)) {
     // A payer the journal never registered has nothing in hand to wait for: its accounts are read alongside.
-    return checking && !s.payerKnown ? [{ kind: 'read-payer' }, { kind: 'read-accounts' }] : [{ kind: 'read-payer' }];
+    return checking && !s.payerKnown && mustReadStored(s, ctx)
+      ? [{ kind: 'read-payer' }, { kind: 'read-accounts' }]
+      : [{ kind: 'read-payer' }];
   }
 
   const actions: Action[] = [];
@@ -55,10 +57,16 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   const completing = actions.some((a) => a.kind === 'complete-agreement');
   const mayCreate =
     !rejected && (ctx.knowledge.gate !== 'gated' || (kycDone(s.status) && (agreementDone(s) || completing)));
-  if (checking && mayCreate) actions.push({ kind: 'read-accounts' });
+  const reading = checking && mayCreate && mustReadStored(s, ctx);
+  if (reading) actions.push({ kind: 'read-accounts' });
+  else if (checking && mayCreate) {
+    // What a read would show is known: nothing of the row's is stored.
+    for (const account of s.accounts)
+      if (account.state === 'check' && account.sameAs === undefined) account.state = 'create';
+  }
   // One create at a time, and none while a read is out: after an unclear answer, the one id new since the create
   // went out is the account it made, so nothing else of the payer may be added before the read that settles it.
-  let creating = checking;
+  let creating = reading;
   s.accounts.forEach((account, index) => {
     if ((account.state !== 'create' && account.state !== 'check') || account.sameAs !== undefined) return;
     if (rejected) {
@@ -67,12 +75,27 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
     } else if (!mayCreate) account.state = 'waiting';
     else if (account.state === 'create' && !creating) {
       actions.push({ kind: 'create-account', index });
-      // What the payer had as this create goes out: an id not among them afterwards is what it made.
-      account.before = s.listed ?? [];
+      // What the payer had as this create goes out: an id not among them afterwards is what it made. Unread, it
+      // had what the journal knows of it.
+      account.before = s.listed ?? [...s.claimed.keys()];
       creating = true;
     }
   });
   return actions;
+}
+
+/**
+ * Whether the payer's stored accounts must be read before one of the row's is created: where one could be stored
+ * that the journal does not know of. That is after a create whose answer was lost, and for a payer the journal never
+ * registered (a new or lost state dir, a row from a failed file made elsewhere) unless the service is known to list
+ * nothing for a payer whose KYC is not approved and this one's is not known to be. A payer the journal registered,
+ * with no create in doubt, has only the accounts the journal knows: every read would be an answer known in advance,
+ * and reads count against the same rate cap as the creates.
+ */
+export function mustReadStored(s: RowState, ctx: PlanContext): boolean {
+  if (s.othersInDoubt.length > 0 || s.accounts.some((a) => a.unsettled === true)) return true;
+  if (s.payerKnown) return false;
+  return ctx.knowledge.gate !== 'gated' || kycDone(s.status);
 }
 
 /**

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_PREFIX, type AdminTarget, handleAdmin } from './adminRoutes.js';
-import { matchRoute, splitUrl, ScriptQueue, type ScriptedAnswer } from './routes.js';
+import { isRead, matchRoute, splitUrl, ScriptQueue, type ScriptedAnswer } from './routes.js';
 import { operate, IdempotencyStore } from './api.js';
 import { ACCOUNT_STATUSES } from './bankAccounts.js';
 import { drawFault, type FaultKind, SlidingWindowLimiter, createRng, type Rng } from './faults.js';
@@ -98,6 +98,10 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     if (match.kind === 'bad-param')
       return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
     stats.routed(match.route);
+    if (isRead(match.route))
+      res.once('finish', () => {
+        if (res.statusCode === 404) stats.count('readsNotFound');
+      });
     const key = req.headers['x-api-key'];
     if (typeof key !== 'string' || !timingSafeEqual(digest(key), expectedKey)) {
       return reply(res, 401, nestError(401, 'Unauthorized'));

@@ -74,6 +74,8 @@ export interface SandboxStats {
   byRoute: Record<RouteName, number>;
   /** Requests to the two reads (GET), whatever they were answered. */
   reads: number;
+  /** Reads answered 404: asked about a payer the service does not know. */
+  readsNotFound: number;
   payersCreated: number;
   /** Create-compliance attempts (either path) for a clientUserId that already exists (either duplicates mode). */
   duplicatePayers: number;
@@ -152,6 +154,7 @@ export class StatsRecorder {
       agreementsCompleted: 0,
       agreementUpdates: 0,
       reads: 0,
+      readsNotFound: 0,
       idempotentReplays: 0,
       idempotencyMismatches: 0,
       rateLimited: 0,

@@ -5,6 +5,7 @@ import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { readingOptions } from '../input/openInput.js';
+import { readyForAccount } from '../plan/verdict.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { journalToRead, stateDirs } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options.js';
@@ -21,7 +22,7 @@ import {
   statusRecord,
 } from './payerStatus.js';
 import { STATUS_TABLE_LIMIT, writeStatusReport } from '../report/statusReport.js';
-import { type StatusReadTotals, type StatusTarget, statusTargets } from './statusInputs.js';
+import { type StatusReadTotals, statusTargets } from './statusInputs.js';
 
 /** A payer's two reads; the accounts are undefined when they were not read. */
 type StatusReads = Parameters<typeof payerStatus>[1];
@@ -91,17 +92,16 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       await session.results.write(statusRecord(status));
     });
 
-    // Payers are asked about as they are read. What only the whole input settles (a bank row further down, the
-    // links the journal kept) is waited for before a payer's line is made, never before its first read.
+    // Payers are asked about as they are read. What the journal kept (links, whether a payer was ready for a bank
+    // account when last seen) is read first; what only the whole input settles (links a results.csv carries) is
+    // waited for before a payer's line is made, never before its first read.
     let allRead!: (read: boolean) => void;
     const inputRead = new Promise<boolean>((done) => (allRead = done));
     let journalError: unknown;
-    const journaled = inputRead
-      .then((read) => (read ? journaledLinks(ids) : new Map<string, JournaledPayer>()))
-      .catch((error: unknown) => {
-        journalError = error;
-        return new Map<string, JournaledPayer>();
-      });
+    const journaled = journaledLinks().catch((error: unknown) => {
+      journalError = error;
+      return (_id: string): JournaledPayer | undefined => undefined;
+    });
     const slots = pLimit(options.concurrency);
     const checks: Array<Promise<void>> = [];
     let inputError: unknown;
@@ -112,9 +112,10 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
         ids.push(target.clientUserId);
         checks.push(
           (async () => {
-            const reads = await checkPayer(client, target, inputRead, slots);
+            const memory = (await journaled)(target.clientUserId);
+            const reads = await checkPayer(client, target.clientUserId, memory?.ready === true, slots);
             if (!(await inputRead)) return;
-            const { checkedAt: _, ...kept } = (await journaled).get(target.clientUserId) ?? {};
+            const { checkedAt: _, ready: __, ...kept } = memory ?? {};
             const known = { ...target.links, ...kept };
             sink.complete(seq, payerStatus(target.clientUserId, reads, known, new Date(), client.stopped()?.message));
           })(),
@@ -188,29 +189,30 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     await session.close();
   }
 
-  /** The payer's two reads; the accounts are read with the payer when the input gave it a bank row, else once it
-   * is known to matter: a bank row further down the input, or a payer already compliant. */
+  /**
+   * The payer's reads: its status, and its stored bank accounts only where its line depends on them (a payer ready
+   * for an account: payable, or its account still pending). Read together with the status where the journal saw the
+   * payer ready, one after the other otherwise: a read costs as much of the rate cap as a create.
+   */
   async function checkPayer(
     client: ApiClient,
-    target: StatusTarget,
-    inputRead: Promise<boolean>,
+    id: string,
+    readyBefore: boolean,
     slots: LimitFunction,
   ): Promise<StatusReads> {
-    const id = target.clientUserId;
     const [payer, early] = await slots(() =>
-      Promise.all([client.readPayer(id), target.hasBank ? client.readPaymentDetails(id) : undefined]),
+      Promise.all([client.readPayer(id), readyBefore ? client.readPaymentDetails(id) : undefined]),
     );
-    // Waited for without a slot: the payers behind this one are asked about meanwhile.
-    if (early !== undefined || !(await inputRead)) return { payer, accounts: early };
-    const matters = target.hasBank || (payer.ok && payer.body.isCompliant === true);
+    if (early !== undefined) return { payer, accounts: early };
+    const matters = payer.ok && payer.body.found && readyForAccount(payer.body);
     return { payer, accounts: matters ? await slots(() => client.readPaymentDetails(id)) : undefined };
   }
 
   /** What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted). */
-  function journaledLinks(ids: string[]): Promise<Map<string, JournaledPayer>> {
+  function journaledLinks(): Promise<(clientUserId: string) => JournaledPayer | undefined> {
     // Read without its lock, in the old default place until a run has moved it: status writes nothing to it.
     const path = journalToRead(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
-    return journaledPayers(path, ids);
+    return journaledPayers(path);
   }
 }
 
