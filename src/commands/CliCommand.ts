@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { OptionDef } from '../commandOptions.js';
+import type { OptionDef } from '../options/OptionDef.js';
 
 /** Where a command writes: the process's streams in the bin, buffers in tests. */
 export interface CliIo {

@@ -1,4 +1,4 @@
-import { INBOX_OPTIONS } from '../commandOptions.js';
+import { INBOX_OPTIONS } from '../options/inboxOptions.js';
 import { addOptions, type CommandBody } from './CliCommand.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
 

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
-import type { RunOptionsInput } from '../options.js';
-import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../runOptionTable.js';
+import type { RunOptionsInput } from '../options/resolve.js';
+import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../options/runOptions.js';
 import { addOptions, type CliIo, type CommandBody } from './CliCommand.js';
 
 /** Adds the options `command` takes from the table (validate and inbox take some of them). */

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { ConfigError } from '../errors.js';
-import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../sandbox/options.js';
+import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../options/sandboxOptions.js';
 import { startSandbox } from '../sandbox/startSandbox.js';
 import { addOptions, type CommandBody } from './CliCommand.js';
 

@@ -2,7 +2,7 @@ import { writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type ExcelJS from 'exceljs';
-import { TEMPLATE_OPTIONS } from '../commandOptions.js';
+import { TEMPLATE_OPTIONS } from '../options/templateOptions.js';
 import { ConfigError } from '../errors.js';
 import { columnLetter } from '../input/readXlsx.js';
 import { REQUIRED_PAYER_FIELDS, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../rows/fields.js';

@@ -3,7 +3,7 @@ import type { ApiClient } from '../execute/ApiClient.js';
 import { executeRow, type RowDeps } from '../execute/executeRow.js';
 import { Slots } from '../execute/Slots.js';
 import { bankWork, payerWork } from '../plan/rowState.js';
-import type { RunOptions } from '../options.js';
+import type { RunOptions } from '../options/resolve.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
 import type { RowFiles } from '../output/RowFiles.js';
 import {

@@ -9,7 +9,7 @@ import { operate, IdempotencyStore } from './api.js';
 import { ACCOUNT_STATUSES } from './bankAccounts.js';
 import { drawFault, type FaultKind, SlidingWindowLimiter, createRng, type Rng } from './faults.js';
 import { nestError, throttled, readBody, send } from './http.js';
-import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
+import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from '../options/sandboxOptions.js';
 import { PayerStore } from './payerStore.js';
 import { KYC_STATUSES } from './payers.js';
 import { StatsRecorder } from './stats.js';

@@ -8,9 +8,9 @@ import { readingOptions } from '../input/openInput.js';
 import { readyForAccount } from '../plan/verdict.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { journalToRead, stateDirs } from '../journal/stateDir.js';
-import { resolveRunOptions, type RunOptionsInput } from '../options.js';
+import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
 import { OrderedSink } from '../output/results.js';
-import { resolveConnection } from '../pipeline/resolveConnection.js';
+import { resolveConnection } from '../options/connection.js';
 import { makeRunId, placesOf, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
 import {
   emptyCounts,
