@@ -42,7 +42,8 @@ module.exports = {
     },
     {
       name: 'every-folder-is-a-layer',
-      comment: 'a folder of src/ that the layers do not name: add it to LAYERS in .dependency-cruiser.cjs and to docs/architecture.md',
+      comment:
+        'a folder of src/ that the layers do not name: add it to LAYERS in .dependency-cruiser.cjs and to docs/architecture.md',
       severity: 'error',
       from: { path: '^src/[^/]+/', pathNot: folder(LAYERS) },
       to: {},

@@ -1,4 +1,4 @@
-import { shownDefault } from '../commands/CliCommand.js';
+import { shownDefault } from './yargsFlags.js';
 import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
