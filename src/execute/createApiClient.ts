@@ -22,7 +22,7 @@ import { AdaptiveRate, type RateChange } from './AdaptiveRate.js';
 import type { ApiClient, ApiClientOptions, CallResult, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 import { type CallSpec, endpoints } from './endpoints.js';
 import { RouteError } from '../schema/index.js';
-import { AnswerTooLargeError, answersOfThisTurn, createHttpClient, withinAnswerLimit } from './httpClient.js';
+import { AnswerTooLargeError, createHttpClient, withinAnswerLimit } from './httpClient.js';
 import { Slots } from './Slots.js';
 import { StopRules } from './StopRules.js';
 import { type LimiterSlot, systemClock, RateLimiter } from './RateLimiter.js';
@@ -169,8 +169,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
                   'answer cut off: its body passed the 1 MB limit; read as an unclear answer',
                 );
             }
-            // Failures too: the answers of a turn are handed on in the order they were read.
-            await answersOfThisTurn();
             endAttempt(spec, attempt, sent, end);
           }
         } finally {
