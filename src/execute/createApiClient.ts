@@ -23,20 +23,20 @@ export type {
  * backoff (ApiCalls), and the rules that stop it as a whole (StopRules).
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
-  const retries = wholeNumber('retries', options.retries ?? 5, 0);
-  const concurrency = wholeNumber('concurrency', options.concurrency ?? 8, 1);
-  const maxConsecutiveFailures = wholeNumber('maxConsecutiveFailures', options.maxConsecutiveFailures ?? 20, 1);
+  const timeoutMs = positive('timeoutMs', options.timeoutMs);
+  const retries = wholeNumber('retries', options.retries, 0);
+  const concurrency = wholeNumber('concurrency', options.concurrency, 1);
+  const maxConsecutiveFailures = wholeNumber('maxConsecutiveFailures', options.maxConsecutiveFailures, 1);
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? systemClock;
   const { logger, apiKey, baseUrl } = options;
-  const limiter = options.limiter ?? new RateLimiter(options.rate ?? 5, clock);
+  const limiter = options.limiter ?? new RateLimiter(options.rate, clock);
   // AIMD on 429s, never above the rate the client was given (a limiter passed in: its rate now).
   const adaptive =
     options.adaptiveRate === false
       ? undefined
-      : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate ?? 5, clock, options.adaptiveRate);
+      : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate, clock, options.adaptiveRate);
   const stops = new StopRules({ baseUrl, maxConsecutiveFailures, clock, logger, onStop: () => limiter.close() });
   const calls = new ApiCalls({
     http: createHttpClient({ baseUrl, apiKey, timeoutMs }),
