@@ -44,7 +44,7 @@ export class StopRules {
   stopped: StopInfo | undefined;
   private readonly stopping = new AbortController();
   /** Aborted at the stop: a call waiting out a backoff gives up then. */
-  readonly signal = this.stopping.signal;
+  readonly signal: AbortSignal = this.stopping.signal;
   /** Some call got an HTTP answer: from then on a failure to connect is a blip, not an API out of reach. */
   reached = false;
   /** Some 2xx was the operation's answer: from then on an unclear one is a blip, retried (or read for) as usual. */
