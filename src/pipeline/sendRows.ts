@@ -1,7 +1,7 @@
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { executeRow, type RowDeps } from '../execute/executeRow.js';
-import { Slots } from '../execute/Slots.js';
 import { bankWork, payerWork } from '../plan/rowState.js';
 import type { RunOptions } from '../options/resolve.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
@@ -84,10 +84,10 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     logRow(ctx.logger, finished);
   });
   const steps = ctx.options.steps;
-  const rowSlots = new Slots(ctx.options.concurrency);
+  const rowSlots = pLimit(ctx.options.concurrency);
   /** A row's turn at the API. Once the client stopped there is nothing to send, nor to note in the journal. */
   const inTurn = (send: () => Promise<PayerResult>) =>
-    rowSlots.run(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
+    rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
 
   // A file that breaks partway ends the loop with its error: the rows already taken are still finished and written
   // first, so that the results file holds every row the summary counts.
