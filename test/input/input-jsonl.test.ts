@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RawRecord } from '../../src/input/InputFile.js';
+import { openInput } from '../../src/input/openInput.js';
+import { tempDir } from '../helpers/tempDir.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => {
+  tmp.remove();
+});
+
+async function readAll(path: string) {
+  const input = await openInput(path);
+  const records: RawRecord[] = [];
+  for await (const r of input.records) records.push(r);
+  return records;
+}
+
+describe('JSONL input', () => {
+  it('reads one object per line with its line number, skipping blank lines', async () => {
+    const records = await readAll(
+      tmp.write(
+        'p.jsonl',
+        '{"clientUserId":"u1","postcode":90210}\n\n{"clientUserId":"u2","paymentDetails":[{"iban":"x"}]}\n',
+      ),
+    );
+    expect(records.map((r) => r.line)).toEqual([1, 3]);
+    expect(records[0]!.cells).toEqual([
+      { column: 'clientUserId', value: 'u1' },
+      { column: 'postcode', value: 90210 },
+    ]);
+    expect(records[1]!.original).toBe('{"clientUserId":"u2","paymentDetails":[{"iban":"x"}]}');
+  });
+
+  it("makes a line that is not JSON, or not an object, that row's problem without echoing its content", async () => {
+    const records = await readAll(tmp.write('p.ndjson', '{"ssn":"123-45-6789"\n[1,2]\n{"a":"b"}\n'));
+    expect(records.map((r) => r.problem)).toEqual([
+      { column: '(line)', message: expect.stringMatching(/^is not valid JSON/) },
+      { column: '(line)', message: 'must be a JSON object like {"clientUserId": "..."}' },
+      undefined,
+    ]);
+    expect(records[0]!.problem!.message).not.toContain('123-45-6789');
+  });
+
+  it('rejects an empty file', async () => {
+    await expect(readAll(tmp.write('e.jsonl', '\n'))).rejects.toThrow(
+      'e.jsonl: is empty: expected one JSON object per line',
+    );
+  });
+
+  it('rejects a missing file, and names the line of bytes that are not UTF-8 further down the file', async () => {
+    await expect(readAll(tmp.path('nope.jsonl'))).rejects.toThrow(
+      'nope.jsonl: no such file: check its name and the folder you run this from, or give its full path',
+    );
+    const bad = Buffer.concat([
+      Buffer.from('{"clientUserId":"u1"}\n{"clientUserId":"M'),
+      Buffer.from([0xfc]),
+      Buffer.from('"}\n'),
+    ]);
+    await expect(readAll(tmp.write('bad.jsonl', bad))).rejects.toThrow(
+      'bad.jsonl:2:19: is not valid UTF-8 (byte 0xfc)',
+    );
+  });
+});
