@@ -80,7 +80,7 @@ export function decides(url: string, functionName: string): Component | undefine
   if (src === 'pipeline/classifyRows.js' || src === 'pipeline/scanInputs.js') return 'validating the rows';
   if (/^execute\/(RateLimiter|AdaptiveRate|RateAdaptation|TrafficRecord)/.test(src))
     return 'limiter (rate cap, concurrency, adaptation)';
-  if (/^execute\/(createApiClient|httpClient|endpoints|retryPolicy|ApiClient)/.test(src))
+  if (/^execute\/(createApiClient|ApiCalls|httpClient|endpoints|retryPolicy|ApiClient)/.test(src))
     return 'HTTP client: the tool around got (retries, reading answers)';
   if (src.startsWith('journal/')) return 'journal';
   if (src.startsWith('validate/') || src.startsWith('rows/')) return 'validating the rows';

@@ -1,7 +1,7 @@
 // Writes the options tables of README.md from the commands' option tables (what `--help` shows too), between
 // its <!-- options:NAME --> and <!-- /options:NAME --> markers. Reads the build: `npm run docs` builds first.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { updateReadme } from '../dist/commands/optionTable.js';
+import { updateReadme } from '../dist/options/readmeTables.js';
 
 const path = new URL('../README.md', import.meta.url);
 const before = readFileSync(path, 'utf8');

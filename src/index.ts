@@ -2,8 +2,8 @@
 export { run, type RunContext, type RunInput } from './run.js';
 export { runStatus, type StatusInput } from './status/runStatus.js';
 export type { StatusSummary, PayerStatus } from './status/payerStatus.js';
-export { resolveRunOptions, type RunOptions } from './options.js';
-export { RUN_OPTIONS } from './runOptionTable.js';
+export { resolveRunOptions, type RunOptions } from './options/resolve.js';
+export { RUN_OPTIONS } from './options/runOptions.js';
 export type { Summary } from './output/results.js';
 export { startSandbox } from './sandbox/index.js';
 export * from './errors.js';

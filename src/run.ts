@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { holdJournal } from './journal/holdJournal.js';
 import { stateDirs } from './journal/stateDir.js';
-import { resolveRunOptions, type RunOptionsInput } from './options.js';
+import { resolveRunOptions, type RunOptionsInput } from './options/resolve.js';
 import { RESULT_COLUMNS, type Summary } from './output/results.js';
 import { checkInputs } from './pipeline/checkInputs.js';
 import { finishRun } from './pipeline/finishRun.js';
-import { resolveConnection } from './pipeline/resolveConnection.js';
+import { resolveConnection } from './options/connection.js';
 import type { Reached, RunFacts } from './pipeline/RunFacts.js';
 import { makeRunId, placesOf, type RunContext, RunSession, type SessionSpec } from './pipeline/RunSession.js';
 import { sendInputs } from './pipeline/sendInputs.js';

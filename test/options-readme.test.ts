@@ -3,11 +3,11 @@ import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli, commands } from '../src/cli.js';
-import { README_BLOCKS, updateReadme } from '../src/commands/optionTable.js';
-import { INBOX_OPTIONS } from '../src/commandOptions.js';
-import { RUN_CHECKS, resolveRunOptions } from '../src/options.js';
-import { RUN_OPTIONS } from '../src/runOptionTable.js';
-import { resolveSandboxOptions, SANDBOX_OPTIONS } from '../src/sandbox/options.js';
+import { README_BLOCKS, updateReadme } from '../src/options/readmeTables.js';
+import { INBOX_OPTIONS } from '../src/options/inboxOptions.js';
+import { RUN_CHECKS, resolveRunOptions } from '../src/options/resolve.js';
+import { RUN_OPTIONS } from '../src/options/runOptions.js';
+import { resolveSandboxOptions, SANDBOX_OPTIONS } from '../src/options/sandboxOptions.js';
 import { COMPLIANCE_PATHS } from '../src/schema/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,6 @@
-import { INBOX_OPTIONS } from '../commandOptions.js';
-import { addOptions, type CommandBody } from './CliCommand.js';
+import { INBOX_OPTIONS } from '../options/inboxOptions.js';
+import { addOptions } from '../options/yargsFlags.js';
+import type { CommandBody } from './CliCommand.js';
 import { runInputFromArgv, withRunOptions } from './run.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { Argv } from 'yargs';
-import type { RunOptionsInput } from '../options.js';
-import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../runOptionTable.js';
-import { addOptions, type CliIo, type CommandBody } from './CliCommand.js';
+import type { RunOptionsInput } from '../options/resolve.js';
+import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../options/runOptions.js';
+import { addOptions } from '../options/yargsFlags.js';
+import type { CliIo, CommandBody } from './CliCommand.js';
 
 /** Adds the options `command` takes from the table (validate and inbox take some of them). */
 export function withRunOptions(yargs: Argv, command: RunCommandName): Argv {

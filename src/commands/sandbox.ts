@@ -1,8 +1,9 @@
 import type { Argv } from 'yargs';
 import { ConfigError } from '../errors.js';
-import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../sandbox/options.js';
+import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../options/sandboxOptions.js';
 import { startSandbox } from '../sandbox/startSandbox.js';
-import { addOptions, type CommandBody } from './CliCommand.js';
+import { addOptions } from '../options/yargsFlags.js';
+import type { CommandBody } from './CliCommand.js';
 
 // `payer-onboard sandbox`: the local Payer API emulator, served until SIGINT/SIGTERM. Its flags, their help, the
 // README's table, the defaults and the checks all come from SANDBOX_OPTIONS.

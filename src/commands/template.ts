@@ -2,12 +2,13 @@ import { writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type ExcelJS from 'exceljs';
-import { TEMPLATE_OPTIONS } from '../commandOptions.js';
+import { TEMPLATE_OPTIONS } from '../options/templateOptions.js';
 import { ConfigError } from '../errors.js';
 import { columnLetter } from '../input/readXlsx.js';
 import { REQUIRED_PAYER_FIELDS, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../rows/fields.js';
 import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../schema/index.js';
-import { addOptions, type CommandBody } from './CliCommand.js';
+import { addOptions } from '../options/yargsFlags.js';
+import type { CommandBody } from './CliCommand.js';
 
 // `payer-onboard template`: a blank input file with every column in the documented order and one example row, as
 // CSV or as a workbook made to be filled in by hand.

@@ -53,17 +53,17 @@ export interface AttemptInfo {
 export interface ApiClientOptions {
   /** API root; the spec's paths (`v1/payer`, ...) are appended. */
   baseUrl: string;
-  /** Where create compliance is served. Default `/v1/payer`. */
-  compliancePath?: CompliancePath;
+  /** Where create compliance is served. */
+  compliancePath: CompliancePath;
   apiKey: string;
-  /** Per attempt. Default 30 000. */
-  timeoutMs?: number;
-  /** Retries per call for retryable failures. Default 5. */
-  retries?: number;
-  /** Requests in flight at once. Default 8. */
-  concurrency?: number;
-  /** Requests per second, all calls together; 0 = no cap. Default 5. Ignored when `limiter` is given. */
-  rate?: number;
+  /** Per attempt, in ms. */
+  timeoutMs: number;
+  /** Retries per call for retryable failures. */
+  retries: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Requests per second, all calls together; 0 = no cap. Ignored when `limiter` is given. */
+  rate: number;
   logger?: Logger;
   /** Default { baseMs: 500, maxMs: 30 000 }. */
   backoff?: Backoff;
@@ -71,8 +71,8 @@ export interface ApiClientOptions {
   random?: () => number;
   /** For the limiter and the retry delays. Default: the system clock. */
   clock?: Clock;
-  /** Consecutive calls failed for good with network errors or 5xx before the client stops ('api-down'). Default 20. */
-  maxConsecutiveFailures?: number;
+  /** Consecutive calls failed for good with network errors or 5xx before the client stops ('api-down'). */
+  maxConsecutiveFailures: number;
   /** A `Retry-After` longer than this is cut to it. Default 300 000 (the real API's 5-minute block). */
   maxRetryAfterMs?: number;
   /** A limiter to use instead of a new one from `rate` (to share it, or to drive its rate from outside). */

@@ -1,7 +1,17 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import type { StopReason } from './ApiClient.js';
+import type { StopInfo, StopReason } from './ApiClient.js';
 import type { Clock } from './RateLimiter.js';
-import { type ApiError, isTlsFailure, type RequestFailure, unreachableCause } from './retryPolicy.js';
+import { ApiError, type CallStep, isTlsFailure, type RequestFailure, unreachableCause } from './retryPolicy.js';
+
+const STOPPED_BECAUSE: Record<StopReason, string> = {
+  'key-rejected': 'API key rejected',
+  'api-down': 'API down',
+  interrupted: 'run interrupted',
+  'write-failed': 'the run could not write its records',
+  unreachable: 'the API cannot be reached',
+  'not-the-api': 'the server does not answer as the API does',
+};
 
 /** How long connections may keep failing, with nothing ever answered, before the client gives the API up. */
 const UNREACHABLE_GRACE_MS = 2000;
@@ -19,15 +29,22 @@ export interface StopRulesOptions {
   maxConsecutiveFailures: number;
   clock: Clock;
   logger: Logger | undefined;
-  stop: (reason: StopReason, message: string) => void;
+  /** Called once, when the client stops: the rate limiter lets its waiters go, so that they can give up. */
+  onStop: () => void;
 }
 
 /**
  * When the whole client stops rather than one row failing: a key the API rejects, an API that cannot be reached or
  * is down, or a server that answers but is not the API. Every row would meet the same wall, so the run ends with one
- * line saying which, instead of each row spending its retries on it.
+ * line saying which, instead of each row spending its retries on it. The stop itself is kept here too (the run's
+ * own reasons come through `stop`): why, and the signal that ends every wait.
  */
 export class StopRules {
+  /** Why the client stopped sending; undefined while it sends. */
+  stopped: StopInfo | undefined;
+  private readonly stopping = new AbortController();
+  /** Aborted at the stop: a call waiting out a backoff gives up then. */
+  readonly signal: AbortSignal = this.stopping.signal;
   /** Some call got an HTTP answer: from then on a failure to connect is a blip, not an API out of reach. */
   reached = false;
   /** Some 2xx was the operation's answer: from then on an unclear one is a blip, retried (or read for) as usual. */
@@ -40,6 +57,32 @@ export class StopRules {
 
   constructor(private readonly o: StopRulesOptions) {
     this.baseUrl = o.baseUrl.replace(/\/+$/, '');
+    // Every call waiting out a backoff listens on it; after a 429 that is every call in flight, not a leak.
+    setMaxListeners(0, this.signal);
+  }
+
+  /** Stop sending. The first reason wins. */
+  stop(reason: StopReason, message?: string): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = { reason, message: message ?? `stopped: ${STOPPED_BECAUSE[reason]}` };
+    this.o.logger?.error({ reason }, this.stopped.message);
+    this.stopping.abort();
+    this.o.onStop();
+  }
+
+  /**
+   * The error of a call the stop kept from going out. `tried`: the error of an attempt that would have been retried
+   * but for the stop; kept as the cause.
+   */
+  notSent(step: CallStep, tried?: ApiError): ApiError {
+    const reason = this.stopped?.reason;
+    return new ApiError({
+      step,
+      kind: 'stopped',
+      retryable: false,
+      stoppedBecause: reason === undefined ? undefined : STOPPED_BECAUSE[reason],
+      ...(tried === undefined ? {} : { cause: tried }),
+    });
   }
 
   /** An HTTP answer. One that is not a 5xx means the API is up; a 2xx only once it is read as the answer (below). */
@@ -60,7 +103,7 @@ export class StopRules {
     this.foreignAnswers += 1;
     this.o.logger?.warn({ answered }, "a 2xx answer that is not the API's");
     if (this.foreignAnswers >= FOREIGN_ANSWERS)
-      this.o.stop('not-the-api', `this does not look like the Payer API at ${this.baseUrl}: ${answered}`);
+      this.stop('not-the-api', `this does not look like the Payer API at ${this.baseUrl}: ${answered}`);
   }
 
   /**
@@ -86,18 +129,18 @@ export class StopRules {
 
   /** Out of retries without ever connecting: no later call will connect either. */
   unreachable(cause: string): void {
-    this.o.stop('unreachable', `cannot reach ${this.baseUrl}: ${cause}`);
+    this.stop('unreachable', `cannot reach ${this.baseUrl}: ${cause}`);
   }
 
   /** A call that failed for good. `countsAsTrouble`: false for a create's failure (a KYC gate's 500 says nothing of the API). */
   failedForGood(error: ApiError, countsAsTrouble: boolean): void {
     if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
-      this.o.stop('key-rejected', `stopped: API key rejected (${error.message})`);
+      this.stop('key-rejected', `stopped: API key rejected (${error.message})`);
       return;
     }
     // Create compliance has no payer to be missing: a 404 there is a wrong address, for every row alike.
     if (error.kind === 'http' && error.status === 404 && error.step === 'compliance') {
-      this.o.stop(
+      this.stop(
         'api-down',
         `stopped: create compliance answered ${error.detail} at ${this.o.baseUrl}: check --base-url and --compliance-path`,
       );
@@ -112,7 +155,7 @@ export class StopRules {
     if (!apiTrouble) return;
     this.consecutiveFailures += 1;
     if (this.consecutiveFailures >= this.o.maxConsecutiveFailures) {
-      this.o.stop(
+      this.stop(
         'api-down',
         `stopped: API down, ${this.consecutiveFailures} calls in a row failed after retries (last: ${error.message})`,
       );

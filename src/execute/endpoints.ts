@@ -51,7 +51,7 @@ type Call = <T>(spec: CallSpec<T>) => Promise<CallResult<T>>;
 /** The service's endpoints, each a call through `call` (which owns retries, limits and the stop). */
 export function endpoints(
   call: Call,
-  compliancePath: CompliancePath | undefined,
+  compliancePath: CompliancePath,
 ): Pick<
   ApiClient,
   'createCompliance' | 'createPaymentDetail' | 'readPayer' | 'readPaymentDetails' | 'completeAgreement'

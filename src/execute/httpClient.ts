@@ -2,8 +2,6 @@ import got, { type CancelableRequest, type Got, type RequestFunction, type Respo
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ANSWER_TOO_LARGE, MAX_ANSWER_BYTES } from './retryPolicy.js';
-// Node's own, not a test's fake timers: an answer must never wait on a clock someone else drives.
-import { setImmediate } from 'node:timers';
 
 /**
  * The one got instance every call of a command goes through. Retries are the client's own (`retry.limit: 0`), and
@@ -74,27 +72,3 @@ const onlySetOptions: RequestFunction = (url, requestOptions, callback) => {
   }
   return url.protocol === 'https:' ? httpsRequest(url, set, callback) : httpRequest(url, set, callback);
 };
-
-let waiting: Array<() => void> | undefined;
-
-/**
- * Resolves once got has read what is in now (answers, and failures): all are handed on together, in the order
- * read, from one immediate (the check phase, right after the event loop's poll for I/O), so the client's work on
- * them runs back to back instead of between got's work on each. At full speed about fifteen answers come together;
- * once the client stopped taking turns with got, each side finding its code and data still in the cache, the
- * client's own work took 30% less CPU, and got's and Node's http a quarter less. An answer waits for nothing but
- * the rest of its turn; at 50 ms a call with 16 payers in flight, that costs about 3% of the rows a second.
- */
-export function answersOfThisTurn(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (waiting === undefined) {
-      const answers: Array<() => void> = [];
-      waiting = answers;
-      setImmediate(() => {
-        if (waiting === answers) waiting = undefined;
-        for (const answer of answers) answer();
-      });
-    }
-    waiting.push(resolve);
-  });
-}

@@ -2,8 +2,8 @@ import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { StateLock } from '../journal/StateLock.js';
-import { INBOX_OPTIONS } from '../commandOptions.js';
-import { resolveRunOptions } from '../options.js';
+import { resolveInboxTimings } from '../options/inboxOptions.js';
+import { resolveRunOptions } from '../options/resolve.js';
 import type { RunContext, RunInput } from '../run.js';
 import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { type FileOutcome, runInboxFile, settleIncoming } from './processFile.js';
@@ -43,11 +43,7 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
   const root = resolve(cwd, options.dir);
   if (!existsSync(root) || !statSync(root).isDirectory())
     throw new ConfigError(`inbox: ${options.dir} is not a folder (create it, with incoming/ inside for the files)`);
-  const settle = options.settle ?? INBOX_OPTIONS.settle.default;
-  if (!Number.isFinite(settle) || settle < 0) throw new ConfigError('--settle: must be 0 or more seconds', 'E_USAGE');
-  const recheckAfter = options.recheckAfter ?? INBOX_OPTIONS.recheckAfter.default;
-  if (!Number.isFinite(recheckAfter) || recheckAfter < 0)
-    throw new ConfigError('--recheck-after: must be 0 or more hours', 'E_USAGE');
+  const { settle, recheckAfter } = resolveInboxTimings(options);
   // The journal lives with the inbox unless told otherwise, so a resume after a crash finds it whatever cron's cwd.
   const runInput: Omit<RunInput, 'inputs' | 'out'> = { ...options.run };
   if (runInput.stateDir === undefined && !env.PAYER_ONBOARD_STATE_DIR) runInput.stateDir = join(root, '.payer-onboard');

@@ -1,6 +1,6 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { parse } from 'csv-parse';
+import { type Parser, parse } from 'csv-parse';
 import { asInputError, LineTracker, next, RecordPuller } from './csvRecords.js';
 import { InputError } from '../errors.js';
 import type { ColumnMap } from '../rows/columns.js';
@@ -16,10 +16,49 @@ import {
 import { csvUnguard } from '../output/CsvFileWriter.js';
 import type { Cell, RowIssue } from '../types.js';
 import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './decodeText.js';
-import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
+import {
+  type CsvDialect,
+  MAX_CELL_LENGTH,
+  type InputFile,
+  unreadable,
+  type OpenedInput,
+  type RawRecord,
+} from './InputFile.js';
 
 /** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
 const MAX_RECORD_SIZE = 4 * 1024 * 1024;
+
+interface CsvOptions {
+  columns?: ColumnMap | undefined;
+  encoding?: string | undefined;
+  /** The file is read once only: its encoding is found before its rows (see encodingAhead). */
+  single?: boolean | undefined;
+}
+
+/** A file being parsed: what reading its header and then its rows share. */
+interface CsvReading {
+  file: InputFile;
+  bytes: ReadStream;
+  decoder: DecodeText;
+  parser: Parser;
+  iterator: RecordPuller;
+  lines: LineTracker;
+  skipped: SkippedRows;
+  /** Filled as the file is read: the encoding's warning at its end, the skipped rows' once the rows are all read. */
+  warnings: string[];
+}
+
+type ParsedRecord = { record: string[]; start: number };
+
+/** The header found among the first rows, and those rows (the ones below it are the first data rows). */
+interface CsvHeader {
+  top: ParsedRecord[];
+  index: number;
+  header: string[];
+  /** A failed or pending file of ours: the `'` csvSafe put before a formula comes off each cell. */
+  ours: boolean;
+  notPayer: (cells: readonly string[]) => RowIssue | undefined;
+}
 
 /**
  * Opens a CSV/TSV file as spreadsheets export it: UTF-8 with or without BOM, UTF-16 with BOM or a single-byte encoding
@@ -28,15 +67,7 @@ const MAX_RECORD_SIZE = 4 * 1024 * 1024;
  * A file that is not UTF-8 adds one warning to `warnings` once read to the end, and its failed file gets a BOM
  * (it is written in UTF-8, which only a BOM tells Excel).
  */
-export async function readCsv(
-  file: InputFile,
-  options: {
-    columns?: ColumnMap | undefined;
-    encoding?: string | undefined;
-    /** The file is read once only: its encoding is found before its rows (see encodingAhead). */
-    single?: boolean | undefined;
-  } = {},
-): Promise<OpenedInput> {
+export async function readCsv(file: InputFile, options: CsvOptions = {}): Promise<OpenedInput> {
   const headBytes = await readHead(file);
   // Only for the empty check and the delimiter guess: a Windows-1252 byte read as U+FFFD changes neither.
   const head = new TextDecoder(encodingFromBom(headBytes) ?? 'utf-8').decode(headBytes);
@@ -47,7 +78,27 @@ export async function readCsv(
   // Read once only (validate): the encoding must be known before the first failed row is written.
   if (options.single && file.encoding === undefined && encodingFromBom(headBytes) === undefined)
     file.encoding = await encodingAhead(file.name, file.path, options.encoding);
-  const decoder = new DecodeText(file.name, { path: file.path, encoding: options.encoding, known: file.encoding });
+  const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
+  const reading = startParsing(file, dialect, options.encoding);
+  const found = await findHeader(reading, options.columns);
+  const { decoder } = reading;
+  dialect.bom = decoder.hadBom;
+  // Pass 2 knows the encoding from pass 1: a Windows-1252 file's failed rows need their BOM before the first non-ASCII byte.
+  if (decoder.hadBom || decoder.encoding !== 'utf-8' || (file.encoding ?? 'utf-8') !== 'utf-8') dialect.bom = true;
+  return {
+    file,
+    header: found.header,
+    dialect,
+    records: records(reading, found),
+    count: (every) => countRows(reading, found, every),
+    warnings: reading.warnings,
+    position: () => ({ read: reading.bytes.bytesRead, size }),
+  };
+}
+
+/** Pipes the file's bytes through DecodeText into csv-parse; nothing is read until a record is asked for. */
+function startParsing(file: InputFile, dialect: CsvDialect, encoding: string | undefined): CsvReading {
+  const decoder = new DecodeText(file.name, { path: file.path, encoding, known: file.encoding });
   const warnings: string[] = [];
   // Listened to before the first read: a small file can be decoded to its end while the header is parsed.
   decoder.on('end', () => {
@@ -55,9 +106,8 @@ export async function readCsv(
     const warning = decoder.warning();
     if (warning) warnings.push(warning);
   });
-  const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
   const bytes = createReadStream(file.path);
-  const parser = bytes
+  const parser: Parser = bytes
     .on('error', (cause) =>
       parser.destroy(new InputError(file.name, `cannot be read (${(cause as NodeJS.ErrnoException).code})`, { cause })),
     )
@@ -73,129 +123,132 @@ export async function readCsv(
         max_record_size: MAX_RECORD_SIZE,
       }),
     );
-
-  const iterator = new RecordPuller(parser);
-  const lines = new LineTracker();
   const skipped = new SkippedRows(file.name);
-  // The header is the first row naming fields among the first rows; a title or notes above it are passed over.
-  const top: { record: string[]; start: number }[] = [];
+  return {
+    file,
+    bytes,
+    decoder,
+    parser,
+    iterator: new RecordPuller(parser),
+    lines: new LineTracker(),
+    skipped,
+    warnings,
+  };
+}
+
+/** The header is the first row naming fields among the first rows; a title or notes above it are passed over. */
+async function findHeader(reading: CsvReading, columns: ColumnMap | undefined): Promise<CsvHeader> {
+  const { file, iterator, lines } = reading;
+  const top: ParsedRecord[] = [];
   while (top.length < HEADER_SEARCH_ROWS) {
     const parsed = await next(iterator, file.name, lines);
     if (parsed === undefined) break;
     if (isBlankRow(parsed.record)) continue;
     top.push(parsed);
-    if (isHeaderRow(parsed.record, options.columns)) break;
+    if (isHeaderRow(parsed.record, columns)) break;
   }
   if (top.length === 0) throw new InputError(file.name, 'is empty: expected a header line and at least one row');
   const { index } = chooseHeader(
     top.map((row) => row.record),
-    options.columns,
+    columns,
   );
   const first = top[index]!;
-  if (index > 0) skipped.aboveHeader(index, first.start);
+  if (index > 0) reading.skipped.aboveHeader(index, first.start);
   // The `'` before a formula comes off only in a failed or pending file of ours (it has the `error` and
   // `completedSteps` columns those add): there it is always the one csvSafe added (a value that had one got another),
   // so each cell reaches the service as the original input had it. In a person's own file a leading `'` is what they
   // typed, and is sent as typed.
-  const ours = isRowFileHeader(first.record, options.columns);
+  const ours = isRowFileHeader(first.record, columns);
   const header = first.record.map((h) => (ours ? csvUnguard(h.trim()) : h.trim()));
   if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
-  const notPayer = notAPayerRow(header, options.columns);
-  dialect.bom = decoder.hadBom;
-  // Pass 2 knows the encoding from pass 1: a Windows-1252 file's failed rows need their BOM before the first non-ASCII byte.
-  if (decoder.hadBom || decoder.encoding !== 'utf-8' || (file.encoding ?? 'utf-8') !== 'utf-8') dialect.bom = true;
+  return { top, index, header, ours, notPayer: notAPayerRow(header, columns) };
+}
 
-  /**
-   * The rows below the header. An iterator, not a generator: a record the parser has ready is handed on at once,
-   * without a generator's steps and awaits, which cost more than checking many a row.
-   */
-  function records(): AsyncIterableIterator<RawRecord> {
-    const above = top.slice(index + 1);
-    let taken = 0;
-    let closed = false;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      parser.destroy();
-    };
-    const row = (record: string[], start: number): IteratorResult<RawRecord> => ({
-      done: false,
-      value: toRawRecord(ours ? unguarded(record) : record, start, header, notPayer),
-    });
-    // Waits for the parser; at the end, what the reading skipped becomes warnings.
-    const later = async (): Promise<IteratorResult<RawRecord>> => {
-      for (;;) {
-        let parsed: { record: string[]; start: number } | undefined;
-        try {
-          parsed = await next(iterator, file.name, lines);
-        } catch (error) {
-          close();
-          throw error;
-        }
-        if (parsed === undefined) {
-          warnings.push(...skipped.warnings());
-          close();
-          return { done: true, value: undefined };
-        }
-        if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
-        else return row(parsed.record, parsed.start);
+/**
+ * The rows below the header. An iterator, not a generator: a record the parser has ready is handed on at once,
+ * without a generator's steps and awaits, which cost more than checking many a row.
+ */
+function records(reading: CsvReading, found: CsvHeader): AsyncIterableIterator<RawRecord> {
+  const { file, parser, iterator, lines, skipped, warnings } = reading;
+  const { header, ours, notPayer } = found;
+  const above = found.top.slice(found.index + 1);
+  let taken = 0;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    parser.destroy();
+  };
+  const row = (record: string[], start: number): IteratorResult<RawRecord> => ({
+    done: false,
+    value: toRawRecord(ours ? unguarded(record) : record, start, header, notPayer),
+  });
+  // Waits for the parser; at the end, what the reading skipped becomes warnings.
+  const later = async (): Promise<IteratorResult<RawRecord>> => {
+    for (;;) {
+      let parsed: ParsedRecord | undefined;
+      try {
+        parsed = await next(iterator, file.name, lines);
+      } catch (error) {
+        close();
+        throw error;
       }
-    };
-    return {
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-      next() {
-        if (closed) return Promise.resolve({ done: true, value: undefined });
-        if (taken < above.length) {
-          const first = above[taken++]!;
-          return Promise.resolve(row(first.record, first.start));
-        }
-        for (;;) {
-          let record: string[] | undefined;
-          try {
-            record = iterator.read();
-          } catch (error) {
-            close();
-            return Promise.reject(asInputError(error, file.name, lines));
-          }
-          if (record === undefined) return later();
-          const start = lines.startOf(record);
-          if (isBlankRow(record)) skipped.blank(start);
-          else return Promise.resolve(row(record, start));
-        }
-      },
-      async return() {
+      if (parsed === undefined) {
+        warnings.push(...skipped.warnings());
         close();
         return { done: true, value: undefined };
-      },
-    };
-  }
-  /** The rows `records` would give, counted without making them: a check pass needs no cells. */
-  async function count(every: (rows: number) => void): Promise<number> {
-    let rows = top.length - index - 1;
-    try {
-      for (;;) {
-        const parsed = await next(iterator, file.name, lines);
-        if (parsed === undefined) break;
-        if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
-        else if ((++rows & 1023) === 0) every(rows);
       }
-      warnings.push(...skipped.warnings());
-    } finally {
-      parser.destroy();
+      if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
+      else return row(parsed.record, parsed.start);
     }
-    return rows;
-  }
-  return {
-    file,
-    header,
-    dialect,
-    records: records(),
-    count,
-    warnings,
-    position: () => ({ read: bytes.bytesRead, size }),
   };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      if (closed) return Promise.resolve({ done: true, value: undefined });
+      if (taken < above.length) {
+        const first = above[taken++]!;
+        return Promise.resolve(row(first.record, first.start));
+      }
+      for (;;) {
+        let record: string[] | undefined;
+        try {
+          record = iterator.read();
+        } catch (error) {
+          close();
+          return Promise.reject(asInputError(error, file.name, lines));
+        }
+        if (record === undefined) return later();
+        const start = lines.startOf(record);
+        if (isBlankRow(record)) skipped.blank(start);
+        else return Promise.resolve(row(record, start));
+      }
+    },
+    async return() {
+      close();
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+/** The rows `records` would give, counted without making them: a check pass needs no cells. */
+async function countRows(reading: CsvReading, found: CsvHeader, every: (rows: number) => void): Promise<number> {
+  const { file, parser, iterator, lines, skipped } = reading;
+  let rows = found.top.length - found.index - 1;
+  try {
+    for (;;) {
+      const parsed = await next(iterator, file.name, lines);
+      if (parsed === undefined) break;
+      if (isBlankRow(parsed.record)) skipped.blank(parsed.start);
+      else if ((++rows & 1023) === 0) every(rows);
+    }
+    reading.warnings.push(...skipped.warnings());
+  } finally {
+    parser.destroy();
+  }
+  return rows;
 }
 
 function toRawRecord(

@@ -27,10 +27,10 @@ export interface JournalLoad {
  * The journal of calls that makes re-runs and crashes safe. Each call is written before it goes out
  * (`sent`) and after its answer (`done`), as JSON lines appended with write(2). A `sent` line is written at once,
  * so a call the process is killed under is always in doubt; other lines are written together once the work in
- * hand is done (the callbacks of the answers the client hands on together, see answersOfThisTurn), or with a `sent`
- * line before that: about one write(2) a row instead of three. A kill loses at most the lines of that work, as it
- * would lose the answers still on their way: each leaves its call in doubt or its payer unrecorded, which the next
- * run settles by reading the service.
+ * hand is done (the callbacks queued when they were added, such as the work on an answer), or with a `sent` line
+ * before that: one write(2) for the lines an answer adds, not one each. A kill loses at most the lines of that
+ * work, as it would lose the answers still on their way: each leaves its call in doubt or its payer unrecorded,
+ * which the next run settles by reading the service.
  * An fsync at least every second and at close covers the machine going down. The timed fsync
  * runs on libuv's thread pool, not on the event loop: on a busy disk one takes several milliseconds, and writes
  * (appends to the page cache) go on meanwhile; the one at close is synchronous and covers everything.
@@ -250,9 +250,9 @@ export class Journal {
     this.pending.push({ key, text, entry });
     this.end += Buffer.byteLength(text);
     if (!this.flushQueued) {
-      // Once the callbacks queued now have run: the lines of a batch of answers (answersOfThisTurn) go out
-      // together, right after it. An immediate would wait for the next turn of the event loop, since the batch
-      // itself runs in one.
+      // Once the callbacks queued now have run: the lines the work on an answer adds go out together, right
+      // after it. An immediate would wait for the next turn of the event loop, and keep them in memory, where a
+      // kill loses them, that much longer.
       this.flushQueued = true;
       process.nextTick(() => {
         this.flushQueued = false;

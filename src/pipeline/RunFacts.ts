@@ -1,4 +1,4 @@
-import type { RunOptions } from '../options.js';
+import type { RunOptions } from '../options/resolve.js';
 import type { ReportTally } from '../report/collectReportData.js';
 import type { RunContext, RunSession } from './RunSession.js';
 import type { Job } from './scanInputs.js';

@@ -10,7 +10,7 @@ import type { Backoff } from '../execute/retryPolicy.js';
 import type { Journal } from '../journal/Journal.js';
 import { openJournal, type UserPlaces } from '../journal/stateDir.js';
 import { createLogger } from '../log.js';
-import type { RunOptions } from '../options.js';
+import type { RunOptions } from '../options/resolve.js';
 import { CsvFileWriter } from '../output/CsvFileWriter.js';
 import { Progress } from '../output/Progress.js';
 import { RequestTimeline } from '../report/collectReportData.js';

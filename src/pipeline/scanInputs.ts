@@ -1,7 +1,7 @@
 import { AbortedError, InputError } from '../errors.js';
 import type { OpenedInput, RawRecord, ReadingOptions } from '../input/InputFile.js';
 import { openInput, bankSheetOf } from '../input/openInput.js';
-import type { RunOptions } from '../options.js';
+import type { RunOptions } from '../options/resolve.js';
 import { checkHeader, describeMapping, isBankFile, type RowKind } from './classifyRows.js';
 
 /** One input to send: what it is, opened in pass 1, and how many rows it holds. */

@@ -1,9 +1,9 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { executeRow, type RowDeps } from '../execute/executeRow.js';
-import { Slots } from '../execute/Slots.js';
 import { bankWork, payerWork } from '../plan/rowState.js';
-import type { RunOptions } from '../options.js';
+import type { RunOptions } from '../options/resolve.js';
 import type { CsvFileWriter } from '../output/CsvFileWriter.js';
 import type { RowFiles } from '../output/RowFiles.js';
 import {
@@ -60,7 +60,7 @@ interface InputSend {
   job: Job;
   ctx: SendContext;
   sink: OrderedSink<SinkItem>;
-  rowSlots: Slots;
+  rowSlots: LimitFunction;
 }
 
 /**
@@ -74,7 +74,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const window = readAhead(ctx.options.concurrency);
   const skipped: SkippedRows = { rows: 0, first: '', last: '' };
   const sink = new OrderedSink<SinkItem>((item) => writeRow(ctx, skipped, item));
-  const send: InputSend = { job, ctx, sink, rowSlots: new Slots(ctx.options.concurrency) };
+  const send: InputSend = { job, ctx, sink, rowSlots: pLimit(ctx.options.concurrency) };
 
   // A file that breaks partway ends the loop with its error: the rows already taken are still finished and written
   // first, so that the results file holds every row the summary counts.
@@ -195,7 +195,7 @@ function sendRow(send: InputSend, valid: ValidPayerRow | ValidBankRow, where: st
 /** A row's turn at the API. Once the client stopped there is nothing to send, nor to note in the journal. */
 function inTurn(send: InputSend, work: () => Promise<PayerResult>): Promise<PayerResult> {
   const { ctx } = send;
-  return send.rowSlots.run(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(ctx.options.steps)) : work()));
+  return send.rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(ctx.options.steps)) : work()));
 }
 
 /** executeRow turns every call failure into data; anything that reaches here is a bug, and still only this row's. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { RUN_DEFAULTS, type RunOptions } from '../options.js';
-import { RUN_OPTIONS, runOptionNames, type RunOptionName } from '../runOptionTable.js';
+import { RUN_DEFAULTS, type RunOptions } from '../options/resolve.js';
+import { RUN_OPTIONS, runOptionNames, type RunOptionName } from '../options/runOptions.js';
 
 // What a run of the failed file needs again to be this run's twin: the same reading of cells, the same calls, the
 // same journal (so nothing is sent twice for rows done since) and the same pace. Nothing about this run's own files

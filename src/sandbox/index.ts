@@ -11,7 +11,7 @@ export {
   type KycGate,
   type SandboxOptions,
   type ResolvedSandboxOptions,
-} from './options.js';
+} from '../options/sandboxOptions.js';
 export type { SandboxStats } from './stats.js';
 export { KYC_STATUSES, type KycStatus, type StoredPayer } from './payers.js';
 export { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';

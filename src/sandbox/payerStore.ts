@@ -12,7 +12,7 @@ import {
   type AccountRecord,
   type AccountStatus,
 } from './bankAccounts.js';
-import type { DuplicateMode, KycGate } from './options.js';
+import type { DuplicateMode, KycGate } from '../options/sandboxOptions.js';
 import { nestError } from './http.js';
 import { randomUuid, type Rng } from './faults.js';
 import {

@@ -1,15 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ADMIN_PREFIX, type AdminTarget, handleAdmin } from './adminRoutes.js';
-import { isRead, matchRoute, splitUrl, ScriptQueue, type ScriptedAnswer } from './routes.js';
-import { operate, IdempotencyStore } from './api.js';
+import { splitUrl, ScriptQueue } from './routes.js';
+import { IdempotencyStore } from './api.js';
 import { ACCOUNT_STATUSES } from './bankAccounts.js';
-import { drawFault, type FaultKind, SlidingWindowLimiter, createRng, type Rng } from './faults.js';
-import { nestError, throttled, readBody, send } from './http.js';
-import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
+import { SlidingWindowLimiter, createRng } from './faults.js';
+import { digest, handleApi, reply, type SandboxState } from './handleApi.js';
+import { nestError } from './http.js';
+import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from '../options/sandboxOptions.js';
 import { PayerStore } from './payerStore.js';
 import { KYC_STATUSES } from './payers.js';
 import { StatsRecorder } from './stats.js';
@@ -32,17 +31,35 @@ const ID_STREAM = 0x9e3779b9;
 
 /** Starts the Payer API sandbox on loopback (by default on any free port). */
 export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxHandle> {
-  const options = resolveSandboxOptions(input);
+  const state = createState(resolveSandboxOptions(input));
+  // The admin routes act on the handle, made once the server listens and its port is known.
+  let handle: SandboxHandle | undefined;
+  const server = createSandboxServer(state, () => handle!);
+  const port = await listen(server, state.options);
+  const hostInUrl = state.options.host.includes(':') ? `[${state.options.host}]` : state.options.host;
+  state.url = `http://${hostInUrl}:${port}`;
+  handle = sandboxHandle(state, server, port);
+  return handle;
+}
+
+function createState(options: ResolvedSandboxOptions): SandboxState {
   const stats = new StatsRecorder();
-  const script = new ScriptQueue();
-  // Off, the Idempotency-Key header is ignored, as the real service ignores it.
-  const idempotency = options.idempotency === 'on' ? new IdempotencyStore() : undefined;
-  const limiter = new SlidingWindowLimiter(options.rateLimit);
-  let faultRng: Rng = createRng(options.seed);
-  let idRng: Rng = createRng(options.seed ^ ID_STREAM);
-  let url = '';
-  const now = options.now ?? Date.now;
-  const store = new PayerStore(
+  const state: SandboxState = {
+    options,
+    stats,
+    script: new ScriptQueue(),
+    idempotency: options.idempotency === 'on' ? new IdempotencyStore() : undefined,
+    limiter: new SlidingWindowLimiter(options.rateLimit),
+    // Made just below: the store asks the state for the id stream and the url as it goes.
+    store: undefined as unknown as PayerStore,
+    faultRng: createRng(options.seed),
+    idRng: createRng(options.seed ^ ID_STREAM),
+    url: '',
+    closing: new AbortController(),
+    sockets: new Set(),
+    expectedKey: digest(options.apiKey),
+  };
+  state.store = new PayerStore(
     {
       duplicates: options.duplicates,
       kycGate: options.kycGate,
@@ -52,146 +69,45 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
       bareReads: options.bareReads,
       kycWord: options.kycWord,
       keepRequests: options.keepRequests,
-      linkBase: () => url,
-      now,
+      linkBase: () => state.url,
+      now: options.now ?? Date.now,
     },
-    () => idRng,
+    () => state.idRng,
     (event) => stats.count(event),
   );
-  // Aborted by close(): ends latency and slow-answer waits so closing never hangs on them.
-  const closing = new AbortController();
   // Every request waiting out its latency listens on it: a hundred at once is normal, not a leak.
-  setMaxListeners(0, closing.signal);
-  const sockets = new Set<Socket>();
-  const expectedKey = digest(options.apiKey);
+  setMaxListeners(0, state.closing.signal);
+  return state;
+}
 
-  const reply = (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void => {
-    if (send(res, status, body, headers)) stats.answered(status);
-  };
-
-  async function handleApi(
-    req: IncomingMessage,
-    res: ServerResponse,
-    pathname: string,
-    query: URLSearchParams,
-  ): Promise<void> {
-    stats.arrived(performance.timeOrigin + performance.now());
-    res.once('close', () => stats.left());
-    const method = req.method ?? 'GET';
-
-    const body = await readBody(req, options.maxBodyBytes);
-    if (body.kind === 'aborted') return;
-    if (body.kind === 'too-large') {
-      // Past the drain ceiling the rest of the upload is never read: close the connection after answering.
-      reply(
-        res,
-        413,
-        nestError(413, `Request body is larger than ${options.maxBodyBytes} bytes`),
-        body.drained ? {} : { connection: 'close' },
-      );
-      return;
-    }
-    if (options.latencyMs > 0 && !(await wait(options.latencyMs))) return;
-
-    const match = matchRoute(method, pathname);
-    if (match.kind === 'not-found') return reply(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
-    if (match.kind === 'bad-param')
-      return reply(res, 400, nestError(400, 'clientUserId in the path is not valid percent-encoding'));
-    stats.routed(match.route);
-    if (isRead(match.route))
-      res.once('finish', () => {
-        if (res.statusCode === 404) stats.count('readsNotFound');
-      });
-    const key = req.headers['x-api-key'];
-    if (typeof key !== 'string' || !timingSafeEqual(digest(key), expectedKey)) {
-      return reply(res, 401, nestError(401, 'Unauthorized'));
-    }
-
-    // A scripted step wins over the rate limit and random faults: tests ask for exactly this answer.
-    let fault: FaultKind | undefined;
-    const scripted = script.take(match.route);
-    if (scripted !== undefined) {
-      stats.count('scripted');
-      if (scripted.fault === 'reset') return void req.socket.destroy();
-      if (scripted.fault === undefined) return replyScripted(res, scripted);
-      fault = scripted.fault;
-    } else {
-      const limit = limiter.check(performance.now());
-      if (!limit.allowed) {
-        stats.count('rateLimited');
-        return reply(res, 429, throttled(), retryAfterHeader(limit.retryAfterSeconds));
-      }
-      fault = drawFault(faultRng, options);
-      if (fault !== undefined) stats.fault(fault);
-      if (fault === '429') return reply(res, 429, throttled(), retryAfterHeader(1));
-      if (fault === '500') return reply(res, 500, nestError(500));
-      if (fault === '503') return reply(res, 503, nestError(503));
-      if (fault === 'reset') return void req.socket.destroy();
-    }
-
-    // operate() does not await: the lookup, the change and a remembered answer are one step.
-    const { route, clientUserId } = match;
-    const answer = operate(
-      { store, idempotency, stats },
-      { req, method, pathname, query, route, clientUserId, text: body.text },
-    );
-    if (fault === 'commit500') {
-      const status = scripted?.status ?? 500;
-      return reply(res, status, scripted?.body ?? nestError(status), scriptedHeaders(scripted));
-    }
-    if (fault === 'slow' && !(await wait(scripted?.delayMs ?? options.slowMs))) return;
-    reply(res, answer.status, answer.body, answer.headers);
-  }
-
-  function replyScripted(res: ServerResponse, step: ScriptedAnswer): void {
-    const status = step.status ?? 500;
-    const body = step.body !== undefined ? step.body : status >= 400 ? nestError(status) : {};
-    reply(res, status, body, scriptedHeaders(step));
-  }
-
-  function scriptedHeaders(step: ScriptedAnswer | undefined): Record<string, string> {
-    const headers: Record<string, string> = {};
-    if (step?.retryAfter !== undefined) headers['retry-after'] = String(step.retryAfter);
-    if (step?.contentType !== undefined) headers['content-type'] = step.contentType;
-    return headers;
-  }
-
-  function retryAfterHeader(seconds: number): Record<string, string> {
-    return options.retryAfter ? { 'retry-after': String(seconds) } : {};
-  }
-
-  /** Resolves false when the sandbox closed during the wait (the socket is gone by then). */
-  async function wait(ms: number): Promise<boolean> {
-    try {
-      await sleep(ms, undefined, { signal: closing.signal });
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
+/** The HTTP server: the admin routes under ADMIN_PREFIX, the Payer API everywhere else. */
+function createSandboxServer(state: SandboxState, admin: () => AdminTarget): Server {
   const server = createServer((req, res) => {
     const { pathname, query } = splitUrl(req.url ?? '/');
     const work =
       pathname === ADMIN_PREFIX || pathname.startsWith(`${ADMIN_PREFIX}/`)
-        ? handleAdmin(req, res, pathname, handle)
-        : handleApi(req, res, pathname, query);
+        ? handleAdmin(req, res, pathname, admin())
+        : handleApi(state, req, res, pathname, query);
     work.catch(() => {
       // A bug here must not take the sandbox down: answer as NestJS does to an unhandled exception.
-      if (!res.headersSent) reply(res, 500, nestError(500));
+      if (!res.headersSent) reply(state, res, 500, nestError(500));
       else res.destroy();
     });
   });
   server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    state.sockets.add(socket);
+    socket.once('close', () => state.sockets.delete(socket));
   });
   // A malformed request line or header: answer 400 and drop the connection rather than crash.
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
   });
+  return server;
+}
 
+/** Listens on the options' host and port; resolves with the port (the one the system chose, for port 0). */
+async function listen(server: Server, options: ResolvedSandboxOptions): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -199,13 +115,14 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  url = `http://${hostInUrl}:${port}`;
+  return (server.address() as AddressInfo).port;
+}
 
+function sandboxHandle(state: SandboxState, server: Server, port: number): SandboxHandle {
+  const { options, stats, store, script } = state;
   let closed: Promise<void> | undefined;
-  const handle: SandboxHandle = {
-    url,
+  return {
+    url: state.url,
     host: options.host,
     port,
     options,
@@ -229,25 +146,20 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
     pendingScript: () => script.pending,
     reset: () => {
       store.clear();
-      idempotency?.clear();
+      state.idempotency?.clear();
       stats.reset();
       script.clear();
-      limiter.reset();
-      faultRng = createRng(options.seed);
-      idRng = createRng(options.seed ^ ID_STREAM);
+      state.limiter.reset();
+      state.faultRng = createRng(options.seed);
+      state.idRng = createRng(options.seed ^ ID_STREAM);
     },
     close: () => {
       closed ??= new Promise<void>((resolve) => {
-        closing.abort();
+        state.closing.abort();
         server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
+        for (const socket of state.sockets) socket.destroy();
       });
       return closed;
     },
   };
-  return handle;
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

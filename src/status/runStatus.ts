@@ -6,10 +6,10 @@ import { createApiClient } from '../execute/createApiClient.js';
 import { readingOptions } from '../input/openInput.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { journalToRead, stateDirs, type UserPlaces } from '../journal/stateDir.js';
-import { resolveRunOptions, type RunOptions, type RunOptionsInput } from '../options.js';
+import { resolveRunOptions, type RunOptions, type RunOptionsInput } from '../options/resolve.js';
 import type { Progress } from '../output/Progress.js';
 import { OrderedSink } from '../output/results.js';
-import { resolveConnection } from '../pipeline/resolveConnection.js';
+import { resolveConnection } from '../options/connection.js';
 import { makeRunId, placesOf, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
 import {
   type CategoryCounts,

@@ -58,11 +58,15 @@ export function payerRow(overrides: Partial<ValidPayerRow> = {}): ValidPayerRow 
   };
 }
 
-/** A client with test-sized waits: no rate cap, tiny backoff, fixed jitter. */
+/** A client with test-sized waits: no rate cap, tiny backoff, fixed jitter; the rest as a run's defaults. */
 export function testClient(url: string, options: Partial<ApiClientOptions> = {}): ApiClient {
   return createApiClient({
     baseUrl: url,
     apiKey: API_KEY,
+    compliancePath: '/v1/payer',
+    retries: 5,
+    concurrency: 8,
+    maxConsecutiveFailures: 20,
     rate: 0,
     timeoutMs: 5000,
     backoff: { baseMs: 5, maxMs: 20 },

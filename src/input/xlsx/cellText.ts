@@ -1,3 +1,12 @@
+/**
+ * Excel writes characters XML cannot hold (and a literal `_x` sequence) as `_xHHHH_`: `_x000D_` is a carriage
+ * return, `_x005F_` an underscore.
+ */
+export const unescapeText = (text: string): string =>
+  text.includes('_x')
+    ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : text;
+
 /** Excel's date formats use y, m, d (h, s for times); text in quotes and [colour]/[locale] parts do not count. */
 function isDateFormat(format: string | undefined): boolean {
   if (!format) return false;
@@ -86,18 +95,6 @@ function plainDigits(value: number, decimals?: number): string {
   if (!/e/i.test(text)) return text;
   if (Number.isInteger(value)) return BigInt(value).toString();
   return value.toFixed(20).replace(/\.?0+$/, '');
-}
-
-/** 0 -> A, 25 -> Z, 26 -> AA: how Excel names a column. */
-export function columnLetter(index: number): string {
-  let n = index + 1;
-  let out = '';
-  while (n > 0) {
-    const rest = (n - 1) % 26;
-    out = String.fromCharCode(65 + rest) + out;
-    n = Math.floor((n - 1) / 26);
-  }
-  return out;
 }
 
 /** `B12` -> 1 (column B, counted from 0); undefined for a reference without letters. */

@@ -1,26 +1,22 @@
 import type { Readable } from 'node:stream';
 import { NumberCell } from '../../rows/findData.js';
-import { columnOfRef, type NumberFormat, numberFormat, numberText, serialDate, showsEveryDigit } from './cellText.js';
-import { parseXml, unescapeText, type XmlHandler } from './xmlParts.js';
+import { parseXml, type XmlHandler } from '../package/parseXml.js';
+import { PartTooLargeError } from '../package/ZipPackage.js';
+import type { SheetCell, SheetRow } from '../sheet/scanSheet.js';
+import {
+  columnOfRef,
+  type NumberFormat,
+  numberFormat,
+  numberText,
+  serialDate,
+  showsEveryDigit,
+  unescapeText,
+} from './cellText.js';
 import type { WorkbookParts } from './workbookParts.js';
-import { PartTooLargeError } from './zipPackage.js';
 
 /** Excel's own sheet size: a sheet past it was not made by a spreadsheet, and may unpack to millions of rows. */
 export const MAX_ROWS = 1_048_576;
 export const MAX_COLUMNS = 16_384;
-
-/**
- * One cell as the sheet shows it: text (a NumberCell for a number cell), or an Excel error (`#N/A`), or a formula
- * whose result the writer never stored (openpyxl and other libraries write formulas without calculating them).
- */
-export type SheetCell = string | NumberCell | { error: string } | { noResult: true };
-
-export interface SheetRow {
-  /** The sheet's own row number, as Excel shows it. */
-  number: number;
-  /** By column, from A; a column with no cell is a hole (undefined). */
-  cells: (SheetCell | undefined)[];
-}
 
 /**
  * A worksheet's rows in order, read as its XML streams out of the zip: only the rows of the current chunk are held.

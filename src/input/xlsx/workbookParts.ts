@@ -1,5 +1,7 @@
-import { PackageError, partOfType, readRelationships, readXml, unescapeText } from './xmlParts.js';
-import type { ZipPackage } from './zipPackage.js';
+import { PackageError, readXml } from '../package/parseXml.js';
+import type { ZipPackage } from '../package/ZipPackage.js';
+import { unescapeText } from './cellText.js';
+import { partOfType, readRelationships } from './relationships.js';
 
 export interface SheetEntry {
   name: string;

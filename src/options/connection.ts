@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { RunOptions } from '../options.js';
+import type { RunOptions } from './resolve.js';
 
 /**
  * The base URL must be https, or plain http only to this machine (the sandbox) or with --allow-http:

@@ -20,15 +20,15 @@ const BOMB_FLOOR = 8 * MB;
 
 /**
  * A part that unpacks past its limit, or packs like a zip bomb, or a sheet past Excel's own size: refused before (or
- * while) it is unpacked. Not a PackageError (xmlParts.ts imports this module): the workbook is not damaged, only too big.
+ * while) it is unpacked. Not a PackageError: the file is not damaged, only too big.
  */
 export class PartTooLargeError extends Error {}
 
 /**
- * An Open Packaging Conventions package (an .xlsx is one) read through its zip's central directory, so any part can
- * be opened in any order, whatever order the writer stored them in, and nothing is copied to a temporary file.
- * Part names follow ECMA-376 Part 2: compared case-insensitively, the zip item name being the part name without its
- * leading `/`; a relationship's target is resolved against its source part's folder unless it is absolute.
+ * A zip of XML parts (an .xlsx is one; an OpenDocument spreadsheet is another) read through its zip's central
+ * directory, so any part can be opened in any order, whatever order the writer stored them in, and nothing is copied
+ * to a temporary file. Part names are compared case-insensitively, as ECMA-376 Part 2 has them, the zip item name
+ * being the part name without its leading `/`.
  */
 export class ZipPackage {
   private constructor(
@@ -106,30 +106,4 @@ const PART_NAMES: Record<PartKind, string> = {
 /** A part name (`/xl/workbook.xml`) or zip item name (`xl/workbook.xml`, `XL\Workbook.xml`) as one lookup key. */
 function partKey(name: string): string {
   return name.replace(/\\/g, '/').replace(/^\/+/, '').toLowerCase();
-}
-
-/** The relationships part of a part: `/xl/workbook.xml` -> `/xl/_rels/workbook.xml.rels`; the package's is `/_rels/.rels`. */
-export function relsPartOf(partName: string): string {
-  const slash = partName.lastIndexOf('/');
-  return `${partName.slice(0, slash + 1)}_rels/${partName.slice(slash + 1)}.rels`;
-}
-
-/**
- * A relationship target as an absolute part name: `worksheets/sheet1.xml` from `/xl/workbook.xml` is
- * `/xl/worksheets/sheet1.xml`; `/xl/worksheets/sheet1.xml` (as openpyxl writes it) stays itself; `..` steps up.
- */
-export function resolveTarget(sourcePart: string, target: string): string {
-  let path = target.replace(/\\/g, '/').replace(/[?#].*$/, '');
-  try {
-    path = decodeURIComponent(path);
-  } catch {
-    // A lone `%` is no escape: the name is taken as written.
-  }
-  const base = path.startsWith('/') ? [] : sourcePart.split('/').slice(1, -1);
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') base.pop();
-    else base.push(segment);
-  }
-  return `/${base.join('/')}`;
 }

@@ -1,7 +1,9 @@
-import { INBOX_OPTIONS, type OptionDef, TEMPLATE_OPTIONS } from '../commandOptions.js';
-import { RUN_OPTIONS, runOptionNames } from '../runOptionTable.js';
-import { SANDBOX_OPTIONS } from '../sandbox/options.js';
-import { shownDefault } from './CliCommand.js';
+import { shownDefault } from './yargsFlags.js';
+import { INBOX_OPTIONS } from './inboxOptions.js';
+import type { OptionDef } from './OptionDef.js';
+import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
+import { SANDBOX_OPTIONS } from './sandboxOptions.js';
+import { TEMPLATE_OPTIONS } from './templateOptions.js';
 
 // The option tables rendered as the README's options tables, from the same OptionDef that `--help` shows
 // (addOptions in CliCommand.ts), so the two say the same thing. Only `npm run docs` and its test load this.

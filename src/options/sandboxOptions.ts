@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { OptionDef } from '../commandOptions.js';
+import type { OptionDef } from './OptionDef.js';
 
 // The sandbox's knobs in one table: startSandbox() and the `payer-onboard sandbox` command both go through
 // resolveSandboxOptions(), so the flags, `--help`, the README's table, the defaults and the checks agree.

@@ -1,10 +1,10 @@
-import type { OptionDef } from './commandOptions.js';
-import { STEPS } from './types.js';
-import type { CompliancePath } from './schema/index.js';
+import type { OptionDef } from './OptionDef.js';
+import { STEPS } from '../types.js';
+import type { CompliancePath } from '../schema/index.js';
 
 // The table of `run`'s options and which commands take each: a flag, its help and its README row cannot drift
 // apart. It is what `--help` reads, so it stays free of zod and of every check library: each option's check is in
-// options.ts (RUN_CHECKS, one per name here, which the compiler holds to this table).
+// resolve.ts (RUN_CHECKS, one per name here, which the compiler holds to this table).
 
 /** The commands that take `run`'s options. */
 export type RunCommandName = 'run' | 'validate' | 'inbox' | 'status';

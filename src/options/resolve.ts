@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ConfigError } from './errors.js';
-import { LOG_LEVELS, RUN_OPTIONS, type RunOptionName } from './runOptionTable.js';
-import { COMPLIANCE_PATHS } from './schema/index.js';
-import { STEPS, type Step } from './types.js';
-import { DATE_FORMAT } from './validate/cellTexts.js';
-import { singleByteName } from './input/encodings.js';
+import { ConfigError } from '../errors.js';
+import { LOG_LEVELS, RUN_OPTIONS, type RunOptionName } from './runOptions.js';
+import { COMPLIANCE_PATHS } from '../schema/index.js';
+import { STEPS, type Step } from '../types.js';
+import { DATE_FORMAT } from '../validate/cellTexts.js';
+import { singleByteName } from '../input/encodings.js';
 
 // `run`'s options as one checked object: the defaults, the environment and what was given merged once, in this
 // order, and parsed with RUN_CHECKS. The CLI, the inbox and a library caller of run() all come through

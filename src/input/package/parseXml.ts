@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { SaxesParser } from 'saxes';
-import { type ZipPackage, relsPartOf, resolveTarget } from './zipPackage.js';
 
 /** What a part's reader does with its elements. Names come without their namespace prefix (`x:row` is `row`). */
 export interface XmlHandler {
@@ -55,46 +54,4 @@ export async function readXml(stream: Readable, handler: XmlHandler): Promise<vo
 function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon < 0 ? name : name.slice(colon + 1);
-}
-
-/**
- * Excel writes characters XML cannot hold (and a literal `_x` sequence) as `_xHHHH_`: `_x000D_` is a carriage
- * return, `_x005F_` an underscore.
- */
-export const unescapeText = (text: string): string =>
-  text.includes('_x')
-    ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    : text;
-
-export interface Relationship {
-  type: string;
-  /** The absolute part name the relationship points at (undefined for an external target such as a web link). */
-  part: string | undefined;
-}
-
-/** A part's relationships by id; none when it has no relationships part. */
-export async function readRelationships(pkg: ZipPackage, sourcePart: string): Promise<Map<string, Relationship>> {
-  const relationships = new Map<string, Relationship>();
-  const stream = await pkg.open(relsPartOf(sourcePart));
-  if (stream === undefined) return relationships;
-  await readXml(stream, {
-    open(name, a) {
-      if (name !== 'Relationship' || a.Id === undefined || a.Target === undefined) return;
-      const external = a.TargetMode?.toLowerCase() === 'external';
-      // Transitional and Strict OOXML name the same relationship by different URIs that end alike.
-      const type = (a.Type ?? '').slice((a.Type ?? '').lastIndexOf('/') + 1);
-      relationships.set(a.Id, { type, part: external ? undefined : resolveTarget(sourcePart, a.Target) });
-    },
-    text() {},
-    close() {},
-  });
-  return relationships;
-}
-
-/** The first relationship of a type (`officeDocument`, `sharedStrings`, `styles`) that points into the package. */
-export function partOfType(relationships: ReadonlyMap<string, Relationship>, type: string): string | undefined {
-  for (const relationship of relationships.values()) {
-    if (relationship.type === type && relationship.part !== undefined) return relationship.part;
-  }
-  return undefined;
 }

@@ -1,0 +1,128 @@
+import { InputError } from '../../errors.js';
+import type { ColumnMap } from '../../rows/columns.js';
+import {
+  chooseHeader,
+  fieldCount,
+  HEADER_SEARCH_ROWS,
+  isBlankRow,
+  isHeaderRow,
+  type NumberCell,
+} from '../../rows/findData.js';
+import type { InputFile } from '../InputFile.js';
+
+// Finding the data in a spreadsheet, whatever its file format: the reader of a format hands over each sheet's rows as
+// SheetRows, and the header, the sheet that holds the data and the records are found the same way for them all.
+
+/**
+ * One cell as the sheet shows it: text (a NumberCell for a number cell), or an Excel error (`#N/A`), or a formula
+ * whose result the writer never stored (openpyxl and other libraries write formulas without calculating them).
+ */
+export type SheetCell = string | NumberCell | { error: string } | { noResult: true };
+
+export interface SheetRow {
+  /** The sheet's own row number, as Excel shows it. */
+  number: number;
+  /** By column, from A; a column with no cell is a hole (undefined). */
+  cells: (SheetCell | undefined)[];
+}
+
+export interface ScannedRow {
+  number: number;
+  cells: (SheetCell | undefined)[];
+  texts: string[];
+  blank: boolean;
+}
+
+/** A sheet read up to its header (or HEADER_SEARCH_ROWS non-blank rows), which then reads on from there. */
+export interface SheetScan {
+  rows: ScannedRow[];
+  blanks: number[];
+  foundHeader: boolean;
+  next(): Promise<ScannedRow | undefined>;
+  close(): void;
+}
+
+/**
+ * Reads a sheet's rows up to its header. `fail` turns what the rows throw into the error that names the file and
+ * says what is wrong with it in the format's own words.
+ */
+export async function scanSheet(
+  sheetRows: AsyncGenerator<SheetRow>,
+  columns: ColumnMap | undefined,
+  fail: (cause: unknown) => Error,
+): Promise<SheetScan> {
+  const next = async (): Promise<ScannedRow | undefined> => {
+    let step: IteratorResult<SheetRow>;
+    try {
+      step = await sheetRows.next();
+    } catch (cause) {
+      throw fail(cause);
+    }
+    if (step.done) return undefined;
+    // Array.from, not map: a row's cells may have holes (a styled cell with no value further along), each ''.
+    const texts = Array.from(step.value.cells, cellText);
+    return { number: step.value.number, cells: step.value.cells, texts, blank: isBlankRow(texts) };
+  };
+  const rows: ScannedRow[] = [];
+  const blanks: number[] = [];
+  let foundHeader = false;
+  while (rows.length < HEADER_SEARCH_ROWS && !foundHeader) {
+    const row = await next();
+    if (row === undefined) break;
+    if (row.blank) blanks.push(row.number);
+    else {
+      rows.push(row);
+      foundHeader = isHeaderRow(row.texts, columns);
+    }
+  }
+  return { rows, blanks, foundHeader, next, close: () => void sheetRows.return(undefined).catch(() => {}) };
+}
+
+/** Fields a header names for its sheet to be taken as the data at once: a payer or bank row has more than two. */
+const DATA_HEADER_FIELDS = 3;
+
+/**
+ * The first of the `candidates` (a workbook's visible sheets, in tab order) whose first rows hold a header naming
+ * fields. With none, the only sheet with data (its first row is then the header, for the header check to name what
+ * it lacks); with several, the user names one. The scans of the sheets not chosen are closed.
+ */
+export async function findDataSheet<Entry extends { name: string }>(
+  file: InputFile,
+  candidates: readonly Entry[],
+  scan: (entry: Entry) => Promise<SheetScan>,
+  columns: ColumnMap | undefined,
+): Promise<{ entry: Entry; scan: SheetScan } | undefined> {
+  const scanned: { entry: Entry; scan: SheetScan }[] = [];
+  const keep = (chosen: { entry: Entry; scan: SheetScan } | undefined) => {
+    for (const other of scanned) if (other !== chosen) other.scan.close();
+    return chosen;
+  };
+  // The first sheet whose header names a few fields is the data. An instructions sheet may name a column or two
+  // (`Currency | Country`, or one a row): such a header is taken only when no later sheet has a fuller one.
+  let first: { entry: Entry; scan: SheetScan } | undefined;
+  for (const entry of candidates) {
+    const sheet = { entry, scan: await scan(entry) };
+    scanned.push(sheet);
+    if (!sheet.scan.foundHeader) continue;
+    const rows = sheet.scan.rows.map((row) => row.texts);
+    if (fieldCount(rows[chooseHeader(rows, columns).index]!, columns) >= DATA_HEADER_FIELDS) return keep(sheet);
+    first ??= sheet;
+  }
+  if (first !== undefined) return keep(first);
+  const withData = scanned.filter((s) => s.scan.rows.length > 0);
+  if (withData.length <= 1) return keep(withData[0] ?? scanned[0]);
+  keep(undefined);
+  const listed = withData.map((s) => `"${s.entry.name}"`).join(', ');
+  throw new InputError(
+    file.name,
+    `no sheet has a header row naming payer columns in its first ${HEADER_SEARCH_ROWS} rows (sheets with data: ${listed}): name the sheet to read with --sheet, and its columns with --map if they have names of their own`,
+  );
+}
+
+function cellText(cell: SheetCell | undefined): string {
+  if (cell === undefined) return '';
+  if (typeof cell === 'string') return cell;
+  if ('error' in cell) return cell.error;
+  if ('noResult' in cell) return '';
+  return cell.shown;
+}

@@ -1,0 +1,109 @@
+import { InputError } from '../../errors.js';
+import type { ColumnMap } from '../../rows/columns.js';
+import { chooseHeader, notAPayerRow, SkippedRows } from '../../rows/findData.js';
+import type { Cell, RowIssue } from '../../types.js';
+import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from '../InputFile.js';
+import type { ScannedRow, SheetScan } from './scanSheet.js';
+
+/**
+ * A scanned sheet as an input: its header chosen among the rows scanned, then its records, one row read at a time.
+ * Rows above the header and blank rows are noted in a warning. `close` lets go of the file once the records end.
+ */
+export function sheetInput(
+  file: InputFile,
+  sheet: string,
+  scan: SheetScan,
+  sheets: string[],
+  columns: ColumnMap | undefined,
+  close: () => void,
+): OpenedInput {
+  if (scan.rows.length === 0) {
+    scan.close();
+    throw new InputError(file.name, `sheet "${sheet}" is empty: expected a header row and at least one row`);
+  }
+  const { index } = chooseHeader(
+    scan.rows.map((row) => row.texts),
+    columns,
+  );
+  const headerRow = scan.rows[index]!;
+  const header = headerRow.texts.map((t) => t.trim());
+  while (header.length > 0 && header[header.length - 1] === '') header.pop();
+  const skipped = new SkippedRows(file.name);
+  const notPayer = notAPayerRow(header, columns);
+  if (index > 0) skipped.aboveHeader(index, headerRow.number);
+  for (const blank of scan.blanks.filter((line) => line > headerRow.number)) skipped.blank(blank);
+  const warnings: string[] = [];
+
+  async function* records(): AsyncGenerator<RawRecord> {
+    try {
+      for (const row of scan.rows.slice(index + 1)) yield toRawRecord(row, header, notPayer);
+      for (;;) {
+        const row = await scan.next();
+        if (row === undefined) break;
+        if (row.blank) skipped.blank(row.number);
+        else yield toRawRecord(row, header, notPayer);
+      }
+      warnings.push(...skipped.warnings());
+    } finally {
+      scan.close();
+      close();
+    }
+  }
+  return { file, header, records: records(), sheets, warnings };
+}
+
+function toRawRecord(row: ScannedRow, header: string[], notPayer: NotPayerCheck): RawRecord {
+  const original = header.map((_, i) => row.texts[i] ?? '');
+  const cells: Cell[] = header.map((column, i) => {
+    const cell = row.cells[i];
+    return { column, value: cell !== undefined && typeof cell === 'object' && 'shown' in cell ? cell : original[i] };
+  });
+  const record: RawRecord = { line: row.number, cells, original };
+  record.problem = notPayer(row.texts) ?? rowProblem(row, header, original);
+  if (record.problem === undefined) delete record.problem;
+  return record;
+}
+
+type NotPayerCheck = ReturnType<typeof notAPayerRow>;
+
+function rowProblem(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
+  const beyond = row.texts.slice(header.length).findIndex((t) => t.trim() !== '');
+  if (beyond >= 0)
+    return {
+      column: '(row)',
+      message: `has a value in column ${columnLetter(header.length + beyond)}, right of the last header: give that column a header or clear it`,
+    };
+  const columnOf = (i: number) => header[i] || columnLetter(i);
+  const error = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'error' in c);
+  if (error >= 0)
+    return {
+      column: columnOf(error),
+      message: `holds the spreadsheet error ${row.texts[error]}: fix the formula or type the value`,
+    };
+  const unsaved = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'noResult' in c);
+  if (unsaved >= 0)
+    return {
+      column: columnOf(unsaved),
+      message:
+        'holds a formula whose result was never saved (the program that wrote the file does not calculate): open the file in Excel or LibreOffice and save it, or type the value',
+    };
+  const long = original.findIndex((text) => text.length > MAX_CELL_LENGTH);
+  if (long >= 0)
+    return {
+      column: header[long] || '(row)',
+      message: `is ${original[long]!.length} characters long, at most ${MAX_CELL_LENGTH}`,
+    };
+  return undefined;
+}
+
+/** 0 -> A, 25 -> Z, 26 -> AA: how Excel names a column. */
+export function columnLetter(index: number): string {
+  let n = index + 1;
+  let out = '';
+  while (n > 0) {
+    const rest = (n - 1) % 26;
+    out = String.fromCharCode(65 + rest) + out;
+    n = Math.floor((n - 1) / 26);
+  }
+  return out;
+}
