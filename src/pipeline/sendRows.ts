@@ -1,4 +1,4 @@
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../execute/ApiClient.js';
 import { executeRow, type RowDeps } from '../execute/executeRow.js';
@@ -17,7 +17,7 @@ import {
 import { NOT_ATTEMPTED } from '../plan/finishRow.js';
 import type { Progress } from '../output/Progress.js';
 import { formatCompletedSteps } from '../validate/controls.js';
-import { STEPS, type PayerResult, type RowError, type Step } from '../types.js';
+import { STEPS, type PayerResult, type RowError, type Step, type ValidBankRow, type ValidPayerRow } from '../types.js';
 import { classifyRows, type ClassifiedRow, type DuplicateIds } from './classifyRows.js';
 import type { ReportTally } from '../report/collectReportData.js';
 import type { Job } from './scanInputs.js';
@@ -42,6 +42,27 @@ export interface SendContext {
   onWriteFailure: (error: Error) => void;
 }
 
+/** A row on its way to the ordered sink, with what it ended as. */
+interface SinkItem {
+  row: ClassifiedRow;
+  finished: FinishedRow;
+}
+
+/** Skipped rows get one log line between them: a stopped run of 100,000 rows would otherwise log a line each. */
+interface SkippedRows {
+  rows: number;
+  first: string;
+  last: string;
+}
+
+/** What one input's rows share while they are out: its job, the run's context, the sink and the rows' slots. */
+interface InputSend {
+  job: Job;
+  ctx: SendContext;
+  sink: OrderedSink<SinkItem>;
+  rowSlots: LimitFunction;
+}
+
 /**
  * Pass 2 for one input: rows start as the reader reaches them, at most `window` at once, and finish into an
  * ordered sink that writes results and failed rows in input order. The window is the backpressure: while it
@@ -50,49 +71,15 @@ export interface SendContext {
  * waits its turn already read and checked, so a finished row is replaced without waiting on the reader.
  */
 export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
-  const { input } = job;
-  const source = input.file.name;
   const window = readAhead(ctx.options.concurrency);
-  // Skipped rows get one log line between them: a stopped run of 100,000 rows would otherwise log a line each.
-  const skipped = { rows: 0, first: '', last: '' };
-  const sink = new OrderedSink<{ row: ClassifiedRow; finished: FinishedRow }>(async ({ row, finished }) => {
-    ctx.tally.add(finished);
-    ctx.progress.add(finished.result.outcome);
-    await ctx.results.write(resultRecord(finished));
-    if (finished.result.outcome !== 'ok') {
-      // What the row already carried stays done: dropping it would make a later run without the journal resend it.
-      const steps = mergeSteps(row.result.completedSteps ?? [], doneSteps(finished.result));
-      const digest = finished.result.complianceDigest ?? (row.result.ok ? undefined : row.result.complianceDigest);
-      await ctx.rowFiles.write({
-        outcome: finished.result.outcome,
-        original: row.record.original,
-        errors: finished.result.errors,
-        // The row's first file and line go along, so they stay its name however often it is fed back.
-        completedSteps: formatCompletedSteps({
-          steps,
-          ...(digest ? { complianceDigest: digest } : {}),
-          origin: { source: finished.source, line: finished.line },
-        }),
-      });
-    }
-    if (finished.result.outcome === 'skipped') {
-      const where = `${finished.source}:${finished.line}`;
-      if (skipped.rows === 0) skipped.first = where;
-      skipped.last = where;
-      skipped.rows += 1;
-    }
-    logRow(ctx.logger, finished);
-  });
-  const steps = ctx.options.steps;
-  const rowSlots = pLimit(ctx.options.concurrency);
-  /** A row's turn at the API. Once the client stopped there is nothing to send, nor to note in the journal. */
-  const inTurn = (send: () => Promise<PayerResult>) =>
-    rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(steps)) : send()));
+  const skipped: SkippedRows = { rows: 0, first: '', last: '' };
+  const sink = new OrderedSink<SinkItem>((item) => writeRow(ctx, skipped, item));
+  const send: InputSend = { job, ctx, sink, rowSlots: pLimit(ctx.options.concurrency) };
 
   // A file that breaks partway ends the loop with its error: the rows already taken are still finished and written
   // first, so that the results file holds every row the summary counts.
   try {
-    for await (const row of classifyRows(input, job.kind, {
+    for await (const row of classifyRows(job.input, job.kind, {
       defaultAgreementCompleted: ctx.options.completeAgreement,
       seen: ctx.seen,
       today: ctx.today,
@@ -105,78 +92,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
         ctx.onWriteFailure(sink.error);
         break;
       }
-      const seq = sink.reserve();
-      // A row of a failed or pending file is named by where it first came from; any other by its own file and line.
-      const origin = row.result.origin;
-      const base = {
-        source: origin?.source ?? source,
-        line: origin?.line ?? row.record.line,
-        clientUserId: row.result.clientUserId || undefined,
-      };
-      // Written out, not `{ ...base, result }`: on Node 20 a literal that spreads first stores what follows slowly.
-      const finish = (result: PayerResult) => {
-        sink.complete(seq, {
-          row,
-          finished: { source: base.source, line: base.line, clientUserId: base.clientUserId, result },
-        });
-      };
-      if (!row.result.ok) {
-        const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
-        // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
-        const id = row.result.clientUserId;
-        if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
-          ctx.payerResults?.set(id, Promise.resolve(invalid));
-        finish(invalid);
-        continue;
-      }
-      if (!ctx.client) {
-        // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
-        const result: PayerResult = ctx.signal?.aborted
-          ? skippedResult([])
-          : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] };
-        finish(result);
-        continue;
-      }
-      if (ctx.client.stopped() || ctx.signal?.aborted) {
-        finish(skippedResult(steps));
-        continue;
-      }
-      const deps = ctx.deps!;
-      const valid = row.result;
-      let work: Promise<PayerResult>;
-      if ('paymentDetail' in valid) {
-        // Its payer first, then a slot: a bank row never holds a slot while it waits (its payer may need one).
-        const payer = ctx.payerResults?.get(valid.clientUserId);
-        work = Promise.resolve(payer).then(async (settled) => {
-          const blocked = payerBlocks(settled);
-          if (blocked !== undefined) return blocked;
-          return inTurn(() =>
-            executeRow(bankWork(valid), deps, `${base.source}:${base.line}`, settled && statusOf(settled)),
-          );
-        });
-      } else {
-        work = inTurn(() => executeRow(payerWork(valid), deps, `${base.source}:${base.line}`));
-        // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
-        ctx.payerResults?.set(
-          valid.clientUserId,
-          work.then(slim, () => slim(undefined)),
-        );
-      }
-      work
-        .catch((error: unknown): PayerResult => {
-          // executeRow turns every call failure into data; anything here is a bug, and still only this row's.
-          ctx.logger.error(
-            { row: `${source}:${row.record.line}`, err: { message: (error as Error).message } },
-            'row failed unexpectedly',
-          );
-          return {
-            outcome: 'failed',
-            paymentDetailIds: [],
-            steps: {},
-            errors: [{ message: `internal error: ${(error as Error).message}` }],
-          };
-        })
-        .then(finish);
+      startRow(send, row);
     }
   } finally {
     await sink.whenUnwrittenAtMost(0).catch(() => undefined);
@@ -186,6 +102,111 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
     const why = ctx.client?.stopped()?.message ?? (ctx.signal?.aborted ? 'interrupted' : undefined);
     ctx.logger.info({ ...skipped, ...(why ? { why } : {}) }, 'rows skipped: the run stopped before they were done');
   }
+}
+
+/** A finished row, in input order: counted, its results line written, and its failed or pending line if not ok. */
+async function writeRow(ctx: SendContext, skipped: SkippedRows, { row, finished }: SinkItem): Promise<void> {
+  ctx.tally.add(finished);
+  ctx.progress.add(finished.result.outcome);
+  await ctx.results.write(resultRecord(finished));
+  if (finished.result.outcome !== 'ok') {
+    // What the row already carried stays done: dropping it would make a later run without the journal resend it.
+    const steps = mergeSteps(row.result.completedSteps ?? [], doneSteps(finished.result));
+    const digest = finished.result.complianceDigest ?? (row.result.ok ? undefined : row.result.complianceDigest);
+    await ctx.rowFiles.write({
+      outcome: finished.result.outcome,
+      original: row.record.original,
+      errors: finished.result.errors,
+      // The row's first file and line go along, so they stay its name however often it is fed back.
+      completedSteps: formatCompletedSteps({
+        steps,
+        ...(digest ? { complianceDigest: digest } : {}),
+        origin: { source: finished.source, line: finished.line },
+      }),
+    });
+  }
+  if (finished.result.outcome === 'skipped') {
+    const where = `${finished.source}:${finished.line}`;
+    if (skipped.rows === 0) skipped.first = where;
+    skipped.last = where;
+    skipped.rows += 1;
+  }
+  logRow(ctx.logger, finished);
+}
+
+/** Takes the row's place in the sink and starts it: finished at once unless it is sent, else when its work ends. */
+function startRow(send: InputSend, row: ClassifiedRow): void {
+  const { job, ctx, sink } = send;
+  const seq = sink.reserve();
+  // A row of a failed or pending file is named by where it first came from; any other by its own file and line.
+  const origin = row.result.origin;
+  const source = origin?.source ?? job.input.file.name;
+  const line = origin?.line ?? row.record.line;
+  const clientUserId = row.result.clientUserId || undefined;
+  // Each field written out, never spread from a base: on Node 20 a literal that spreads first stores what follows slowly.
+  const finish = (result: PayerResult) => {
+    sink.complete(seq, { row, finished: { source, line, clientUserId, result } });
+  };
+  if (!row.result.ok) {
+    const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
+    // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
+    const id = row.result.clientUserId;
+    if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
+      ctx.payerResults?.set(id, Promise.resolve(invalid));
+    finish(invalid);
+    return;
+  }
+  if (!ctx.client) {
+    // validate / --dry-run: a valid row is "ok" and nothing is sent; interrupted, the rest is "skipped".
+    finish(ctx.signal?.aborted ? skippedResult([]) : { outcome: 'ok', paymentDetailIds: [], steps: {}, errors: [] });
+    return;
+  }
+  if (ctx.client.stopped() || ctx.signal?.aborted) {
+    finish(skippedResult(ctx.options.steps));
+    return;
+  }
+  sendRow(send, row.result, `${source}:${line}`)
+    .catch((error: unknown) => unexpectedFailure(ctx, `${job.input.file.name}:${row.record.line}`, error))
+    .then(finish);
+}
+
+/** A valid row's work at the API; a payer's outcome is kept for its bank rows of the same run. */
+function sendRow(send: InputSend, valid: ValidPayerRow | ValidBankRow, where: string): Promise<PayerResult> {
+  const { ctx } = send;
+  const deps = ctx.deps!;
+  if ('paymentDetail' in valid) {
+    // Its payer first, then a slot: a bank row never holds a slot while it waits (its payer may need one).
+    const payer = ctx.payerResults?.get(valid.clientUserId);
+    return Promise.resolve(payer).then(async (settled) => {
+      const blocked = payerBlocks(settled);
+      if (blocked !== undefined) return blocked;
+      return inTurn(send, () => executeRow(bankWork(valid), deps, where, settled && statusOf(settled)));
+    });
+  }
+  const work = inTurn(send, () => executeRow(payerWork(valid), deps, where));
+  // Bank rows need only the payer's outcome, compliance error and statuses: keep that, not links, for every payer.
+  ctx.payerResults?.set(
+    valid.clientUserId,
+    work.then(slim, () => slim(undefined)),
+  );
+  return work;
+}
+
+/** A row's turn at the API. Once the client stopped there is nothing to send, nor to note in the journal. */
+function inTurn(send: InputSend, work: () => Promise<PayerResult>): Promise<PayerResult> {
+  const { ctx } = send;
+  return send.rowSlots(() => (ctx.client?.stopped() ? Promise.resolve(skippedResult(ctx.options.steps)) : work()));
+}
+
+/** executeRow turns every call failure into data; anything that reaches here is a bug, and still only this row's. */
+function unexpectedFailure(ctx: SendContext, row: string, error: unknown): PayerResult {
+  ctx.logger.error({ row, err: { message: (error as Error).message } }, 'row failed unexpectedly');
+  return {
+    outcome: 'failed',
+    paymentDetailIds: [],
+    steps: {},
+    errors: [{ message: `internal error: ${(error as Error).message}` }],
+  };
 }
 
 /**

@@ -1,31 +1,28 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import pLimit, { type LimitFunction } from 'p-limit';
+import pLimit from 'p-limit';
 import { AbortedError } from '../errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
-import type { ApiClient } from '../execute/ApiClient.js';
 import { readingOptions } from '../input/openInput.js';
-import { readyForAccount } from '../plan/verdict.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
-import { journalToRead, stateDirs } from '../journal/stateDir.js';
-import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
+import { journalToRead, stateDirs, type UserPlaces } from '../journal/stateDir.js';
+import { resolveRunOptions, type RunOptions, type RunOptionsInput } from '../options/resolve.js';
+import type { Progress } from '../output/Progress.js';
 import { OrderedSink } from '../output/results.js';
 import { resolveConnection } from '../options/connection.js';
 import { makeRunId, placesOf, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
 import {
+  type CategoryCounts,
   emptyCounts,
   formatCounts,
-  payerStatus,
   type PayerStatus,
   STATUS_COLUMNS,
   type StatusSummary,
   statusRecord,
 } from './payerStatus.js';
 import { STATUS_TABLE_LIMIT, writeStatusReport } from '../report/statusReport.js';
+import { type Asking, askPayers } from './askPayers.js';
 import { type StatusReadTotals, statusTargets } from './statusInputs.js';
-
-/** A payer's two reads; the accounts are undefined when they were not read. */
-type StatusReads = Parameters<typeof payerStatus>[1];
 
 /** `run`'s options as `status` takes them (`exitCode`: exit 1 while some payer is not yet payable). */
 export type StatusInput = RunOptionsInput;
@@ -76,144 +73,149 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       unit: 'payers',
       shown: ['payable', 'waiting', 'not read'],
     });
-    const counts = emptyCounts();
-    // What report.html lists: the payers not yet payable, as many as its table shows.
-    const notPayable: PayerStatus[] = [];
-    const sink = new OrderedSink<PayerStatus>(async (status) => {
-      counts[status.category]++;
-      progress.add(
-        status.category === 'payable'
-          ? 'payable'
-          : status.category === 'unread' || status.category === 'skipped'
-            ? 'not read'
-            : 'waiting',
-      );
-      if (status.category !== 'payable' && notPayable.length < STATUS_TABLE_LIMIT) notPayable.push(status);
-      await session.results.write(statusRecord(status));
-    });
-
-    // Payers are asked about as they are read. What the journal kept (links, whether a payer was ready for a bank
-    // account when last seen) is read first; what only the whole input settles (links a results.csv carries) is
-    // waited for before a payer's line is made, never before its first read.
-    let allRead!: (read: boolean) => void;
-    const inputRead = new Promise<boolean>((done) => (allRead = done));
-    let journalError: unknown;
-    const journaled = journaledLinks().catch((error: unknown) => {
-      journalError = error;
-      return (_id: string): JournaledPayer | undefined => undefined;
-    });
-    const slots = pLimit(options.concurrency);
-    const checks: Array<Promise<void>> = [];
-    let inputError: unknown;
-    try {
-      for (let next = first; !next.done; next = await targets.next()) {
-        const target = next.value;
-        const seq = sink.reserve();
-        ids.push(target.clientUserId);
-        checks.push(
-          (async () => {
-            const memory = (await journaled)(target.clientUserId);
-            const reads = await checkPayer(client, target.clientUserId, memory?.ready === true, slots);
-            if (!(await inputRead)) return;
-            const { checkedAt: _, ready: __, ...kept } = memory ?? {};
-            const known = { ...target.links, ...kept };
-            sink.complete(seq, payerStatus(target.clientUserId, reads, known, new Date(), client.stopped()?.message));
-          })(),
-        );
-      }
-    } catch (error) {
-      // A row the reader cannot get past: nothing more is asked, and no status.csv stands for the whole input.
-      inputError = error;
-      client.stop('interrupted', 'stopped: the input could not be read to its end');
-    }
-    allRead(inputError === undefined);
-    const rows = (n: number) => `${n} row${n === 1 ? ' has' : 's have'}`;
-    const unasked = [
-      totals.withoutId > 0 ? `${rows(totals.withoutId)} no clientUserId: not asked about` : undefined,
-      totals.badIds > 0
-        ? `${rows(totals.badIds)} a clientUserId that run refuses ("." or "..", or an invisible character): not asked about`
-        : undefined,
-    ];
-    for (const warning of unasked) {
-      if (warning === undefined) continue;
-      warnings.push(warning);
-      stderr?.write(`warning: ${warning}\n`);
-    }
-    await Promise.all(checks);
+    const lines = statusLines(session, progress);
+    const journal = journaledLinks(options, places, connection);
+    const asking = { client, journaled: journal.links, slots: pLimit(options.concurrency), sink: lines.sink };
+    const { asked, inputError } = await askPayers(first, targets, asking, ids);
+    warnUnasked(totals, warnings, stderr);
+    await Promise.all(asked);
     if (inputError !== undefined) {
+      // Some payers were never read: a status.csv would not stand for the whole input.
       progress.stop();
       await session.closeResults();
       rmSync(session.outputs.results, { force: true });
       throw inputError;
     }
-    if (journalError !== undefined) throw journalError;
-    await sink.whenUnwrittenAtMost(0).catch(() => undefined);
-    if (sink.error) session.onWriteFailure(sink.error);
+    if (journal.error !== undefined) throw journal.error;
+    await lines.sink.whenUnwrittenAtMost(0).catch(() => undefined);
+    if (lines.sink.error) session.onWriteFailure(lines.sink.error);
     progress.stop();
     await session.closeResults();
 
-    const aborted = session.stopped('the rest of the payers were not asked about');
-    const total = ids.length;
-    const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : options.exitCode && counts.payable < total ? 1 : 0;
-    const { requests, byStatus, retries } = client.stats();
-    const summary: StatusSummary = {
-      runId,
-      command: 'status',
-      ...runSpan(startedAt),
-      baseUrl: connection.baseUrl,
-      inputs: totals.inputs,
-      payers: { total, ...counts },
-      requests: { total: requests, byStatus, retries },
-      ...(aborted ? { aborted: { reason: aborted.reason, message: aborted.message } } : {}),
-      warnings,
-      exitCode,
-      outputs: {
-        dir: session.outputs.dir,
-        status: session.outputs.results,
-        summary: session.outputs.summary,
-        log: session.outputs.log,
-        report: session.outputs.report,
-      },
-    };
-    session.logger.info({ payers: summary.payers, requests: summary.requests, exitCode, aborted }, 'status finished');
-    await session.writeSummary(summary);
-    try {
-      writeStatusReport(summary, notPayable);
-    } catch (error) {
-      // status.csv is on disk already: a report that cannot be written is a warning, not a failed command.
-      stderr?.write(`warning: ${summary.outputs.report} not written: ${(error as Error).message}\n`);
-    }
-    stderr?.write(formatStatusSummary(summary));
+    const summary = statusSummary(
+      session,
+      { runId, startedAt, options, connection, totals, warnings },
+      ids.length,
+      lines.counts,
+    );
+    await finishStatus(session, summary, lines.notPayable, stderr);
     return summary;
   } finally {
     await session.close();
   }
+}
 
-  /**
-   * The payer's reads: its status, and its stored bank accounts only where its line depends on them (a payer ready
-   * for an account: payable, or its account still pending). Read together with the status where the journal saw the
-   * payer ready, one after the other otherwise: a read costs as much of the rate cap as a create.
-   */
-  async function checkPayer(
-    client: ApiClient,
-    id: string,
-    readyBefore: boolean,
-    slots: LimitFunction,
-  ): Promise<StatusReads> {
-    const [payer, early] = await slots(() =>
-      Promise.all([client.readPayer(id), readyBefore ? client.readPaymentDetails(id) : undefined]),
+/** status.csv's sink, and what its lines add up to: the counts by category, and report.html's payers. */
+function statusLines(session: RunSession, progress: Progress) {
+  const counts = emptyCounts();
+  // What report.html lists: the payers not yet payable, as many as its table shows.
+  const notPayable: PayerStatus[] = [];
+  const sink = new OrderedSink<PayerStatus>(async (status) => {
+    counts[status.category]++;
+    progress.add(
+      status.category === 'payable'
+        ? 'payable'
+        : status.category === 'unread' || status.category === 'skipped'
+          ? 'not read'
+          : 'waiting',
     );
-    if (early !== undefined) return { payer, accounts: early };
-    const matters = payer.ok && payer.body.found && readyForAccount(payer.body);
-    return { payer, accounts: matters ? await slots(() => client.readPaymentDetails(id)) : undefined };
-  }
+    if (status.category !== 'payable' && notPayable.length < STATUS_TABLE_LIMIT) notPayable.push(status);
+    await session.results.write(statusRecord(status));
+  });
+  return { sink, counts, notPayable };
+}
 
-  /** What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted). */
-  function journaledLinks(): Promise<(clientUserId: string) => JournaledPayer | undefined> {
-    // Read without its lock, in the old default place until a run has moved it: status writes nothing to it.
-    const path = journalToRead(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
-    return journaledPayers(path);
+/**
+ * What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted).
+ * A journal that cannot be read leaves every payer unknown to it, and `error` says why once the reads are done.
+ */
+function journaledLinks(
+  options: RunOptions,
+  places: UserPlaces,
+  connection: { baseUrl: string; apiKey: string },
+): { links: Asking['journaled']; error?: unknown } {
+  // Read without its lock, in the old default place until a run has moved it: status writes nothing to it.
+  const path = journalToRead(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
+  const read: { links: Asking['journaled']; error?: unknown } = {
+    links: journaledPayers(path).catch((error: unknown) => {
+      read.error = error;
+      return (_id: string): JournaledPayer | undefined => undefined;
+    }),
+  };
+  return read;
+}
+
+/** The rows the inputs had that no payer could be asked for: a warning each kind, in summary.json and on stderr. */
+function warnUnasked(totals: StatusReadTotals, warnings: string[], stderr: RunContext['stderr']): void {
+  const rows = (n: number) => `${n} row${n === 1 ? ' has' : 's have'}`;
+  const unasked = [
+    totals.withoutId > 0 ? `${rows(totals.withoutId)} no clientUserId: not asked about` : undefined,
+    totals.badIds > 0
+      ? `${rows(totals.badIds)} a clientUserId that run refuses ("." or "..", or an invisible character): not asked about`
+      : undefined,
+  ];
+  for (const warning of unasked) {
+    if (warning === undefined) continue;
+    warnings.push(warning);
+    stderr?.write(`warning: ${warning}\n`);
   }
+}
+
+/** summary.json of `status`, once every payer's line is written. */
+function statusSummary(
+  session: RunSession,
+  facts: {
+    runId: string;
+    startedAt: Date;
+    options: RunOptions;
+    connection: { baseUrl: string };
+    totals: StatusReadTotals;
+    warnings: string[];
+  },
+  total: number,
+  counts: CategoryCounts,
+): StatusSummary {
+  const aborted = session.stopped('the rest of the payers were not asked about');
+  const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : facts.options.exitCode && counts.payable < total ? 1 : 0;
+  const { requests, byStatus, retries } = session.client!.stats();
+  return {
+    runId: facts.runId,
+    command: 'status',
+    ...runSpan(facts.startedAt),
+    baseUrl: facts.connection.baseUrl,
+    inputs: facts.totals.inputs,
+    payers: { total, ...counts },
+    requests: { total: requests, byStatus, retries },
+    ...(aborted ? { aborted: { reason: aborted.reason, message: aborted.message } } : {}),
+    warnings: facts.warnings,
+    exitCode,
+    outputs: {
+      dir: session.outputs.dir,
+      status: session.outputs.results,
+      summary: session.outputs.summary,
+      log: session.outputs.log,
+      report: session.outputs.report,
+    },
+  };
+}
+
+/** The summary logged, written to summary.json, drawn as report.html and told on stderr. */
+async function finishStatus(
+  session: RunSession,
+  summary: StatusSummary,
+  notPayable: PayerStatus[],
+  stderr: RunContext['stderr'],
+): Promise<void> {
+  const { payers, requests, exitCode, aborted } = summary;
+  session.logger.info({ payers, requests, exitCode, aborted }, 'status finished');
+  await session.writeSummary(summary);
+  try {
+    writeStatusReport(summary, notPayable);
+  } catch (error) {
+    // status.csv is on disk already: a report that cannot be written is a warning, not a failed command.
+    stderr?.write(`warning: ${summary.outputs.report} not written: ${(error as Error).message}\n`);
+  }
+  stderr?.write(formatStatusSummary(summary));
 }
 
 /** What stderr ends with: the payers counted by where they stand, then where status.csv is. */
