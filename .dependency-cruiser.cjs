@@ -1,14 +1,13 @@
 // The layers of src/, lowest first, as docs/architecture.md draws them: a folder may import its own files and the
 // folders below it, never one above, and nothing in a folder imports the entry files at the root of src/ (bin.ts,
-// cli.ts, index.ts, run.ts), which may import anything. `npm run lint` runs this check.
+// cli.ts, index.ts), which may import anything. `npm run lint` runs this check.
 const LAYERS = [
   'core',
-  'api',
-  'sandbox',
-  'options',
-  'input',
   'rows',
+  'input',
   'validate',
+  'options',
+  'sandbox',
   'plan',
   'journal',
   'execute',

@@ -18,6 +18,6 @@ process.on('unhandledRejection', (error) => {
   process.exit();
 });
 
-main(process.argv.slice(2)).then((code) => {
+main(process.argv.slice(2), (code) => process.exit(code)).then((code) => {
   process.exitCode = code;
 }, fail);

@@ -1,18 +1,19 @@
 import { cli } from './cli.js';
-import { prepareForcedExit } from './forcedExit.js';
+import { prepareForcedExit } from './pipeline/forcedExit.js';
 
 /**
  * The process edge: wires signals and streams, returns the exit code to bin/payer-onboard.js.
- * The first SIGINT/SIGTERM asks the running command to drain and write everything; a second one exits at once.
+ * The first SIGINT/SIGTERM asks the running command to drain and write everything; a second one exits at once,
+ * through `exitNow`, which the bin gives: it is the only place that ends the process.
  */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], exitNow: (code: number) => void): Promise<number> {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       process.stderr.write(`\npayer-onboard: ${signal} again, exiting now\n`);
       // pino's exit hook would write the log's last lines synchronously: on a full disk that never returns.
       prepareForcedExit();
-      process.exit(3);
+      exitNow(3);
     }
     process.stderr.write(
       `\npayer-onboard: ${signal}: finishing calls in flight, then writing results (again to exit at once)\n`,

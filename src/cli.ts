@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from './packageRoot.js';
+import { packageRoot } from './core/packageRoot.js';
 import type { CliIo, CommandBody } from './commands/CliCommand.js';
-import { ConfigError, PayerOnboardError } from './errors.js';
+import { ConfigError, PayerOnboardError } from './core/errors.js';
 
 /** A command as `--help` lists it; its module is loaded only when it is the one asked for. */
 export interface CliCommand {
@@ -16,39 +16,39 @@ export const commands: CliCommand[] = [
   {
     command: 'run <input...>',
     describe: 'check every row, then register payers, store bank details and complete agreements',
-    load: async () => (await import('./commands/run.js')).runCommand,
+    load: async () => (await import('./commands/runCommand.js')).runCommand,
   },
   {
     command: 'validate <input...>',
     describe: 'read and check every row, write results and failed files; sends nothing, needs no key',
-    load: async () => (await import('./commands/run.js')).validateCommand,
+    load: async () => (await import('./commands/runCommand.js')).validateCommand,
   },
   {
     command: 'status <input...>',
     describe:
       'ask the service where each payer stands now (KYC, agreement, bank account) and write status.csv; reads only',
-    load: async () => (await import('./commands/status.js')).statusCommand,
+    load: async () => (await import('./commands/statusCommand.js')).statusCommand,
   },
   {
     command: 'inbox <dir>',
     describe: 'process the files dropped into DIR/incoming/ (for cron; --watch to keep polling)',
-    load: async () => (await import('./commands/inbox.js')).inboxCommand,
+    load: async () => (await import('./commands/inboxCommand.js')).inboxCommand,
   },
   {
     command: 'sandbox',
     describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
-    load: async () => (await import('./commands/sandbox.js')).sandboxCommand,
+    load: async () => (await import('./commands/sandboxCommand.js')).sandboxCommand,
   },
   {
     command: 'template',
     describe: 'write a blank input file with every column and one example row',
-    load: async () => (await import('./commands/template.js')).templateCommand,
+    load: async () => (await import('./commands/templateCommand.js')).templateCommand,
   },
   {
     command: 'demo',
     describe:
       'onboard the bundled example payers against a built-in sandbox that behaves like the service: two runs, KYC in between',
-    load: async () => (await import('./commands/demo.js')).demoCommand,
+    load: async () => (await import('./commands/demoCommand.js')).demoCommand,
   },
 ];
 

@@ -2,25 +2,25 @@ import type { ClientRequest } from 'node:http';
 import type { CancelableRequest, Got, Response } from 'got';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
-import { RouteError } from '../schema/index.js';
+import { RouteError } from '../core/schemas.js';
 import type { AdaptiveRate, RateChange } from './AdaptiveRate.js';
-import type { AttemptInfo, CallResult, ClientStats } from './ApiClient.js';
+import type { AttemptInfo, ClientStats } from './ApiClient.js';
+import type { CallResult } from '../core/answers.js';
 import type { CallSpec } from './endpoints.js';
 import { AnswerTooLargeError, withinAnswerLimit } from './httpClient.js';
 import type { Clock, LimiterSlot, RateLimiter } from './RateLimiter.js';
 import {
-  ApiError,
   attemptError,
   type AttemptEnd,
   certainlyNotStored,
   describeAnswer,
   fromGotError,
-  MAX_ANSWER_BYTES,
   NOT_SENT,
   type RetryTiming,
   retryDelay,
   unreachableCause,
 } from './retryPolicy.js';
+import { ApiError, MAX_ANSWER_BYTES } from '../core/apiError.js';
 import type { StopRules } from './StopRules.js';
 
 /** What the calls go by, checked and resolved by createApiClient. */

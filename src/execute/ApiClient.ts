@@ -1,19 +1,17 @@
 import type { Logger } from 'pino';
+import type { AgreementRequest, CompliancePath, ComplianceRequest, PaymentDetailRequest } from '../core/schemas.js';
 import type {
-  AgreementRequest,
-  CompliancePath,
-  ComplianceRequest,
-  PaymentDetailRequest,
-  StoredPaymentDetail,
-} from '../schema/index.js';
-import type { ApiError, CallStep, Backoff } from './retryPolicy.js';
+  CallResult,
+  ComplianceAnswer,
+  PaymentDetailAnswer,
+  AgreementAnswer,
+  PayerAnswer,
+  AccountsAnswer,
+} from '../core/answers.js';
+import type { Backoff } from './retryPolicy.js';
+import type { CallStep } from '../core/apiError.js';
 import type { Clock, RateLimiter } from './RateLimiter.js';
 import type { PersonalData } from './scrubServerText.js';
-
-/** A call's end: never thrown, so one row's failure stays that row's data. */
-export type CallResult<T> =
-  /** `replayed`: not sent, the journal had this call's answer from an earlier run. */
-  { ok: true; status: number; body: T; replayed?: boolean } | { ok: false; error: ApiError };
 
 /**
  * Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out;
@@ -135,39 +133,6 @@ export interface ApiClient {
   rateAdaptation(): AdaptiveRateStats | undefined;
   readonly concurrency: number;
   readonly limiter: RateLimiter;
-}
-
-export interface ComplianceAnswer {
-  userId?: string;
-  agreementUrl?: string;
-  kycUrl?: string;
-  agreementStatus?: string;
-  kycStatus?: string;
-}
-
-export interface PaymentDetailAnswer {
-  id?: string;
-}
-
-export interface AgreementAnswer {
-  success?: boolean;
-}
-
-/** GET v2/payer/{id}; a 404 is `found: false` (a payer the service does not know: not registered). */
-export interface PayerAnswer {
-  found: boolean;
-  kycStatus?: string;
-  agreementStatus?: string;
-  isCompliant?: boolean;
-  userId?: string;
-}
-
-/** GET v2/payer/{id}/payment-details; a 404 is `found: false` with no accounts. */
-export interface AccountsAnswer {
-  found: boolean;
-  accounts: StoredPaymentDetail[];
-  /** The list could not be read whole: nothing may be concluded from what it lacks. */
-  unreadable?: boolean;
 }
 
 // The rate adaptation's settings and what it reports (AdaptiveRate.ts carries them out).

@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { StopInfo, StopReason } from './ApiClient.js';
 import type { Clock } from './RateLimiter.js';
-import { ApiError, type CallStep, isTlsFailure, type RequestFailure, unreachableCause } from './retryPolicy.js';
+import { isTlsFailure, type RequestFailure, unreachableCause } from './retryPolicy.js';
+import { ApiError, type CallStep } from '../core/apiError.js';
 
 const STOPPED_BECAUSE: Record<StopReason, string> = {
   'key-rejected': 'API key rejected',

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { AdaptiveRate } from './AdaptiveRate.js';
 import { ApiCalls } from './ApiCalls.js';
 import type { ApiClient, ApiClientOptions } from './ApiClient.js';
@@ -8,15 +8,8 @@ import { RateLimiter, systemClock } from './RateLimiter.js';
 import { backoffDelay, DEFAULT_BACKOFF } from './retryPolicy.js';
 import { StopRules } from './StopRules.js';
 
-export type {
-  ApiClient,
-  ApiClientOptions,
-  AttemptInfo,
-  CallResult,
-  ClientStats,
-  StopInfo,
-  StopReason,
-} from './ApiClient.js';
+export type { ApiClient, ApiClientOptions, AttemptInfo, ClientStats, StopInfo, StopReason } from './ApiClient.js';
+export type { CallResult } from '../core/answers.js';
 
 /**
  * The API client: one got instance behind a concurrency limit and a shared rate limiter, with its own retries and

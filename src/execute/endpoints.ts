@@ -11,17 +11,17 @@ import {
   pathSegment,
   RouteError,
   storedPaymentDetail,
-} from '../schema/index.js';
+} from '../core/schemas.js';
+import type { ApiClient } from './ApiClient.js';
 import type {
   AccountsAnswer,
   AgreementAnswer,
-  ApiClient,
   CallResult,
   ComplianceAnswer,
   PayerAnswer,
   PaymentDetailAnswer,
-} from './ApiClient.js';
-import type { CallStep } from './retryPolicy.js';
+} from '../core/answers.js';
+import type { CallStep } from '../core/apiError.js';
 import type { PersonalData } from './scrubServerText.js';
 
 /** One call as the client sends it: the endpoint, and how its answer is read. */

@@ -4,8 +4,9 @@ import { definitelyNotStored } from '../plan/planAccounts.js';
 import { applyRound, nextActions, type Action } from '../plan/planRow.js';
 import { identityText, idempotencyKey } from '../plan/identity.js';
 import { type Answer, startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
-import type { PayerResult } from '../types.js';
-import type { ApiClient, CallResult } from './ApiClient.js';
+import type { PayerResult } from '../core/types.js';
+import type { ApiClient } from './ApiClient.js';
+import type { CallResult } from '../core/answers.js';
 import type { PersonalData } from './scrubServerText.js';
 
 export interface RowDeps {

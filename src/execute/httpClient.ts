@@ -1,7 +1,7 @@
 import got, { type CancelableRequest, type Got, type RequestFunction, type Response } from 'got';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { ANSWER_TOO_LARGE, MAX_ANSWER_BYTES } from './retryPolicy.js';
+import { ANSWER_TOO_LARGE, MAX_ANSWER_BYTES } from '../core/apiError.js';
 
 /**
  * The one got instance every call of a command goes through. Retries are the client's own (`retry.limit: 0`), and

@@ -1,8 +1,8 @@
 import { basename, join, relative } from 'node:path';
-import { InputError, PayerOnboardError } from '../errors.js';
+import { InputError, PayerOnboardError } from '../core/errors.js';
 import { pendingReason, type Summary } from '../output/results.js';
 import { makeRunId } from '../pipeline/RunSession.js';
-import { run, type RunContext, type RunInput } from '../run.js';
+import { run, type RunContext, type RunInput } from '../pipeline/run.js';
 import { copyInto, moveInto, type InboxPaths, writeNote } from './folders.js';
 
 /** What became of one file of the inbox. */

@@ -1,10 +1,10 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
 import { resolveRunOptions } from '../options/resolve.js';
-import type { RunContext, RunInput } from '../run.js';
+import type { RunContext, RunInput } from '../pipeline/run.js';
 import { inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { type FileOutcome, runInboxFile, settleIncoming } from './processFile.js';
 import { dueWaiting, settleWaiting } from './waiting.js';

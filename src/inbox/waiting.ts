@@ -5,7 +5,7 @@ import { journalToRead, stateDirs } from '../journal/stateDir.js';
 import { placesOf } from '../pipeline/RunSession.js';
 import { resolveRunOptions } from '../options/resolve.js';
 import { resolveConnection } from '../options/connection.js';
-import type { RunContext, RunInput } from '../run.js';
+import type { RunContext, RunInput } from '../pipeline/run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
 import { copyInto, type InboxPaths, oldestFirst, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';

@@ -1,8 +1,8 @@
 import { basename, extname } from 'node:path';
-import { InputError } from '../errors.js';
-import type { Cell, InputFormat, RowIssue } from '../types.js';
+import { InputError } from '../core/errors.js';
+import type { Cell, InputFormat, RowIssue } from '../core/types.js';
 import type { ColumnMap } from '../rows/columns.js';
-import type { DateFormat } from '../validate/cellTexts.js';
+import type { DateFormat } from '../core/types.js';
 
 /** An input file and the format its extension says it is (any other extension is refused before reading). */
 export interface InputFile {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { CsvError } from 'csv-parse';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
 // How readCsv takes records from csv-parse: straight from its buffer, each with the line it starts on, and its
 // errors as InputErrors that name the line.

@@ -1,7 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { DecodeUtf8 } from './decodeUtf8.js';
 import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
 import type { CsvDialect, TextEncoding } from './InputFile.js';

@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
 /**
  * Decodes a byte stream as strict UTF-8 and fails on the first invalid byte with its line and column,

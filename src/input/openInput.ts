@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { loadColumnMap } from '../rows/columns.js';
-import type { InputFormat } from '../types.js';
+import type { InputFormat } from '../core/types.js';
 import { type InputFile, inputFile, type OpenedInput, type ReadingOptions, unreadable } from './InputFile.js';
 import { readCsv } from './readCsv.js';
 import { readJsonl } from './readJsonl.js';

@@ -2,7 +2,7 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { type Parser, parse } from 'csv-parse';
 import { asInputError, LineTracker, next, RecordPuller } from './csvRecords.js';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import type { ColumnMap } from '../rows/columns.js';
 import {
   chooseHeader,
@@ -13,8 +13,8 @@ import {
   notAPayerRow,
   SkippedRows,
 } from '../rows/findData.js';
-import { csvUnguard } from '../output/CsvFileWriter.js';
-import type { Cell, RowIssue } from '../types.js';
+import { csvUnguard } from '../core/formulaGuard.js';
+import type { Cell, RowIssue } from '../core/types.js';
 import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './decodeText.js';
 import {
   type CsvDialect,

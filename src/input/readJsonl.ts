@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { InputError } from '../errors.js';
-import type { Cell } from '../types.js';
+import { InputError } from '../core/errors.js';
+import type { Cell } from '../core/types.js';
 import { DecodeUtf8, textLines } from './decodeUtf8.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 

@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import type { ColumnMap } from '../rows/columns.js';
 import { type InputFile, type OpenedInput, unreadable } from './InputFile.js';
 import { PartTooLargeError, ZipPackage } from './package/ZipPackage.js';

@@ -1,4 +1,4 @@
-import { grown, HashIndex } from '../compact/tables.js';
+import { grown, HashIndex } from '../core/compactTables.js';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 
 // Lower case, as the keys are written (hex digests): the key comparison below is exact.

@@ -1,7 +1,7 @@
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { LockedError } from '../errors.js';
+import { LockedError } from '../core/errors.js';
 
 interface Holder {
   pid: number;

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { OptionDef } from './OptionDef.js';
 
 /** The inbox's own options; it takes `run`'s too (RUN_OPTIONS, `commands`). runInbox() defaults from here. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { LOG_LEVELS, RUN_OPTIONS, type RunOptionName } from './runOptions.js';
-import { COMPLIANCE_PATHS } from '../schema/index.js';
-import { STEPS, type Step } from '../types.js';
-import { DATE_FORMAT } from '../validate/cellTexts.js';
+import { COMPLIANCE_PATHS } from '../core/schemas.js';
+import { STEPS, type Step } from '../core/types.js';
+import { DATE_FORMAT } from '../core/types.js';
 import { singleByteName } from '../input/encodings.js';
 
 // `run`'s options as one checked object: the defaults, the environment and what was given merged once, in this

@@ -1,6 +1,6 @@
 import type { OptionDef } from './OptionDef.js';
-import { STEPS } from '../types.js';
-import type { CompliancePath } from '../schema/index.js';
+import { STEPS } from '../core/types.js';
+import type { CompliancePath } from '../core/schemas.js';
 
 // The table of `run`'s options and which commands take each: a flag, its help and its README row cannot drift
 // apart. It is what `--help` reads, so it stays free of zod and of every check library: each option's check is in

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { OptionDef } from './OptionDef.js';
 
 // The sandbox's knobs in one table: startSandbox() and the `payer-onboard sandbox` command both go through

@@ -1,7 +1,8 @@
 import { basename, extname, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
-import type { Outcome } from '../types.js';
-import { CsvFileWriter, csvSafe, finish, openPrivateFile } from './CsvFileWriter.js';
+import type { Outcome } from '../core/types.js';
+import { CsvFileWriter, finish, openPrivateFile } from './CsvFileWriter.js';
+import { csvSafe } from '../core/formulaGuard.js';
 import { formatErrors } from './results.js';
 import { type RowFileRow, RowWorkbooks, type XlsxRowSheet } from './XlsxRowBooks.js';
 

@@ -1,5 +1,5 @@
 import type ExcelJS from 'exceljs';
-import type { RowError } from '../types.js';
+import type { RowError } from '../core/types.js';
 import { openPrivateFile } from './CsvFileWriter.js';
 import { formatErrors } from './results.js';
 

@@ -1,6 +1,6 @@
-import { STEPS, type PayerResult, type RowError, type Step, type StepStatus, type Outcome } from '../types.js';
-import { csvSafe } from './CsvFileWriter.js';
-import { showInvisible } from '../schema/index.js';
+import { STEPS, type PayerResult, type RowError, type Step, type StepStatus, type Outcome } from '../core/types.js';
+import { csvSafe } from '../core/formulaGuard.js';
+import { showInvisible } from '../core/schemas.js';
 
 /** The columns of results.csv, in the order the README documents: scripts read them by position. */
 export const RESULT_COLUMNS = [

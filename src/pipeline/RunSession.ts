@@ -3,13 +3,13 @@ import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { AbortedError, ConfigError } from '../errors.js';
+import { AbortedError, ConfigError } from '../core/errors.js';
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
 import type { Journal } from '../journal/Journal.js';
 import { openJournal, type UserPlaces } from '../journal/stateDir.js';
-import { createLogger } from '../log.js';
+import { createLogger } from './log.js';
 import type { RunOptions } from '../options/resolve.js';
 import { CsvFileWriter } from '../output/CsvFileWriter.js';
 import { Progress } from '../output/Progress.js';

@@ -1,7 +1,7 @@
-import { PayerOnboardError } from '../errors.js';
+import { PayerOnboardError } from '../core/errors.js';
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import { exitCodeFor, type Summary } from '../output/results.js';
-import type { Outcome } from '../types.js';
+import type { Outcome } from '../core/types.js';
 import type { RunFacts } from './RunFacts.js';
 import { runSpan } from './RunSession.js';
 

@@ -1,4 +1,4 @@
-import { AbortedError } from '../errors.js';
+import { AbortedError } from '../core/errors.js';
 import type { ReadingOptions } from '../input/InputFile.js';
 import { readingOptions } from '../input/openInput.js';
 import { DuplicateIds } from './classifyRows.js';

@@ -1,8 +1,8 @@
-import { IdTable } from '../compact/tables.js';
-import { InputError } from '../errors.js';
+import { IdTable } from '../core/compactTables.js';
+import { InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
 import { fieldForColumn, mapHeader } from '../rows/columns.js';
-import type { BankRowResult, PayerRowResult, RowIssue } from '../types.js';
+import type { BankRowResult, PayerRowResult, RowIssue } from '../core/types.js';
 import { checkBankRow, validateBankRow } from '../validate/validateBankRow.js';
 import { checkPayerRow, validatePayerRow } from '../validate/validatePayerRow.js';
 import { clientSchemas, localDay, type ClientSchemas } from '../validate/clientSchemas.js';

@@ -1,4 +1,4 @@
-import { AbortedError, InputError } from '../errors.js';
+import { AbortedError, InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord, ReadingOptions } from '../input/InputFile.js';
 import { openInput, bankSheetOf } from '../input/openInput.js';
 import type { RunOptions } from '../options/resolve.js';

@@ -4,7 +4,7 @@ import { openInput } from '../input/openInput.js';
 import { RowJournal } from '../journal/RowJournal.js';
 import { ROW_FILE_KINDS, RowFiles, RowFileSet } from '../output/RowFiles.js';
 import { ReportTally } from '../report/collectReportData.js';
-import type { PayerResult } from '../types.js';
+import type { PayerResult } from '../core/types.js';
 import type { CheckedInputs } from './checkInputs.js';
 import type { Reached, RunFacts } from './RunFacts.js';
 import type { RunOutputs, RunSession } from './RunSession.js';

@@ -17,7 +17,14 @@ import {
 import { NOT_ATTEMPTED } from '../plan/finishRow.js';
 import type { Progress } from '../output/Progress.js';
 import { formatCompletedSteps } from '../validate/controls.js';
-import { STEPS, type PayerResult, type RowError, type Step, type ValidBankRow, type ValidPayerRow } from '../types.js';
+import {
+  STEPS,
+  type PayerResult,
+  type RowError,
+  type Step,
+  type ValidBankRow,
+  type ValidPayerRow,
+} from '../core/types.js';
 import { classifyRows, type ClassifiedRow, type DuplicateIds } from './classifyRows.js';
 import type { ReportTally } from '../report/collectReportData.js';
 import type { Job } from './scanInputs.js';

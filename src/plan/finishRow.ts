@@ -1,4 +1,4 @@
-import type { PayerResult, RowError, Step, StepStatus } from '../types.js';
+import type { PayerResult, RowError, Step, StepStatus } from '../core/types.js';
 import type { AccountState, PlanContext, RowState } from './rowState.js';
 import { agreementCompleted, kycDone, kycRejected } from './verdict.js';
 

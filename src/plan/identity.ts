@@ -1,7 +1,7 @@
-import type { Step } from '../types.js';
+import type { Step } from '../core/types.js';
 import { hash } from 'node:crypto';
 import { PAYER_FIELDS } from '../rows/fields.js';
-import type { ComplianceRequest, PaymentDetailRequest, StoredPaymentDetail } from '../schema/index.js';
+import type { ComplianceRequest, PaymentDetailRequest, StoredPaymentDetail } from '../core/schemas.js';
 
 // What was registered for a payer, remembered without keeping it: a short digest of the whole create-compliance
 // body (carried in a failed or pending file's `completedSteps` as `compliance@3f9a1c`, and kept in the journal),

@@ -1,5 +1,5 @@
-import type { ApiError } from '../execute/retryPolicy.js';
-import type { StoredPaymentDetail } from '../schema/index.js';
+import type { ApiError } from '../core/apiError.js';
+import type { StoredPaymentDetail } from '../core/schemas.js';
 import { decideStored } from './storedAccounts.js';
 import { type Answer, agreementDone, because, type PlanContext, type RowState, stopsRun } from './rowState.js';
 import { kycDone } from './verdict.js';

@@ -1,4 +1,4 @@
-import type { ComplianceAnswer } from '../execute/ApiClient.js';
+import type { ComplianceAnswer } from '../core/answers.js';
 import { applyAccountCreate, applyAccountsRead } from './planAccounts.js';
 import {
   type AccountState,

@@ -1,6 +1,6 @@
-import type { ApiError } from '../execute/retryPolicy.js';
-import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../schema/index.js';
-import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../types.js';
+import type { ApiError } from '../core/apiError.js';
+import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../core/schemas.js';
+import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../core/types.js';
 import {
   accountIdentity,
   type AccountIdentity,

@@ -1,4 +1,4 @@
-import type { PaymentDetailRequest, StoredPaymentDetail } from '../schema/index.js';
+import type { PaymentDetailRequest, StoredPaymentDetail } from '../core/schemas.js';
 import { type AccountIdentity, pickMatch, sameAccount } from './identity.js';
 
 // Which stored bank account, if any, is a row's. The service guarantees ids, not the fields its read shows: its

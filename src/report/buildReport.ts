@@ -1,6 +1,6 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import type { Summary } from '../output/results.js';
-import { OUTCOMES, type Outcome } from '../types.js';
+import { OUTCOMES, type Outcome } from '../core/types.js';
 import type { ReportData, ReportTally, RequestSeries } from './collectReportData.js';
 import { whatToDoNext } from './nextSteps.js';
 import { BASE_STYLE, FILTER_SCRIPT, htmlPage } from './page.js';

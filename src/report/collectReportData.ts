@@ -1,4 +1,4 @@
-import { type Outcome, type PayerResult, STEPS } from '../types.js';
+import { type Outcome, type PayerResult, STEPS } from '../core/types.js';
 import type { AttemptInfo } from '../execute/ApiClient.js';
 import { basename } from 'node:path';
 import { type FinishedRow, formatError, formatErrors, type Summary } from '../output/results.js';

@@ -1,4 +1,4 @@
-import type { RowError } from '../types.js';
+import type { RowError } from '../core/types.js';
 import { SHAPE_NOTE } from '../validate/textChecks.js';
 
 /** One line of "rows to fix": where the problem sits, what kind it is, how many rows have it, and what fixes it. */

@@ -12,7 +12,7 @@ import {
 } from './fields.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /** What a file holds: payer rows (optionally with a bank account each), or the rows of a `--bank-details` file. */
 export type FileKind = 'payers' | 'bank-details';

@@ -1,4 +1,4 @@
-import { complianceRequest, paymentDetailRequest } from '../schema/index.js';
+import { complianceRequest, paymentDetailRequest } from '../core/schemas.js';
 
 // The field catalog: every column an input file may have, by its canonical name (for a request field, the API's
 // own). Header matching, validation and the `template` command all read from here, so a new field is added

@@ -1,4 +1,4 @@
-import type { RowIssue } from '../types.js';
+import type { RowIssue } from '../core/types.js';
 import { type ColumnMap, fieldForColumn, isBlank } from './columns.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Answer, PayerStore } from './payerStore.js';
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { agreementRequest, complianceRequest, paymentDetailRequest } from '../schema/index.js';
+import { agreementRequest, complianceRequest, paymentDetailRequest } from '../core/schemas.js';
 import { nestError, validationMessages } from './http.js';
 import type { RouteName } from './routes.js';
 import type { StatsRecorder } from './stats.js';

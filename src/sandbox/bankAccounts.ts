@@ -1,4 +1,4 @@
-import type { PaymentDetailRequest, PaymentDetailResponse, StoredPaymentDetail } from '../schema/index.js';
+import type { PaymentDetailRequest, PaymentDetailResponse, StoredPaymentDetail } from '../core/schemas.js';
 
 // A stored bank account ("payment details"): what the create answered, the fields the reads list, and its own status,
 // which the provider's check moves from `pending` to `approved` (or `failed`) a moment after creation.

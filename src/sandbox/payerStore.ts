@@ -3,7 +3,7 @@ import type {
   ComplianceRequest,
   PaymentDetailRequest,
   PayerStatusResponse,
-} from '../schema/index.js';
+} from '../core/schemas.js';
 import {
   accountStatus,
   listedAccount,

@@ -4,7 +4,7 @@ import type {
   ComplianceResponse,
   PayerStatusResponse,
   PaymentDetailResponse,
-} from '../schema/index.js';
+} from '../core/schemas.js';
 import { accountStatus, type AccountRecord, type AccountStatus } from './bankAccounts.js';
 
 // A stored payer: its record, and its statuses as of a given time. KYC is computed from the clock when a payer is

@@ -1,8 +1,8 @@
-import type { AccountsAnswer, CallResult, PayerAnswer } from '../execute/ApiClient.js';
-import { csvSafe } from '../output/CsvFileWriter.js';
+import type { AccountsAnswer, CallResult, PayerAnswer } from '../core/answers.js';
+import { csvSafe } from '../core/formulaGuard.js';
 import { formatErrors } from '../output/results.js';
 import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
-import type { RowError } from '../types.js';
+import type { RowError } from '../core/types.js';
 
 /** The columns of status.csv, in the order the README documents: scripts read them by position. */
 export const STATUS_COLUMNS = [

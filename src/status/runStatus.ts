@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { AbortedError } from '../errors.js';
+import { AbortedError } from '../core/errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import { readingOptions } from '../input/openInput.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
@@ -20,7 +20,7 @@ import {
   type StatusSummary,
   statusRecord,
 } from './payerStatus.js';
-import { STATUS_TABLE_LIMIT, writeStatusReport } from '../report/statusReport.js';
+import { STATUS_TABLE_LIMIT, writeStatusReport } from './statusReport.js';
 import { type Asking, askPayers } from './askPayers.js';
 import { type StatusReadTotals, statusTargets } from './statusInputs.js';
 

@@ -1,12 +1,12 @@
-import { AbortedError, InputError } from '../errors.js';
+import { AbortedError, InputError } from '../core/errors.js';
 import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
-import { csvUnguard } from '../output/CsvFileWriter.js';
+import { csvUnguard } from '../core/formulaGuard.js';
 import { isBankFile } from '../pipeline/classifyRows.js';
 import { fieldForColumn, type FileKind, isBlank } from '../rows/columns.js';
 import { BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY } from '../rows/fields.js';
-import { clientUserIdProblem } from '../schema/index.js';
-import type { Cell } from '../types.js';
+import { clientUserIdProblem } from '../core/schemas.js';
+import type { Cell } from '../core/types.js';
 import type { PayerLinks } from './payerStatus.js';
 
 /** A payer to ask about: its id, whether the input gave it a bank account, and links a results.csv carried. */

@@ -1,3 +1,4 @@
+import type { DateFormat } from '../core/types.js';
 import { DIGIT_FIELDS } from '../rows/fields.js';
 import type { NumberCell } from '../rows/findData.js';
 import { fieldId, fieldName } from '../rows/layout.js';
@@ -5,10 +6,6 @@ import { type RowCells, TEXT } from './rowCells.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
 // A row's cell texts before the field rules see them: what a spreadsheet did to them, and dates written another way.
-
-/** How `--date-format` says dates are written: YYYY, MM and DD once each, with `/`, `.` or `-` between. */
-export const DATE_FORMAT = /^(?=.*YYYY)(?=.*MM)(?=.*DD)(YYYY|MM|DD)([./-])(YYYY|MM|DD)\2(YYYY|MM|DD)$/;
-export type DateFormat = string;
 
 // Fields holding numbers that are not amounts: a spreadsheet that read them as numbers damaged them. A clientUserId
 // is anyone's own id, whose number cell is refused only where digits certainly went.

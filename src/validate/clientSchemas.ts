@@ -7,7 +7,7 @@ import {
   type PaymentDetailRequest,
   paymentDetailRequest,
   RAILS,
-} from '../schema/index.js';
+} from '../core/schemas.js';
 import {
   type Checked,
   checkClientUserId,

@@ -1,4 +1,4 @@
-import { type RowOrigin, type Step, STEPS } from '../types.js';
+import { type RowOrigin, type Step, STEPS } from '../core/types.js';
 import { fieldId } from '../rows/layout.js';
 import type { RowCells } from './rowCells.js';
 import { type OrderedIssue, withValue, type Checked, quoteValue } from './textChecks.js';

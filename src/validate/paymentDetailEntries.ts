@@ -1,6 +1,6 @@
 import { PAYMENT_DETAIL_FIELDS, SHARED_FIELDS } from '../rows/fields.js';
 import { FIELD_COUNT, fieldId, layoutOf } from '../rows/layout.js';
-import type { PaymentDetailRequest } from '../schema/index.js';
+import type { PaymentDetailRequest } from '../core/schemas.js';
 import type { ClientSchemas } from './clientSchemas.js';
 import { BLANK, readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
 import type { OrderedIssue } from './textChecks.js';

@@ -6,9 +6,9 @@ import { electronicFormatIBAN, isValidBIC, validateIBAN, ValidationErrorsIBAN } 
 import { createRequire } from 'node:module';
 import type * as Phones from 'libphonenumber-js';
 import { PERSONAL_FIELDS, SENSITIVE_FIELDS } from '../rows/fields.js';
-import { clientUserIdProblem, showInvisible } from '../schema/index.js';
+import { clientUserIdProblem, showInvisible } from '../core/schemas.js';
 import type { z } from 'zod';
-import type { RowIssue } from '../types.js';
+import type { RowIssue } from '../core/types.js';
 
 /** A row issue that still knows its cell's place, so a row's issues read in column order. */
 export type OrderedIssue = RowIssue & { order: number };

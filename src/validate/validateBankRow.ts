@@ -1,13 +1,14 @@
 import type { ColumnMap } from '../rows/columns.js';
 import { PAYMENT_DETAIL_FIELDS, REQUIRED_PAYMENT_DETAIL_FIELDS, type PaymentDetailField } from '../rows/fields.js';
 import { fieldId, layoutOf } from '../rows/layout.js';
-import type { BankRowResult, Cell } from '../types.js';
-import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
+import type { BankRowResult, Cell } from '../core/types.js';
+import { repairSpreadsheetDamage } from './cellTexts.js';
+import type { DateFormat } from '../core/types.js';
 import { type OrderedIssue, guardIssues, joinIssues } from './textChecks.js';
 import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
 import { checkFields } from './checkFields.js';
 import { carry, readControls } from './controls.js';
-import type { PaymentDetailRequest } from '../schema/index.js';
+import type { PaymentDetailRequest } from '../core/schemas.js';
 import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
 
 export interface BankRowOptions {

@@ -8,9 +8,10 @@ import {
   type PaymentDetailField,
 } from '../rows/fields.js';
 import { fieldId, idOf, layoutOf } from '../rows/layout.js';
-import type { PaymentDetailRequest } from '../schema/index.js';
-import type { Cell, PayerRowResult } from '../types.js';
-import { repairSpreadsheetDamage, type DateFormat } from './cellTexts.js';
+import type { PaymentDetailRequest } from '../core/schemas.js';
+import type { Cell, PayerRowResult } from '../core/types.js';
+import { repairSpreadsheetDamage } from './cellTexts.js';
+import type { DateFormat } from '../core/types.js';
 import { guardIssues, joinIssues } from './textChecks.js';
 import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
 import { checkFields } from './checkFields.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LockedError } from '../../src/errors.js';
+import { LockedError } from '../../src/core/errors.js';
 import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runStatus } from '../../src/status/runStatus.js';

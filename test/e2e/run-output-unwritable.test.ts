@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
 import { spawnBin } from '../helpers/spawnBin.js';
 

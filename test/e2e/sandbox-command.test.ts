@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/commands/CliCommand.js';
-import { sandboxCommand } from '../../src/commands/sandbox.js';
+import { sandboxCommand } from '../../src/commands/sandboxCommand.js';
 import { FAULT_KINDS, type SandboxOptions, type SandboxStats, startSandbox } from '../../src/sandbox/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { payer, paymentDetail } from '../helpers/sandboxHelpers.js';

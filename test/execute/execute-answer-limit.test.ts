@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, MAX_ANSWER_BYTES } from '../../src/execute/retryPolicy.js';
+import { ApiError, MAX_ANSWER_BYTES } from '../../src/core/apiError.js';
 import { captureLogger, comply, testClient } from '../helpers/executeFixtures.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scriptedServer.js';
 

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { readAccounts, readAgreement, readCompliance, readPayer, readPaymentDetail } from '../../src/execute/endpoints.js';
+import {
+  readAccounts,
+  readAgreement,
+  readCompliance,
+  readPayer,
+  readPaymentDetail,
+} from '../../src/execute/endpoints.js';
 import {
   agreementResponse,
   complianceResponse,
   payerStatusResponse,
   paymentDetailResponse,
   paymentDetailsListResponse,
-} from '../../src/schema/index.js';
+} from '../../src/core/schemas.js';
 
 // The answers are read through compiled copies of the response schemas: each must judge a body as the schema itself
 // does, naming the same paths, for bodies as the spec writes them and as a service drifting from it sends them.

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/execute/retryPolicy.js';
+import { ApiError } from '../../src/core/apiError.js';
 import { idempotencyKey } from '../../src/plan/identity.js';
 import { API_KEY, complianceBody, paymentDetailBody, testClient } from '../helpers/executeFixtures.js';
 import {

@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/execute/retryPolicy.js';
-import type { ComplianceRequest } from '../../src/schema/index.js';
+import { ApiError } from '../../src/core/apiError.js';
+import type { ComplianceRequest } from '../../src/core/schemas.js';
 import { executeRow } from '../../src/execute/executeRow.js';
 import { payerWork } from '../../src/plan/rowState.js';
 import {

@@ -4,8 +4,8 @@ import { createApiClient } from '../../src/execute/createApiClient.js';
 import { PayerTurns, type RowDeps } from '../../src/execute/executeRow.js';
 import { idempotencyKey } from '../../src/plan/identity.js';
 import type { ApiClient, ApiClientOptions } from '../../src/execute/ApiClient.js';
-import type { ComplianceRequest, PaymentDetailRequest } from '../../src/schema/index.js';
-import { STEPS, type ValidPayerRow } from '../../src/types.js';
+import type { ComplianceRequest, PaymentDetailRequest } from '../../src/core/schemas.js';
+import { STEPS, type ValidPayerRow } from '../../src/core/types.js';
 
 export const API_KEY = 'sk_test_0123456789abcdefSECRET';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { exitCodeFor, type Summary } from '../../src/output/results.js';
 import { writeReport } from '../../src/report/buildReport.js';
 import type { ReportTally, RequestSeries } from '../../src/report/collectReportData.js';
-import type { Outcome } from '../../src/types.js';
+import type { Outcome } from '../../src/core/types.js';
 import { readFileSync } from 'node:fs';
 import { payersCsv } from './runHarness.js';
 import { tempDir } from './tempDir.js';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
-import { run, type RunInput } from '../../src/run.js';
+import { run, type RunInput } from '../../src/pipeline/run.js';
 import type { Summary } from '../../src/output/results.js';
 import { openInput } from '../../src/input/openInput.js';
-import type { PayerRowResult } from '../../src/types.js';
+import type { PayerRowResult } from '../../src/core/types.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 import { tempDir } from './tempDir.js';
 

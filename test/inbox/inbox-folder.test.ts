@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInbox, type InboxOptions } from '../../src/inbox/runInbox.js';
-import { run } from '../../src/run.js';
+import { run } from '../../src/pipeline/run.js';
 import { API_KEY, harness, memoryStream, payersCsv, readResults } from '../helpers/runHarness.js';
 import { inboxAt } from '../helpers/inboxFixtures.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import { EncodingEvidence, singleByteDecoder } from '../../src/input/encodings.js';
 import { harness, PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 

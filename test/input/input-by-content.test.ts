@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import { harness, PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 import { payerRows, writeWorkbook } from '../helpers/xlsxFixtures.js';
 

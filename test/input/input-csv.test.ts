@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import type { RawRecord } from '../../src/input/InputFile.js';
 import { openInput } from '../../src/input/openInput.js';
 import { tempDir } from '../helpers/tempDir.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import JSZip from 'jszip';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import { harness, PAYER_HEADER } from '../helpers/runHarness.js';
 
 // Workbooks no spreadsheet program writes, built part by part: a sheet past Excel's size, a part that unpacks a

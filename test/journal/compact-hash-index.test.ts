@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { grown, HashIndex } from '../../src/compact/tables.js';
+import { grown, HashIndex } from '../../src/core/compactTables.js';
 
 describe('HashIndex', () => {
   it("finds each entry among many that share one hash, only through the caller's equality", () => {

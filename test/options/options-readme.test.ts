@@ -8,7 +8,7 @@ import { INBOX_OPTIONS } from '../../src/options/inboxOptions.js';
 import { RUN_CHECKS, resolveRunOptions } from '../../src/options/resolve.js';
 import { RUN_OPTIONS } from '../../src/options/runOptions.js';
 import { resolveSandboxOptions, SANDBOX_OPTIONS } from '../../src/options/sandboxOptions.js';
-import { COMPLIANCE_PATHS } from '../../src/schema/index.js';
+import { COMPLIANCE_PATHS } from '../../src/core/schemas.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { csvSafe, csvUnguard } from '../../src/output/CsvFileWriter.js';
+import { csvSafe, csvUnguard } from '../../src/core/formulaGuard.js';
 import { harness, PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;

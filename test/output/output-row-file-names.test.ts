@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RowFiles, RowFileSet } from '../../src/output/RowFiles.js';
-import type { Outcome } from '../../src/types.js';
+import type { Outcome } from '../../src/core/types.js';
 import { tempDir } from '../helpers/tempDir.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RowFiles, RowFileSet } from '../../src/output/RowFiles.js';
-import { OUTCOMES, type Outcome } from '../../src/types.js';
+import { OUTCOMES, type Outcome } from '../../src/core/types.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { readWorkbook } from '../helpers/xlsxFixtures.js';
 

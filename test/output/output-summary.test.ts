@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, formatSummary, type Summary } from '../../src/output/results.js';
-import type { Outcome } from '../../src/types.js';
+import type { Outcome } from '../../src/core/types.js';
 
 const rows = (over: Partial<Record<Outcome, number>> = {}) => ({
   ok: 0,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdTable } from '../../src/compact/tables.js';
+import { IdTable } from '../../src/core/compactTables.js';
 
 describe('IdTable', () => {
   it('adds each distinct id once, keeping the line it came with, across blocks and table growth', () => {

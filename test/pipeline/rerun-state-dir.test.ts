@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { journalName } from '../../src/journal/stateDir.js';
-import { run, type RunInput } from '../../src/run.js';
+import { run, type RunInput } from '../../src/pipeline/run.js';
 import { runStatus } from '../../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, payersCsv, readResults } from '../helpers/runHarness.js';
 

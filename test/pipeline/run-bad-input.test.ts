@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InputError, PayerOnboardError } from '../../src/errors.js';
-import { run } from '../../src/run.js';
+import { InputError, PayerOnboardError } from '../../src/core/errors.js';
+import { run } from '../../src/pipeline/run.js';
 import { API_KEY, harness, PAYER_HEADER, payerRow, payersCsv, readResults } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AbortedError } from '../../src/errors.js';
+import { AbortedError } from '../../src/core/errors.js';
 import { harness, payerRow, PAYER_HEADER, payersCsv, readBackPayerRows } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;

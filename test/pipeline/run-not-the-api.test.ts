@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/run.js';
+import { run } from '../../src/pipeline/run.js';
 import { API_KEY, harness, memoryStream, payersCsv, readResults } from '../helpers/runHarness.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scriptedServer.js';
 import { tempDir } from '../helpers/tempDir.js';

@@ -1,11 +1,11 @@
 import { formatError } from '../../src/output/results.js';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/execute/retryPolicy.js';
+import { ApiError } from '../../src/core/apiError.js';
 import { finishRow } from '../../src/plan/finishRow.js';
 import { applyRound, nextActions, type Action } from '../../src/plan/planRow.js';
 import { accountIdentity, complianceDigest, fieldDigests } from '../../src/plan/identity.js';
 import { type Answer, startRow, type PlanContext, type RowMemory, type RowWork } from '../../src/plan/rowState.js';
-import { STEPS } from '../../src/types.js';
+import { STEPS } from '../../src/core/types.js';
 import { complianceBody, paymentDetailBody } from '../helpers/executeFixtures.js';
 
 // The plan without HTTP: a row's memory and the service's answers in, the calls it makes and its result out.

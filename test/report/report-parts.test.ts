@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Summary } from '../../src/output/results.js';
 import { escapeHtml, rateChart } from '../../src/report/svgCharts.js';
 import { ReportTally, RequestTimeline } from '../../src/report/collectReportData.js';
-import type { Outcome, PayerResult, RowError } from '../../src/types.js';
+import type { Outcome, PayerResult, RowError } from '../../src/core/types.js';
 import { summaryFor, writtenReport } from '../helpers/reportFixtures.js';
 
 describe('rows to fix, grouped', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReportTally } from '../../src/report/collectReportData.js';
-import type { Outcome, PayerResult, RowError } from '../../src/types.js';
+import type { Outcome, PayerResult, RowError } from '../../src/core/types.js';
 import { dataValues, summaryFor, writtenReport } from '../helpers/reportFixtures.js';
 
 const KYC = 'waiting for KYC approval (kycStatus pending)';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { fieldForColumn } from '../../src/rows/columns.js';
 import { harness } from '../helpers/runHarness.js';
 import { day, writeWorkbook } from '../helpers/xlsxFixtures.js';

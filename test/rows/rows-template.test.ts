@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
-import { complianceRequest, paymentDetailRequest } from '../../src/schema/index.js';
+import { complianceRequest, paymentDetailRequest } from '../../src/core/schemas.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 
 describe('template', () => {

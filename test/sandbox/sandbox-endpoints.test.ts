@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { complianceResponse, paths, paymentDetailResponse } from '../../src/schema/index.js';
+import { complianceResponse, paths, paymentDetailResponse } from '../../src/core/schemas.js';
 import { call, closeSandboxes, createPayer, payer, paymentDetail, start, UUID } from '../helpers/sandboxHelpers.js';
 
 afterEach(closeSandboxes);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { resolveSandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { closeSandboxes, start } from '../helpers/sandboxHelpers.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { paths, payerStatusResponse, paymentDetailsListResponse } from '../../src/schema/index.js';
+import { paths, payerStatusResponse, paymentDetailsListResponse } from '../../src/core/schemas.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { call, closeSandboxes, createPayer, KEY, paymentDetail, start, UUID } from '../helpers/sandboxHelpers.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { complianceResponse, paths } from '../../src/schema/index.js';
+import { complianceResponse, paths } from '../../src/core/schemas.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { call, closeSandboxes, createPayer, payer, start, UUID } from '../helpers/sandboxHelpers.js';
 

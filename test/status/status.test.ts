@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import { runStatus, type StatusInput } from '../../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, payersCsv, type ResultRow } from '../helpers/runHarness.js';
 

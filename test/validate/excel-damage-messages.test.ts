@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PayerOnboardError } from '../../src/errors.js';
+import { PayerOnboardError } from '../../src/core/errors.js';
 import { TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
-import type { PayerRowResult } from '../../src/types.js';
+import type { PayerRowResult } from '../../src/core/types.js';
 import { validateBankRow } from '../../src/validate/validateBankRow.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 import { harness, payersCsv } from '../helpers/runHarness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
-import type { PayerRowResult } from '../../src/types.js';
+import type { PayerRowResult } from '../../src/core/types.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 
 const cellsOf = (row: Record<string, unknown>) =>

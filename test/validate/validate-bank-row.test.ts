@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { paymentDetailRequest } from '../../src/schema/index.js';
+import { paymentDetailRequest } from '../../src/core/schemas.js';
 import { validateBankRow } from '../../src/validate/validateBankRow.js';
 
 const bank = (row: Record<string, unknown>) =>

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { paths, RouteError } from '../../src/schema/index.js';
+import { paths, RouteError } from '../../src/core/schemas.js';
 import { validateBankRow } from '../../src/validate/validateBankRow.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { complianceRequest, paymentDetailRequest } from '../../src/schema/index.js';
+import { complianceRequest, paymentDetailRequest } from '../../src/core/schemas.js';
 import { clientSchemas, specBodies } from '../../src/validate/clientSchemas.js';
 import { plainAccept, plainValues } from '../../src/validate/plainChecks.js';
 import { z } from 'zod';

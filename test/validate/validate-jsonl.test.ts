@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
-import type { PayerRowResult } from '../../src/types.js';
+import type { PayerRowResult } from '../../src/core/types.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 
 // A JSONL line as the reader hands it over: its keys as columns, its JSON values as they parsed.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { NumberCell } from '../../src/rows/findData.js';
 import { TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
-import type { PayerRowResult } from '../../src/types.js';
+import type { PayerRowResult } from '../../src/core/types.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 import { SHAPE_NOTE } from '../../src/validate/textChecks.js';
 

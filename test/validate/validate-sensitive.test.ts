@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
-import type { RowIssue } from '../../src/types.js';
+import type { RowIssue } from '../../src/core/types.js';
 import { validateBankRow } from '../../src/validate/validateBankRow.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 

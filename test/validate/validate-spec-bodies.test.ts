@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { complianceRequest, paymentDetailRequest } from '../../src/schema/index.js';
+import { complianceRequest, paymentDetailRequest } from '../../src/core/schemas.js';
 import { specBodies } from '../../src/validate/clientSchemas.js';
 
 // A row's checked values reach the spec's schemas by their key's place in the shape. The plain parse of them must

@@ -1,7 +1,7 @@
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 import type { ColumnMap } from '../../rows/columns.js';
 import { chooseHeader, notAPayerRow, SkippedRows } from '../../rows/findData.js';
-import type { Cell, RowIssue } from '../../types.js';
+import type { Cell, RowIssue } from '../../core/types.js';
 import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from '../InputFile.js';
 import type { ScannedRow, SheetScan } from './scanSheet.js';
 

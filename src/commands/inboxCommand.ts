@@ -1,7 +1,7 @@
 import { INBOX_OPTIONS } from '../options/inboxOptions.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CommandBody } from './CliCommand.js';
-import { runInputFromArgv, withRunOptions } from './run.js';
+import { runInputFromArgv, withRunOptions } from './runCommand.js';
 
 /**
  * `payer-onboard inbox DIR`: the shared drop folder, for cron (one pass) or a service (--watch).

@@ -1,7 +1,7 @@
 // The plain data that flows between the pipeline's stages (docs/architecture.md):
 // input -> rows -> validate -> plan -> execute -> output.
 
-import type { ComplianceRequest, PaymentDetailRequest } from './schema/index.js';
+import type { ComplianceRequest, PaymentDetailRequest } from './schemas.js';
 
 export const STEPS = ['compliance', 'payment-details', 'agreement'] as const;
 export type Step = (typeof STEPS)[number];
@@ -110,3 +110,7 @@ export interface PayerResult {
   /** Digest of the payer cells registered at the service once the row is done (carried by the failed and pending files). */
   complianceDigest?: string;
 }
+
+/** How `--date-format` says dates are written: YYYY, MM and DD once each, with `/`, `.` or `-` between. */
+export const DATE_FORMAT = /^(?=.*YYYY)(?=.*MM)(?=.*DD)(YYYY|MM|DD)([./-])(YYYY|MM|DD)\2(YYYY|MM|DD)$/;
+export type DateFormat = string;

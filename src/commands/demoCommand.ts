@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { makeRunId } from '../pipeline/RunSession.js';
-import { packageRoot } from '../packageRoot.js';
-import { run } from '../run.js';
+import { packageRoot } from '../core/packageRoot.js';
+import { run } from '../pipeline/run.js';
 import { startSandbox } from '../sandbox/index.js';
 import type { CommandBody } from './CliCommand.js';
 

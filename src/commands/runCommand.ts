@@ -24,7 +24,7 @@ export async function runAndReport(
   io: CliIo,
 ): Promise<number> {
   // Loaded here, not with the CLI: the whole pipeline, which `--help` should not pay for.
-  const { run } = await import('../run.js');
+  const { run } = await import('../pipeline/run.js');
   const summary = await run(input, { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal });
   if (input.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   return summary.exitCode;

@@ -1,4 +1,4 @@
-import { PayerOnboardError } from '../errors.js';
+import { PayerOnboardError } from './errors.js';
 
 // A clientUserId is one segment of the API's paths (`v2/payer/{clientUserId}/payment-details`). encodeURIComponent
 // leaves `.` and `..` as they are, and a URL resolves them: `v2/payer/..` is `v2/`, so a bank account's data would go

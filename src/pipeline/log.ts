@@ -1,7 +1,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { beforeForcedExit } from './forcedExit.js';
-import type { LogLevel } from './options/runOptions.js';
+import type { LogLevel } from '../options/runOptions.js';
 
 /** Field names whose values are personal data or secrets: never written to a log. */
 export const SENSITIVE_FIELDS = [

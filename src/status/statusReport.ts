@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
-import { CATEGORIES, type Category, type PayerStatus, type StatusSummary } from '../status/payerStatus.js';
-import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link } from './page.js';
-import { barChart, escapeHtml } from './svgCharts.js';
+import { CATEGORIES, type Category, type PayerStatus, type StatusSummary } from './payerStatus.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link } from '../report/page.js';
+import { barChart, escapeHtml } from '../report/svgCharts.js';
 
 const e = escapeHtml;
 

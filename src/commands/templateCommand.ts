@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type ExcelJS from 'exceljs';
 import { TEMPLATE_OPTIONS } from '../options/templateOptions.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { columnLetter } from '../input/readXlsx.js';
 import { REQUIRED_PAYER_FIELDS, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from '../rows/fields.js';
-import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../schema/index.js';
+import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../core/schemas.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CommandBody } from './CliCommand.js';
 

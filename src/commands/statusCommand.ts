@@ -1,5 +1,5 @@
 import type { CommandBody } from './CliCommand.js';
-import { runInputFromArgv, withRunOptions } from './run.js';
+import { runInputFromArgv, withRunOptions } from './runCommand.js';
 
 /** `payer-onboard status <input...>`: who can be paid now, who is stuck, whom to chase. Reads only. */
 export const statusCommand: CommandBody = {

@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
-import { holdJournal } from './journal/holdJournal.js';
-import { stateDirs } from './journal/stateDir.js';
-import { resolveRunOptions, type RunOptionsInput } from './options/resolve.js';
-import { RESULT_COLUMNS, type Summary } from './output/results.js';
-import { checkInputs } from './pipeline/checkInputs.js';
-import { finishRun } from './pipeline/finishRun.js';
-import { resolveConnection } from './options/connection.js';
-import type { Reached, RunFacts } from './pipeline/RunFacts.js';
-import { makeRunId, placesOf, type RunContext, RunSession, type SessionSpec } from './pipeline/RunSession.js';
-import { sendInputs } from './pipeline/sendInputs.js';
-import { writeStopSummary } from './pipeline/writeStopSummary.js';
+import { holdJournal } from '../journal/holdJournal.js';
+import { stateDirs } from '../journal/stateDir.js';
+import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
+import { RESULT_COLUMNS, type Summary } from '../output/results.js';
+import { checkInputs } from './checkInputs.js';
+import { finishRun } from './finishRun.js';
+import { resolveConnection } from '../options/connection.js';
+import type { Reached, RunFacts } from './RunFacts.js';
+import { makeRunId, placesOf, type RunContext, RunSession, type SessionSpec } from './RunSession.js';
+import { sendInputs } from './sendInputs.js';
+import { writeStopSummary } from './writeStopSummary.js';
 
 /** Where `run()` writes and what it listens to; all optional, so a library caller passes nothing. */
 export type { RunContext };

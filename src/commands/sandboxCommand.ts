@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../options/sandboxOptions.js';
 import { startSandbox } from '../sandbox/startSandbox.js';
 import { addOptions } from '../options/yargsFlags.js';
