@@ -25,7 +25,7 @@ async function medianOf(times: number, run: () => Promise<ProcessFigures>): Prom
 }
 
 /** Time to `--help`, to a command's `--help`, and to the first request of a run, beside bare `node`. */
-export async function startup(): Promise<Figure[]> {
+async function startup(): Promise<Figure[]> {
   mkdirSync(SCRATCH, { recursive: true });
   const empty = join(SCRATCH, 'empty.js');
   writeFileSync(empty, '');
@@ -206,7 +206,7 @@ const BEFORE =
   'Before (commit f05600f: a counting pass, then the send pass; every field through zod): 139 s CPU (7,184 rows/s) in this benchmark; 96 s against 57 s for this build, the same file back to back';
 
 /** `validate` of a 1,000,000-row CSV and of a 50,000-row workbook, with the validate memory bar. */
-export async function validate(): Promise<Figure[]> {
+async function validate(): Promise<Figure[]> {
   mkdirSync(SCRATCH, { recursive: true });
   const csv = join(SCRATCH, 'validate-million.csv');
   await writeRows(csv, 1_000_000);

@@ -54,7 +54,7 @@ const GOT_FAMILY =
  * (JSON, natives), hashing, the libraries the tool calls for one job (zod for the input and for answers), and
  * Node's modules other than http and sockets.
  */
-export function decides(url: string, functionName: string): Component | undefined {
+function decides(url: string, functionName: string): Component | undefined {
   if (url.startsWith('node:internal/modules') || functionName === 'compileSourceTextModule')
     return 'start-up (loading modules)';
   if (

@@ -97,7 +97,7 @@ const BASELINE_ROWS = 300;
  * 640 rows/s (2,560 requests/s), is a hundred times the fastest tier of the real service: what it shows there is the
  * client's CPU per request, not a rate a user will meet.
  */
-export async function latencyBound(): Promise<Figure[]> {
+async function latencyBound(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const file = await input(2000, 'latency');
   const baselineFile = await input(BASELINE_ROWS, 'baseline');
@@ -161,7 +161,7 @@ export async function latencyBound(): Promise<Figure[]> {
 }
 
 /** Rate-bound: --rate 20 holds 20 requests/s on average and never more than 20 in any one-second window. */
-export async function rateBound(): Promise<Figure[]> {
+async function rateBound(): Promise<Figure[]> {
   const file = await input(300, 'rate');
   return withSandbox({ latencyMs: 20 }, async (sandbox) => {
     // The arrival times are the sandbox's: a stall of this process's event loop would bunch them up.
@@ -196,7 +196,7 @@ export async function rateBound(): Promise<Figure[]> {
 }
 
 /** Rate-limited: a server limited to 10/s that sends no Retry-After, a client allowed 50/s: AIMD finds the limit. */
-export async function rateLimited(): Promise<Figure[]> {
+async function rateLimited(): Promise<Figure[]> {
   const rows = 300;
   const file = await input(rows, 'limited');
   return withSandbox({ latencyMs: 20, rateLimit: 10, retryAfter: false }, async (sandbox) => {
@@ -247,7 +247,7 @@ export async function rateLimited(): Promise<Figure[]> {
  * lost after the change was made; 150 rows at `--rate 0`. Every row ends ok within 2 minutes, nothing is created twice,
  * and 429s that do not follow the rate do not drive it down (the client honours their Retry-After instead).
  */
-export async function faults(): Promise<Figure[]> {
+async function faults(): Promise<Figure[]> {
   const rows = 150;
   const file = await input(rows, 'faults');
   const sandboxFaults = { fault429: 0.1, fault500: 0.1, faultReset: 0.05, faultCommit500: 0.05 };
@@ -303,7 +303,7 @@ export async function faults(): Promise<Figure[]> {
 }
 
 /** What the client itself costs: zero latency, no cap, concurrency 32, 20,000 rows; and the HTTP layer's share. */
-export async function clientCost(): Promise<Figure[]> {
+async function clientCost(): Promise<Figure[]> {
   const rows = 20_000;
   const file = await input(rows, 'cost');
   const run = await withSandbox({}, async (sandbox) => {
@@ -377,7 +377,7 @@ async function httpFloor(): Promise<Figure[]> {
 }
 
 /** Memory: run 100,000 rows; a row held back by a slow call (validate's figures: bench/cliScenarios.ts). */
-export async function memory(): Promise<Figure[]> {
+async function memory(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const hundredK = await input(100_000, 'hundredk');
   await withSandbox({ keepRequests: false }, async (sandbox) => {
@@ -440,7 +440,7 @@ async function slowRow(): Promise<Figure[]> {
  * account too (plus a read where the journal holds a create in doubt). None of these calls go out together, so a
  * row takes as many round trips as requests: the ideal is 16 / (0.05 x requests per row) rows/s, the bar 85% of it.
  */
-export async function nightly(): Promise<Figure[]> {
+async function nightly(): Promise<Figure[]> {
   const rows = 10_000;
   const file = await input(rows, 'nightly');
   const state = join(SCRATCH, 'state', `nightly-${Date.now()}`);
@@ -487,7 +487,7 @@ export async function nightly(): Promise<Figure[]> {
  * `status` over 1,000 registered payers at 50 ms latency, concurrency 16, no cap: each payer's two reads (its status
  * and its stored accounts) go out together, so the ideal is 16 / 0.05 payers/s and the bar 85% of it.
  */
-export async function statusReads(): Promise<Figure[]> {
+async function statusReads(): Promise<Figure[]> {
   const payers = 1000;
   const file = await input(payers, 'status');
   // The run's journal is kept for status: it says which payers were ready, whose two reads then go out together.

@@ -15,7 +15,7 @@ const INVISIBLE_ALL = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
 
 /** U+202E, as people look such a character up. */
-export function codePoint(char: string): string {
+function codePoint(char: string): string {
   return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 

@@ -4,7 +4,7 @@ import type { AdaptiveMode, AdaptiveRateOptions, AdaptiveRateStats, RateChange }
 
 export type { RateChange } from './ApiClient.js';
 
-export const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
+const DEFAULT_ADAPTIVE_RATE: Required<AdaptiveRateOptions> = {
   decreaseFactor: 0.7,
   floor: 1,
   increaseStep: 1,

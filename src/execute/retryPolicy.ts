@@ -4,7 +4,7 @@ import { serverMessage } from '../core/schemas.js';
 import { type PersonalData, scrubServerText } from './scrubServerText.js';
 
 /** HTTP statuses worth another attempt: a timeout, a rate limit, or a server or gateway fault that may pass. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Failures to connect at all: the name, the route, the port or the handshake. */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
@@ -36,7 +36,7 @@ export interface RequestFailure {
 }
 
 /** What a got error that came without a usable response means for the retry loop. */
-export function classifyRequestError(error: unknown): RequestFailure {
+function classifyRequestError(error: unknown): RequestFailure {
   const name = error instanceof Error ? error.name : '';
   const code = errorCode(error) ?? (name === '' ? 'ERR_UNKNOWN' : name);
   if (name === 'TimeoutError') return { kind: 'timeout', code, retryable: true };
@@ -54,7 +54,7 @@ function errorCode(error: unknown): string | undefined {
  * `Retry-After` as milliseconds from `nowMs`: delta-seconds (`120`) or an HTTP date
  * (`Wed, 21 Oct 2015 07:28:00 GMT`). Undefined when absent or unreadable; a date in the past is 0.
  */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);

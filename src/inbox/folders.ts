@@ -55,8 +55,8 @@ export class SettleTracker {
   }
 }
 
-export const FOLDERS = ['incoming', 'processing', 'done', 'failed', 'results', 'waiting'] as const;
-export type Folder = (typeof FOLDERS)[number];
+const FOLDERS = ['incoming', 'processing', 'done', 'failed', 'results', 'waiting'] as const;
+type Folder = (typeof FOLDERS)[number];
 
 export type InboxPaths = Record<Folder, string> & { root: string };
 

@@ -6,8 +6,8 @@ import { createReadStream } from 'node:fs';
  * on Windows writes (ISO-8859-1 reads the same), Mac Roman what Excel for Mac writes, then the ISO sets for Central
  * and Western Europe. Any other (windows-1250, ...) is named with `--encoding`.
  */
-export const GUESSED = ['windows-1252', 'macintosh', 'iso-8859-2', 'iso-8859-15'] as const;
-export type GuessedEncoding = (typeof GUESSED)[number];
+const GUESSED = ['windows-1252', 'macintosh', 'iso-8859-2', 'iso-8859-15'] as const;
+type GuessedEncoding = (typeof GUESSED)[number];
 
 export const ENCODING_NAMES: Record<string, string> = {
   'windows-1252': 'Windows-1252',

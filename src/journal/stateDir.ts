@@ -55,7 +55,7 @@ export interface UserPlaces {
 }
 
 /** The old default state dir, relative to the working directory: found and moved by a run that uses the default. */
-export const OLD_STATE_DIR = '.payer-onboard';
+const OLD_STATE_DIR = '.payer-onboard';
 
 /**
  * The user's state folder: `$XDG_STATE_HOME/payer-onboard`, else `~/.local/state/payer-onboard`. Every run of the

@@ -9,7 +9,7 @@ import type { RunOptions } from './resolve.js';
  * the key and personal data would otherwise cross the network in the clear.
  * Returns the problem, or undefined when the URL is fine.
  */
-export function checkBaseUrl(value: string, allowHttp: boolean): string | undefined {
+function checkBaseUrl(value: string, allowHttp: boolean): string | undefined {
   let url: URL;
   try {
     url = new URL(value);

@@ -109,7 +109,7 @@ export const RUN_DEFAULTS = Object.fromEntries(
 ) as Partial<z.input<typeof runOptionsSchema>>;
 
 /** Values from the environment, for the options that have a variable. */
-export function optionsFromEnv(env: NodeJS.ProcessEnv): Partial<z.input<typeof runOptionsSchema>> {
+function optionsFromEnv(env: NodeJS.ProcessEnv): Partial<z.input<typeof runOptionsSchema>> {
   const out: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(RUN_OPTIONS)) {
     if (!('env' in def)) continue;

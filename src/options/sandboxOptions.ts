@@ -5,12 +5,11 @@ import type { OptionDef } from './OptionDef.js';
 // The sandbox's knobs in one table: startSandbox() and the `payer-onboard sandbox` command both go through
 // resolveSandboxOptions(), so the flags, `--help`, the README's table, the defaults and the checks agree.
 
-export const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
+const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
 export type DuplicateMode = (typeof DUPLICATE_MODES)[number];
-export const IDEMPOTENCY_MODES = ['on', 'off'] as const;
-export type IdempotencyMode = (typeof IDEMPOTENCY_MODES)[number];
+const IDEMPOTENCY_MODES = ['on', 'off'] as const;
 /** What create payment details answers for a payer whose KYC is not approved. */
-export const KYC_GATES = ['500', '400', 'off'] as const;
+const KYC_GATES = ['500', '400', 'off'] as const;
 export type KycGate = (typeof KYC_GATES)[number];
 
 const probability = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
@@ -201,7 +200,7 @@ const sandboxShape = Object.fromEntries(
   ]),
 ) as SandboxShape;
 
-export const sandboxOptionsSchema = z
+const sandboxOptionsSchema = z
   .object({
     ...sandboxShape,
     // For callers only, no flag:

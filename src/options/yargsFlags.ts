@@ -4,7 +4,7 @@ import type { OptionDef } from './OptionDef.js';
 // An option table as yargs flags and as `--help` shows them; the README's tables show the same defaults.
 
 /** Markdown to the plain text of `--help`: the backticks go. */
-export const plain = (markdown: string): string => markdown.replace(/`/g, '');
+const plain = (markdown: string): string => markdown.replace(/`/g, '');
 
 /** The default as a person reads it: the CLI's own where it differs, else what the library uses. */
 export function shownDefault(def: OptionDef): string | number | boolean | undefined {

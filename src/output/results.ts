@@ -28,7 +28,7 @@ export interface FinishedRow {
 }
 
 /** `compliance=ok payment-details=failed agreement=ok`, in the order the calls are made. */
-export function formatSteps(result: PayerResult): string {
+function formatSteps(result: PayerResult): string {
   const done = STEPS.filter((step) => result.steps[step] !== undefined);
   return done.length === 0 ? '' : done.map((step) => `${step}=${result.steps[step]}`).join(' ');
 }

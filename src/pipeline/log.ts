@@ -4,7 +4,7 @@ import { beforeForcedExit } from './forcedExit.js';
 import type { LogLevel } from '../options/runOptions.js';
 
 /** Field names whose values are personal data or secrets: never written to a log. */
-export const SENSITIVE_FIELDS = [
+const SENSITIVE_FIELDS = [
   'ssn',
   'dateOfBirth',
   'accountNumber',

@@ -92,7 +92,7 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
  * with no create in doubt, has only the accounts the journal knows: every read would be an answer known in advance,
  * and reads count against the same rate cap as the creates.
  */
-export function mustReadStored(s: RowState, ctx: PlanContext): boolean {
+function mustReadStored(s: RowState, ctx: PlanContext): boolean {
   if (s.othersInDoubt.length > 0 || s.accounts.some((a) => a.unsettled === true)) return true;
   if (s.payerKnown) return false;
   return ctx.knowledge.gate !== 'gated' || kycDone(s.status);
@@ -108,7 +108,7 @@ function needsStatus(s: RowState): boolean {
   return !(kycDone(s.status) && agreementSettled);
 }
 
-export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): void {
+function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): void {
   s.checked = true;
   if (answer.ok) {
     const body = answer.body;
@@ -144,7 +144,7 @@ export function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): 
   if (s.agreement.wanted && s.agreement.step === undefined) s.agreement.step = stop ? 'skipped' : 'failed';
 }
 
-export function applyPayerRead(
+function applyPayerRead(
   s: RowState,
   answer: Answer<{ found: boolean; kycStatus?: string; agreementStatus?: string; isCompliant?: boolean }>,
 ): void {
@@ -220,7 +220,7 @@ export function applyRound(
   return adopted;
 }
 
-export function applyAgreement(s: RowState, answer: Answer<unknown>): void {
+function applyAgreement(s: RowState, answer: Answer<unknown>): void {
   s.checked = true;
   if (answer.ok) {
     s.agreement.step = 'ok';

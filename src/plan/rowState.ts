@@ -62,7 +62,7 @@ export function isoTime(date: Date): string {
 }
 
 /** What the journal remembers of a payer (every field optional: an earlier run may have known less). */
-export interface PayerMemory {
+interface PayerMemory {
   /** Digest of the create-compliance body registered, and of each of its fields. */
   digest?: string;
   fields?: string;
@@ -106,7 +106,7 @@ export interface RowMemory {
 }
 
 /** What the service turned out to be, learned by the run and shared by its rows. */
-export interface RunKnowledge {
+interface RunKnowledge {
   /**
    * `gated`: it refused a bank account for a payer not yet approved, so no more doomed creates are sent;
    * `open`: it accepted one for a payer not approved, so a refusal is an ordinary fault.

@@ -135,7 +135,7 @@ function listed(accounts: readonly StoredPaymentDetail[], detail: PaymentDetailR
 }
 
 /** Whether the read shows the number that makes the row's account the account it is (whole or its last 4). */
-export function comparable(identity: AccountIdentity, stored: StoredPaymentDetail): boolean {
+function comparable(identity: AccountIdentity, stored: StoredPaymentDetail): boolean {
   if (identity.iban !== undefined) return present(stored.iban);
   if (identity.accountNumber !== undefined) return present(stored.accountNumber);
   // A row without a number is its bank and holder name: a stored account with a number is another one.

@@ -80,7 +80,7 @@ export interface RequestSeries {
   seconds: Array<Record<AttemptClass, number>>;
 }
 
-export function classifyAttempt(status: AttemptInfo['status']): AttemptClass {
+function classifyAttempt(status: AttemptInfo['status']): AttemptClass {
   if (typeof status !== 'number') return 'network';
   if (status >= 200 && status < 300) return 'ok';
   if (status === 429) return 'throttled';

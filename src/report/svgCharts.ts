@@ -3,7 +3,7 @@ import { ATTEMPT_CLASSES, type AttemptClass, type RequestSeries } from './collec
 /** Cuts a label for a chart; the full text stays in the SVG <title> tooltip. */
 const e = escapeHtml;
 
-export function shorten(text: string, max: number): string {
+function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
@@ -45,13 +45,13 @@ export function barChart(bars: Bar[], title: string, width = 560): string {
   return `<svg role="img" aria-label="${e(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">${rows.join('')}</svg>`;
 }
 
-export const ATTEMPT_COLORS: Record<AttemptClass, string> = {
+const ATTEMPT_COLORS: Record<AttemptClass, string> = {
   ok: '#2e7d32',
   throttled: '#ef6c00',
   error: '#c62828',
   network: '#6a1b9a',
 };
-export const ATTEMPT_LABELS: Record<AttemptClass, string> = {
+const ATTEMPT_LABELS: Record<AttemptClass, string> = {
   ok: '2xx',
   throttled: '429',
   error: 'other HTTP error',

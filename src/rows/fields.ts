@@ -42,7 +42,6 @@ export const BANK_ONLY_FIELDS = [
   'bankCode',
   'ifsc',
 ] as const satisfies readonly PaymentDetailField[];
-export type BankOnlyField = (typeof BANK_ONLY_FIELDS)[number];
 
 /**
  * Payment-detail fields that a payer row fills from the payer's own value, and the `bank` + field column
@@ -66,7 +65,6 @@ export const OVERRIDE_COLUMNS: readonly OverrideColumn[] = SHARED_FIELDS.map((s)
  * failed-rows file adds; fed back in, `completedSteps` skips those calls and `error` is ignored.
  */
 export const CONTROL_COLUMNS = ['agreementCompleted', 'completedSteps', 'error'] as const;
-export type ControlColumn = (typeof CONTROL_COLUMNS)[number];
 
 /** JSONL only: one payment-detail object, or an array of them, nested in the payer's line. */
 export const PAYMENT_DETAILS_KEY = 'paymentDetails';
@@ -157,7 +155,7 @@ export const TEMPLATE_EXAMPLE: Record<string, string> = Object.fromEntries(
 // common spellings. Matching ignores case, spaces, `_`, `-` and `.`, like field names.
 
 /** Field -> the other names people give its column. Only names that cannot mean another field. */
-export const ALIASES: Readonly<Record<string, readonly string[]>> = {
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
   clientUserId: ['Client ID', 'Customer ID', 'Payer ID', 'User ID', 'External ID'],
   email: ['Email Address', 'E-mail', 'E-mail Address', 'Mail'],
   firstName: ['Given Name', 'Given Names', 'First', 'Forename'],

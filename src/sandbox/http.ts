@@ -90,7 +90,7 @@ export interface NestErrorBody {
   error?: string;
 }
 
-export function reasonPhrase(status: number): string {
+function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }
 

@@ -93,7 +93,7 @@ export function kycNow(payer: PayerRecord, kycAfter: number | undefined, now: nu
   return payer.kycStatus;
 }
 
-export function agreementStatus(payer: PayerRecord): 'not_started' | 'completed' {
+function agreementStatus(payer: PayerRecord): 'not_started' | 'completed' {
   return payer.agreementCompleted ? 'completed' : 'not_started';
 }
 

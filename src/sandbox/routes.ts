@@ -4,7 +4,7 @@ import { z } from 'zod';
 // three writes first documented, the create-or-update path of create compliance and the two reads. clientUserId is
 // URL-decoded, so `a%2Fb` reaches the handler as `a/b`.
 
-export const ROUTES = {
+const ROUTES = {
   compliance: 'POST /v1/payer',
   'compliance-v2': 'POST /v2/payer',
   'payment-details': 'POST /v2/payer/:clientUserId/payment-details',
@@ -14,12 +14,12 @@ export const ROUTES = {
 } as const;
 export type RouteName = keyof typeof ROUTES;
 /** A route by its name (`compliance`) or by method and template (`POST /v1/payer`). */
-export type RouteRef = RouteName | (typeof ROUTES)[RouteName];
+type RouteRef = RouteName | (typeof ROUTES)[RouteName];
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
 export const isRead = (route: RouteName): boolean => route === 'read-payer' || route === 'read-payment-details';
 
-export function routeName(ref: string): RouteName | undefined {
+function routeName(ref: string): RouteName | undefined {
   for (const [name, template] of Object.entries(ROUTES) as Array<[RouteName, string]>) {
     if (ref === name || ref === template) return name;
   }
@@ -78,9 +78,9 @@ export function splitUrl(url: string): { pathname: string; query: URLSearchParam
 // A step is used by the next authorised request of its route (or of any route for '*'), in the
 // order the steps were given; steps of other routes wait for theirs.
 
-export const SCRIPT_FAULTS = ['reset', 'slow', 'commit500'] as const;
+const SCRIPT_FAULTS = ['reset', 'slow', 'commit500'] as const;
 
-export const scriptStepSchema = z
+const scriptStepSchema = z
   .object({
     /** A route name (`compliance`, `read-payer`, ...) or method and template (`GET /v2/payer/:clientUserId`); `*` (default) is any route. */
     route: z

@@ -41,7 +41,7 @@ export type Category = keyof typeof CATEGORY_TEXT;
 /** The categories in the order above, each with its words for stderr and the report. */
 export const CATEGORIES = (Object.keys(CATEGORY_TEXT) as Category[]).map((key) => ({ key, ...CATEGORY_TEXT[key] }));
 
-export interface AccountCounts {
+interface AccountCounts {
   approved: number;
   pending: number;
   failed: number;
@@ -67,7 +67,7 @@ export interface PayerStatus {
 }
 
 /** Counts stored accounts by their check's status; any status but approved and failed is still being checked. */
-export function countAccounts(answer: AccountsAnswer): AccountCounts {
+function countAccounts(answer: AccountsAnswer): AccountCounts {
   const counts: AccountCounts = { approved: 0, pending: 0, failed: 0 };
   for (const account of answer.accounts) {
     const status = String(account.status ?? '').toLowerCase();
@@ -79,7 +79,7 @@ export function countAccounts(answer: AccountsAnswer): AccountCounts {
 }
 
 /** The category of a payer the service answered for. */
-export function categorize(payer: PayerAnswer, accounts: AccountCounts | undefined): Category {
+function categorize(payer: PayerAnswer, accounts: AccountCounts | undefined): Category {
   if (!payer.found) return 'not-registered';
   if (kycRejected(payer)) return 'kyc-rejected';
   if (!kycDone(payer)) return 'kyc-pending';
@@ -113,17 +113,6 @@ export function payerStatus(
   const payer = (reads.payer as { body: PayerAnswer }).body;
   const accounts = reads.accounts?.ok && payer.found ? countAccounts(reads.accounts.body) : undefined;
   return { ...base, category: categorize(payer, accounts), payer, ...(accounts ? { accounts } : {}), errors: [] };
-}
-
-/** A payer the command never asked about: it stopped first. */
-export function skippedStatus(clientUserId: string, links: PayerLinks, why: string, at: Date): PayerStatus {
-  return {
-    clientUserId,
-    links,
-    checkedAt: at.toISOString(),
-    category: 'skipped',
-    errors: [{ message: `skipped: ${why}` }],
-  };
 }
 
 /** A status.csv line. Every cell the service or the input gave is guarded against formula injection. */

@@ -219,7 +219,7 @@ async function finishStatus(
 }
 
 /** What stderr ends with: the payers counted by where they stand, then where status.csv is. */
-export function formatStatusSummary(s: StatusSummary): string {
+function formatStatusSummary(s: StatusSummary): string {
   const lines = [
     `payer-onboard status: ${s.payers.total} payers in ${(s.durationMs / 1000).toFixed(1)} s; ${s.payers.payable} payable`,
     formatCounts(s.payers),

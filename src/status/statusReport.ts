@@ -30,7 +30,7 @@ export const STATUS_TABLE_LIMIT = 10_000;
  * report.html of a `status` run, for the finance team: how many payers stand where, what to do about each group,
  * and every payer not yet payable with the links to send them. A pure function of the data, every value escaped.
  */
-export function buildStatusReport(summary: StatusSummary, notPayable: readonly PayerStatus[]): string {
+function buildStatusReport(summary: StatusSummary, notPayable: readonly PayerStatus[]): string {
   const p = summary.payers;
   const inputs = summary.inputs.map((i) => `${e(i.source)} (${i.rows} rows)`).join(', ');
   const present = CATEGORIES.filter((c) => p[c.key] > 0);

@@ -181,7 +181,7 @@ function howDateReads(text: string): string | undefined {
 }
 
 /** `12/31/1980` read as MM/DD/YYYY -> `1980-12-31`; undefined when the text is not written that way. Any of `/.-` separates. */
-export function readDate(text: string, format: DateFormat): string | undefined {
+function readDate(text: string, format: DateFormat): string | undefined {
   const tokens = format.split(/[./-]/);
   const parts = text.trim().split(/[./-]/);
   if (parts.length !== 3 || tokens.length !== 3) return undefined;

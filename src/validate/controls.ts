@@ -63,7 +63,7 @@ const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
 /** The `agreementCompleted` cell: true/false/yes/no/y/n/1/0 in any case. Blank is decided by the caller. */
-export function parseAgreementCompleted(text: string): { ok: true; value: boolean } | Extract<Checked, { ok: false }> {
+function parseAgreementCompleted(text: string): { ok: true; value: boolean } | Extract<Checked, { ok: false }> {
   const word = text.toLowerCase();
   if (TRUE.has(word)) return { ok: true, value: true };
   if (FALSE.has(word)) return { ok: true, value: false };

@@ -5,7 +5,7 @@ import { FIELD_COUNT, fieldId, fieldName, type RowLayout } from '../rows/layout.
 import { type OrderedIssue, withValue } from './textChecks.js';
 
 /** What a field's cell holds in a row: no cell, text, a blank, or something that is not text (already reported). */
-export const NONE = 0;
+const NONE = 0;
 export const TEXT = 1;
 export const BLANK = 2;
 export const UNUSABLE = 3;

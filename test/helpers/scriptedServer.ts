@@ -34,7 +34,7 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export const API_PREFIX = '/api';
+const API_PREFIX = '/api';
 
 export async function startScriptedServer(script: Script): Promise<ScriptedServer> {
   const hits: Hit[] = [];

@@ -8,14 +8,14 @@ const MB = 1024 * 1024;
  * of a few columns fit well within 256 MB. Shared strings are held whole (any cell may point at any of them), and
  * the other parts are small in every real workbook.
  */
-export const PART_LIMITS = { sheet: 256 * MB, sharedStrings: 64 * MB, part: 16 * MB } as const;
+const PART_LIMITS = { sheet: 256 * MB, sharedStrings: 64 * MB, part: 16 * MB } as const;
 export type PartKind = keyof typeof PART_LIMITS;
 
 /**
  * Unpacked to packed, past which a part is a zip bomb rather than a spreadsheet: real sheets pack about 5 to 20 to
  * one. Only for parts past BOMB_FLOOR: a small part of repeated markup may pack better and harms no one.
  */
-export const BOMB_RATIO = 100;
+const BOMB_RATIO = 100;
 const BOMB_FLOOR = 8 * MB;
 
 /**

@@ -38,7 +38,7 @@ export function partOfType(relationships: ReadonlyMap<string, Relationship>, typ
 }
 
 /** The relationships part of a part: `/xl/workbook.xml` -> `/xl/_rels/workbook.xml.rels`; the package's is `/_rels/.rels`. */
-export function relsPartOf(partName: string): string {
+function relsPartOf(partName: string): string {
   const slash = partName.lastIndexOf('/');
   return `${partName.slice(0, slash + 1)}_rels/${partName.slice(slash + 1)}.rels`;
 }
@@ -47,7 +47,7 @@ export function relsPartOf(partName: string): string {
  * A relationship target as an absolute part name: `worksheets/sheet1.xml` from `/xl/workbook.xml` is
  * `/xl/worksheets/sheet1.xml`; `/xl/worksheets/sheet1.xml` (as openpyxl writes it) stays itself; `..` steps up.
  */
-export function resolveTarget(sourcePart: string, target: string): string {
+function resolveTarget(sourcePart: string, target: string): string {
   let path = target.replace(/\\/g, '/').replace(/[?#].*$/, '');
   try {
     path = decodeURIComponent(path);

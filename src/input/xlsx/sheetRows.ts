@@ -15,8 +15,8 @@ import {
 import type { WorkbookParts } from './workbookParts.js';
 
 /** Excel's own sheet size: a sheet past it was not made by a spreadsheet, and may unpack to millions of rows. */
-export const MAX_ROWS = 1_048_576;
-export const MAX_COLUMNS = 16_384;
+const MAX_ROWS = 1_048_576;
+const MAX_COLUMNS = 16_384;
 
 /**
  * A worksheet's rows in order, read as its XML streams out of the zip: only the rows of the current chunk are held.
