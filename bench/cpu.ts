@@ -81,8 +81,9 @@ export async function cpu(): Promise<Figure[]> {
         name: `whole process, zero latency, concurrency ${CONCURRENCY}, --rate ${RATE}, ${ROWS.toLocaleString('en-US')} rows: CPU per request`,
         value: perRequest,
         unit: 'ms/request',
-        bar: '<= 0.7',
-        pass: perRequest <= 0.7 && runs.every((r) => allOk(r.summary)),
+        // Reported, no longer a bar: at the service's highest tier (20 requests/s) the client is idle 99% of the time.
+        bar: '',
+        pass: runs.every((r) => allOk(r.summary)) ? undefined : false,
         note: `median of ${TIMES} runs (${runs.map((r) => perRequestOf(r).toFixed(2)).join(', ')}); ${requests} requests, ${(run.figures.cpuMs / 1000).toFixed(1)} s CPU (start-up and the check pass included); ${(ROWS / (run.summary.durationMs / 1000)).toFixed(0)} rows/s`,
       },
       {
@@ -107,8 +108,8 @@ export async function cpu(): Promise<Figure[]> {
         name: "profile: the tool's own per-request work",
         value: own,
         unit: 'ms/request',
-        bar: '<= 0.06',
-        pass: own <= 0.06,
+        bar: '',
+        pass: undefined,
         note: `the rows marked * below, from the median of ${TIMES} profiled runs of the same job (${profiles.map((p) => p.own.toFixed(3)).join(', ')}; ${(profiledTotal / profiledRequests).toFixed(2)} ms/request with the profiler on)`,
       },
     ];

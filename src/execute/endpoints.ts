@@ -164,8 +164,6 @@ function unclear<T>(value: T, lacks: string): Read<T> {
 }
 
 export function readCompliance(body: unknown): Read<ComplianceAnswer> {
-  const plain = plainCompliance(body);
-  if (plain !== undefined) return { value: plain, problems: [] };
   const parsed = answer.compliance.safeParse(body);
   if (parsed.success) {
     const { userId, agreementUrl, kycUrl, status } = parsed.data;
@@ -197,37 +195,6 @@ export function readCompliance(body: unknown): Read<ComplianceAnswer> {
     }),
     problems: issuePaths(parsed.error.issues),
   };
-}
-
-/**
- * The answer of every row's first call, read without zod when it plainly matches the schema: every value already
- * what zod would give (a URL with no space or line break to take out). Anything else is zod's to read.
- */
-function plainCompliance(body: unknown): ComplianceAnswer | undefined {
-  const r = record(body);
-  const status = record(r?.['status']);
-  const { agreementStatus, kycStatus } = status ?? {};
-  if (r === undefined || typeof agreementStatus !== 'string' || typeof kycStatus !== 'string') return undefined;
-  const { userId, agreementUrl, kycUrl } = r;
-  if (userId !== undefined && !(typeof userId === 'string' && UUID.test(userId))) return undefined;
-  if (!plainUrl(agreementUrl) || !plainUrl(kycUrl)) return undefined;
-  return defined({
-    userId: userId as string | undefined,
-    agreementUrl: agreementUrl as string | undefined,
-    kycUrl: kycUrl as string | undefined,
-    agreementStatus,
-    kycStatus,
-  });
-}
-
-const UUID = z.regexes.uuid();
-
-/** Absent, or a URL that zod's `url()` takes as it is (it trims, and takes out tabs and line breaks). */
-function plainUrl(value: unknown): boolean {
-  return (
-    value === undefined ||
-    (typeof value === 'string' && value === value.trim() && !/[\t\n\r]/.test(value) && URL.canParse(value))
-  );
 }
 
 export function readPaymentDetail(body: unknown): Read<PaymentDetailAnswer> {
