@@ -46,32 +46,25 @@ export async function executeRow(
   fresh?: { kycStatus?: string; agreementStatus?: string },
 ): Promise<PayerResult> {
   const { ctx } = deps;
-  const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
-  const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
-  if (deps.claims !== undefined) claimAccounts(state, deps.claims, where);
-  // Taken at the row's first read or create of bank accounts, kept until the journal holds what the row did: what
-  // another row of the payer has stored, or left in doubt, is then known when this one decides.
-  let endTurn: (() => void) | undefined;
-  const takeTurn = async () => {
-    const turn = deps.turns.take(work.clientUserId);
-    endTurn = typeof turn === 'function' ? turn : await turn;
-    // What other rows of the payer left in doubt, as it stands now, not as it stood when this row began.
-    const before = deps.journal?.othersInDoubtNow(state) ?? state.othersInDoubt;
-    const others = deps.inDoubt.get(work.clientUserId);
-    state.othersInDoubt = others === undefined ? before : [...before, ...others];
-  };
+  // The rows of one payer settle its bank accounts one after the other: a row reads the journal and decides (whether
+  // to read what is stored, which ids the payer had before a create) only once the rows before it are done, so it
+  // knows what they stored or left in doubt. Nearly every payer has one row, which takes its turn at once.
+  const hasAccounts = work.details.length > 0 && ctx.steps.includes('payment-details');
+  const turn = hasAccounts ? deps.turns.take(work.clientUserId) : undefined;
+  const endTurn = typeof turn === 'function' || turn === undefined ? turn : await turn;
   try {
+    const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
+    const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
+    const others = deps.inDoubt.get(work.clientUserId);
+    if (others !== undefined) state.othersInDoubt = [...state.othersInDoubt, ...others];
+    if (deps.claims !== undefined) claimAccounts(state, deps.claims, where);
     for (let round = 0; ; round++) {
-      // Whether to read what is stored is decided in the turn, knowing what the rows before it left in doubt.
-      if (endTurn === undefined && accountsAhead(state)) await takeTurn();
       const actions = nextActions(state, ctx);
       if (actions.length === 0) break;
       if (round === maxRounds(ctx.retries)) {
         state.failure = { message: `internal error: the row did not settle after ${round} round trips` };
         break;
       }
-      // A read alongside create compliance.
-      if (endTurn === undefined && actions.some(isAccountWork)) await takeTurn();
       const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
       const adopted = applyRound(state, actions, answers, ctx, deps.taken, deps.created);
       // An account adopted from what is stored is known from now on, as if this journal had created it.
@@ -91,20 +84,9 @@ export async function executeRow(
   }
 }
 
-const isAccountWork = (action: Action) => action.kind === 'read-accounts' || action.kind === 'create-account';
-
 /**
- * The row's next round may read or create its bank accounts: once its payer is registered (or is not its to
- * register), an account still to settle. A payer row's turn waits for its create compliance, so the rows of one
- * payer register it in parallel.
- */
-const accountsAhead = (s: RowState) =>
-  (s.compliance.send === undefined || s.compliance.step !== undefined) &&
-  s.accounts.some((a) => (a.state === 'check' || a.state === 'create') && a.sameAs === undefined);
-
-/**
- * One turn at a time per payer, for reading and creating its bank accounts: after an unclear answer the id new since
- * the create went out must be the one it made, not another row's. Rows of different payers never wait for each
+ * One turn at a time per payer, for the rows with bank accounts: after an unclear answer the id new since the create
+ * went out must be the one it made, not another row's. Rows of different payers never wait for each
  * other, and a payer's only row (nearly every row) takes its turn at once, without a promise.
  */
 export class PayerTurns {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, openSync, readSync, renameSync, chmodSync } from 'node:fs';
 import {
   endsWithNewline,
@@ -20,6 +21,8 @@ export interface JournalLoad {
   lines: number;
   /** Lines that could not be read (a crash mid-write): skipped, never fatal. */
   corrupt: number;
+  /** Its last line is the mark a run leaves when it closes the journal. */
+  closedCleanly: boolean;
   ms: number;
 }
 
@@ -60,6 +63,12 @@ export class Journal {
   private timer: NodeJS.Timeout | undefined;
   private buffer = Buffer.alloc(1024);
 
+  /**
+   * The run before this one closed the journal: every line it wrote reached the disk (its close is fsynced). After a
+   * crash, a kill or a machine going down, the last second's lines may be gone, `sent` lines among them.
+   */
+  closedCleanly = false;
+
   private constructor(readonly path: string) {}
 
   /** Reads the journal back (skipping corrupt lines), compacts it when mostly superseded, and opens it for appending. */
@@ -68,6 +77,7 @@ export class Journal {
     let load: JournalLoad;
     try {
       load = await journal.read();
+      journal.closedCleanly = load.closedCleanly && load.corrupt === 0;
       // Each call leaves a `sent` and a `done` line: rewrite once at least half the lines are superseded.
       if (load.lines > 1000 && load.lines >= 2 * load.entries) await journal.compact();
       journal.fd = openSync(path, 'a', 0o600);
@@ -216,6 +226,8 @@ export class Journal {
   close(): void {
     clearInterval(this.timer);
     openJournals.delete(this);
+    // The last line says the journal is whole, unless a line of this run could not be written.
+    if (this.fd !== undefined && this.unwritten.size === 0) this.done(CLOSED, 200, {});
     this.flush();
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = undefined;
@@ -286,6 +298,7 @@ export class Journal {
     const started = performance.now();
     let lines = 0;
     let corrupt = 0;
+    let last = '';
     if (existsSync(this.path)) {
       this.readFd = openSync(this.path, 'r');
       for await (const { text, offset } of journalLines(this.path)) {
@@ -297,13 +310,25 @@ export class Journal {
           corrupt++;
           continue;
         }
+        last = key;
+        // The mark of a clean close is about the file, not a call: not indexed, and gone at the next compaction.
+        if (key === CLOSED_KEY) {
+          lines--;
+          continue;
+        }
         const found = this.lines.find(key);
         // A later line wins, except that a `sent` after a `done` (an old line) does not make the call in doubt again.
         if (found === undefined) this.lines.add(key, offset);
         else if (line.s === 'done' || found.line.s !== 'done') this.lines.move(found.entry, offset);
       }
     }
-    return { entries: this.lines.size, lines, corrupt, ms: Math.round(performance.now() - started) };
+    return {
+      entries: this.lines.size,
+      lines,
+      corrupt,
+      closedCleanly: last === CLOSED_KEY,
+      ms: Math.round(performance.now() - started),
+    };
   }
 
   /**
@@ -367,6 +392,10 @@ let flushingOnExit = false;
  * A process that exits without closing its journal (a second Ctrl-C, an error nothing caught) runs no more
  * callbacks: the lines still waiting are written here, as they would have been at once before they waited.
  */
+/** The key of the line close() writes last. */
+const CLOSED = createHash('sha256').update('the journal: closed').digest('hex');
+const CLOSED_KEY = short(CLOSED);
+
 function flushOpenJournals(): void {
   for (const journal of openJournals) journal.flush();
 }

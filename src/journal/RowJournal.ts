@@ -19,7 +19,7 @@ import { journalLines, parse, short } from './LineIndex.js';
 
 /** The payer record's fields, short because there is one record per payer and run. */
 type PayerLine = Partial<
-  Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 'ic' | 'since' | 'chk' | 'ad' | 'ids', string>
+  Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 'ic' | 'since' | 'chk' | 'ad' | 'ids' | 'ak', string>
 >;
 
 export class RowJournal {
@@ -60,6 +60,7 @@ export class RowJournal {
       ...(line.since ? { since: line.since } : {}),
       agreementDone: line.ad === '1',
       ...(line.ids ? { accountIds: idPairs(line.ids) } : {}),
+      ...(line.ak === '1' ? { accountsKnown: true } : {}),
     };
     return memory;
   }
@@ -83,15 +84,6 @@ export class RowJournal {
     const keys = this.createKeys(createsKey);
     if (keys.includes(key)) return;
     this.journal.done(createsKey, 200, { keys: JSON.stringify([...keys, key]) });
-  }
-
-  /**
-   * The same as the row's memory has, as the journal has it now: the row's turn at its payer's accounts may come
-   * after other rows' creates went out or were settled.
-   */
-  othersInDoubtNow(s: RowState): Array<readonly string[]> {
-    s.createsKey ??= createsKeyOf(s.work.clientUserId);
-    return this.othersInDoubt(s.createsKey, s.accounts);
   }
 
   /** The payer's other accounts whose creates are in doubt: the ids the payer had when each went out. */
@@ -126,6 +118,11 @@ export class RowJournal {
 
   accountNotStored(call: { key: string; place: number | undefined }): void {
     this.journal.notDone(call.key, call.place);
+  }
+
+  /** Every line of the run before reached the disk: what the journal says it never sent, it never sent. */
+  whole(): boolean {
+    return this.journal.closedCleanly;
   }
 
   /** What an earlier run learned of the service's KYC gate (so a re-run sends no doomed create either). */
@@ -166,6 +163,10 @@ export class RowJournal {
     if (s.status?.kycStatus) line.ks = s.status.kycStatus;
     if (s.status?.agreementStatus) line.as = s.status.agreementStatus;
     // The verdict of an earlier read stands only until a later answer without one: it may have changed since.
+    if (s.accountsLearned) {
+      if (s.accountsKnown) line.ak = '1';
+      else delete line.ak;
+    }
     if (s.status?.isCompliant !== undefined) line.ic = s.status.isCompliant ? '1' : '0';
     else if (s.status?.fresh) delete line.ic;
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';

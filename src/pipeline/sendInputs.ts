@@ -82,6 +82,7 @@ function rowDeps(client: ApiClient, rowJournal: RowJournal | undefined, facts: R
       maxWaitDays: options.maxWait,
       now: facts.startedAt,
       knowledge: { gate: rowJournal?.gate() ?? 'unknown' },
+      journalWhole: rowJournal?.whole() ?? false,
       createUnmatched: options.createUnmatchedAccounts,
     },
     taken: new Set(),

@@ -1,13 +1,22 @@
 import type { ApiError } from '../core/apiError.js';
 import type { StoredPaymentDetail } from '../core/schemas.js';
 import { decideStored } from './storedAccounts.js';
-import { type Answer, agreementDone, because, type PlanContext, type RowState, stopsRun } from './rowState.js';
+import {
+  type Answer,
+  agreementDone,
+  because,
+  forgetAccounts,
+  type PlanContext,
+  type RowState,
+  stopsRun,
+} from './rowState.js';
 import { kycDone } from './verdict.js';
 
 // What a bank account's answers mean for it. An account not known as done is adopted when a read shows it stored,
-// and created only when the read shows it is not; a refusal by the KYC gate makes it wait for the payer; an answer
-// that leaves it unclear whether the account was stored sends it back to a read before any new attempt. The
-// service documents no idempotency, so these rules are what keeps an account from being stored twice.
+// and created when the read shows it is not, or without a read where the journal knows every account of the payer;
+// a refusal by the KYC gate makes it wait for the payer; an answer that leaves it unclear whether the account was
+// stored sends it back to a read before any new attempt. The service documents no idempotency, so these rules are
+// what keeps an account from being stored twice.
 
 /**
  * Settles every account waiting on a read: adopt what is stored, create, or (where what is stored cannot be told
@@ -22,6 +31,7 @@ export function applyAccountsRead(
 ): void {
   s.checked = true;
   if (answer.ok && answer.body.unreadable) {
+    forgetAccounts(s);
     // A list that could not be read whole says nothing about what is absent: never a reason to create.
     for (const account of s.accounts) {
       if (account.state !== 'check') continue;
@@ -77,6 +87,10 @@ export function applyAccountsRead(
       account.error = decision.message;
     }
   });
+  // Whether the journal knows every account listed: ids adopted or made by the payer's rows, and none besides.
+  const known = (id: string) => taken.has(id) || created.has(id) || s.claimed.has(id);
+  s.accountsKnown = stored.every((a) => known(a.id));
+  s.accountsLearned = true;
 }
 
 export function applyAccountCreate(
@@ -96,7 +110,7 @@ export function applyAccountCreate(
     if (answer.body.id !== undefined) {
       account.id = answer.body.id;
       created.add(answer.body.id);
-    }
+    } else forgetAccounts(s);
     if (!kycDone(s.status) && s.status !== undefined) ctx.knowledge.gate = 'open';
     return;
   }

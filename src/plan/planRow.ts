@@ -86,16 +86,29 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
 
 /**
  * Whether the payer's stored accounts must be read before one of the row's is created: where one could be stored
- * that the journal does not know of. That is after a create whose answer was lost, and for a payer the journal never
- * registered (a new or lost state dir, a row from a failed file made elsewhere) unless the service is known to list
- * nothing for a payer whose KYC is not approved and this one's is not known to be. A payer the journal registered,
- * with no create in doubt, has only the accounts the journal knows: every read would be an answer known in advance,
+ * that the journal does not know of. That is after a create whose answer was lost, and wherever the journal does not
+ * know every account of the payer (a new or lost state dir, a payer registered before it, a row from a failed file
+ * made elsewhere, a crash that may have lost a line), unless the service is known to list nothing for a payer whose
+ * KYC is not approved and this one's is not known to be. Otherwise every read would be an answer known in advance,
  * and reads count against the same rate cap as the creates.
  */
 function mustReadStored(s: RowState, ctx: PlanContext): boolean {
-  if (s.othersInDoubt.length > 0 || s.accounts.some((a) => a.unsettled === true)) return true;
-  if (s.payerKnown) return false;
+  if (inDoubt(s)) return true;
+  if (s.accountsKnown) return false;
   return ctx.knowledge.gate !== 'gated' || kycDone(s.status);
+}
+
+const inDoubt = (s: RowState) => s.othersInDoubt.length > 0 || s.accounts.some((a) => a.unsettled === true);
+
+/**
+ * The service just said the payer's KYC is not approved, and it is known to store no bank account for such a payer:
+ * from now on the journal knows every account the payer has, since only creates it notes can add one.
+ */
+function learnAccountsKnown(s: RowState, ctx: PlanContext): void {
+  if (s.accountsKnown || ctx.knowledge.gate !== 'gated' || !s.status?.fresh) return;
+  if (kycDone(s.status) || kycRejected(s.status) || inDoubt(s)) return;
+  s.accountsKnown = true;
+  s.accountsLearned = true;
 }
 
 /**
@@ -217,6 +230,7 @@ export function applyRound(
       else applyAgreement(s, answer);
     }
   }
+  learnAccountsKnown(s, ctx);
   return adopted;
 }
 

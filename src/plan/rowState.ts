@@ -77,6 +77,8 @@ interface PayerMemory {
   agreementDone?: boolean;
   /** The stored accounts the journal knows as this payer's rows' (created or adopted): account key and id. */
   accountIds?: ReadonlyArray<readonly [string, string]>;
+  /** Every account the service stores for the payer is one the journal knows (RowState.accountsKnown). */
+  accountsKnown?: boolean;
 }
 
 /**
@@ -122,6 +124,11 @@ export interface PlanContext {
   maxWaitDays: number;
   now: Date;
   knowledge: RunKnowledge;
+  /**
+   * The journal was closed cleanly by the run before (none of its lines was lost): what it says it never sent, it
+   * never sent. Without a journal, or after a crash, nothing it says of a payer's accounts stands for a read.
+   */
+  journalWhole: boolean;
   /**
    * Create a bank account even where the service lists accounts of its payer that its reads do not show enough of
    * to compare (a person has checked that none of them is the row's).
@@ -194,6 +201,15 @@ export interface RowState {
   checked: boolean;
   /** The journal registered this payer (its status can be waited for before its accounts are read). */
   payerKnown: boolean;
+  /**
+   * Every account the service stores for the payer is one the journal knows of (with its id): the journal saw the
+   * payer not approved while the service was known to gate bank accounts on KYC (it stores none then), or a read
+   * listed nothing else, and its accounts since were all made by creates it noted. Then what a read would show is
+   * known, and none is sent.
+   */
+  accountsKnown: boolean;
+  /** This row learned whether that holds (for the journal to note). */
+  accountsLearned: boolean;
   /** Digest of what was registered before this run (journal, or a failed or pending file). */
   registeredDigest?: string;
   /** The ids of the payer's stored accounts as this row's latest read listed them. */
@@ -248,6 +264,8 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     since: payer?.since ?? isoTime(ctx.now),
     checked: false,
     payerKnown: payer?.digest !== undefined,
+    accountsKnown: payer?.accountsKnown === true && ctx.journalWhole,
+    accountsLearned: false,
     claimed: payer?.accountIds ? new Map(payer.accountIds.map(([key, id]) => [id, key])) : NO_IDS,
     othersInDoubt: memory.othersInDoubt ?? [],
   };
@@ -291,43 +309,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     state.digest = payer?.digest;
   }
 
-  if (wanted('payment-details')) {
-    state.accounts = work.identities.map((identity, i): AccountState => {
-      const known = memory.accounts[i] ?? { state: 'unknown' };
-      const account: AccountState = { identity, state: 'check', attempts: 0 };
-      if (known.key !== undefined) account.key = known.key;
-      if (known.state === 'in-doubt') {
-        account.unsettled = true;
-        if (known.before !== undefined) account.before = known.before;
-      }
-      if (carried('payment-details')) {
-        account.state = 'done';
-        account.how = 'done-before';
-      } else if (known.state === 'done') {
-        account.state = 'done';
-        account.how = 'done-before';
-        account.id = known.id;
-      }
-      // Otherwise, not known as done: what the service stores is read first, whatever this journal says. Another
-      // machine, a pending file run elsewhere, a journal line lost to a crash may have stored it.
-      return account;
-    });
-    if (state.compliance.identityConflict) {
-      for (const account of state.accounts) {
-        if (account.state !== 'check') continue;
-        account.state = 'failed';
-        account.error = "not sent, the payer's identity differs (see compliance)";
-      }
-    }
-    // Most rows have one account: nothing to compare it with.
-    if (state.accounts.length > 1)
-      state.accounts.forEach((account, i) => {
-        const first = state.accounts.findIndex(
-          (other) => identityText(other.identity) === identityText(account.identity),
-        );
-        if (first < i) account.sameAs = first;
-      });
-  }
+  if (wanted('payment-details')) startAccounts(state, memory, carried('payment-details'));
 
   if (work.kind === 'payer' && wanted('agreement')) {
     state.agreement.wanted = true;
@@ -335,6 +317,53 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     else if (!work.completeAgreement) state.agreement.step = 'skipped';
   }
   return state;
+}
+
+/** The row's bank accounts before any call: done (known to the journal, or carried), in doubt, or to settle. */
+function startAccounts(state: RowState, memory: RowMemory, carriedDone: boolean): void {
+  state.accounts = state.work.identities.map((identity, i): AccountState => {
+    const known = memory.accounts[i] ?? { state: 'unknown' };
+    const account: AccountState = { identity, state: 'check', attempts: 0 };
+    if (known.key !== undefined) account.key = known.key;
+    if (known.state === 'in-doubt') {
+      account.unsettled = true;
+      if (known.before !== undefined) account.before = known.before;
+    }
+    if (known.state === 'done') {
+      account.state = 'done';
+      account.how = 'done-before';
+      account.id = known.id;
+    } else if (carriedDone) {
+      account.state = 'done';
+      account.how = 'done-before';
+    }
+    // An account stored whose id the journal lacks: an unclear answer later could not be told from it by its id.
+    if (account.state === 'done' && !account.id) forgetAccounts(state);
+    // Otherwise, not known as done: created, after a read of what the service stores unless the journal knows
+    // every account of the payer (mustReadStored).
+    return account;
+  });
+  if (state.compliance.identityConflict) {
+    for (const account of state.accounts) {
+      if (account.state !== 'check') continue;
+      account.state = 'failed';
+      account.error = "not sent, the payer's identity differs (see compliance)";
+    }
+  }
+  // Most rows have one account: nothing to compare it with.
+  if (state.accounts.length > 1)
+    state.accounts.forEach((account, i) => {
+      const first = state.accounts.findIndex(
+        (other) => identityText(other.identity) === identityText(account.identity),
+      );
+      if (first < i) account.sameAs = first;
+    });
+}
+
+/** The journal no longer knows every account of the row's payer (RowState.accountsKnown). */
+export function forgetAccounts(s: RowState): void {
+  s.accountsKnown = false;
+  s.accountsLearned = true;
 }
 
 /** A valid payer row as work for the plan. */

@@ -59,7 +59,7 @@ export interface PayerStatus {
   clientUserId: string;
   category: Category;
   payer?: PayerAnswer;
-  /** Undefined when the accounts were not read (no bank row, and the payer not compliant: nothing to learn). */
+  /** Undefined when the accounts were not read (the payer not ready for a bank account: nothing to learn). */
   accounts?: AccountCounts;
   links: PayerLinks;
   checkedAt: string;

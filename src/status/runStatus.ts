@@ -29,8 +29,8 @@ export type StatusInput = RunOptionsInput;
 
 /**
  * Where each payer of the inputs stands now, asked of the service: one status read per distinct payer, and the
- * read of its stored bank accounts when it has a bank row (or is compliant, when the only question left is its
- * account). Writes nothing to the service. Writes status.csv in input order, summary.json and report.html.
+ * read of its stored bank accounts where its line depends on them (a payer ready for one). Writes nothing to the
+ * service. Writes status.csv in input order, summary.json and report.html.
  */
 export async function runStatus(input: StatusInput, context: RunContext = {}): Promise<StatusSummary> {
   const places = placesOf(context);

@@ -47,6 +47,17 @@ async function gateKnown() {
   expect(h.sandbox.stats().kycRefusals).toBe(1);
 }
 
+/** A bank-details file: one account for each payer. */
+function bankCsv(payers: string[]): string {
+  const header =
+    'clientUserId,bankName,accountName,beneficiaryType,currency,accountNumber,routingNumber,accountType,' +
+    'addressLine1,city,state,postalCode,country,dateOfBirth';
+  const row = (id: string, i: number) =>
+    `${id},First Midwest Bank,Ada Lovelace,individual,USD,${String(100000000 + i)},021000021,checking,` +
+    '12 Analytical Way,Springfield,IL,62701,US,1985-12-10';
+  return `${header}\n${payers.map(row).join('\n')}\n`;
+}
+
 async function status(input: string) {
   const err = memoryStream();
   return runStatus(
@@ -109,6 +120,41 @@ describe('request budget against a service that gates bank accounts on KYC', () 
 
     // A re-run of done rows sends nothing.
     expect((await counted(run)).requests).toBe(0);
+  });
+
+  it('a lost state dir with the bank accounts in a file of their own: at most 3 requests a row, nothing created', async () => {
+    await gateKnown();
+    const payers = ids(6, 'sep');
+    const noBank = {
+      bankName: '',
+      accountName: '',
+      currency: '',
+      accountNumber: '',
+      routingNumber: '',
+      accountType: '',
+    };
+    const input = h!.tmp.write('payers.csv', payersCsv(payers, Object.fromEntries(payers.map((id) => [id, noBank]))));
+    const banks = h!.tmp.write('banks.csv', bankCsv(payers));
+    const run = () => h!.run({ inputs: [input], bankDetails: banks });
+    await run();
+    for (const id of payers) h!.sandbox.setKyc(id, 'approved');
+    expect((await run()).results.every((r) => r.outcome === 'ok')).toBe(true);
+    const stored = h!.sandbox.stats();
+    expect(stored.paymentDetailsCreated).toBe(6);
+
+    // The payer rows are answered 200 as payers the service knows; the journal is new, so it knows none of their
+    // accounts: each bank row reads what is stored and adopts its own.
+    rmSync(h!.tmp.path('state'), { recursive: true, force: true });
+    let results: Awaited<ReturnType<typeof run>>['results'] = [];
+    const cost = await counted(async () => {
+      results = (await run()).results;
+    });
+    expect(results.map((r) => r.outcome)).toEqual(Array(12).fill('ok'));
+    expect(cost.requests).toBeLessThanOrEqual(3 * 12);
+    expect(h!.sandbox.stats()).toMatchObject({
+      paymentDetailsCreated: stored.paymentDetailsCreated,
+      duplicatePaymentDetails: 0,
+    });
   });
 
   it('a lost state dir: at most 3 requests a row, nothing created', async () => {

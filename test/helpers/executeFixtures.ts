@@ -108,6 +108,7 @@ export function rowDeps(client: ApiClient): RowDeps {
       maxWaitDays: 30,
       now: new Date(),
       knowledge: { gate: 'unknown' },
+      journalWhole: false,
     },
     taken: new Set(),
     created: new Set(),

@@ -38,6 +38,25 @@ describe('Journal file', () => {
     reopened.journal.close();
   });
 
+  it('says whether the run before closed it: after a crash its last lines may be lost', async () => {
+    const path = tmp.path('journal.jsonl');
+    const first = await Journal.open(path);
+    expect(first.journal.closedCleanly).toBe(false);
+    first.journal.sent(key(1));
+    first.journal.close();
+    const second = await Journal.open(path);
+    expect(second.journal.closedCleanly).toBe(true);
+    expect(second.journal.get(key(1))).toEqual({ state: 'sent' });
+    // Killed before its close: what it wrote is there, but nothing says all of it is.
+    second.journal.sent(key(2));
+    second.journal.flush();
+    const afterCrash = await Journal.open(path);
+    expect(afterCrash.journal.closedCleanly).toBe(false);
+    expect(afterCrash.journal.get(key(2))).toEqual({ state: 'sent' });
+    afterCrash.journal.close();
+    second.journal.close();
+  });
+
   it('reads answers back from the file, in the same run and after reopening', async () => {
     const path = tmp.path('journal.jsonl');
     const { journal } = await Journal.open(path);
@@ -75,11 +94,12 @@ describe('Journal file', () => {
     journal.close();
     // A later line for a done call, as an old run could have left: superseded, never kept.
     appendFileSync(path, `${JSON.stringify({ k: key(1).slice(3, 35), s: 'sent' })}\n`);
+    // The calls' lines, the mark the close left, and the old line after it.
     const before = lines(path).length;
-    expect(before).toBe(1600 + 1);
+    expect(before).toBe(1600 + 1 + 1);
 
     const { journal: compacted, load } = await Journal.open(path);
-    expect(load).toMatchObject({ entries: 800, lines: before, corrupt: 0 });
+    expect(load).toMatchObject({ entries: 800, lines: before - 1, corrupt: 0, closedCleanly: false });
     const after = lines(path);
     expect(after).toHaveLength(800);
     expect(after.filter((l) => l.includes('"s":"sent"'))).toHaveLength(200);
@@ -110,7 +130,8 @@ describe('Journal file', () => {
     expect(again.get(key(7))).toEqual({ state: 'done', status: 200, answer: answer(7) });
     expect(again.get(key(8))).toEqual({ state: 'done', status: 201, answer: answer(8) });
     again.close();
-    expect(lines(path).at(-1)).toContain('"c":201');
+    // The last line is the mark of the close; the call's is before it.
+    expect(lines(path).at(-2)).toContain('"c":201');
     const last = (await Journal.open(path)).journal;
     expect(last.get(key(8))).toEqual({ state: 'done', status: 201, answer: answer(8) });
     last.close();

@@ -18,6 +18,7 @@ const context = (over: Partial<PlanContext> = {}): PlanContext => ({
   maxWaitDays: 30,
   now: NOW,
   knowledge: { gate: 'unknown' },
+  journalWhole: true,
   ...over,
 });
 const work = (over: Partial<Omit<RowWork, 'identities'>> = {}): RowWork => {
@@ -205,9 +206,27 @@ describe('plan: re-runs', () => {
       ['read-accounts'],
       ['create-account'],
     ]);
-    // Never sent, for a payer the journal registered: nothing of the row's is stored that it does not know.
-    const neverSent: RowMemory = { ...waiting, accounts: [{ state: 'unknown' }] };
+    // Never sent, for a payer whose every account the journal knows: nothing of the row's can be stored.
+    const neverSent: RowMemory = {
+      ...waiting,
+      payer: { ...waiting.payer, accountsKnown: true },
+      accounts: [{ state: 'unknown' }],
+    };
     expect(drive(work(), neverSent, ctx, service('approved')).rounds).toEqual([['read-payer'], ['create-account']]);
+    // The same after a crash, which may have lost a line of a create sent: read first.
+    const afterCrash = context({ knowledge: { gate: 'gated' }, journalWhole: false });
+    expect(drive(work(), neverSent, afterCrash, service('approved')).rounds).toEqual([
+      ['read-payer'],
+      ['read-accounts'],
+      ['create-account'],
+    ]);
+    // Registered, but not known to be the payer's only accounts (registered before this journal knew it): read first.
+    const registeredOnly: RowMemory = { ...waiting, accounts: [{ state: 'unknown' }] };
+    expect(drive(work(), registeredOnly, ctx, service('approved')).rounds).toEqual([
+      ['read-payer'],
+      ['read-accounts'],
+      ['create-account'],
+    ]);
     // A payer the journal never registered (a pending file fed back elsewhere): what is stored is read first.
     const elsewhere: RowMemory = { accounts: [{ state: 'unknown' }] };
     const carried = work({ carried: { steps: ['compliance', 'agreement'] } });
@@ -324,7 +343,7 @@ describe('plan: re-runs', () => {
     );
     expect(formatError(carried.result.errors[0]!)).toMatch(/^compliance: payer cells changed since/);
     const v2 = drive(changed, memory, context({ compliancePath: '/v2/payer' }), service('approved'));
-    expect(v2.rounds[0]).toEqual(['create-compliance']);
+    expect(v2.rounds[0]).toEqual(['create-compliance', 'read-accounts']);
     expect(v2.result).toMatchObject({ outcome: 'ok', steps: { compliance: 'updated' } });
   });
 
@@ -435,7 +454,7 @@ describe('plan: the service words approval its own way', () => {
       'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant }),
     });
     const { rounds, result } = drive(work(), waiting, gated(), read);
-    expect(rounds).toEqual([['read-payer'], ['create-account']]);
+    expect(rounds).toEqual([['read-payer'], ['read-accounts'], ['create-account']]);
     expect(result).toMatchObject({ outcome: 'ok', kycStatus });
   });
 
