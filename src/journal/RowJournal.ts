@@ -208,6 +208,9 @@ export async function journaledPayers(
     const key = short(line.k);
     if (wanted !== undefined && !wanted.has(key)) continue;
     const a = line.a as PayerLine;
+    // A payer's line has when it was first seen, or (an older journal's) what was registered: the lines of calls,
+    // creates and the gate are not kept.
+    if (a.since === undefined && a.d === undefined) continue;
     const verdict = {
       kycStatus: a.ks,
       agreementStatus: a.ad === '1' ? 'completed' : a.as,
