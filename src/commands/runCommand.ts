@@ -62,7 +62,10 @@ export const runCommand: CommandBody = {
         'onboard the payers in payers.csv',
       )
       .example('$0 run payers.csv --sandbox', 'rehearse against the built-in sandbox, no key needed')
-      .example('$0 run payers.csv --limit 5 --base-url ...', 'a trial run: the first 5 rows; the next run sends the rest')
+      .example(
+        '$0 run payers.csv --limit 5 --base-url ...',
+        'a trial run: the first 5 rows; the next run sends the rest',
+      )
       .example(
         '$0 run payer-onboard-results/<run id>/failed-payers.csv --base-url ...',
         're-run the fixed failed rows',
@@ -71,7 +74,6 @@ export const runCommand: CommandBody = {
 };
 
 export const validateCommand: CommandBody = {
-  builder: (yargs) =>
-    withRunOptions(yargs, 'validate').positional('input', INPUT_FILES),
+  builder: (yargs) => withRunOptions(yargs, 'validate').positional('input', INPUT_FILES),
   handler: (argv, io) => runAndReport({ ...runInputFromArgv(argv), command: 'validate' }, io),
 };

@@ -258,7 +258,9 @@ export function pendingNote(rows: Record<Outcome, number>, aborted?: { reason: s
 export function pendingReason(rows: Record<Outcome, number>, stopped: boolean): string {
   const why = [
     ...(rows.waiting > 0 ? ['waiting on the payers (KYC, agreement)'] : []),
-    ...(rows.skipped > 0 ? [stopped ? 'not attempted (the run stopped)' : 'not attempted (a trial run: --limit, --only)'] : []),
+    ...(rows.skipped > 0
+      ? [stopped ? 'not attempted (the run stopped)' : 'not attempted (a trial run: --limit, --only)']
+      : []),
   ];
   return why.join(' or ') || 'pending';
 }

@@ -70,8 +70,7 @@ export async function checkHeader(input: OpenedInput, kind: RowKind): Promise<st
   if (input.header === undefined) return [];
   const mapping = mapHeader(input.header, kind, input.reading?.columns);
   const line = input.headerLine ?? 1;
-  if (mapping.missing.length > 0)
-    throw new InputError(input.file.name, await missingColumns(input, mapping), { line });
+  if (mapping.missing.length > 0) throw new InputError(input.file.name, await missingColumns(input, mapping), { line });
   if (mapping.duplicates.length > 0) {
     throw new InputError(
       input.file.name,
@@ -100,7 +99,9 @@ async function missingColumns(input: OpenedInput, mapping: HeaderMapping): Promi
   const s = missing.length === 1 ? '' : 's';
   const what = `missing required column${s} ${missing.join(', ')}`;
   const sheets =
-    input.sheets && input.sheets.length > 1 ? `; or another sheet with --sheet (sheets: ${input.sheets.join(', ')})` : '';
+    input.sheets && input.sheets.length > 1
+      ? `; or another sheet with --sheet (sheets: ${input.sheets.join(', ')})`
+      : '';
   if (unknown.length === 0)
     return `${what}; every column of the header is understood (${input.header!.join(', ')}): add the missing column${s}${sheets}`;
   const named =
@@ -125,7 +126,8 @@ async function firstValues(input: OpenedInput, columns: string[]): Promise<Map<s
   const values = new Map(columns.map((column) => [column, [] as string[]]));
   let rows = 0;
   for await (const record of input.records) {
-    for (const cell of record.cells) if (wanted.has(cell.column)) values.get(cell.column)!.push(String(cell.value ?? ''));
+    for (const cell of record.cells)
+      if (wanted.has(cell.column)) values.get(cell.column)!.push(String(cell.value ?? ''));
     if (++rows >= SAMPLE_ROWS) break;
   }
   return values;

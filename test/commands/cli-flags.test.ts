@@ -38,13 +38,16 @@ describe('template --out -', () => {
 });
 
 describe('the API key as a flag', () => {
-  it.each(['run', 'validate', 'status', 'inbox'])('%s --api-key is refused, pointing at the ways to give it', async (command) => {
-    const r = await payerOnboard([command, 'payers.csv', '--api-key', 'sk_live_123'], { PAYER_API_KEY: 'k' });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(
-      'payer-onboard: --api-key: the key is never taken as a flag value (it would stay in your shell history and show in ps): set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE\n',
-    );
-  });
+  it.each(['run', 'validate', 'status', 'inbox'])(
+    '%s --api-key is refused, pointing at the ways to give it',
+    async (command) => {
+      const r = await payerOnboard([command, 'payers.csv', '--api-key', 'sk_live_123'], { PAYER_API_KEY: 'k' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        'payer-onboard: --api-key: the key is never taken as a flag value (it would stay in your shell history and show in ps): set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE\n',
+      );
+    },
+  );
 });
 
 describe('--help', () => {

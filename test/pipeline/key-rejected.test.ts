@@ -20,6 +20,10 @@ afterEach(async () => {
 const journals = (stateDir: string): string[] =>
   existsSync(stateDir) ? readdirSync(stateDir).filter((name) => name !== 'locks') : [];
 
+/** The call whose answer came first names the step: a payer's create and its read go out together. */
+const anyStep = (text: string | undefined) =>
+  text?.replace(/API key rejected \((compliance|payment-details|status): /g, 'API key rejected (STEP: ');
+
 const FROM_ENV = (url: string) =>
   `the key came from PAYER_API_KEY: set it to a key ${url} accepts, or put that key in a file and give --api-key-file FILE`;
 
@@ -27,10 +31,11 @@ describe('a rejected API key', () => {
   it('run names PAYER_API_KEY and the fix once, and leaves no journal for the key', async () => {
     const input = h.tmp.write('payers.csv', payersCsv(['k-1', 'k-2', 'k-3']));
     const { summary, stderr } = await h.run({ inputs: [input], concurrency: 1 }, { PAYER_API_KEY: 'wrong-key' });
-    const message = `stopped: API key rejected (compliance: HTTP 401 Unauthorized): ${FROM_ENV(h.sandbox.url)}`;
+    const message = `stopped: API key rejected (STEP: HTTP 401 Unauthorized): ${FROM_ENV(h.sandbox.url)}`;
     expect(summary.exitCode).toBe(3);
-    expect(summary.aborted).toEqual({ reason: 'key-rejected', message });
-    expect(stderr).toContain(`  ABORTED: ${message}\n`);
+    expect(summary.aborted?.reason).toBe('key-rejected');
+    expect(anyStep(summary.aborted?.message)).toBe(message);
+    expect(anyStep(stderr)).toContain(`  ABORTED: ${message}\n`);
     expect(stderr.split('PAYER_API_KEY').length - 1).toBe(1);
     expect(stderr).toContain(
       '  not attempted (the run stopped): run the same file again once the key is right; pending rows: ',
@@ -50,8 +55,8 @@ describe('a rejected API key', () => {
     const input = h.tmp.write('payers.csv', payersCsv(['f-1']));
     const keyFile = h.tmp.write('key.txt', 'wrong-key\n');
     const { summary } = await h.run({ inputs: [input], apiKeyFile: keyFile }, {});
-    expect(summary.aborted?.message).toBe(
-      `stopped: API key rejected (compliance: HTTP 401 Unauthorized): the key came from --api-key-file ${keyFile}: put a key ${h.sandbox.url} accepts in that file`,
+    expect(anyStep(summary.aborted?.message)).toBe(
+      `stopped: API key rejected (STEP: HTTP 401 Unauthorized): the key came from --api-key-file ${keyFile}: put a key ${h.sandbox.url} accepts in that file`,
     );
   });
 

@@ -51,9 +51,14 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     const error = await run(
       { inputs: [h.tmp.path('nope.csv')], baseUrl: h.sandbox.url, stateDir: h.tmp.path('state') },
       { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } },
-    ).catch((e: unknown) => e as PayerOnboardError);
-    expect(error.message).toBe(`nope.csv: no such file (looked for ${h.tmp.path('nope.csv')}): check its name and folder`);
-    expect(error.exitCode).toBe(2);
+    ).then(
+      () => undefined,
+      (e: unknown) => e as PayerOnboardError,
+    );
+    expect(error?.message).toBe(
+      `nope.csv: no such file (looked for ${h.tmp.path('nope.csv')}): check its name and folder`,
+    );
+    expect(error?.exitCode).toBe(2);
     expect(readdirSync(h.tmp.dir)).not.toContain('payer-onboard-results');
   });
 

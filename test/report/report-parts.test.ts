@@ -18,7 +18,8 @@ describe('rows to fix, grouped', () => {
     tally.add(
       failed('p-1', {
         column: 'email',
-        message: 'must be a valid e-mail address, got "aaa@a" (masked as personal data: digits shown as 9, letters as a)',
+        message:
+          'must be a valid e-mail address, got "aaa@a" (masked as personal data: digits shown as 9, letters as a)',
       }),
     );
     tally.add(

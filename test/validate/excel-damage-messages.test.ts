@@ -91,7 +91,8 @@ describe('spreadsheet damage, named for what it is', () => {
     expect(issuesOf(payer({ dateOfBirth: '12/31/1980' }, 'DD/MM/YYYY'))).toEqual([
       {
         column: 'dateOfBirth',
-        message: 'is not a real calendar date, got "9999-99-99" (masked as personal data: digits shown as 9, letters as a)',
+        message:
+          'is not a real calendar date, got "9999-99-99" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
     expect(issuesOf(payer({ dateOfBirth: 'Dec 31 1980' }, 'MM/DD/YYYY'))).toEqual([

@@ -92,7 +92,8 @@ describe('an invalid payer row', () => {
       issues: [
         {
           column: 'E-mail',
-          message: 'must be a valid e-mail address, got "aaa aa aaaaaaa" (masked as personal data: digits shown as 9, letters as a)',
+          message:
+            'must be a valid e-mail address, got "aaa aa aaaaaaa" (masked as personal data: digits shown as 9, letters as a)',
         },
         { column: 'Beneficiary Type', message: 'must be one of individual, business, got "person"' },
         {
@@ -104,7 +105,8 @@ describe('an invalid payer row', () => {
         { column: 'Country', message: 'must be an ISO 3166-1 alpha-2 country code such as US, got "United States"' },
         {
           column: 'Phone',
-          message: 'must be in E.164 format, e.g. +12175550100, got "999 999 9999" (masked as personal data: digits shown as 9, letters as a)',
+          message:
+            'must be in E.164 format, e.g. +12175550100, got "999 999 9999" (masked as personal data: digits shown as 9, letters as a)',
         },
         { column: 'SSN', message: 'is required' },
         { column: 'Currency', message: 'must be an ISO 4217 currency code such as USD, got "dollars"' },
