@@ -1,16 +1,39 @@
-import type { Argv } from 'yargs';
+import type { Argv, PositionalOptions } from 'yargs';
+import { ConfigError } from '../core/errors.js';
 import type { RunOptionsInput } from '../options/resolve.js';
-import { RUN_OPTIONS, type RunCommandName, runOptionNames } from '../options/runOptions.js';
+import { RUN_OPTIONS, type RunCommandName, runOptionFor, runOptionNames } from '../options/runOptions.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CliIo, CommandBody } from './CliCommand.js';
 
-/** Adds the options `command` takes from the table (validate and inbox take some of them). */
+/**
+ * Adds the options `command` takes from the table (validate and inbox take some of them), in that command's words.
+ * `--api-key` is taken too, unlisted, only to be refused with the ways the key is given (see runInputFromArgv).
+ */
 export function withRunOptions(yargs: Argv, command: RunCommandName): Argv {
-  return addOptions(yargs, RUN_OPTIONS, runOptionNames(command));
+  const names = runOptionNames(command);
+  const table = Object.fromEntries(names.map((name) => [name, runOptionFor(name, command)]));
+  return addOptions(yargs, table).option('api-key', { type: 'string', hidden: true });
 }
+
+/**
+ * The input files, as `--help` lists them. yargs gives a list argument an empty list as its default and shows it
+ * beside `[required]`; there is no default.
+ */
+export const INPUT_FILES: PositionalOptions = {
+  type: 'string',
+  array: true,
+  default: undefined,
+  describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson',
+};
 
 /** Turns parsed flags back into the options object `run()` takes (camelCase names of the table). */
 export function runInputFromArgv(argv: Record<string, unknown>): RunOptionsInput {
+  if (argv['api-key'] !== undefined)
+    throw new ConfigError(
+      '--api-key: the key is never taken as a flag value (it would stay in your shell history and show in ps): ' +
+        'set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE',
+      'E_USAGE',
+    );
   const input: Record<string, unknown> = { inputs: (argv.input as string[] | undefined) ?? [] };
   for (const [name, def] of Object.entries(RUN_OPTIONS)) {
     const value = argv[def.flag];
@@ -33,16 +56,16 @@ export async function runAndReport(
 export const runCommand: CommandBody = {
   builder: (yargs) =>
     withRunOptions(yargs, 'run')
-      .positional('input', {
-        type: 'string',
-        array: true,
-        describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson',
-      })
+      .positional('input', INPUT_FILES)
       .example(
         'PAYER_API_KEY=... $0 run payers.csv --base-url https://api.example.com',
         'onboard the payers in payers.csv',
       )
       .example('$0 run payers.csv --sandbox', 'rehearse against the built-in sandbox, no key needed')
+      .example(
+        '$0 run payers.csv --limit 5 --base-url ...',
+        'a trial run: the first 5 rows; the next run sends the rest',
+      )
       .example(
         '$0 run payer-onboard-results/<run id>/failed-payers.csv --base-url ...',
         're-run the fixed failed rows',
@@ -51,11 +74,6 @@ export const runCommand: CommandBody = {
 };
 
 export const validateCommand: CommandBody = {
-  builder: (yargs) =>
-    withRunOptions(yargs, 'validate').positional('input', {
-      type: 'string',
-      array: true,
-      describe: 'payer files: .csv .txt .tsv .xlsx .jsonl .ndjson',
-    }),
+  builder: (yargs) => withRunOptions(yargs, 'validate').positional('input', INPUT_FILES),
   handler: (argv, io) => runAndReport({ ...runInputFromArgv(argv), command: 'validate' }, io),
 };

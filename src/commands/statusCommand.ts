@@ -1,13 +1,12 @@
 import type { CommandBody } from './CliCommand.js';
-import { runInputFromArgv, withRunOptions } from './runCommand.js';
+import { INPUT_FILES, runInputFromArgv, withRunOptions } from './runCommand.js';
 
 /** `payer-onboard status <input...>`: who can be paid now, who is stuck, whom to chase. Reads only. */
 export const statusCommand: CommandBody = {
   builder: (yargs) =>
     withRunOptions(yargs, 'status')
       .positional('input', {
-        type: 'string',
-        array: true,
+        ...INPUT_FILES,
         describe: 'payer files, failed or pending files, or a results.csv of an earlier run',
       })
       .example(

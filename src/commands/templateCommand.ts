@@ -19,7 +19,8 @@ export function templateCsv(): string {
 }
 
 export const templateCommand: CommandBody = {
-  builder: (yargs) => addOptions(yargs, TEMPLATE_OPTIONS),
+  // `--out` takes the word after it whatever it is: yargs would otherwise leave `-` (stdout) as a stray argument.
+  builder: (yargs) => addOptions(yargs, TEMPLATE_OPTIONS).nargs('out', 1),
   handler: async (argv, io) => {
     const given = argv.out as string | undefined;
     const format =

@@ -54,6 +54,8 @@ export interface ApiClientOptions {
   /** Where create compliance is served. */
   compliancePath: CompliancePath;
   apiKey: string;
+  /** Where the key came from and how to give another: the stop's message says it when the service rejects the key. */
+  keyAdvice?: string;
   /** Per attempt, in ms. */
   timeoutMs: number;
   /** Retries per call for retryable failures. */

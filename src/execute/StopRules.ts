@@ -32,6 +32,8 @@ export interface StopRulesOptions {
   logger: Logger | undefined;
   /** Called once, when the client stops: the rate limiter lets its waiters go, so that they can give up. */
   onStop: () => void;
+  /** Where the key came from and how to give another, added to the stop when the service rejects the key. */
+  keyAdvice?: string | undefined;
 }
 
 /**
@@ -136,7 +138,8 @@ export class StopRules {
   /** A call that failed for good. `countsAsTrouble`: false for a create's failure (a KYC gate's 500 says nothing of the API). */
   failedForGood(error: ApiError, countsAsTrouble: boolean): void {
     if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
-      this.stop('key-rejected', `stopped: API key rejected (${error.message})`);
+      const advice = this.o.keyAdvice === undefined ? '' : `: ${this.o.keyAdvice}`;
+      this.stop('key-rejected', `stopped: API key rejected (${error.message})${advice}`);
       return;
     }
     // Create compliance has no payer to be missing: a 404 there is a wrong address, for every row alike.

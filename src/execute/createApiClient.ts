@@ -30,7 +30,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     options.adaptiveRate === false
       ? undefined
       : new AdaptiveRate(limiter, options.limiter?.rate ?? options.rate, clock, options.adaptiveRate);
-  const stops = new StopRules({ baseUrl, maxConsecutiveFailures, clock, logger, onStop: () => limiter.close() });
+  const stops = new StopRules({
+    baseUrl,
+    maxConsecutiveFailures,
+    clock,
+    logger,
+    onStop: () => limiter.close(),
+    keyAdvice: options.keyAdvice,
+  });
   const calls = new ApiCalls({
     http: createHttpClient({ baseUrl, apiKey, timeoutMs }),
     apiKey,

@@ -40,7 +40,8 @@ export function settleIncoming(paths: InboxPaths, name: string, ran: InboxRun): 
       ...base,
       folder: 'processing',
       path: rel(at),
-      reason: `${summary.aborted.message}; left in processing/ to resume`,
+      // The run's own summary, just above on stderr and in summary.json, says why and what to do: said once.
+      reason: `the run stopped (${summary.aborted.reason}); the next inbox run resumes it`,
       stop: true,
     };
   }
@@ -50,7 +51,7 @@ export function settleIncoming(paths: InboxPaths, name: string, ran: InboxRun): 
   const pendingFile = pending === undefined ? undefined : copyInto(pending, paths.waiting, basename(pending), runId);
   // Rows waiting on the payer are the normal state of onboarding: named, never as something to fix.
   const waiting =
-    r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r)}` : undefined;
+    r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r, false)}` : undefined;
   if (summary.exitCode === 0) {
     const reason =
       waiting && `${waiting}${pendingFile ? `; kept in ${rel(pendingFile)}, run again as they come due` : ''}`;

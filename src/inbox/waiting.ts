@@ -68,7 +68,7 @@ export function settleWaiting(paths: InboxPaths, name: string, ran: InboxRun): F
       ...base,
       folder: 'waiting',
       path: rel(at),
-      reason: `${summary.aborted.message}; left in waiting/`,
+      reason: `the run stopped (${summary.aborted.reason}); the next inbox run tries it again`,
       stop: true,
     };
   const r = summary.rows;

@@ -46,6 +46,8 @@ export interface OpenedInput {
   file: InputFile;
   /** CSV: the header as written. JSONL: none (keys are per line). */
   header?: string[];
+  /** The line (a sheet's row number) the header is on: a title or notes may come first. */
+  headerLine?: number;
   dialect?: CsvDialect;
   records: AsyncIterable<RawRecord>;
   /**
@@ -112,12 +114,12 @@ const UNREADABLE: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
 };
 
-const MISSING = 'no such file: check its name and the folder you run this from, or give its full path';
-
 /** The error for a file that cannot be opened or read, its cause said in words where there are some. */
 export function unreadable(file: InputFile, cause: unknown): InputError {
   const code = (cause as NodeJS.ErrnoException).code;
-  // The one a newcomer meets first: what is wrong and what to do, not the errno.
-  if (code === 'ENOENT') return new InputError(file.name, MISSING, { cause });
+  // The one a newcomer meets first: what is wrong and what to do, not the errno. The full path says which folder
+  // was looked in, whether the name was given with one or not.
+  if (code === 'ENOENT')
+    return new InputError(file.name, `no such file (looked for ${file.path}): check its name and folder`, { cause });
   return new InputError(file.name, `cannot be read: ${(code && UNREADABLE[code]) ?? code}`, { cause });
 }

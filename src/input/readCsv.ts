@@ -88,6 +88,7 @@ export async function readCsv(file: InputFile, options: CsvOptions = {}): Promis
   return {
     file,
     header: found.header,
+    headerLine: found.top[found.index]!.start,
     dialect,
     records: records(reading, found),
     count: (every) => countRows(reading, found, every),

@@ -33,22 +33,33 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
+/** Where to send, with which key, and what to say of the key if the service rejects it. */
+interface Connection {
+  baseUrl: string;
+  apiKey: string;
+  /** Where the key came from and how to give another: said once, when the service rejects it (401, 403). */
+  keyAdvice: string;
+}
+
 /**
  * Where to send and with which key, every problem reported at once (exit 2, nothing sent). The key comes from
  * PAYER_API_KEY or --api-key-file, never a flag value (shell history, ps).
  */
-export function resolveConnection(
-  options: RunOptions,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): { baseUrl: string; apiKey: string } {
+export function resolveConnection(options: RunOptions, env: NodeJS.ProcessEnv, cwd: string): Connection {
   if (options.sandbox) {
     // A rehearsal: the in-process sandbox gets a fresh key, so no real key is ever needed or sent.
-    return { baseUrl: '', apiKey: `sandbox-${randomBytes(12).toString('hex')}` };
+    return {
+      baseUrl: '',
+      apiKey: `sandbox-${randomBytes(12).toString('hex')}`,
+      keyAdvice: "the key is the built-in sandbox's own (--sandbox), which it never refuses: please report this",
+    };
   }
   const problems: string[] = [];
   let apiKey = options.apiKey;
+  const accepts = `a key ${options.baseUrl?.replace(/\/+$/, '') ?? 'the service'} accepts`;
+  let keyAdvice = `the key came from the apiKey option: give ${accepts}`;
   if (apiKey === undefined && options.apiKeyFile !== undefined) {
+    keyAdvice = `the key came from --api-key-file ${options.apiKeyFile}: put ${accepts} in that file`;
     try {
       apiKey = readFileSync(resolve(cwd, options.apiKeyFile), 'utf8').trim();
     } catch (error) {
@@ -56,7 +67,10 @@ export function resolveConnection(
     }
     if (apiKey === '') problems.push(`--api-key-file: ${options.apiKeyFile} is empty`);
   }
-  apiKey ??= env.PAYER_API_KEY || undefined;
+  if (apiKey === undefined && env.PAYER_API_KEY) {
+    apiKey = env.PAYER_API_KEY;
+    keyAdvice = `the key came from PAYER_API_KEY: set it to ${accepts}, or put that key in a file and give --api-key-file FILE`;
+  }
   const noKey = apiKey === undefined && !problems.some((p) => p.startsWith('--api-key-file'));
   // What a newcomer meets first: one sentence naming what is missing and how to give it, or to rehearse without.
   const rehearse = 'or add --sandbox to try it against a built-in stand-in of the service first';
@@ -75,5 +89,5 @@ export function resolveConnection(
     if (problem) problems.push(`--base-url: ${problem}`);
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
-  return { baseUrl: options.baseUrl!, apiKey: apiKey! };
+  return { baseUrl: options.baseUrl!, apiKey: apiKey!, keyAdvice };
 }

@@ -26,6 +26,16 @@ const stepsList = z.union([z.string(), z.array(z.string())]).transform((value, c
   return STEPS.filter((s) => steps.includes(s));
 });
 
+/** `--only a-1,a-2`: the ids as given, trimmed; a library caller may pass an array. */
+const idList = z.union([z.string(), z.array(z.string())]).transform((value, ctx): string[] => {
+  const ids = (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim()).filter(Boolean);
+  if (ids.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'give at least one clientUserId, e.g. --only payer-0001,payer-0002' });
+    return z.NEVER;
+  }
+  return ids;
+});
+
 /**
  * The check of each option of RUN_OPTIONS, by the same name: a value from a flag, the environment, the default or
  * a library caller. Kept apart from the table so that `--help`, which reads the table, does not load zod.
@@ -35,7 +45,7 @@ export const RUN_CHECKS = {
   apiKeyFile: z.string(),
   bankDetails: z.string(),
   sheet: z.string().min(1, 'give a sheet name'),
-  map: z.string().min(1, 'give a JSON file'),
+  map: z.string().min(1, 'give FROM=TO pairs, JSON or a JSON file'),
   dateFormat: z
     .string()
     .transform((text) => text.toUpperCase())
@@ -59,6 +69,8 @@ export const RUN_CHECKS = {
     return name;
   }),
   out: z.string(),
+  limit: count(1),
+  only: idList,
   concurrency: count(1).max(256, 'must be at most 256'),
   rate: z.number({ error: 'must be a number' }).min(0, 'must be 0 (no cap) or more'),
   retries: count(0).max(20, 'must be at most 20'),

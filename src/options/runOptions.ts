@@ -12,6 +12,8 @@ export type RunCommandName = 'run' | 'validate' | 'inbox' | 'status';
 interface RunOptionDef extends OptionDef {
   /** The commands that take it: validate sends nothing, and the inbox names each file's output folder itself. */
   commands: readonly RunCommandName[];
+  /** Its `--help` line for a command where `describe` would name an option that command does not take. */
+  describeFor?: Partial<Record<RunCommandName, string>>;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -38,6 +40,10 @@ export const RUN_OPTIONS = {
     env: 'PAYER_API_BASE_URL',
     describe:
       'API root (required unless `--sandbox`); must be https, or http to loopback; without `/v1` or `/v2` (the paths carry their version)',
+    describeFor: {
+      status:
+        'API root (required); must be https, or http to loopback; without `/v1` or `/v2` (the paths carry their version)',
+    },
     commands: CALLING,
   },
   apiKeyFile: {
@@ -46,6 +52,10 @@ export const RUN_OPTIONS = {
     value: 'FILE',
     describe:
       'file holding the API key, sent as `x-api-key`; without it the key comes from `PAYER_API_KEY`, never from a flag value (shell history, `ps`); one or the other is required unless `--sandbox` or `--dry-run`',
+    describeFor: {
+      status:
+        'file holding the API key, sent as `x-api-key`; without it the key comes from `PAYER_API_KEY`, never from a flag value (shell history, `ps`); one or the other is required',
+    },
     commands: CALLING,
   },
   bankDetails: {
@@ -66,8 +76,9 @@ export const RUN_OPTIONS = {
   map: {
     flag: 'map',
     type: 'string',
-    value: 'FILE',
-    describe: 'JSON `{"Their column": "fieldName"}` for column names not understood on their own',
+    value: 'MAP',
+    describe:
+      'column names not understood on their own, each with the field it holds: `FROM=TO` pairs, comma separated (`--map "Type=beneficiaryType,Zip Code=postcode"`), the same as JSON (`{"Type": "beneficiaryType"}`), or a file of that JSON',
     commands: ALL,
   },
   dateFormat: {
@@ -94,6 +105,22 @@ export const RUN_OPTIONS = {
     defaultText: '`./payer-onboard-results/<run id>/`',
     describe: 'where results, failed rows, summary and log go',
     commands: ['run', 'validate', 'status'],
+  },
+  limit: {
+    flag: 'limit',
+    type: 'number',
+    value: 'N',
+    describe:
+      'a trial run: only the first N data rows of each file are checked and sent; the rest are `skipped` (in the pending file) and left for the next run',
+    commands: ['run'],
+  },
+  only: {
+    flag: 'only',
+    type: 'string',
+    value: 'IDS',
+    describe:
+      'a trial run: only the rows of these `clientUserId`s (comma separated) are checked and sent; the rest are `skipped` (in the pending file) and left for the next run',
+    commands: ['run'],
   },
   concurrency: {
     flag: 'concurrency',
@@ -255,6 +282,13 @@ export const RUN_OPTIONS = {
 } as const satisfies Record<string, RunOptionDef>;
 
 export type RunOptionName = keyof typeof RUN_OPTIONS;
+
+/** An option as `command`'s `--help` shows it: its own words for that command where it has them. */
+export function runOptionFor(name: RunOptionName, command: RunCommandName): OptionDef {
+  const def: RunOptionDef = RUN_OPTIONS[name];
+  const own = def.describeFor?.[command];
+  return own === undefined ? def : { ...def, describe: own };
+}
 
 /** The options a command takes, in the table's order. */
 export function runOptionNames(command: RunCommandName): RunOptionName[] {

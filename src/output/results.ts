@@ -207,10 +207,13 @@ export interface Summary {
   };
 }
 
-/** 0 when every row is ok or waiting: waiting on the payer is the normal state of onboarding, not an error. */
+/**
+ * 0 when every row is ok or waiting: waiting on the payer is the normal state of onboarding, not an error. Rows
+ * `skipped` in a run that was not stopped are the rest of a trial run (`--limit`, `--only`), left as asked.
+ */
 export function exitCodeFor(rows: Record<Outcome, number>, aborted: boolean): number {
   if (aborted) return 3;
-  return rows.invalid + rows.failed + rows.skipped > 0 ? 1 : 0;
+  return rows.invalid + rows.failed > 0 ? 1 : 0;
 }
 
 /** The short human summary printed on stderr at the end: what happened, then what to do with each file. */
@@ -231,21 +234,33 @@ export function formatSummary(s: Summary): string {
   lines.push(`  report: ${s.outputs.report}`);
   for (const failed of s.outputs.failed) lines.push(`  rows to fix (fix them, then run this file): ${failed}`);
   // A summary made before pending files existed has none.
-  for (const pending of s.outputs.pending ?? []) lines.push(`  ${pendingNote(r)}; pending rows: ${pending}`);
+  for (const pending of s.outputs.pending ?? []) lines.push(`  ${pendingNote(r, s.aborted)}; pending rows: ${pending}`);
   lines.push(`  exit code ${s.exitCode}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** What finishes the pending rows: nothing in them is to fix, whether they wait on the payer or were not attempted. */
-export function pendingNote(rows: Record<Outcome, number>): string {
-  return `${pendingReason(rows)}: run the same file again later, or let the inbox do it`;
+/**
+ * What finishes the pending rows: nothing in them is to fix, whether they wait on the payer or were not attempted.
+ * `aborted`: why the run stopped, if it did (a rejected key is fixed first: the stop says how, waiting does not).
+ */
+export function pendingNote(rows: Record<Outcome, number>, aborted?: { reason: string }): string {
+  const then =
+    aborted?.reason === 'key-rejected'
+      ? 'run the same file again once the key is right'
+      : 'run the same file again later, or let the inbox do it';
+  return `${pendingReason(rows, aborted !== undefined)}: ${then}`;
 }
 
-/** Why rows are pending: `waiting on the payers (KYC, agreement)`, `not attempted (the run stopped)`, or both. */
-export function pendingReason(rows: Record<Outcome, number>): string {
+/**
+ * Why rows are pending: `waiting on the payers (KYC, agreement)`, `not attempted (the run stopped)`, or both; rows
+ * skipped by a run that was not stopped were left out of a trial run.
+ */
+export function pendingReason(rows: Record<Outcome, number>, stopped: boolean): string {
   const why = [
     ...(rows.waiting > 0 ? ['waiting on the payers (KYC, agreement)'] : []),
-    ...(rows.skipped > 0 ? ['not attempted (the run stopped)'] : []),
+    ...(rows.skipped > 0
+      ? [stopped ? 'not attempted (the run stopped)' : 'not attempted (a trial run: --limit, --only)']
+      : []),
   ];
   return why.join(' or ') || 'pending';
 }

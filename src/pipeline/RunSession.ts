@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -56,8 +56,8 @@ export interface SessionSpec {
   runId: string;
   options: RunOptions;
   cwd: string;
-  /** Where to send and with which key; absent for a command that sends nothing (validate). */
-  connection: { baseUrl: string; apiKey: string } | undefined;
+  /** Where to send and with which key (and where it came from); absent for a command that sends nothing (validate). */
+  connection: { baseUrl: string; apiKey: string; keyAdvice?: string } | undefined;
   /** The results file in the output folder, one line per row (or payer): `results.csv`, or `status.csv` for status. */
   results: { name: string; columns: readonly string[] };
   /** The folder of the journal to keep (a run against a real API, holding its lock); a rehearsal's sandbox dies with it. */
@@ -84,6 +84,8 @@ export class RunSession {
   private writeFailure: string | undefined;
   private resultsClosed = false;
   private closeLog: (() => Promise<void>) | undefined;
+  /** The journal's folder, when this command made it: a key the service never accepted leaves none behind. */
+  private newJournalDir: string | undefined;
 
   private constructor(
     readonly outputs: RunOutputs,
@@ -127,6 +129,7 @@ export class RunSession {
       const log = createLogger(outputs.log, options.logLevel, (error) => onLogFailure(error));
 
       const journalPath = spec.journalDir === undefined ? undefined : join(spec.journalDir, 'journal.jsonl');
+      const newJournalDir = spec.journalDir !== undefined && !existsSync(spec.journalDir) ? spec.journalDir : undefined;
       const journal = journalPath
         ? await openJournal(journalPath, spec.warnings, log.logger, spec.context.stderr)
         : undefined;
@@ -140,6 +143,7 @@ export class RunSession {
               baseUrl,
               compliancePath: options.compliancePath,
               apiKey: connection.apiKey,
+              ...(connection.keyAdvice === undefined ? {} : { keyAdvice: connection.keyAdvice }),
               timeoutMs: options.timeout * 1000,
               retries: options.retries,
               // --concurrency counts payers (two round trips per row: compliance, then payment details and agreement
@@ -165,6 +169,7 @@ export class RunSession {
         spec.context.signal,
       );
       session.closeLog = log.close;
+      session.newJournalDir = newJournalDir;
       onLogFailure = (error) => session.onWriteFailure(error, outputs.log);
       if (logFailure) onLogFailure(logFailure);
       session.cleanup.push(...opened, () => session.closeResults());
@@ -250,6 +255,22 @@ export class RunSession {
   async close(): Promise<void> {
     for (const step of this.cleanup.splice(0).reverse()) await step();
     await this.closeLog?.();
+    if (this.newJournalDir !== undefined && this.keyNeverAccepted()) {
+      // Nothing it holds is worth keeping: each call it noted was refused. Kept, it would stand for a key that never
+      // worked, and the next run with the right key would warn of "a journal of another key".
+      rmSync(this.newJournalDir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * The service refused the key, and every request this command sent got that answer (401 or 403): nothing can have
+   * been created with it. A request with no answer (a timeout, a reset) or any other answer leaves it unsure.
+   */
+  private keyNeverAccepted(): boolean {
+    if (this.client?.stopped()?.reason !== 'key-rejected') return false;
+    const { requests, byStatus } = this.client.stats();
+    const refused = (byStatus['401'] ?? 0) + (byStatus['403'] ?? 0);
+    return requests > 0 && refused === requests;
   }
 }
 

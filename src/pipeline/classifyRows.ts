@@ -1,7 +1,7 @@
 import { IdTable } from '../core/compactTables.js';
 import { InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
-import { fieldForColumn, mapHeader } from '../rows/columns.js';
+import { fieldForColumn, type HeaderMapping, likelyMapping, mapHeader } from '../rows/columns.js';
 import type { BankRowResult, PayerRowResult, RowIssue } from '../core/types.js';
 import { checkBankRow, validateBankRow } from '../validate/validateBankRow.js';
 import { checkPayerRow, validatePayerRow } from '../validate/validatePayerRow.js';
@@ -63,32 +63,74 @@ export interface ClassifiedRow {
 
 /**
  * Checks a header (CSV or xlsx) before any row: a required column missing entirely, or two columns that mean the
- * same field, rejects the file (exit 2), naming the columns; unknown columns become one warning each (they are
- * carried through to the failed file untouched).
+ * same field, rejects the file (exit 2), naming the columns and the header's line; unknown columns become one warning
+ * each (they are carried through to the failed file untouched).
  */
-export function checkHeader(input: OpenedInput, kind: RowKind): string[] {
+export async function checkHeader(input: OpenedInput, kind: RowKind): Promise<string[]> {
   if (input.header === undefined) return [];
   const mapping = mapHeader(input.header, kind, input.reading?.columns);
-  if (mapping.missing.length > 0) {
-    const s = mapping.missing.length === 1 ? '' : 's';
-    throw new InputError(
-      input.file.name,
-      `missing required column${s} ${mapping.missing.join(', ')} (header: ${input.header.join(', ')}): ` +
-        `a column named otherwise is named with --map${input.sheets && input.sheets.length > 1 ? `, another sheet with --sheet (sheets: ${input.sheets.join(', ')})` : ''}`,
-      { line: 1 },
-    );
-  }
+  const line = input.headerLine ?? 1;
+  if (mapping.missing.length > 0) throw new InputError(input.file.name, await missingColumns(input, mapping), { line });
   if (mapping.duplicates.length > 0) {
     throw new InputError(
       input.file.name,
       `two columns mean the same field: ${mapping.duplicates.map(describeDuplicate).join('; ')}`,
-      { line: 1 },
+      { line },
     );
   }
   return mapping.unknown.map(
     (column) =>
       `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file (if it holds a field, --map names it)`,
   );
+}
+
+/** Rows whose values are looked at to tell what a column not understood holds. */
+const SAMPLE_ROWS = 50;
+/** Columns not understood named at most, of a header that names none (the first row of data, taken for a header). */
+const UNKNOWN_NAMED = 8;
+
+/**
+ * What a header missing required fields lacks, what of it was not understood, and what `--map` would fix: the
+ * columns' first values say what they likely hold. The file is refused, so its first rows may be read for that.
+ */
+async function missingColumns(input: OpenedInput, mapping: HeaderMapping): Promise<string> {
+  const { missing, unknown } = mapping;
+  const quote = (column: string) => JSON.stringify(column);
+  const s = missing.length === 1 ? '' : 's';
+  const what = `missing required column${s} ${missing.join(', ')}`;
+  const sheets =
+    input.sheets && input.sheets.length > 1
+      ? `; or another sheet with --sheet (sheets: ${input.sheets.join(', ')})`
+      : '';
+  if (unknown.length === 0)
+    return `${what}; every column of the header is understood (${input.header!.join(', ')}): add the missing column${s}${sheets}`;
+  const named =
+    unknown.length > UNKNOWN_NAMED
+      ? `${unknown.slice(0, UNKNOWN_NAMED).map(quote).join(', ')} and ${unknown.length - UNKNOWN_NAMED} more`
+      : unknown.map(quote).join(', ');
+  const notUnderstood = `, and ${unknown.length === 1 ? 'a column' : 'columns'} not understood: ${named}`;
+  // Only words of a field's list are quoted (never a person's data): what else a column holds stays unsaid.
+  const likely = likelyMapping(missing, await firstValues(input, unknown));
+  if (likely.length === 0)
+    return `${what}${notUnderstood}: where one of them holds a missing field, name it with --map "Their column=fieldName"${sheets}`;
+  const reasons = likely.map(({ column, field, words }) =>
+    words ? `${quote(column)} holds ${words.join(', ')}, so likely ${field}` : `${quote(column)} is likely ${field}`,
+  );
+  const pairs = likely.map(({ column, field }) => `${column}=${field}`).join(',');
+  return `${what}${notUnderstood}; ${reasons.join('; ')}: add --map "${pairs}"${sheets}`;
+}
+
+/** The values of the first rows in each of `columns` (by header position, as the header writes them). */
+async function firstValues(input: OpenedInput, columns: string[]): Promise<Map<string, string[]>> {
+  const wanted = new Set(columns);
+  const values = new Map(columns.map((column) => [column, [] as string[]]));
+  let rows = 0;
+  for await (const record of input.records) {
+    for (const cell of record.cells)
+      if (wanted.has(cell.column)) values.get(cell.column)!.push(String(cell.value ?? ''));
+    if (++rows >= SAMPLE_ROWS) break;
+  }
+  return values;
 }
 
 /**

@@ -62,7 +62,7 @@ export async function scanInputs(
     }
     names.add(input.file.name);
     read.announce?.(describeMapping(input, kind));
-    warnings.push(...checkHeader(input, kind));
+    warnings.push(...(await checkHeader(input, kind)));
     const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
     if (besides !== undefined) all.push([path, 'bank-details', besides]);
     const counted: { rows: number; first?: RawRecord } = read.once

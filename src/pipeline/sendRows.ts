@@ -68,6 +68,8 @@ interface InputSend {
   ctx: SendContext;
   sink: OrderedSink<SinkItem>;
   rowSlots: LimitFunction;
+  /** A trial run's choice of rows (`--limit`, `--only`): which data row of the input this is, and the ids named. */
+  trial: { rows: number; only: ReadonlySet<string> | undefined };
 }
 
 /**
@@ -81,7 +83,8 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   const window = readAhead(ctx.options.concurrency);
   const skipped: SkippedRows = { rows: 0, first: '', last: '' };
   const sink = new OrderedSink<SinkItem>((item) => writeRow(ctx, skipped, item));
-  const send: InputSend = { job, ctx, sink, rowSlots: pLimit(ctx.options.concurrency) };
+  const only = ctx.options.only && new Set(ctx.options.only.map(sameId));
+  const send: InputSend = { job, ctx, sink, rowSlots: pLimit(ctx.options.concurrency), trial: { rows: 0, only } };
 
   // A file that breaks partway ends the loop with its error: the rows already taken are still finished and written
   // first, so that the results file holds every row the summary counts.
@@ -154,6 +157,15 @@ function startRow(send: InputSend, row: ClassifiedRow): void {
   const finish = (result: PayerResult) => {
     sink.complete(seq, { row, finished: { source, line, clientUserId, result } });
   };
+  const left = leftOutOfTrial(send, row);
+  if (left !== undefined) {
+    // Its bank rows wait for it too: sent alone, they would meet a payer that is not registered yet.
+    const id = row.result.clientUserId;
+    if (job.kind === 'payers' && id !== undefined && !ctx.payerResults?.has(id))
+      ctx.payerResults?.set(id, Promise.resolve(left));
+    finish(left);
+    return;
+  }
   if (!row.result.ok) {
     const invalid = invalidResult(row.result.issues.length ? row.result.issues : [{ message: 'row is invalid' }]);
     // Its bank rows must fail with it, not go out alone and meet a 404. A repeated id keeps the first.
@@ -175,6 +187,27 @@ function startRow(send: InputSend, row: ClassifiedRow): void {
   sendRow(send, row.result, `${source}:${line}`)
     .catch((error: unknown) => unexpectedFailure(ctx, `${job.input.file.name}:${row.record.line}`, error))
     .then(finish);
+}
+
+/** A clientUserId as `--only` compares it: the same payer in any case and with surrounding spaces. */
+const sameId = (id: string): string => id.trim().toLowerCase();
+
+/**
+ * A trial run (`--limit N`: the first N data rows of each input; `--only IDS`: the rows of those payers) sends only
+ * its rows: the others are `skipped`, with why, and go to the pending file for the next run.
+ */
+function leftOutOfTrial(send: InputSend, row: ClassifiedRow): PayerResult | undefined {
+  const { limit } = send.ctx.options;
+  const { trial } = send;
+  trial.rows += 1;
+  let why: string | undefined;
+  if (limit !== undefined && trial.rows > limit)
+    why = `not attempted: past the first ${limit} rows of the file (--limit ${limit}); a run without --limit sends it`;
+  else if (trial.only !== undefined && !trial.only.has(sameId(row.result.clientUserId ?? '')))
+    why = 'not attempted: not one of the payers --only names; a run without --only sends it';
+  if (why === undefined) return undefined;
+  const steps = send.ctx.client ? send.ctx.options.steps : [];
+  return { ...skippedResult(steps), errors: [{ message: why }] };
 }
 
 /** A valid row's work at the API; a payer's outcome is kept for its bank rows of the same run. */

@@ -11,6 +11,10 @@ import type { Reached, RunFacts } from './RunFacts.js';
  */
 export function writeStopSummary(facts: RunFacts, reached: Reached, error: unknown): void {
   const { options, cwd, runId, paths } = facts;
+  // Stopped before its output folder was opened (an input missing, a header without a required column): the message
+  // says it all, and a new folder of the default kind (one per run) holding only this summary would say nothing
+  // more. A folder named with --out gets it, for the script that looks there.
+  if (reached.session === undefined && options.out === undefined) return;
   const counts = reached.tally?.outcomes() ?? { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
   const dir = reached.session?.outputs.dir ?? resolve(cwd, options.out ?? join('payer-onboard-results', runId));
   const summary = buildSummary(facts, {

@@ -81,7 +81,7 @@ function pending({ run, counts, waitingOn }: ReportData): string {
   if (run.files.pending.length === 0) return '';
   const on = waitingOn.length ? ` Waiting on: ${waitingOn.map((w) => `${e(w.message)} (${w.count})`).join('; ')}.` : '';
   return `<h3>Pending rows: ${counts.waiting + counts.skipped}</h3>
-<p data-next="pending">${e(pendingNote(counts))}; they are in ${fileList(run.files.pending)}.${on}</p>`;
+<p data-next="pending">${e(pendingNote(counts, run.aborted))}; they are in ${fileList(run.files.pending)}.${on}</p>`;
 }
 
 function warnings({ run }: ReportData): string {

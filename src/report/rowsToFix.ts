@@ -70,7 +70,7 @@ function kindOf(error: RowError, source: string, clientUserId: string): Kind {
   return { where, problem: normalise(message, clientUserId) };
 }
 
-/** `must be a valid e-mail address, got "aaa@a" (digits shown as 9, letters as a)` -> `must be a valid e-mail address`. */
+/** `must be a valid e-mail address, got "aaa@a" (masked as personal data: ...)` -> `must be a valid e-mail address`. */
 function withoutValue(message: string): string {
   return message.replace(QUOTED_VALUE, '');
 }

@@ -10,9 +10,10 @@ import {
   REQUIRED_PAYER_FIELDS,
   REQUIRED_PAYMENT_DETAIL_FIELDS,
 } from './fields.js';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../core/schemas.js';
 
 /** What a file holds: payer rows (optionally with a bank account each), or the rows of a `--bank-details` file. */
 export type FileKind = 'payers' | 'bank-details';
@@ -120,35 +121,68 @@ export function mapHeader(header: string[], kind: FileKind, map?: ColumnMap): He
 /** `--map`: the user's column (normalised) -> the field name they gave for it. */
 export type ColumnMap = ReadonlyMap<string, string>;
 
+/** What `--map` takes, as its messages say it. */
+const MAP_FORMS = `pairs --map "Type=beneficiaryType,Zip Code=postcode", JSON --map '{"Type": "beneficiaryType"}', or a file of that JSON`;
+
 /**
- * Reads `--map FILE`: JSON `{"Their column": "fieldName"}`. Every field name must be one a payer or bank-details
- * column can have (matched like headers, so `date_of_birth` will do); all unknown ones are named at once (exit 2).
+ * Reads `--map`: `FROM=TO` pairs, comma separated (`Type=beneficiaryType,Zip=postcode`), the same as a JSON object
+ * (`{"Type": "beneficiaryType"}`), or a file holding that JSON. Given text is a file's name whenever such a file
+ * exists. Every field name must be one a payer or bank-details column can have (matched like headers, so
+ * `date_of_birth` will do); all unknown ones are named at once (exit 2).
  */
-export function loadColumnMap(path: string, cwd: string): ColumnMap {
-  let text: string;
+export function loadColumnMap(given: string, cwd: string): ColumnMap {
+  const text = given.trim();
+  const path = resolve(cwd, given);
+  if (text.startsWith('{') && !existsSync(path)) return columnMapOf(jsonObject(text, 'the JSON given'));
+  if (text.includes('=') && !existsSync(path)) return columnMapOf(mapPairs(text));
+  let content: string;
   try {
-    text = readFileSync(resolve(cwd, path), 'utf8');
+    content = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
       code === 'ENOENT'
-        ? `--map: no such file ${path}: check its name and the folder you run this from, or give its full path`
-        : `--map: cannot read ${path} (${code})`,
+        ? `--map: no such file ${isAbsolute(given) ? given : `${given} in ${cwd}`}: give ${MAP_FORMS}`
+        : `--map: cannot read ${given} (${code})`,
     );
   }
+  return columnMapOf(jsonObject(content.replace(/^\uFEFF/, ''), given));
+}
+
+/** `Type=beneficiaryType, Zip Code=postcode`: each pair's column and field, trimmed. */
+function mapPairs(text: string): Array<[string, unknown]> {
+  const pairs = text.split(',').map((pair) => pair.trim());
+  const bad = pairs.filter((pair) => !/^[^=]*\S[^=]*=\s*\S/.test(pair));
+  if (bad.length > 0)
+    throw new ConfigError(
+      `--map: ${bad.map((pair) => JSON.stringify(pair)).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not a column and its field: give ${MAP_FORMS}`,
+    );
+  return pairs.map((pair) => {
+    const at = pair.indexOf('=');
+    return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+  });
+}
+
+/** A JSON object's entries; `what` names where the text came from. */
+function jsonObject(text: string, what: string): Array<[string, unknown]> {
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(text);
   } catch {
-    throw new ConfigError(`--map: ${path} is not valid JSON: expected {"Their column": "fieldName", ...}`);
+    throw new ConfigError(`--map: ${what} is not valid JSON: expected {"Their column": "fieldName", ...}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(`--map: ${path} must be a JSON object like {"Their column": "fieldName"}`);
+    throw new ConfigError(`--map: ${what} must be a JSON object like {"Their column": "fieldName"}`);
   }
+  return Object.entries(value as Record<string, unknown>);
+}
+
+/** The column map of `--map`'s entries, every field name checked. */
+function columnMapOf(entries: Array<[string, unknown]>): ColumnMap {
   const map = new Map<string, string>();
   const notText: string[] = [];
   const unknown: string[] = [];
-  for (const [column, field] of Object.entries(value as Record<string, unknown>)) {
+  for (const [column, field] of entries) {
     if (typeof field !== 'string') {
       notText.push(column);
       continue;
@@ -169,6 +203,46 @@ export function loadColumnMap(path: string, cwd: string): ColumnMap {
   ];
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `--map: ${p}`).join('\n'));
   return map;
+}
+
+/** Fields whose values are a few words: a column holding only those words is likely that field. */
+const WORDS: Record<string, readonly string[]> = {
+  beneficiaryType: BENEFICIARY_TYPES,
+  accountType: ACCOUNT_TYPES,
+  rails: RAILS,
+};
+
+/**
+ * For a header missing required fields: which of its columns not understood likely holds which of them. By its
+ * values first (`Type` holding `individual` and `business` is beneficiaryType), else by its name, where one field's
+ * name alone begins or ends with it (`Birth`, dateOfBirth) and that field is not one of a few words. `values`: the first rows'
+ * values of each such column.
+ */
+export function likelyMapping(
+  missing: readonly string[],
+  values: ReadonlyMap<string, readonly string[]>,
+): Array<{ column: string; field: string; words?: string[] }> {
+  const found: Array<{ column: string; field: string; words?: string[] }> = [];
+  const left = new Set(missing);
+  for (const [column, cells] of values) {
+    const seen = [...new Set(cells.map((cell) => cell.trim().toLowerCase()).filter(Boolean))];
+    const byValues = [...left].find((field) => seen.length > 0 && seen.every((v) => WORDS[field]?.includes(v)));
+    if (byValues !== undefined) {
+      found.push({ column, field: byValues, words: seen });
+      left.delete(byValues);
+      continue;
+    }
+    const name = normalizeHeader(column);
+    // Only where one field alone fits: `Name` could be firstName as well as lastName.
+    const byName = [...left].filter((field) => {
+      const key = normalizeHeader(field);
+      return name.length >= 3 && (key.startsWith(name) || key.endsWith(name)) && WORDS[field] === undefined;
+    });
+    if (byName.length !== 1) continue;
+    found.push({ column, field: byName[0]! });
+    left.delete(byName[0]!);
+  }
+  return found;
 }
 
 /** An empty cell: absent, null, or only whitespace. */

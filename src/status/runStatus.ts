@@ -224,7 +224,8 @@ function formatStatusSummary(s: StatusSummary): string {
     `payer-onboard status: ${s.payers.total} payers in ${(s.durationMs / 1000).toFixed(1)} s; ${s.payers.payable} payable`,
     formatCounts(s.payers),
   ];
-  if (s.aborted) lines.push(`stopped: ${s.aborted.message}`);
+  // As run says it: the message itself starts with what stopped (`stopped: API key rejected ...`).
+  if (s.aborted) lines.push(`ABORTED: ${s.aborted.message}`);
   lines.push(`status: ${s.outputs.status}`);
   return `${lines.filter((l) => l !== '').join('\n')}\n`;
 }

@@ -145,15 +145,16 @@ function shapeOf(text: string): string {
   return text.replace(/\p{Nd}/gu, '9').replace(/\p{L}/gu, 'a');
 }
 
-/** Said after a shape, so that nobody takes `99/99/9999` for what the cell holds. */
-export const SHAPE_NOTE = '(digits shown as 9, letters as a)';
+/** Said after a shape, so that nobody takes `99/99/9999` for what the cell holds, nor wonders why it is not shown. */
+export const SHAPE_NOTE = '(masked as personal data: digits shown as 9, letters as a)';
 
 /**
  * `message, got "value"`, except that a message must not leak personal data into results.csv or a log (every row
  * message is logged too): identity and bank numbers (SENSITIVE_FIELDS) are not echoed at all, dates of birth, e-mails
- * and phones (PERSONAL_FIELDS) by their shape: `got "99.99.9999" (digits shown as 9, letters as a)`. Any other
- * field's value is shown by its shape too when it looks like one of those (an `@`, or six digits or more): a row
- * whose columns slipped puts an IBAN under `currency` or an e-mail under `accountType`.
+ * and phones (PERSONAL_FIELDS) by their shape, with SHAPE_NOTE after it: `got "99.99.9999" (masked as personal data:
+ * digits shown as 9, letters as a)`. Any other field's value is shown by its shape too when it looks like one of those
+ * (an `@`, or six digits or more): a row whose columns slipped puts an IBAN under `currency` or an e-mail under
+ * `accountType`.
  */
 export function withValue(message: string, field: string, text: string): string {
   if (SENSITIVE_FIELDS.has(field)) return message;

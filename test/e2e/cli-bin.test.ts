@@ -47,7 +47,9 @@ describe('the payer-onboard bin', () => {
       cwd: h.tmp.dir,
     });
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain('Unknown arguments: api-key');
+    expect(flag.stderr).toBe(
+      'payer-onboard: --api-key: the key is never taken as a flag value (it would stay in your shell history and show in ps): set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE\n',
+    );
   });
 
   it('exits 2 with a clear message and sends nothing without a key or base URL', async () => {

@@ -87,7 +87,7 @@ describe('a run without its connection says what to set, in one line', () => {
     const r = await bin(['validate', 'payres.csv'], { cwd: tmp.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'payer-onboard: payres.csv: no such file: check its name and the folder you run this from, or give its full path\n',
+      `payer-onboard: payres.csv: no such file (looked for ${join(tmp.dir, 'payres.csv')}): check its name and folder\n`,
     );
   });
 });

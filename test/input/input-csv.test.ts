@@ -104,7 +104,7 @@ describe('CSV input', () => {
   it('rejects a missing file', async () => {
     const error = await rejection(tmp.path('nope.csv'));
     expect(error.message).toBe(
-      'nope.csv: no such file: check its name and the folder you run this from, or give its full path',
+      `nope.csv: no such file (looked for ${tmp.path('nope.csv')}): check its name and folder`,
     );
   });
 });

@@ -52,7 +52,7 @@ describe('JSONL input', () => {
 
   it('rejects a missing file, and names the line of bytes that are not UTF-8 further down the file', async () => {
     await expect(readAll(tmp.path('nope.jsonl'))).rejects.toThrow(
-      'nope.jsonl: no such file: check its name and the folder you run this from, or give its full path',
+      `nope.jsonl: no such file (looked for ${tmp.path('nope.jsonl')}): check its name and folder`,
     );
     const bad = Buffer.concat([
       Buffer.from('{"clientUserId":"u1"}\n{"clientUserId":"M'),

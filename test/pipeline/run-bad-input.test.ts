@@ -47,11 +47,19 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
     expect(h.sandbox.stats().requests).toBe(0);
   });
 
-  it('a missing file', async () => {
-    const error = await rejected([h.tmp.path('nope.csv')]);
-    expect(error.message).toBe(
-      'nope.csv: no such file: check its name and the folder you run this from, or give its full path',
+  it('a missing file, named by the path looked for; no results folder is left behind', async () => {
+    const error = await run(
+      { inputs: [h.tmp.path('nope.csv')], baseUrl: h.sandbox.url, stateDir: h.tmp.path('state') },
+      { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as PayerOnboardError,
     );
+    expect(error?.message).toBe(
+      `nope.csv: no such file (looked for ${h.tmp.path('nope.csv')}): check its name and folder`,
+    );
+    expect(error?.exitCode).toBe(2);
+    expect(readdirSync(h.tmp.dir)).not.toContain('payer-onboard-results');
   });
 
   it('a non-UTF-8 byte after UTF-8 text, naming line and column', async () => {
@@ -109,7 +117,7 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
       exitCode: 2,
       stopped: {
         code: 'E_INPUT',
-        message: 'moved.csv: no such file: check its name and the folder you run this from, or give its full path',
+        message: `moved.csv: no such file (looked for ${input}): check its name and folder`,
       },
       inputs: [{ source: 'moved.csv', format: 'csv', rows: 1 }],
       requests: { total: 0 },
@@ -180,7 +188,7 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
   it('missing required columns, named', async () => {
     const error = await rejected([h.tmp.write('cols.csv', 'clientUserId,email,First Name\np-1,a@example.com,Ada\n')]);
     expect(error.message).toBe(
-      'cols.csv:1: missing required columns lastName, beneficiaryType, dateOfBirth, addressLine1, city, state, postcode, country, nationality, phone, ssn (header: clientUserId, email, First Name): a column named otherwise is named with --map',
+      'cols.csv:1: missing required columns lastName, beneficiaryType, dateOfBirth, addressLine1, city, state, postcode, country, nationality, phone, ssn; every column of the header is understood (clientUserId, email, First Name): add the missing columns',
     );
   });
 });

@@ -31,7 +31,9 @@ describe('run: invalid rows', () => {
       ['5', 'invalid'],
     ]);
     const p2 = first.results[1]!.error;
-    expect(p2).toContain('dateOfBirth: must be YYYY-MM-DD, got "99/99/9999" (digits shown as 9, letters as a)');
+    expect(p2).toContain(
+      'dateOfBirth: must be YYYY-MM-DD, got "99/99/9999" (masked as personal data: digits shown as 9, letters as a)',
+    );
     expect(p2).toContain('routingNumber');
     expect(p2).not.toContain('021000022');
     expect(first.results[3]!.error).toContain('the same payer is already on line 2');

@@ -18,13 +18,14 @@ describe('rows to fix, grouped', () => {
     tally.add(
       failed('p-1', {
         column: 'email',
-        message: 'must be a valid e-mail address, got "aaa@a" (digits shown as 9, letters as a)',
+        message:
+          'must be a valid e-mail address, got "aaa@a" (masked as personal data: digits shown as 9, letters as a)',
       }),
     );
     tally.add(
       failed('p-2', {
         column: 'email',
-        message: 'must be a valid e-mail address, got "b@" (digits shown as 9, letters as a)',
+        message: 'must be a valid e-mail address, got "b@" (masked as personal data: digits shown as 9, letters as a)',
       }),
     );
     tally.add(
@@ -57,7 +58,7 @@ describe('rows to fix, grouped', () => {
   // Dates as validation words them: the shape, then which --date-format reads the date as far as its numbers tell.
   const date = (shape: string, reading: string): RowError => ({
     column: 'Date of Birth',
-    message: `must be YYYY-MM-DD, got "${shape}" (digits shown as 9, letters as a): ${reading}`,
+    message: `must be YYYY-MM-DD, got "${shape}" (masked as personal data: digits shown as 9, letters as a): ${reading}`,
   });
   const DAY = 'written day first, --date-format DD/MM/YYYY reads it';
   const MONTH = 'written month first, --date-format MM/DD/YYYY reads it';

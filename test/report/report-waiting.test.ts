@@ -20,7 +20,10 @@ function firstRun() {
   tally.add(row('p-4', 'waiting', waiting, [{ step: 'payment-details', message: KYC }]));
   tally.add(
     row('p-5', 'invalid', {}, [
-      { column: 'email', message: 'must be a valid e-mail address, got "aaa" (digits shown as 9, letters as a)' },
+      {
+        column: 'email',
+        message: 'must be a valid e-mail address, got "aaa" (masked as personal data: digits shown as 9, letters as a)',
+      },
     ]),
   );
   return { tally, summary: summaryFor('/out', { ok: 1, waiting: 2, invalid: 1 }) };
@@ -38,7 +41,7 @@ describe('report.html of a run with waiting rows', () => {
         'p-5',
         'invalid',
         'validation',
-        'email: must be a valid e-mail address, got "aaa" (digits shown as 9, letters as a)',
+        'email: must be a valid e-mail address, got "aaa" (masked as personal data: digits shown as 9, letters as a)',
       ],
     ]);
     expect(data.waitingOn).toEqual([{ message: `payment-details: ${KYC}`, count: 2 }]);

@@ -161,7 +161,7 @@ describe('column names as people write them', () => {
     const notJson = h.tmp.write('bad.json', '{"A": ');
     await expect(h.run({ inputs: [input], map: notJson })).rejects.toThrow(/^--map: .*bad\.json is not valid JSON/);
     await expect(h.run({ inputs: [input], map: 'nomap.json' })).rejects.toThrow(
-      '--map: no such file nomap.json: check its name and the folder you run this from, or give its full path',
+      `--map: no such file nomap.json in ${h.tmp.dir}: give pairs --map "Type=beneficiaryType,Zip Code=postcode", JSON --map '{"Type": "beneficiaryType"}', or a file of that JSON`,
     );
   });
 });

@@ -35,7 +35,7 @@ describe('spreadsheet damage, named for what it is', () => {
       // `Phone` comes last: it is the row's last cell here.
       {
         column: 'Phone',
-        message: `was turned into a number by the spreadsheet, which kept only its first digits: ${TEXT}, got "9.99999a+99" (digits shown as 9, letters as a)`,
+        message: `was turned into a number by the spreadsheet, which kept only its first digits: ${TEXT}, got "9.99999a+99" (masked as personal data: digits shown as 9, letters as a)`,
       },
     ]);
   });
@@ -62,12 +62,12 @@ describe('spreadsheet damage, named for what it is', () => {
       {
         column: 'dateOfBirth',
         message:
-          'looks like a spreadsheet\'s date number (days since 1900): format the column as a date, or type YYYY-MM-DD, got "99999" (digits shown as 9, letters as a)',
+          'looks like a spreadsheet\'s date number (days since 1900): format the column as a date, or type YYYY-MM-DD, got "99999" (masked as personal data: digits shown as 9, letters as a)',
       },
       {
         column: 'phone',
         message:
-          'has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: format the column as text and type it with the +, got "99999999999" (digits shown as 9, letters as a)',
+          'has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: format the column as text and type it with the +, got "99999999999" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });
@@ -77,7 +77,7 @@ describe('spreadsheet damage, named for what it is', () => {
       {
         column: 'dateOfBirth',
         message:
-          'must be YYYY-MM-DD, got "99/99/9999" (digits shown as 9, letters as a): written month first, --date-format MM/DD/YYYY reads it',
+          'must be YYYY-MM-DD, got "99/99/9999" (masked as personal data: digits shown as 9, letters as a): written month first, --date-format MM/DD/YYYY reads it',
       },
     ]);
     const us = payer({ dateOfBirth: '12/31/1980', bankDateOfBirth: '1/2/1981' }, 'MM/DD/YYYY');
@@ -91,14 +91,15 @@ describe('spreadsheet damage, named for what it is', () => {
     expect(issuesOf(payer({ dateOfBirth: '12/31/1980' }, 'DD/MM/YYYY'))).toEqual([
       {
         column: 'dateOfBirth',
-        message: 'is not a real calendar date, got "9999-99-99" (digits shown as 9, letters as a)',
+        message:
+          'is not a real calendar date, got "9999-99-99" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
     expect(issuesOf(payer({ dateOfBirth: 'Dec 31 1980' }, 'MM/DD/YYYY'))).toEqual([
       {
         column: 'dateOfBirth',
         message:
-          'must be YYYY-MM-DD or MM/DD/YYYY (--date-format), got "aaa 99 9999" (digits shown as 9, letters as a)',
+          'must be YYYY-MM-DD or MM/DD/YYYY (--date-format), got "aaa 99 9999" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });

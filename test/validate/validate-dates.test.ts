@@ -19,7 +19,7 @@ describe('dateOfBirth', () => {
       {
         column: 'Date of Birth',
         message:
-          'must be YYYY-MM-DD, got "99/99/9999" (digits shown as 9, letters as a): written day first, --date-format DD/MM/YYYY reads it',
+          'must be YYYY-MM-DD, got "99/99/9999" (masked as personal data: digits shown as 9, letters as a): written day first, --date-format DD/MM/YYYY reads it',
       },
     ]);
   });
@@ -33,7 +33,7 @@ describe('dateOfBirth', () => {
     expect(issuesOf(payer({ dateOfBirth: date }))).toEqual([
       {
         column: 'dateOfBirth',
-        message: `must be YYYY-MM-DD, got "${shape}" (digits shown as 9, letters as a): ${reading}`,
+        message: `must be YYYY-MM-DD, got "${shape}" (masked as personal data: digits shown as 9, letters as a): ${reading}`,
       },
     ]);
   });
@@ -46,7 +46,8 @@ describe('dateOfBirth', () => {
     expect(issuesOf(payer({ dateOfBirth: date }))).toEqual([
       {
         column: 'dateOfBirth',
-        message: 'is not a real calendar date, got "9999-99-99" (digits shown as 9, letters as a)',
+        message:
+          'is not a real calendar date, got "9999-99-99" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });
@@ -61,7 +62,8 @@ describe('dateOfBirth', () => {
     expect(issuesOf(payer({ dateOfBirth: '2024-06-16' }))).toEqual([
       {
         column: 'dateOfBirth',
-        message: 'must not be in the future, got "9999-99-99" (digits shown as 9, letters as a)',
+        message:
+          'must not be in the future, got "9999-99-99" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });
@@ -70,7 +72,8 @@ describe('dateOfBirth', () => {
     expect(issuesOf(payer({ bankDateOfBirth: '2030-01-01' }))).toEqual([
       {
         column: 'bankDateOfBirth',
-        message: 'must not be in the future, got "9999-99-99" (digits shown as 9, letters as a)',
+        message:
+          'must not be in the future, got "9999-99-99" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });

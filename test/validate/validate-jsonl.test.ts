@@ -196,7 +196,7 @@ describe('JSONL numbers in fields of digits', () => {
       {
         column: 'phone',
         message:
-          'is a JSON number, which cannot keep a leading + or 0: write it as a string with + and its country code ("phone": "+..."), got "99999999999" (digits shown as 9, letters as a)',
+          'is a JSON number, which cannot keep a leading + or 0: write it as a string with + and its country code ("phone": "+..."), got "99999999999" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });

@@ -143,7 +143,7 @@ describe('number cells in identifier columns', () => {
       {
         column: 'phone',
         message:
-          'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code, got "99999999999" (digits shown as 9, letters as a)',
+          'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code, got "99999999999" (masked as personal data: digits shown as 9, letters as a)',
       },
     ]);
   });

@@ -92,19 +92,21 @@ describe('an invalid payer row', () => {
       issues: [
         {
           column: 'E-mail',
-          message: 'must be a valid e-mail address, got "aaa aa aaaaaaa" (digits shown as 9, letters as a)',
+          message:
+            'must be a valid e-mail address, got "aaa aa aaaaaaa" (masked as personal data: digits shown as 9, letters as a)',
         },
         { column: 'Beneficiary Type', message: 'must be one of individual, business, got "person"' },
         {
           column: 'Date of Birth',
           message:
-            'must be YYYY-MM-DD, got "99/99/9999" (digits shown as 9, letters as a): written day or month first, --date-format DD/MM/YYYY or MM/DD/YYYY reads it',
+            'must be YYYY-MM-DD, got "99/99/9999" (masked as personal data: digits shown as 9, letters as a): written day or month first, --date-format DD/MM/YYYY or MM/DD/YYYY reads it',
         },
         { column: 'City', message: 'is required' },
         { column: 'Country', message: 'must be an ISO 3166-1 alpha-2 country code such as US, got "United States"' },
         {
           column: 'Phone',
-          message: 'must be in E.164 format, e.g. +12175550100, got "999 999 9999" (digits shown as 9, letters as a)',
+          message:
+            'must be in E.164 format, e.g. +12175550100, got "999 999 9999" (masked as personal data: digits shown as 9, letters as a)',
         },
         { column: 'SSN', message: 'is required' },
         { column: 'Currency', message: 'must be an ISO 4217 currency code such as USD, got "dollars"' },

@@ -43,7 +43,7 @@ describe('phone', () => {
     expect(issuesOf(payer({ Phone: typed, phone: undefined }))).toEqual([
       {
         column: 'Phone',
-        message: `must be in E.164 format, e.g. +12175550100, got "${shape}" (digits shown as 9, letters as a)`,
+        message: `must be in E.164 format, e.g. +12175550100, got "${shape}" (masked as personal data: digits shown as 9, letters as a)`,
       },
     ]);
   });

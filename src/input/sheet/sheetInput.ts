@@ -49,7 +49,7 @@ export function sheetInput(
       close();
     }
   }
-  return { file, header, records: records(), sheets, warnings };
+  return { file, header, headerLine: headerRow.number, records: records(), sheets, warnings };
 }
 
 function toRawRecord(row: ScannedRow, header: string[], notPayer: NotPayerCheck): RawRecord {

@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, InputError } from '../../src/core/errors.js';
+import { harness, payersCsv } from '../helpers/runHarness.js';
+import { PAYER_COLUMNS, payerRows, writeWorkbook } from '../helpers/xlsxFixtures.js';
+
+// A header the tool does not fully know: the message names the header's own line, the columns it did not
+// understand, and the --map its values suggest; --map takes that mapping inline as well as from a file.
+
+let h: Awaited<ReturnType<typeof harness>>;
+beforeEach(async () => {
+  h = await harness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+/** Payers whose beneficiaryType column is headed `name`, under a title row. */
+function typedCsv(name: string, types: Record<string, string> = { 'q-2': 'business' }): string {
+  const over = Object.fromEntries(Object.entries(types).map(([id, type]) => [id, { beneficiaryType: type }]));
+  return `Payers Q3,,\n${payersCsv(['q-1', 'q-2'], over).replace('beneficiaryType', name)}`;
+}
+
+async function refusal(inputs: string[], map?: string): Promise<Error> {
+  const error = await h.run({ inputs, ...(map === undefined ? {} : { map }) }).catch((e: unknown) => e as Error);
+  if (!(error instanceof Error)) throw new Error('expected the run to be refused');
+  expect(h.sandbox.stats().requests).toBe(0);
+  return error;
+}
+
+const LIKELY_TYPE =
+  'missing required column beneficiaryType, and a column not understood: "Type"; "Type" holds individual, business, so likely beneficiaryType: add --map "Type=beneficiaryType"';
+
+describe('a header missing a field it holds under another name', () => {
+  it('names the line the header is on and the mapping its values suggest (CSV)', async () => {
+    const error = await refusal([h.tmp.write('payers-q3.csv', typedCsv('Type'))]);
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toBe(`payers-q3.csv:2: ${LIKELY_TYPE}`);
+  });
+
+  it('names the line the header is on and the mapping its values suggest (.xlsx, header on row 3)', async () => {
+    const [header, ...rows] = payerRows(['q-1', 'q-2'], { 'q-2': { beneficiaryType: 'business' } });
+    const renamed = (header as string[]).map((c) => (c === 'beneficiaryType' ? 'Type' : c));
+    const path = await writeWorkbook(h.tmp.path('payers-q3.xlsx'), [
+      { name: 'Payers', rows: [['Payers Q3'], [], renamed, ...rows], textColumns: PAYER_COLUMNS },
+    ]);
+    const error = await refusal([path]);
+    expect(error.message).toBe(`payers-q3.xlsx:3: ${LIKELY_TYPE}`);
+  });
+
+  it('lists the columns not understood and how --map names one, where their values suggest nothing', async () => {
+    const error = await refusal([h.tmp.write('kinds.csv', typedCsv('Kind', { 'q-1': 'person', 'q-2': 'firm' }))]);
+    expect(error.message).toBe(
+      'kinds.csv:2: missing required column beneficiaryType, and a column not understood: "Kind": where one of them holds a missing field, name it with --map "Their column=fieldName"',
+    );
+  });
+
+  it.each([
+    ['FROM=TO pairs', 'Type = beneficiaryType, Zip=postcode'],
+    ['JSON', '{"Type": "beneficiaryType"}'],
+  ])('--map takes %s inline', async (_, map) => {
+    const { summary } = await h.run({ inputs: [h.tmp.write('payers-q3.csv', typedCsv('Type'))], map });
+    expect(summary.exitCode).toBe(0);
+    expect(summary.rows.ok).toBe(2);
+    expect(h.sandbox.payer('q-2')!.request).toMatchObject({ beneficiaryType: 'business' });
+  });
+
+  it('--map pairs that are not a column and its field are named', async () => {
+    const error = await refusal([h.tmp.write('p.csv', typedCsv('Type'))], 'Type=,=beneficiaryType');
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(
+      `--map: "Type=", "=beneficiaryType" are not a column and its field: give pairs --map "Type=beneficiaryType,Zip Code=postcode", JSON --map '{"Type": "beneficiaryType"}', or a file of that JSON`,
+    );
+  });
+
+  it('--map given a full path that does not exist says so, without telling to give one', async () => {
+    const missing = h.tmp.path('columns.json');
+    const error = await refusal([h.tmp.write('p.csv', typedCsv('Type'))], missing);
+    expect(error.message).toBe(
+      `--map: no such file ${missing}: give pairs --map "Type=beneficiaryType,Zip Code=postcode", JSON --map '{"Type": "beneficiaryType"}', or a file of that JSON`,
+    );
+  });
+});
