@@ -44,6 +44,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     stops,
     logger,
     onAttempt: options.onAttempt,
+    onRefused: options.onRefused,
   });
 
   return {
@@ -56,6 +57,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     whenBelow: (n) => calls.whenBelow(n),
     stats: () => calls.stats(),
+    refused: (refusal) => calls.refused(refusal),
     rateAdaptation: () => adaptive?.stats,
     concurrency,
     limiter,
