@@ -4,7 +4,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import { RouteError } from '../core/schemas.js';
 import type { AdaptiveRate, RateChange } from './AdaptiveRate.js';
-import type { AttemptInfo, ClientStats } from './ApiClient.js';
+import type { AttemptInfo, ClientStats, RefusalCounts } from './ApiClient.js';
+import type { Refusal } from '../plan/rowState.js';
 import type { CallResult } from '../core/answers.js';
 import type { CallSpec } from './endpoints.js';
 import { AnswerTooLargeError, withinAnswerLimit } from './httpClient.js';
@@ -37,6 +38,7 @@ export interface ApiCallsConfig {
   stops: StopRules;
   logger: Logger | undefined;
   onAttempt: ((info: AttemptInfo) => void) | undefined;
+  onRefused: ((refusal: Refusal) => void) | undefined;
 }
 
 /**
@@ -56,6 +58,7 @@ export class ApiCalls {
   private readonly counts = { requests: 0, retries: 0 };
   // A Map, not an object: an object keyed by status codes keeps them as sparse array elements, slow to update.
   private readonly byStatus = new Map<number | string, number>();
+  private refusals: RefusalCounts | undefined;
   // A line per request is built only when it is written: at thousands of requests a second the object is not free.
   private readonly debug: boolean;
 
@@ -132,8 +135,20 @@ export class ApiCalls {
     return {
       requests: this.counts.requests,
       byStatus: Object.fromEntries([...this.byStatus].map(([status, n]) => [String(status), n])),
+      ...(this.refusals ? { refused: { ...this.refusals } } : {}),
       retries: this.counts.retries,
     };
+  }
+
+  /** An answer counted under its status, read by the caller as an expected refusal: moved to its own count. */
+  refused(refusal: Refusal): void {
+    const n = this.byStatus.get(refusal.status) ?? 0;
+    if (n > 1) this.byStatus.set(refusal.status, n - 1);
+    else this.byStatus.delete(refusal.status);
+    this.refusals ??= { beforeKyc: 0, beforeAgreement: 0 };
+    if (refusal.before === 'kyc') this.refusals.beforeKyc += 1;
+    else this.refusals.beforeAgreement += 1;
+    this.c.onRefused?.(refusal);
   }
 
   private wakeBelowWaiters(): void {

@@ -12,6 +12,7 @@ import type { Backoff } from './retryPolicy.js';
 import type { CallStep } from '../core/apiError.js';
 import type { Clock, RateLimiter } from './RateLimiter.js';
 import type { PersonalData } from './scrubServerText.js';
+import type { Refusal } from '../plan/rowState.js';
 
 /**
  * Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out;
@@ -28,10 +29,20 @@ export interface StopInfo {
 export interface ClientStats {
   /** Requests sent, retries included. */
   requests: number;
-  /** Responses by status code, and `network` / `timeout` for attempts that got none. */
+  /** Responses by status code, and `network` / `timeout` for attempts that got none; the refusals below apart. */
   byStatus: Record<string, number>;
+  /**
+   * Bank accounts the service refused as it refuses every one until the payer is ready for it (before KYC is
+   * approved, or before the agreement is completed): what the service does then, not faults. Present when any.
+   */
+  refused?: RefusalCounts;
   /** Attempts after the first of a call. */
   retries: number;
+}
+
+export interface RefusalCounts {
+  beforeKyc: number;
+  beforeAgreement: number;
 }
 
 /**
@@ -84,6 +95,8 @@ export interface ApiClientOptions {
   adaptiveRate?: AdaptiveRateOptions | false;
   /** Called after every attempt. */
   onAttempt?: (info: AttemptInfo) => void;
+  /** Called when the caller reads an answer as an expected refusal (`refused()`). */
+  onRefused?: (refusal: Refusal) => void;
 }
 
 /**
@@ -131,6 +144,11 @@ export interface ApiClient {
   /** Resolves once `pending < n` (the reader waits here: backpressure). */
   whenBelow(n: number): Promise<void>;
   stats(): ClientStats;
+  /**
+   * The caller read a failed create's answer as the service's refusal until the payer is ready (the plan knows the
+   * payer's statuses, the client does not): counted in `stats().refused` instead of under its status code.
+   */
+  refused(refusal: Refusal): void;
   /** What the rate adaptation did and where it stands; undefined when it is off. */
   rateAdaptation(): AdaptiveRateStats | undefined;
   readonly concurrency: number;

@@ -51,6 +51,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     stops,
     logger,
     onAttempt: options.onAttempt,
+    onRefused: options.onRefused,
   });
 
   return {
@@ -63,6 +64,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     whenBelow: (n) => calls.whenBelow(n),
     stats: () => calls.stats(),
+    refused: (refusal) => calls.refused(refusal),
     rateAdaptation: () => adaptive?.stats,
     concurrency,
     limiter,

@@ -12,7 +12,13 @@ import type { PersonalData } from './scrubServerText.js';
 export interface RowDeps {
   client: Pick<
     ApiClient,
-    'createCompliance' | 'createPaymentDetail' | 'completeAgreement' | 'readPayer' | 'readPaymentDetails' | 'backoff'
+    | 'createCompliance'
+    | 'createPaymentDetail'
+    | 'completeAgreement'
+    | 'readPayer'
+    | 'readPaymentDetails'
+    | 'backoff'
+    | 'refused'
   >;
   journal: RowJournal | undefined;
   ctx: PlanContext;
@@ -67,6 +73,8 @@ export async function executeRow(
       }
       const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
       const adopted = applyRound(state, actions, answers, ctx, deps.taken, deps.created);
+      // Refusals the plan expected (a bank account before KYC) are counted apart from faults, by the one client.
+      for (const refusal of state.refused.splice(0)) deps.client.refused(refusal);
       // An account adopted from what is stored is known from now on, as if this journal had created it.
       for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
     }

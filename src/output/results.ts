@@ -1,6 +1,7 @@
 import { STEPS, type PayerResult, type RowError, type Step, type StepStatus, type Outcome } from '../core/types.js';
 import { csvSafe } from '../core/formulaGuard.js';
 import { showInvisible } from '../core/schemas.js';
+import type { RefusalCounts } from '../execute/ApiClient.js';
 
 /** The columns of results.csv, in the order the README documents: scripts read them by position. */
 export const RESULT_COLUMNS = [
@@ -189,7 +190,7 @@ export interface Summary {
   sandbox: boolean;
   inputs: Array<{ source: string; path: string; format: string; rows: number }>;
   rows: Record<Outcome, number> & { total: number };
-  requests: { total: number; byStatus: Record<string, number>; retries: number };
+  requests: RequestCounts;
   aborted?: { reason: string; message: string };
   /** Why a run stopped with an error before its end: an input that cannot be used (exit 2, nothing sent), or worse. */
   stopped?: { code: string; message: string };
@@ -205,6 +206,30 @@ export interface Summary {
     log: string;
     report: string;
   };
+}
+
+/**
+ * The requests a command sent, by how they were answered. `byStatus`: by status code (`network` / `timeout` where no
+ * answer came), leaving out `refused`: bank accounts the service refused as it does until their payer is ready (before
+ * KYC is approved, or the agreement completed), which are what the service does then, not faults.
+ */
+export interface RequestCounts {
+  total: number;
+  byStatus: Record<string, number>;
+  refused?: RefusalCounts;
+  retries: number;
+}
+
+/** `200: 65, refused before KYC: 7`: the answers by status, the expected refusals named apart. */
+export function answersText(requests: RequestCounts): string {
+  const refused = requests.refused;
+  return [
+    ...Object.entries(requests.byStatus)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}: ${v}`),
+    ...(refused?.beforeKyc ? [`refused before KYC: ${refused.beforeKyc}`] : []),
+    ...(refused?.beforeAgreement ? [`refused before the agreement: ${refused.beforeAgreement}`] : []),
+  ].join(', ');
 }
 
 /**
@@ -224,10 +249,8 @@ export function formatSummary(s: Summary): string {
       `${r.ok} ok, ${r.waiting} waiting, ${r.invalid} invalid, ${r.failed} failed, ${r.skipped} skipped`,
   ];
   if (s.command === 'run' && s.requests.total > 0) {
-    const statuses = Object.entries(s.requests.byStatus)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join(', ');
-    lines.push(`  requests: ${s.requests.total} (${statuses}), retries: ${s.requests.retries}`);
+    lines.push(`  requests: ${s.requests.total} (${answersText(s.requests)}), retries: ${s.requests.retries}`);
+    if (s.requests.refused) lines.push(`  ${REFUSED_NOTE}`);
   }
   if (s.aborted) lines.push(`  ABORTED: ${s.aborted.message}`);
   lines.push(`  results: ${s.outputs.results}`);
@@ -238,6 +261,10 @@ export function formatSummary(s: Summary): string {
   lines.push(`  exit code ${s.exitCode}`);
   return `${lines.join('\n')}\n`;
 }
+
+/** Why the refusals are not errors, for whoever reads the counts. */
+export const REFUSED_NOTE =
+  'refused: expected, not errors: the service takes a bank account only once its payer is approved; it is sent then';
 
 /**
  * What finishes the pending rows: nothing in them is to fix, whether they wait on the payer or were not attempted.

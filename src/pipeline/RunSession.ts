@@ -44,6 +44,11 @@ export interface RunContext {
   runId?: string;
   /** Retry delays (default 0.5 s, doubling, at most 30 s); tests against a flaky sandbox shorten them. */
   backoff?: Backoff;
+  /**
+   * The base URL is a sandbox the caller started and stops (the demo's): as with `--sandbox`, its address is not
+   * kept, since it dies with the caller, and the report's command to run again starts a sandbox of its own.
+   */
+  sandbox?: boolean;
 }
 
 /** The working directory, environment and home a command goes by: its context's, else the process's own. */
@@ -154,6 +159,7 @@ export class RunSession {
               ...(spec.context.backoff ? { backoff: spec.context.backoff } : {}),
               logger: log.logger,
               onAttempt: (info) => timeline.record(info),
+              onRefused: () => timeline.refused(),
             })
           : undefined;
 
@@ -161,7 +167,7 @@ export class RunSession {
         outputs,
         log.logger,
         baseUrl,
-        Boolean(sandbox),
+        Boolean(sandbox) || spec.context.sandbox === true,
         client,
         journal,
         timeline,

@@ -52,8 +52,8 @@ function stoppedBy(error: unknown): { stopped: NonNullable<Summary['stopped']>; 
 
 function requestCounts(client: ApiClient | undefined): Summary['requests'] {
   if (!client) return { total: 0, byStatus: {}, retries: 0 };
-  const { requests, byStatus, retries } = client.stats();
-  return { total: requests, byStatus, retries };
+  const { requests, byStatus, refused, retries } = client.stats();
+  return { total: requests, byStatus, ...(refused ? { refused } : {}), retries };
 }
 
 /** The summary's row counts: each outcome and their total. */

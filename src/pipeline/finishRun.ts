@@ -41,11 +41,14 @@ export async function finishRun(
   await session.writeSummary(summary);
   // The results are on disk already: a report that cannot be written is a warning, not a failed run.
   const series = client ? session.timeline.series() : undefined;
-  await writeReport(summary, tally, series, rerunOptions(facts.command, facts.options, facts.cwd)).catch(
-    (error: unknown) => {
-      stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
-    },
-  );
+  await writeReport(
+    summary,
+    tally,
+    series,
+    rerunOptions(facts.command, facts.options, facts.cwd, session.sandboxed),
+  ).catch((error: unknown) => {
+    stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
+  });
   stderr?.write(formatSummary(summary));
   return summary;
 }

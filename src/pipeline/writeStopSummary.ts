@@ -18,7 +18,7 @@ export function writeStopSummary(facts: RunFacts, reached: Reached, error: unkno
   const counts = reached.tally?.outcomes() ?? { ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
   const dir = reached.session?.outputs.dir ?? resolve(cwd, options.out ?? join('payer-onboard-results', runId));
   const summary = buildSummary(facts, {
-    sandbox: Boolean(options.sandbox),
+    sandbox: Boolean(options.sandbox) || facts.context.sandbox === true,
     inputs: [...paths.inputs, ...(paths.bankDetails ? [paths.bankDetails] : [])].map((path) => {
       const job = reached.scanned?.find((j) => j.input.file.path === path);
       return {

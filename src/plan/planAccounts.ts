@@ -123,6 +123,7 @@ export function applyAccountCreate(
   }
   if (isRefusal(error) && ctx.knowledge.gate !== 'open') {
     // KYC approved: the refusal may be for the agreement this run completed in the same round. Once more after it.
+    // Not counted as a refusal: it may as well be a fault, which the next attempt tells.
     if (kycDone(s.status) && agreementInRound && !account.afterAgreement) {
       account.afterAgreement = true;
       account.state = 'check';
@@ -131,6 +132,7 @@ export function applyAccountCreate(
     if (!kycDone(s.status) || !agreementDone(s)) {
       ctx.knowledge.gate = 'gated';
       account.state = 'waiting';
+      s.refused.push({ status: error.status!, before: kycDone(s.status) ? 'agreement' : 'kyc' });
       return;
     }
   }

@@ -221,6 +221,17 @@ export interface RowState {
    * went out. An id one of them made is not this row's to adopt.
    */
   othersInDoubt: ReadonlyArray<readonly string[]>;
+  /** Creates of this round the service refused until the payer is ready (expected): the executor counts them. */
+  refused: Refusal[];
+}
+
+/**
+ * A bank account create refused as the service refuses every one until the payer is ready for it (the real service
+ * answers 500): not yet KYC-approved, or the agreement not completed. Expected, so counted apart from faults.
+ */
+export interface Refusal {
+  status: number;
+  before: 'kyc' | 'agreement';
 }
 
 /** A call's end as the plan needs it: an answer, or the error (never thrown). */
@@ -268,6 +279,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     accountsLearned: false,
     claimed: payer?.accountIds ? new Map(payer.accountIds.map(([key, id]) => [id, key])) : NO_IDS,
     othersInDoubt: memory.othersInDoubt ?? [],
+    refused: [],
   };
   if (memory.payerKey !== undefined) state.payerKey = memory.payerKey;
   if (memory.createsKey !== undefined) state.createsKey = memory.createsKey;

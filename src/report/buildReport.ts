@@ -1,10 +1,10 @@
 import { chmodSync, writeFileSync } from 'node:fs';
-import type { Summary } from '../output/results.js';
+import { answersText, REFUSED_NOTE, type Summary } from '../output/results.js';
 import { OUTCOMES, type Outcome } from '../core/types.js';
 import type { ReportData, ReportTally, RequestSeries } from './collectReportData.js';
 import { whatToDoNext } from './nextSteps.js';
 import { BASE_STYLE, FILTER_SCRIPT, htmlPage } from './page.js';
-import { barChart, escapeHtml, rateChart } from './svgCharts.js';
+import { escapeHtml, rateChart } from './svgCharts.js';
 
 const e = escapeHtml;
 
@@ -47,11 +47,6 @@ ${run.aborted ? `<p class="abort"><b>Run aborted</b> (${e(run.aborted.reason)}):
 ${whatToDoNext(data)}
 <h2>Rows by outcome</h2>
 ${cards(counts)}
-<div class="charts"><section>${barChart(
-    OUTCOMES.map((o) => ({ label: o, value: counts[o], color: OUTCOME_COLORS[o] })),
-    'rows by outcome',
-    420,
-  )}</section></div>
 ${tableSection(data)}
 ${operatorSection(data)}
 <p class="muted">Numbers counted from ${e(run.files.results)} in this folder.</p>`;
@@ -103,11 +98,9 @@ function operatorSection({ run, series }: ReportData): string {
   const heading = '<section class="operator"><h2>For the operator</h2>';
   if (run.command === 'validate')
     return `${heading}<h3>Requests per second</h3><p class="muted">validate sends nothing: no requests.</p></section>`;
-  const statuses = Object.entries(run.requests.byStatus)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${e(k)}: ${v}`)
-    .join(', ');
-  const totals = `<p class="meta"><span data-requests="${run.requests.total}">${run.requests.total}</span> requests (${statuses || 'none'}), ${run.requests.retries} retries</p>`;
+  const answers = e(answersText(run.requests));
+  const refused = run.requests.refused ? `<p class="muted" data-refused>${e(REFUSED_NOTE)}.</p>` : '';
+  const totals = `<p class="meta"><span data-requests="${run.requests.total}">${run.requests.total}</span> requests (${answers || 'none'}), ${run.requests.retries} retries</p>${refused}`;
   const chart = series && series.seconds.length > 0 ? rateChart(series) : '<p class="muted">No requests were sent.</p>';
   return `${heading}<h3>Requests per second</h3>${totals}${chart}</section>`;
 }

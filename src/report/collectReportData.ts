@@ -1,7 +1,7 @@
 import { type Outcome, type PayerResult, STEPS } from '../core/types.js';
 import type { AttemptInfo } from '../execute/ApiClient.js';
 import { basename } from 'node:path';
-import { type FinishedRow, formatError, formatErrors, type Summary } from '../output/results.js';
+import { type FinishedRow, formatError, formatErrors, type RequestCounts, type Summary } from '../output/results.js';
 import { kycDone, kycRejected } from '../plan/verdict.js';
 import { commandLine } from './rerunCommand.js';
 import { type FixGroup, FixGroups, normalise } from './rowsToFix.js';
@@ -45,7 +45,7 @@ export interface ReportData {
     inputs: Array<{ source: string; rows: number }>;
     exitCode: number;
     aborted?: { reason: string; message: string };
-    requests: { total: number; byStatus: Record<string, number>; retries: number };
+    requests: RequestCounts;
     /** File names in the output folder, for the reader to open next. */
     files: { results: string; failed: string[]; pending: string[] };
     warnings: string[];
@@ -70,10 +70,13 @@ export interface ReportData {
   series?: RequestSeries;
 }
 
-/** How an attempt ended, as the requests-per-second chart colours it. */
-export type AttemptClass = 'ok' | 'throttled' | 'error' | 'network';
+/**
+ * How an attempt ended, as the requests-per-second chart colours it; `refused`: a bank account the service refused
+ * until its payer is ready, expected and so apart from the errors.
+ */
+export type AttemptClass = 'ok' | 'refused' | 'throttled' | 'error' | 'network';
 
-export const ATTEMPT_CLASSES: readonly AttemptClass[] = ['ok', 'throttled', 'error', 'network'];
+export const ATTEMPT_CLASSES: readonly AttemptClass[] = ['ok', 'refused', 'throttled', 'error', 'network'];
 
 /** Attempts ended in each second of the run, from its start: `seconds[i]` counts second i. */
 export interface RequestSeries {
@@ -105,13 +108,27 @@ export class RequestTimeline {
     this.buckets[second]![classifyAttempt(info.status)]++;
   }
 
+  /**
+   * The latest attempt counted as an error was an expected refusal (the plan reads it as such once it is answered,
+   * within moments): counted as one, in the latest second that has an error.
+   */
+  refused(): void {
+    for (let i = this.buckets.length - 1; i >= 0; i--) {
+      const bucket = this.buckets[i]!;
+      if (bucket.error === 0) continue;
+      bucket.error--;
+      bucket.refused++;
+      return;
+    }
+  }
+
   series(): RequestSeries {
     return { seconds: this.buckets.map((b) => ({ ...b })) };
   }
 }
 
 function emptyBucket(): Record<AttemptClass, number> {
-  return { ok: 0, throttled: 0, error: 0, network: 0 };
+  return { ok: 0, refused: 0, throttled: 0, error: 0, network: 0 };
 }
 
 export interface CollectOptions {

@@ -26,12 +26,18 @@ const asText = (value: unknown) => (Array.isArray(value) ? value.join(',') : Str
 
 /**
  * This run's options that differ from their defaults, as command-line words for a run of its failed file; paths made
- * absolute, so the command works from any folder.
+ * absolute, so the command works from any folder. `sandboxed`: the run went to a sandbox that is gone now (`--sandbox`,
+ * or the demo's), so the command runs in a sandbox of its own.
  */
-export function rerunOptions(command: 'run' | 'validate', options: RunOptions, cwd: string): string[] {
+export function rerunOptions(
+  command: 'run' | 'validate',
+  options: RunOptions,
+  cwd: string,
+  sandboxed: boolean,
+): string[] {
   const taken: readonly RunOptionName[] = runOptionNames(command);
-  // A rehearsal's sandbox keeps no journal: a state dir would mean nothing to it.
-  const carried = CARRIED.filter((name) => taken.includes(name) && !(options.sandbox && name === 'stateDir'));
+  // A sandbox keeps no journal worth keeping: its payers die with it, so a state dir would mean nothing to the next.
+  const carried = CARRIED.filter((name) => taken.includes(name) && !(sandboxed && name === 'stateDir'));
   return carried.flatMap((name) => {
     const value = options[name];
     if (value === undefined || asText(value) === asText(RUN_DEFAULTS[name])) return [];

@@ -54,6 +54,13 @@ function kindOf(error: RowError, source: string, clientUserId: string): Kind {
       };
     if (/appears again: the same payer is already on/.test(message))
       return { where, problem: 'the same payer as an earlier row', advice: 'delete the repeat' };
+    // Which cells each such row fills differs from row to row; what they are, and what to do, does not.
+    if (message.startsWith('is not a payer row: only '))
+      return {
+        where,
+        problem: 'not payers: only a cell or two filled, like a total or a note',
+        advice: 'delete these rows, or move them off the sheet',
+      };
     return { where, problem: normalise(withoutValue(message), clientUserId) };
   }
   const where = error.step ?? 'row';

@@ -60,7 +60,7 @@ async function askPayer(target: StatusTarget, seq: number, asking: Asking, input
   if (!(await inputRead)) return;
   const { checkedAt: _, ready: __, ...kept } = memory ?? {};
   const known = { ...target.links, ...kept };
-  asking.sink.complete(seq, payerStatus(target.clientUserId, reads, known, new Date(), client.stopped()?.message));
+  asking.sink.complete(seq, payerStatus(target, reads, known, new Date(), client.stopped()?.message));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AccountsAnswer, CallResult, PayerAnswer } from '../core/answers.js';
 import { csvSafe } from '../core/formulaGuard.js';
-import { formatErrors } from '../output/results.js';
-import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
+import { formatErrors, type RequestCounts } from '../output/results.js';
+import { agreementCompleted, kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
 import type { RowError } from '../core/types.js';
 
 /** The columns of status.csv, in the order the README documents: scripts read them by position. */
@@ -20,17 +20,29 @@ export const STATUS_COLUMNS = [
 ] as const;
 
 /**
- * Where a payer stands, one category each, first match wins, in the order people act on them: payers the service
- * does not know must be run, rejected ones called, pending ones chased for KYC, then the agreement, then the account.
- * `unread`: the read failed (retry later); `skipped`: the command stopped before reading it.
+ * Where a payer stands, one category each, in the order people act on them: rows a run refuses must be fixed, payers
+ * the service does not know must be run, rejected ones called, pending ones chased for KYC, then the agreement, then
+ * the account: one that failed its check, none given in the files, or one a later run attaches or the provider is
+ * still checking. `unread`: the read failed (retry later); `skipped`: the command stopped before reading it.
  */
 const CATEGORY_TEXT = {
+  'fix-rows': {
+    label: 'rows to fix',
+    action: "fix the rows (validate, or a run's failed-* file, says what is wrong), then run them",
+  },
   'not-registered': { label: 'not registered', action: 'run their rows: the service does not know them' },
   'kyc-rejected': { label: 'KYC rejected', action: 'contact them: the identity check failed' },
   'kyc-pending': { label: 'KYC pending', action: 'send them their KYC link' },
   'agreement-pending': { label: 'agreement pending', action: 'send them their agreement link' },
   'bank-failed': { label: 'bank account failed', action: 'ask for other bank details: the check failed' },
-  'bank-pending': { label: 'bank account pending or missing', action: 'a later run attaches or confirms it' },
+  'no-bank': {
+    label: 'compliant, no bank account given',
+    action: 'add one: their bank columns on the row, or a --bank-details file, then run it',
+  },
+  'bank-pending': {
+    label: 'bank account pending',
+    action: 'a later run of their rows attaches it, or the provider is still checking it',
+  },
   payable: { label: 'payable', action: 'ready to pay' },
   unread: { label: 'not read', action: 'run status again: the read failed' },
   skipped: { label: 'skipped', action: 'run status again: it stopped before reading them' },
@@ -45,6 +57,16 @@ interface AccountCounts {
   approved: number;
   pending: number;
   failed: number;
+}
+
+/**
+ * What the inputs say of a payer besides its id: whether they give it a bank account (a bank row, or bank cells on
+ * its row), and whether every row of it is one a run refuses as it stands (`undefined`: no such row was given).
+ */
+export interface GivenRows {
+  clientUserId: string;
+  hasBank: boolean;
+  invalid: { payer?: boolean; bank?: boolean };
 }
 
 /** Links a payer was given when registered: from the journal or a results.csv, since the status read has none. */
@@ -78,29 +100,54 @@ function countAccounts(answer: AccountsAnswer): AccountCounts {
   return counts;
 }
 
-/** The category of a payer the service answered for. */
-function categorize(payer: PayerAnswer, accounts: AccountCounts | undefined): Category {
-  if (!payer.found) return 'not-registered';
+/**
+ * The category of a payer the service answered for, from what it answered and what the inputs gave: a run of rows it
+ * refuses would only refuse them again, and a payer with no bank row stays without an account whatever runs.
+ */
+function categorize(payer: PayerAnswer, accounts: AccountCounts | undefined, given: GivenRows): Category {
+  if (!payer.found) return given.invalid.payer === true ? 'fix-rows' : 'not-registered';
   if (kycRejected(payer)) return 'kyc-rejected';
   if (!kycDone(payer)) return 'kyc-pending';
   if (!readyForAccount(payer)) return 'agreement-pending';
-  if (accounts !== undefined && accounts.approved === 0 && accounts.failed > 0) return 'bank-failed';
-  if (accounts === undefined || accounts.approved === 0) return 'bank-pending';
-  return 'payable';
+  if (accounts === undefined) return 'bank-pending';
+  if (accounts.approved > 0) return 'payable';
+  if (accounts.failed > 0) return 'bank-failed';
+  if (accounts.pending > 0) return 'bank-pending';
+  if (!given.hasBank) return 'no-bank';
+  return given.invalid.bank === true ? 'fix-rows' : 'bank-pending';
 }
+
+/**
+ * The links a payer still needs, of those it was given: its KYC link while its identity check waits on it, its
+ * agreement link until the agreement is completed; none for a payer to contact, or that the service does not know.
+ */
+export function linksNeeded(s: PayerStatus): { kycUrl?: string; agreementUrl?: string } {
+  const payer = s.payer?.found ? s.payer : undefined;
+  if (payer === undefined || kycRejected(payer)) return {};
+  const kyc = !kycDone(payer) ? s.links.kycUrl : undefined;
+  const agreement = !agreementCompleted(payer) ? s.links.agreementUrl : undefined;
+  return { ...(kyc ? { kycUrl: kyc } : {}), ...(agreement ? { agreementUrl: agreement } : {}) };
+}
+
+/** What status.csv's `error` says of a payer whose line is not an error but says why it is not payable. */
+const NOTES: Partial<Record<Category, string>> = {
+  'fix-rows': 'rows to fix: a run refuses them as they are; fix them, then run them',
+  'not-registered': 'not registered: the service does not know this payer',
+  'no-bank': 'no bank account given: add one to the rows, then run them',
+};
 
 /**
  * A payer's line from its two reads. A read that failed makes it `unread` with the reason, unless the command
  * stopped (`stopped` names why), which makes it `skipped`: nothing was learned of it either way.
  */
 export function payerStatus(
-  clientUserId: string,
+  given: GivenRows,
   reads: { payer: CallResult<PayerAnswer>; accounts: CallResult<AccountsAnswer> | undefined },
   links: PayerLinks,
   checkedAt: Date,
   stopped: string | undefined,
 ): PayerStatus {
-  const base = { clientUserId, links, checkedAt: checkedAt.toISOString() };
+  const base = { clientUserId: given.clientUserId, links, checkedAt: checkedAt.toISOString() };
   const failures = [reads.payer, reads.accounts].flatMap((r) => (r && !r.ok ? [r.error] : []));
   if (failures.length > 0) {
     if (stopped !== undefined) return { ...base, category: 'skipped', errors: [{ message: `skipped: ${stopped}` }] };
@@ -112,7 +159,8 @@ export function payerStatus(
   }
   const payer = (reads.payer as { body: PayerAnswer }).body;
   const accounts = reads.accounts?.ok && payer.found ? countAccounts(reads.accounts.body) : undefined;
-  return { ...base, category: categorize(payer, accounts), payer, ...(accounts ? { accounts } : {}), errors: [] };
+  const category = categorize(payer, accounts, given);
+  return { ...base, category, payer, ...(accounts ? { accounts } : {}), errors: [] };
 }
 
 /** A status.csv line. Every cell the service or the input gave is guarded against formula injection. */
@@ -130,9 +178,7 @@ export function statusRecord(s: PayerStatus): string[] {
     csvSafe(s.links.agreementUrl ?? ''),
     csvSafe(s.links.kycUrl ?? ''),
     s.checkedAt,
-    csvSafe(
-      s.payer && !s.payer.found ? 'not registered: the service does not know this payer' : formatErrors(s.errors),
-    ),
+    csvSafe(NOTES[s.category] ?? formatErrors(s.errors)),
   ];
 }
 
@@ -144,7 +190,8 @@ export function emptyCounts(): CategoryCounts {
 
 /** The counts for stderr: one line per category that has payers, in the order people act on them. */
 export function formatCounts(counts: CategoryCounts): string {
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  // Over the categories alone: a summary's counts carry their total beside them.
+  const total = CATEGORIES.reduce((sum, c) => sum + counts[c.key], 0);
   const width = Math.max(...CATEGORIES.map((c) => c.label.length));
   const lines = CATEGORIES.filter((c) => counts[c.key] > 0).map(
     (c) => `  ${c.label.padEnd(width)}  ${String(counts[c.key]).padStart(String(total).length)}  ${c.action}`,
@@ -163,7 +210,7 @@ export interface StatusSummary {
   inputs: Array<{ source: string; path: string; format: string; rows: number }>;
   /** One category per payer, in the order people act on them. */
   payers: CategoryCounts & { total: number };
-  requests: { total: number; byStatus: Record<string, number>; retries: number };
+  requests: RequestCounts;
   aborted?: { reason: string; message: string };
   warnings: string[];
   exitCode: number;

@@ -177,7 +177,7 @@ function statusSummary(
 ): StatusSummary {
   const aborted = session.stopped('the rest of the payers were not asked about');
   const exitCode = aborted ? 3 : counts.unread > 0 ? 1 : facts.options.exitCode && counts.payable < total ? 1 : 0;
-  const { requests, byStatus, retries } = session.client!.stats();
+  const { requests, byStatus, refused, retries } = session.client!.stats();
   return {
     runId: facts.runId,
     command: 'status',
@@ -185,7 +185,7 @@ function statusSummary(
     baseUrl: facts.connection.baseUrl,
     inputs: facts.totals.inputs,
     payers: { total, ...counts },
-    requests: { total: requests, byStatus, retries },
+    requests: { total: requests, byStatus, ...(refused ? { refused } : {}), retries },
     ...(aborted ? { aborted: { reason: aborted.reason, message: aborted.message } } : {}),
     warnings: facts.warnings,
     exitCode,
@@ -227,5 +227,6 @@ function formatStatusSummary(s: StatusSummary): string {
   // As run says it: the message itself starts with what stopped (`stopped: API key rejected ...`).
   if (s.aborted) lines.push(`ABORTED: ${s.aborted.message}`);
   lines.push(`status: ${s.outputs.status}`);
+  lines.push(`report: ${s.outputs.report}`);
   return `${lines.filter((l) => l !== '').join('\n')}\n`;
 }

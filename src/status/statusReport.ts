@@ -1,17 +1,19 @@
 import { chmodSync, writeFileSync } from 'node:fs';
-import { CATEGORIES, type Category, type PayerStatus, type StatusSummary } from './payerStatus.js';
+import { CATEGORIES, type Category, linksNeeded, type PayerStatus, type StatusSummary } from './payerStatus.js';
 import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link } from '../report/page.js';
-import { barChart, escapeHtml } from '../report/svgCharts.js';
+import { escapeHtml } from '../report/svgCharts.js';
 
 const e = escapeHtml;
 
 /** The categories' colours: red for what needs a person, amber for what waits on one, green for done. */
 const COLORS: Record<Category, string> = {
+  'fix-rows': '#b71c1c',
   'not-registered': '#6a1b9a',
   'kyc-rejected': '#c62828',
   'kyc-pending': '#1565c0',
   'agreement-pending': '#0277bd',
   'bank-failed': '#d84315',
+  'no-bank': '#8d6e63',
   'bank-pending': '#b26a00',
   payable: '#2e7d32',
   unread: '#757575',
@@ -45,11 +47,6 @@ function buildStatusReport(summary: StatusSummary, notPayable: readonly PayerSta
 ${summary.aborted ? `<p class="abort"><b>Stopped</b> (${e(summary.aborted.reason)}): ${e(summary.aborted.message)}. Payers not read are <i>skipped</i>; run status again.</p>` : ''}
 <div class="cards">${card('total', 'payers', p.total)}${present.map((c) => card(c.key, c.label, p[c.key])).join('')}</div>
 ${todo ? `<h2>What to do next</h2><ul class="next">${todo}</ul>` : '<p>Every payer is payable.</p>'}
-<div class="charts"><section><h2>Payers by where they stand</h2>${barChart(
-    CATEGORIES.map((c) => ({ label: c.label, value: p[c.key], color: COLORS[c.key] })),
-    'payers by where they stand',
-    520,
-  )}</section></div>
 ${table(summary, notPayable)}
 <p class="muted">Counted from ${e(summary.outputs.status)}; ${summary.requests.total} reads, nothing written to the service.</p>`;
   // The filter works on the table of payers not yet payable; with every payer payable there is none.
@@ -68,6 +65,8 @@ function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): stri
     .sort((a, b) => order.get(a.s.category)! - order.get(b.s.category)! || a.i - b.i)
     .map(({ s }) => {
       const payer = s.payer?.found ? s.payer : undefined;
+      // Only the links the payer still needs: a KYC link to a payer whose KYC is approved would only confuse them.
+      const links = linksNeeded(s);
       const accounts = s.accounts
         ? `${s.accounts.approved} approved, ${s.accounts.pending} pending, ${s.accounts.failed} failed`
         : '';
@@ -75,7 +74,7 @@ function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): stri
         `<tr data-kind="${e(s.category)}"><td>${e(s.clientUserId)}</td>` +
         `<td><span class="pill ${e(s.category)}">${e(label.get(s.category) ?? s.category)}</span></td>` +
         `<td>${e(payer?.kycStatus ?? '')}</td><td>${e(payer?.agreementStatus ?? '')}</td><td>${e(accounts)}</td>` +
-        `<td class="links">${link(s.links.kycUrl, 'KYC')}${link(s.links.agreementUrl, 'agreement')}</td>` +
+        `<td class="links">${link(links.kycUrl, 'KYC')}${link(links.agreementUrl, 'agreement')}</td>` +
         `<td class="msg">${e(s.errors.map((x) => x.message).join('; '))}</td></tr>`
       );
     });

@@ -162,14 +162,27 @@ describe('RequestTimeline', () => {
     t.record({ status: 'timeout' });
     t.record({ status: 503 });
     expect(t.series().seconds).toEqual([
-      { ok: 2, throttled: 0, error: 0, network: 0 },
-      { ok: 0, throttled: 0, error: 0, network: 0 },
-      { ok: 0, throttled: 1, error: 1, network: 1 },
+      { ok: 2, refused: 0, throttled: 0, error: 0, network: 0 },
+      { ok: 0, refused: 0, throttled: 0, error: 0, network: 0 },
+      { ok: 0, refused: 0, throttled: 1, error: 1, network: 1 },
+    ]);
+  });
+
+  it('moves an answer the plan read as a refusal before KYC from the errors to its own count', () => {
+    let now = 1_000_000;
+    const t = new RequestTimeline(() => now);
+    t.record({ status: 500 });
+    now += 1000;
+    t.record({ status: 200 });
+    t.refused();
+    expect(t.series().seconds).toEqual([
+      { ok: 0, refused: 1, throttled: 0, error: 0, network: 0 },
+      { ok: 1, refused: 0, throttled: 0, error: 0, network: 0 },
     ]);
   });
 
   it('draws a long run in a bounded number of columns', () => {
-    const seconds = Array.from({ length: 3600 }, () => ({ ok: 5, throttled: 0, error: 0, network: 0 }));
+    const seconds = Array.from({ length: 3600 }, () => ({ ok: 5, refused: 0, throttled: 0, error: 0, network: 0 }));
     const svg = rateChart({ seconds }, 720, 240);
     expect(svg.match(/<g><title>/g)).toHaveLength(240);
     expect(svg).toContain('each column 15 s');
@@ -202,7 +215,7 @@ describe('report.html', () => {
     requests: { total: 1, byStatus: { '400': 1 }, retries: 0 },
     outputs: { ...base.outputs, failed: ['/out/failed-a"b.csv'], pending: [] },
   };
-  const series = { seconds: [{ ok: 0, throttled: 0, error: 1, network: 0 }] };
+  const series = { seconds: [{ ok: 0, refused: 0, throttled: 0, error: 1, network: 0 }] };
 
   it('escapes every value and loads nothing from anywhere', async () => {
     const data = tally.data(summary, series);
