@@ -10,7 +10,14 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['src', 'scripts/bundle.mjs', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const SOURCES = [
+  'src',
+  'scripts/bundle.mjs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+];
 // What the bin and the library load: a build that stopped before them left no stamp, but check anyway.
 const OUTPUTS = ['dist/index.js', 'dist/bundle/bin.js'];
 const STAMP = join(root, 'dist', '.sources-sha256');
@@ -40,7 +47,11 @@ if (built && OUTPUTS.every((output) => existsSync(join(root, output)))) {
   console.error('payer-onboard: dist/ is built from these sources already');
 } else {
   // The npm on PATH, not npm_execpath: under npx that names npx's own script, which would read `run` as a package.
-  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  const build = spawnSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
   writeFileSync(STAMP, `${hash}\n`);
 }

@@ -53,7 +53,9 @@ class LineWalk {
     this.space();
     const first = this.peek();
     if (first === '}' || first === ']')
-      throw new Broken(`a ${first} at its start: it looks like the end of an object written over several lines: ${SPREAD}`);
+      throw new Broken(
+        `a ${first} at its start: it looks like the end of an object written over several lines: ${SPREAD}`,
+      );
     if (first !== undefined && WORD_START.test(first) && !/^(?:true|false|null)\b/.test(this.text.slice(this.at)))
       throw new Broken('no { at its start: each line must be one object like {"clientUserId": "...", ...}');
     const kind = this.value();
@@ -61,9 +63,13 @@ class LineWalk {
     const next = this.peek();
     if (next === undefined) return;
     if (kind === 'string' && next === ':')
-      throw new Broken(`a key and its value without { }: it looks like one line of an object written over several lines: ${SPREAD}`);
+      throw new Broken(
+        `a key and its value without { }: it looks like one line of an object written over several lines: ${SPREAD}`,
+      );
     if (kind === 'object' && next === ',')
-      throw new Broken('a comma after the closing } of its object: remove it (lines of JSONL are not separated by commas)');
+      throw new Broken(
+        'a comma after the closing } of its object: remove it (lines of JSONL are not separated by commas)',
+      );
     if (kind === 'object' && next === '}') throw new Broken('one } too many at its end: remove it');
     throw new Broken('more after the closing } of its object: each line holds exactly one object');
   }
@@ -210,8 +216,7 @@ class LineWalk {
     this.at++;
     for (;;) {
       const c = this.peek();
-      if (c === undefined)
-        throw new Broken(`a text with no closing quote ${this.where()}: the line ends inside it`);
+      if (c === undefined) throw new Broken(`a text with no closing quote ${this.where()}: the line ends inside it`);
       if (c === '"') break;
       if (c < ' ')
         throw new Broken(
@@ -221,11 +226,10 @@ class LineWalk {
         const escaped = this.text[this.at + 1];
         const valid =
           escaped !== undefined &&
-          (ESCAPES.has(escaped) || (escaped === 'u' && /^[0-9a-fA-F]{4}$/.test(this.text.slice(this.at + 2, this.at + 6))));
+          (ESCAPES.has(escaped) ||
+            (escaped === 'u' && /^[0-9a-fA-F]{4}$/.test(this.text.slice(this.at + 2, this.at + 6))));
         if (!valid)
-          throw new Broken(
-            `a backslash that starts no JSON escape ${this.where()}: write a backslash itself as \\\\`,
-          );
+          throw new Broken(`a backslash that starts no JSON escape ${this.where()}: write a backslash itself as \\\\`);
         this.at += escaped === 'u' ? 6 : 2;
         continue;
       }
@@ -257,8 +261,7 @@ class LineWalk {
     }
     if (word !== undefined && KNOWN_WORDS.has(word))
       throw new Broken(`${word} ${this.where()}, which JSON does not know: write true, false or null`);
-    if (word !== undefined)
-      throw new Broken(`a text without double quotes ${this.where()}: write it in them ("...")`);
+    if (word !== undefined) throw new Broken(`a text without double quotes ${this.where()}: write it in them ("...")`);
     throw new Broken(`${JSON.stringify(this.peek())} where a value should be, ${this.where()}`);
   }
 }

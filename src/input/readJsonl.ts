@@ -69,7 +69,10 @@ function toRawRecord(text: string, line: number): RawRecord {
   }
   if (parsed === BROKEN || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     // What can still be read of the line (its clientUserId, above all) names the row in results.csv.
-    const cells = [...carried, ...readablePairs(original).filter((pair) => carried.every((c) => c.column !== pair.column))];
+    const cells = [
+      ...carried,
+      ...readablePairs(original).filter((pair) => carried.every((c) => c.column !== pair.column)),
+    ];
     const message = parsed === BROKEN ? `is not valid JSON: ${brokenLine(original)}` : notAnObject(parsed);
     return { line, cells, original, problem: { column: '(line)', message } };
   }
@@ -112,5 +115,7 @@ function brokenLine(text: string): string {
     // V8's message quotes the line, which may hold personal data: keep only the position.
     position = /position (\d+)/.exec((error as Error).message)?.[1];
   }
-  return position === undefined ? 'JSON.parse refused it' : `something JSON does not allow at column ${Number(position) + 1}`;
+  return position === undefined
+    ? 'JSON.parse refused it'
+    : `something JSON does not allow at column ${Number(position) + 1}`;
 }

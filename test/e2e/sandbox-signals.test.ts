@@ -83,6 +83,8 @@ describe('payer-onboard sandbox: signals and --pid-file', () => {
     const ended = await started.done;
     expect(ended.code).toBe(2);
     expect(ended.stdout).toBe('');
-    expect(ended.stderr).toBe(`payer-onboard: --pid-file: cannot write ${tmp.path('no/such/dir/sandbox.pid')} (ENOENT)\n`);
+    expect(ended.stderr).toBe(
+      `payer-onboard: --pid-file: cannot write ${tmp.path('no/such/dir/sandbox.pid')} (ENOENT)\n`,
+    );
   });
 });

@@ -37,7 +37,11 @@ describe('what is wrong with a line that is not JSON, in words', () => {
       '{clientUserId:"p-1"}',
       'a key without double quotes at the start of the line: write every key in them ("key": ...)',
     ],
-    ['single quotes', "{'clientUserId':'p-1'}", `single quotes (') at the start of the line: JSON takes double quotes (") only`],
+    [
+      'single quotes',
+      "{'clientUserId':'p-1'}",
+      `single quotes (') at the start of the line: JSON takes double quotes (") only`,
+    ],
     [
       'curly quotes',
       '{"clientUserId":\u201cp-1\u201d}',
@@ -64,7 +68,11 @@ describe('what is wrong with a line that is not JSON, in words', () => {
       '{"clientUserId":"p-1","city":"Bos\tton"}',
       'a tab or another control character inside a text in the value of "city": write a tab as \\t, or remove it',
     ],
-    ['a line cut short', '{"clientUserId":"p-1",', `the end of the line before the closing }, after the value of "clientUserId": ${SPREAD}`],
+    [
+      'a line cut short',
+      '{"clientUserId":"p-1",',
+      `the end of the line before the closing }, after the value of "clientUserId": ${SPREAD}`,
+    ],
     ['an object spread over lines: its first', '{', `the end of the line before the closing }: ${SPREAD}`],
     [
       'an object spread over lines: a middle one',
@@ -104,7 +112,9 @@ describe('what is wrong with a line that is not JSON, in words', () => {
     expect(notAnObject('p-1')).toBe(
       'is a JSON text, not an object: each line must be one object like {"clientUserId": "...", ...}',
     );
-    expect(notAnObject(null)).toBe('is null, not an object: each line must be one object like {"clientUserId": "...", ...}');
+    expect(notAnObject(null)).toBe(
+      'is null, not an object: each line must be one object like {"clientUserId": "...", ...}',
+    );
   });
 });
 
