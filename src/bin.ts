@@ -8,6 +8,9 @@ import { prepareForcedExit } from './pipeline/forcedExit.js';
  */
 export async function main(argv: string[], exitNow: (code: number) => void): Promise<number> {
   const controller = new AbortController();
+  // What the first signal means depends on the command: a run finishes its calls and writes its files; the sandbox
+  // has nothing to finish and closes at once. The command is argv's first word, as yargs reads it.
+  const firstWords = argv.find((arg) => !arg.startsWith('-')) === 'sandbox' ? closing : draining;
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       process.stderr.write(`\npayer-onboard: ${signal} again, exiting now\n`);
@@ -15,9 +18,7 @@ export async function main(argv: string[], exitNow: (code: number) => void): Pro
       prepareForcedExit();
       exitNow(3);
     }
-    process.stderr.write(
-      `\npayer-onboard: ${signal}: finishing calls in flight, then writing results (again to exit at once)\n`,
-    );
+    process.stderr.write(firstWords(signal));
     controller.abort(signal);
   };
   process.on('SIGINT', onSignal);
@@ -35,3 +36,7 @@ export async function main(argv: string[], exitNow: (code: number) => void): Pro
     process.off('SIGTERM', onSignal);
   }
 }
+
+const draining = (signal: string) =>
+  `\npayer-onboard: ${signal}: finishing calls in flight, then writing results (again to exit at once)\n`;
+const closing = (signal: string) => `\nsandbox: ${signal}, closing\n`;

@@ -1,9 +1,10 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import { ConfigError } from '../core/errors.js';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type SandboxOptions } from '../options/sandboxOptions.js';
 import { startSandbox } from '../sandbox/startSandbox.js';
 import { addOptions } from '../options/yargsFlags.js';
-import type { CommandBody } from './CliCommand.js';
+import type { CliIo, CommandBody } from './CliCommand.js';
 
 // `payer-onboard sandbox`: the local Payer API emulator, served until SIGINT/SIGTERM. Its flags, their help, the
 // README's table, the defaults and the checks all come from SANDBOX_OPTIONS.
@@ -21,6 +22,42 @@ function sandboxOptionsFromArgv(argv: Record<string, unknown>): SandboxOptions {
     if (value !== undefined) options[key] = value;
   }
   return resolveSandboxOptions(options as SandboxOptions, flagOf);
+}
+
+/** The server's process id in PATH, before `listening on` is printed: a script that waited for that line can read it. */
+async function writePidFile(path: string): Promise<void> {
+  try {
+    await writeFile(path, `${process.pid}\n`);
+  } catch (error) {
+    throw new ConfigError(`--pid-file: cannot write ${path} (${(error as NodeJS.ErrnoException).code})`, 'E_USAGE');
+  }
+}
+
+/**
+ * Until SIGINT/SIGTERM (the bin says so), or, under npx, until npx is gone. npx starts npm, npm a shell and the shell
+ * the server: `kill $!` after `npx payer-onboard sandbox &` ends npm and the shell, never the server, which would keep
+ * its port with nothing left to stop it by. Its parent gone (the shell), it closes.
+ */
+async function untilStopped(io: CliIo): Promise<void> {
+  if (io.signal.aborted) return;
+  const parent = process.ppid;
+  let poll: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve) => {
+    io.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (io.env.npm_command !== 'exec') return;
+    poll = setInterval(() => {
+      if (process.ppid === parent) return;
+      io.stderr.write('\nsandbox: the npx that started it has ended, closing\n');
+      resolve();
+    }, 250);
+  });
+  clearInterval(poll);
+}
+
+/** Only a file that still names this process: another sandbox may have been given the same path since. */
+async function removePidFile(path: string): Promise<void> {
+  const named = await readFile(path, 'utf8').catch(() => '');
+  if (named.trim() === `${process.pid}`) await rm(path, { force: true });
 }
 
 export const sandboxCommand: CommandBody = {
@@ -44,12 +81,15 @@ export const sandboxCommand: CommandBody = {
       }
       throw error;
     }
-    io.stdout.write(`listening on ${sandbox.url}\n`);
-    io.stderr.write(`sandbox: stats at ${sandbox.url}/__sandbox/stats; Ctrl-C to stop\n`);
-    if (!io.signal.aborted) {
-      await new Promise<void>((resolve) => io.signal.addEventListener('abort', () => resolve(), { once: true }));
+    try {
+      if (options.pidFile !== undefined) await writePidFile(options.pidFile);
+      io.stdout.write(`listening on ${sandbox.url}\n`);
+      io.stderr.write(`sandbox: stats at ${sandbox.url}/__sandbox/stats; Ctrl-C to stop\n`);
+      await untilStopped(io);
+    } finally {
+      await sandbox.close();
+      if (options.pidFile !== undefined) await removePidFile(options.pidFile);
     }
-    await sandbox.close();
     return 0;
   },
 };

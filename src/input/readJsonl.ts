@@ -2,11 +2,14 @@ import { createReadStream } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { Cell } from '../core/types.js';
 import { DecodeUtf8, textLines } from './decodeUtf8.js';
+import { jsonLineProblem, notAnObject, readablePairs, withoutNote } from './jsonLineProblem.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /**
  * Opens a JSONL file: one object per line, keys as CSV headers. A line that is not a JSON object is that row's
- * problem, not the file's, so the rest still goes through.
+ * problem, not the file's, so the rest still goes through; it is said in words (jsonLineProblem), and what can be read
+ * of the line is kept as its cells. A line of a failed file given back still broken is read without the note that
+ * file put on it (withoutNote), so it fails as it did and notes do not pile up.
  */
 export async function readJsonl(file: InputFile): Promise<OpenedInput> {
   const decoder = new DecodeUtf8(file.name);
@@ -53,25 +56,29 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
 }
 
 function toRawRecord(text: string, line: number): RawRecord {
-  const original = text.replace(/^\uFEFF/, '');
-  let value: unknown;
-  try {
-    value = JSON.parse(original);
-  } catch (error) {
-    // V8's message quotes the line, which may hold personal data: keep only the position.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const where = position === undefined ? '' : ` at column ${Number(position) + 1}`;
-    return { line, cells: [], original, problem: { column: '(line)', message: `is not valid JSON${where}` } };
+  let original = text.replace(/^\uFEFF/, '');
+  let parsed = parseLine(original);
+  let carried: Cell[] = [];
+  if (parsed === BROKEN) {
+    const noted = withoutNote(original);
+    if (noted !== undefined) {
+      original = noted.text;
+      carried = [{ column: 'completedSteps', value: noted.completedSteps }];
+      parsed = parseLine(original);
+    }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return {
-      line,
-      cells: [],
-      original,
-      problem: { column: '(line)', message: 'must be a JSON object like {"clientUserId": "..."}' },
-    };
+  if (parsed === BROKEN || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    // What can still be read of the line (its clientUserId, above all) names the row in results.csv.
+    const cells = [
+      ...carried,
+      ...readablePairs(original).filter((pair) => carried.every((c) => c.column !== pair.column)),
+    ];
+    const message = parsed === BROKEN ? `is not valid JSON: ${brokenLine(original)}` : notAnObject(parsed);
+    return { line, cells, original, problem: { column: '(line)', message } };
   }
-  const cells: Cell[] = Object.entries(value as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));
+  const cells: Cell[] = Object.entries(parsed as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));
+  // A line fixed with the note still on it (an object written after a note on its own) keeps the steps it carried.
+  if (carried.length > 0 && !cells.some((cell) => cell.column === 'completedSteps')) cells.push(...carried);
   const long = cells.find((cell) => typeof cell.value === 'string' && cell.value.length > MAX_CELL_LENGTH);
   if (long) {
     return {
@@ -85,4 +92,30 @@ function toRawRecord(text: string, line: number): RawRecord {
     };
   }
   return { line, cells, original };
+}
+
+const BROKEN = Symbol('not JSON');
+
+function parseLine(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return BROKEN;
+  }
+}
+
+/** What is wrong with a line JSON.parse refused, in words; V8's position where the words cannot say. */
+function brokenLine(text: string): string {
+  const said = jsonLineProblem(text);
+  if (said !== undefined) return said;
+  let position: string | undefined;
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    // V8's message quotes the line, which may hold personal data: keep only the position.
+    position = /position (\d+)/.exec((error as Error).message)?.[1];
+  }
+  return position === undefined
+    ? 'JSON.parse refused it'
+    : `something JSON does not allow at column ${Number(position) + 1}`;
 }

@@ -172,6 +172,18 @@ export const SANDBOX_OPTIONS = {
     describe: 'how late a slow answer (`--fault-slow`) comes',
     schema: nonNegativeInt,
   },
+  /**
+   * The command's, not startSandbox's (whose caller's process is not the sandbox's): the id a script signals the
+   * server by, whatever started it (after `npx payer-onboard sandbox &`, `$!` is npm's).
+   */
+  pidFile: {
+    flag: 'pid-file',
+    type: 'string',
+    value: 'PATH',
+    describe:
+      "write the server's process id to PATH once it listens (removed when it ends): `kill $(cat PATH)` stops it, also when started through npx",
+    schema: z.string().min(1, 'must not be empty'),
+  },
   seed: {
     flag: 'seed',
     type: 'number',

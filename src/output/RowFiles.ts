@@ -1,5 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
+import { withNote } from '../input/jsonLineProblem.js';
 import type { Outcome } from '../core/types.js';
 import { CsvFileWriter, finish, openPrivateFile } from './CsvFileWriter.js';
 import { csvSafe } from '../core/formulaGuard.js';
@@ -202,16 +203,20 @@ class RowFile {
   }
 }
 
-/** The row's line with its error and completedSteps; no formula guard, since spreadsheets do not open JSON as cells. */
+/**
+ * The row's line with its error and completedSteps; no formula guard, since spreadsheets do not open JSON as cells.
+ * A line that is not a JSON object carries them too, in a note at its start (withNote): whoever fixes the line sees
+ * why it failed, and the fixed line is an object with the two keys like any other failed line's.
+ */
 function jsonlLine(row: RowFileRow): string {
   const text = row.original as string;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    // A line that is not JSON goes back exactly as it was, for the user to fix; its error is in results.csv.
-    return text;
+    value = undefined;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return text;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return withNote(text, formatErrors(row.errors), row.completedSteps);
   return JSON.stringify({ ...(value as object), error: formatErrors(row.errors), completedSteps: row.completedSteps });
 }

@@ -2,7 +2,7 @@ import { IdTable } from '../core/compactTables.js';
 import { InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
 import { fieldForColumn, type HeaderMapping, likelyMapping, mapHeader } from '../rows/columns.js';
-import type { BankRowResult, PayerRowResult, RowIssue } from '../core/types.js';
+import type { BankRowResult, InvalidRow, PayerRowResult, RowIssue } from '../core/types.js';
 import { checkBankRow, validateBankRow } from '../validate/validateBankRow.js';
 import { checkPayerRow, validatePayerRow } from '../validate/validatePayerRow.js';
 import { clientSchemas, localDay, type ClientSchemas } from '../validate/clientSchemas.js';
@@ -200,12 +200,13 @@ function classify(
 ): PayerRowResult | BankRowResult {
   const source = input.file.name;
   const { columns, dateFormat } = input.reading ?? {};
-  if (record.problem) return { ok: false, issues: [record.problem] };
+  if (record.problem) return withProblem(record, record.problem, kind, input, options);
   // A CSV row's values go by its header as they are; other rows by their cells.
   const { header } = input;
   const values = header === undefined ? undefined : record.values;
+  const json = input.file.format === 'jsonl';
   if (kind === 'bank-details') {
-    const bankOptions = { today: options.today, columns, dateFormat, schemas: options.schemas };
+    const bankOptions = { today: options.today, columns, dateFormat, json, schemas: options.schemas };
     return values === undefined
       ? validateBankRow(record.cells, bankOptions)
       : checkBankRow(header!, values, bankOptions);
@@ -215,6 +216,7 @@ function classify(
     today: options.today,
     columns,
     dateFormat,
+    json,
     schemas: options.schemas,
   };
   const result =
@@ -241,6 +243,33 @@ function classify(
         ...(result.origin === undefined ? {} : { origin: result.origin }),
       }
     : { ...result, issues: [...result.issues, issue] };
+}
+
+/**
+ * A row the reader already found a problem in: that problem alone. A JSONL line that is not an object keeps what
+ * could be read of it (its cells then are its readable `"key": "text"` pairs): its clientUserId names the row in
+ * results.csv, and the completedSteps a failed file carried stay with it. The checks of those cells are not the
+ * row's problem: the line's is.
+ */
+function withProblem(
+  record: RawRecord,
+  problem: RowIssue,
+  kind: RowKind,
+  input: OpenedInput,
+  options: { defaultAgreementCompleted: boolean; today: Date; schemas: ClientSchemas },
+): InvalidRow {
+  if (input.file.format !== 'jsonl' || record.cells.length === 0) return { ok: false, issues: [problem] };
+  const reading = { today: options.today, columns: input.reading?.columns, schemas: options.schemas };
+  const read =
+    kind === 'bank-details'
+      ? validateBankRow(record.cells, reading)
+      : validatePayerRow(record.cells, { ...reading, defaultAgreementCompleted: options.defaultAgreementCompleted });
+  const row: InvalidRow = { ok: false, issues: [problem] };
+  if (read.clientUserId !== undefined) row.clientUserId = read.clientUserId;
+  if (read.completedSteps !== undefined) row.completedSteps = read.completedSteps;
+  if ('complianceDigest' in read && read.complianceDigest !== undefined) row.complianceDigest = read.complianceDigest;
+  if (read.origin !== undefined) row.origin = read.origin;
+  return row;
 }
 
 /**

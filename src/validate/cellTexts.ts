@@ -17,6 +17,28 @@ const SIX_DIGITS: Record<string, string> = { sortCode: 'a sort code', bsbNumber:
 
 const TEXT_HINT = 'format the column as text and type the value again';
 
+/** How a damaged value is fixed where it was typed: in a spreadsheet's column, or in a JSONL line. */
+interface Fixes {
+  digits: string;
+  phone: string;
+  date: string;
+}
+
+const FIXES: Fixes = {
+  digits: TEXT_HINT,
+  phone: 'format the column as text and type it with the +',
+  date: 'format the column as a date, or type YYYY-MM-DD',
+};
+
+function jsonFix(key: string, field: string): Fixes {
+  const as = (value: string) => `(${JSON.stringify(key)}: "${value}")`;
+  return {
+    digits: `write it with all its digits, as a string ${as(field === 'postcode' || field === 'postalCode' ? '0...' : '...')}`,
+    phone: `write it as a string with the + ${as('+...')}`,
+    date: `write it as YYYY-MM-DD ${as('1980-12-31')}`,
+  };
+}
+
 /**
  * Names the damage a spreadsheet does before the field rules see the cell, so the message says what
  * happened rather than only what is wrong: `1.21755E+10` "was turned into a number by the spreadsheet", a 5-digit
@@ -26,7 +48,7 @@ const TEXT_HINT = 'format the column as text and type the value again';
  */
 export function repairSpreadsheetDamage(
   row: RowCells,
-  options: { dateFormat?: DateFormat | undefined } = {},
+  options: { dateFormat?: DateFormat | undefined; json?: boolean | undefined } = {},
 ): OrderedIssue[] {
   const issues: OrderedIssue[] = [];
   for (const id of DAMAGEABLE) {
@@ -43,9 +65,11 @@ export function repairSpreadsheetDamage(
     }
     const text = row.text[id]!;
     const cell = row.numberCell(id);
+    // A JSONL line has no column to format: its fix is the value written out whole, as the line names its key.
+    const fix = options.json ? jsonFix(row.column(id), field) : FIXES;
     problem ??=
-      cell === undefined ? shortPostcode(name, field, text, row) : numberCellDamage(name, field, text, cell, row);
-    problem ??= damageOf(field, text);
+      cell === undefined ? shortPostcode(name, field, text, row, fix) : numberCellDamage(name, field, text, cell, row);
+    problem ??= damageOf(field, text, fix);
     const reading =
       problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(text) : undefined;
     if (reading !== undefined) problem = 'must be YYYY-MM-DD';
@@ -129,28 +153,28 @@ function postcodeDigits(
  * A postal code typed as text, all digits, shorter than every code of its country: a CSV saved after a spreadsheet
  * read the column as numbers. Not certain how it happened, so said as what it looks like.
  */
-function shortPostcode(name: string, field: string, text: string, row: RowCells) {
+function shortPostcode(name: string, field: string, text: string, row: RowCells, fix: Fixes) {
   if ((field !== 'postcode' && field !== 'postalCode') || !/^\d+$/.test(text)) return undefined;
   const expected = postcodeDigits(name, field, text.length, row);
   // One or two zeros gone (Boston's 02139, Rome's 00100); a code far shorter is some other mistake.
   const missing = expected === undefined ? 0 : expected.digits - text.length;
   if (expected === undefined || missing < 1 || missing > 2) return undefined;
-  return `has ${text.length} digits, and ${expected.what} has ${expected.digits}: looks like a leading zero was lost: ${TEXT_HINT}`;
+  return `has ${text.length} digits, and ${expected.what} has ${expected.digits}: looks like a leading zero was lost: ${fix.digits}`;
 }
 
-function damageOf(field: string, text: string): string | undefined {
+function damageOf(field: string, text: string, fix: Fixes): string | undefined {
   if (NUMBER_LIKE.has(field) && /^[+-]?\d+(?:[.,]\d+)?E[+-]?\d+$/i.test(text)) {
-    return `was turned into a number by the spreadsheet, which kept only its first digits: ${TEXT_HINT}`;
+    return `was turned into a number by the spreadsheet, which kept only its first digits: ${fix.digits}`;
   }
   const six = SIX_DIGITS[field];
   if (six && /^\d{5}$/.test(text.replace(/[\s-]/g, ''))) {
-    return `has 5 digits, ${six} has 6: looks like a leading zero was lost: ${TEXT_HINT}`;
+    return `has 5 digits, ${six} has 6: looks like a leading zero was lost: ${fix.digits}`;
   }
   if (field === 'phone' && /^[1-9]\d{9,14}$/.test(text)) {
-    return 'has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: format the column as text and type it with the +';
+    return `has no leading + and country code, as when a spreadsheet turns +12175550100 into the number 12175550100: ${fix.phone}`;
   }
   if (field === 'dateOfBirth' && /^\d{5}(?:\.\d+)?$/.test(text)) {
-    return "looks like a spreadsheet's date number (days since 1900): format the column as a date, or type YYYY-MM-DD";
+    return `looks like a spreadsheet's date number (days since 1900): ${fix.date}`;
   }
   return undefined;
 }

@@ -15,6 +15,8 @@ export interface BankRowOptions {
   today?: Date;
   columns?: ColumnMap | undefined;
   dateFormat?: DateFormat | undefined;
+  /** The row is a JSONL line: a damaged value's fix is written for JSON. */
+  json?: boolean | undefined;
   schemas?: ClientSchemas;
 }
 

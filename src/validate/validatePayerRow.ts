@@ -29,6 +29,8 @@ export interface ValidatePayerRowOptions {
   columns?: ColumnMap | undefined;
   /** `--date-format`: how to read dates not written YYYY-MM-DD (`MM/DD/YYYY`). */
   dateFormat?: DateFormat | undefined;
+  /** The row is a JSONL line: a damaged value's fix is written for JSON, not for a spreadsheet's column. */
+  json?: boolean | undefined;
   /** The schemas for `today`, built once by a caller that checks many rows. */
   schemas?: ClientSchemas;
 }

@@ -37,11 +37,42 @@ describe('JSONL input', () => {
   it("makes a line that is not JSON, or not an object, that row's problem without echoing its content", async () => {
     const records = await readAll(tmp.write('p.ndjson', '{"ssn":"123-45-6789"\n[1,2]\n{"a":"b"}\n'));
     expect(records.map((r) => r.problem)).toEqual([
-      { column: '(line)', message: expect.stringMatching(/^is not valid JSON/) },
-      { column: '(line)', message: 'must be a JSON object like {"clientUserId": "..."}' },
+      {
+        column: '(line)',
+        message:
+          'is not valid JSON: the end of the line before the closing }, after the value of "ssn": the line is cut short, or JSONL needs each object whole on one line',
+      },
+      {
+        column: '(line)',
+        message:
+          'is a list ([...]), not one object: write each object ({"clientUserId": "...", ...}) on a line of its own, without [ ]',
+      },
       undefined,
     ]);
     expect(records[0]!.problem!.message).not.toContain('123-45-6789');
+  });
+
+  it('keeps what can be read of a broken line as its cells, and reads a failed line given back without its note', async () => {
+    const broken = '{"clientUserId":"p-1","city":"Boston,"postcode":"02139",}';
+    const noted = `{"error":"(line): ...","completedSteps":"from=p.jsonl:4",${broken.slice(1)}`;
+    const records = await readAll(tmp.write('p.jsonl', `${broken}\n${noted}\n`));
+    expect(records[0]).toEqual({
+      line: 1,
+      original: broken,
+      cells: [
+        { column: 'clientUserId', value: 'p-1' },
+        { column: 'postcode', value: '02139' },
+      ],
+      problem: {
+        column: '(line)',
+        message: 'is not valid JSON: a quote missing or one too many after the value of "city"',
+      },
+    });
+    expect(records[1]).toEqual({
+      ...records[0],
+      line: 2,
+      cells: [{ column: 'completedSteps', value: 'from=p.jsonl:4' }, ...records[0]!.cells],
+    });
   });
 
   it('rejects an empty file', async () => {

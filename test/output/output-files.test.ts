@@ -106,7 +106,7 @@ describe('output files', () => {
     );
   });
 
-  it('writes failed JSONL rows as the same objects plus error and completedSteps, and bad lines unchanged', async () => {
+  it('writes failed JSONL rows as the same objects plus error and completedSteps, a bad line with them in a note', async () => {
     const failed = new RowFiles(tmp.dir, { path: 'x', name: 'in.jsonl', format: 'jsonl' });
     await failed.write({
       outcome: 'invalid',
@@ -118,11 +118,19 @@ describe('output files', () => {
       outcome: 'invalid',
       original: '{"broken',
       errors: [{ column: '(line)', message: 'is not valid JSON' }],
+      completedSteps: 'from=in.jsonl:2',
+    });
+    await failed.write({
+      outcome: 'invalid',
+      original: '"u2"',
+      errors: [{ column: '(line)', message: 'is a JSON text' }],
       completedSteps: '',
     });
     await failed.close();
     expect(readFileSync(tmp.path('failed-in.jsonl'), 'utf8')).toBe(
-      '{"clientUserId":"u1","postcode":90210,"error":"email: is required","completedSteps":""}\n{"broken\n',
+      '{"clientUserId":"u1","postcode":90210,"error":"email: is required","completedSteps":""}\n' +
+        '{"error":"(line): is not valid JSON","completedSteps":"from=in.jsonl:2","broken\n' +
+        '{"error":"(line): is a JSON text","completedSteps":""} "u2"\n',
     );
   });
 });
