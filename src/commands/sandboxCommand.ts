@@ -38,9 +38,8 @@ async function writePidFile(path: string): Promise<void> {
  * the server: `kill $!` after `npx payer-onboard sandbox &` ends npm and the shell, never the server, which would keep
  * its port with nothing left to stop it by. Its parent gone (the shell), it closes.
  */
-async function untilStopped(io: CliIo): Promise<void> {
+async function untilStopped(io: CliIo, parent: number): Promise<void> {
   if (io.signal.aborted) return;
-  const parent = process.ppid;
   let poll: NodeJS.Timeout | undefined;
   await new Promise<void>((resolve) => {
     io.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -68,6 +67,8 @@ export const sandboxCommand: CommandBody = {
     );
   },
   handler: async (argv, io) => {
+    // The parent as it started: by the time the server listens, a `kill $!` may already have taken it.
+    const parent = process.ppid;
     const options = sandboxOptionsFromArgv(argv);
     let sandbox: Awaited<ReturnType<typeof startSandbox>>;
     try {
@@ -85,7 +86,7 @@ export const sandboxCommand: CommandBody = {
       if (options.pidFile !== undefined) await writePidFile(options.pidFile);
       io.stdout.write(`listening on ${sandbox.url}\n`);
       io.stderr.write(`sandbox: stats at ${sandbox.url}/__sandbox/stats; Ctrl-C to stop\n`);
-      await untilStopped(io);
+      await untilStopped(io, parent);
     } finally {
       await sandbox.close();
       if (options.pidFile !== undefined) await removePidFile(options.pidFile);

@@ -119,7 +119,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     value: 'IDS',
     describe:
-      'a trial run: only the rows of these `clientUserId`s (comma separated) are checked and sent; the rest are `skipped` (in the pending file) and left for the next run',
+      'a trial run: only the rows of these `clientUserId`s (comma separated) are checked and sent; the rest are `skipped` (in the pending file) and left for the next run; an id no row has is named at the end',
     commands: ['run'],
   },
   concurrency: {

@@ -9,7 +9,7 @@ import type { CheckedInputs } from './checkInputs.js';
 import type { Reached, RunFacts } from './RunFacts.js';
 import type { RunOutputs, RunSession } from './RunSession.js';
 import { expectedRows, type Job } from './scanInputs.js';
-import { type SendContext, sendRows } from './sendRows.js';
+import { type SendContext, sameId, sendRows } from './sendRows.js';
 
 /** What the inputs' sends share: all of `SendContext` but each input's own failed and pending files. */
 type SharedSend = Omit<SendContext, 'rowFiles'>;
@@ -43,6 +43,7 @@ export async function sendInputs(
   const progress = session.progress(context.stderr, total, options.progress);
   const rowJournal = journal && new RowJournal(journal);
   const deps = client && rowDeps(client, rowJournal, facts, scanned);
+  const onlyMatched = options.only === undefined ? undefined : new Set<string>();
   try {
     await sendEach(session.outputs, checked, {
       options,
@@ -58,8 +59,16 @@ export async function sendInputs(
       signal: context.signal,
       today: startedAt,
       seen: checked.duplicates,
+      onlyMatched,
       onWriteFailure: session.onWriteFailure,
     });
+    // A mistyped id would otherwise look like a trial that went well: nothing of it sent, and nothing said.
+    const unmatched = (options.only ?? []).filter((id) => !onlyMatched?.has(sameId(id)));
+    if (unmatched.length > 0) {
+      const warning = `--only: no row of the inputs has clientUserId ${unmatched.map((id) => `"${id}"`).join(', ')}: nothing was sent for ${unmatched.length === 1 ? 'it' : 'them'}`;
+      logger.warn(warning);
+      context.stderr?.write(`warning: ${warning}\n`);
+    }
   } finally {
     const gate = deps?.ctx.knowledge.gate;
     if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);
@@ -133,6 +142,7 @@ async function sendInput(
         signal: shared.signal,
         today: shared.today,
         seen: shared.seen,
+        onlyMatched: shared.onlyMatched,
         onWriteFailure: shared.onWriteFailure,
       },
     );

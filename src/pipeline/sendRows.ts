@@ -45,6 +45,8 @@ export interface SendContext {
   signal: AbortSignal | undefined;
   today: Date;
   seen: DuplicateIds;
+  /** The ids `--only` names that a row of the inputs has (as sameId compares them), to tell the others at the end. */
+  onlyMatched: Set<string> | undefined;
   /** A result or row file could not be written: the run stops sending and ends as aborted. */
   onWriteFailure: (error: Error) => void;
 }
@@ -190,7 +192,7 @@ function startRow(send: InputSend, row: ClassifiedRow): void {
 }
 
 /** A clientUserId as `--only` compares it: the same payer in any case and with surrounding spaces. */
-const sameId = (id: string): string => id.trim().toLowerCase();
+export const sameId = (id: string): string => id.trim().toLowerCase();
 
 /**
  * A trial run (`--limit N`: the first N data rows of each input; `--only IDS`: the rows of those payers) sends only
@@ -203,8 +205,11 @@ function leftOutOfTrial(send: InputSend, row: ClassifiedRow): PayerResult | unde
   let why: string | undefined;
   if (limit !== undefined && trial.rows > limit)
     why = `not attempted: past the first ${limit} rows of the file (--limit ${limit}); a run without --limit sends it`;
-  else if (trial.only !== undefined && !trial.only.has(sameId(row.result.clientUserId ?? '')))
-    why = 'not attempted: not one of the payers --only names; a run without --only sends it';
+  else if (trial.only !== undefined) {
+    const id = sameId(row.result.clientUserId ?? '');
+    if (trial.only.has(id)) send.ctx.onlyMatched?.add(id);
+    else why = 'not attempted: not one of the payers --only names; a run without --only sends it';
+  }
   if (why === undefined) return undefined;
   const steps = send.ctx.client ? send.ctx.options.steps : [];
   return { ...skippedResult(steps), errors: [{ message: why }] };

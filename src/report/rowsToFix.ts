@@ -72,6 +72,9 @@ function kindOf(error: RowError, source: string, clientUserId: string): Kind {
       option: '--compliance-path /v2/payer',
     };
   }
+  // Nothing in the file fixes a refused identity check: the payer is asked, not the row.
+  if (error.step === 'kyc')
+    return { where, problem: message, advice: 'contact the payer: the service refused their identity check' };
   if (message.startsWith('payer not registered'))
     return { where, problem: message, advice: "run the payer's own row first, or in the same run" };
   return { where, problem: normalise(message, clientUserId) };

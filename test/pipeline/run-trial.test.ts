@@ -56,6 +56,16 @@ describe('a trial run', () => {
     expect(h.sandbox.stats().payersCreated).toBe(2);
   });
 
+  it('--only names an id no row has: said at the end, not taken for a trial that went well', async () => {
+    const input = h.tmp.write('payers.csv', payersCsv(IDS));
+    const trial = await h.run({ inputs: [input], only: 't-2,t-9,T-8' });
+    expect(trial.results.map((r) => r.outcome)).toEqual(['skipped', 'ok', 'skipped', 'skipped', 'skipped']);
+    expect(trial.stderr).toContain(
+      'warning: --only: no row of the inputs has clientUserId "t-9", "T-8": nothing was sent for them\n',
+    );
+    expect(h.sandbox.stats().payersCreated).toBe(1);
+  });
+
   it('an invalid row among those tried still counts: exit 1', async () => {
     const input = h.tmp.write('payers.csv', payersCsv(IDS, { 't-1': { email: 'nope' } }));
     const trial = await h.run({ inputs: [input], limit: 1 });

@@ -22,6 +22,29 @@ const invalid = (clientUserId: string, message: string) => ({
 const axis = (svg: string) => [...svg.matchAll(/class="tick" text-anchor="end">([^<]*)</g)].map((m) => m[1]);
 
 describe('report.html, read by the people it is for', () => {
+  it('a refused identity check is for the payer to redo, not a cell to fix: the line says whom to contact', () => {
+    const tally = new ReportTally();
+    tally.add({
+      source: 'payers.csv',
+      line: 4,
+      clientUserId: 'p-4',
+      result: {
+        outcome: 'failed' as const,
+        paymentDetailIds: [],
+        steps: {},
+        errors: [{ step: 'kyc' as const, message: 'KYC rejected: the payer must be contacted' }],
+      },
+    });
+    expect(tally.data(summaryFor()).fix).toEqual([
+      {
+        where: 'kyc',
+        rows: 1,
+        problem: 'KYC rejected: the payer must be contacted',
+        advice: 'contact the payer: the service refused their identity check',
+      },
+    ]);
+  });
+
   it('groups rows that are a total or a note as one line a finance person reads, whatever cells they fill', () => {
     const tally = new ReportTally();
     tally.add(
