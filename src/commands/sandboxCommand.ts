@@ -15,12 +15,15 @@ const flagOf = (key: string): string => {
 };
 
 /** Flags as yargs parsed them -> checked startSandbox options; throws ConfigError(E_USAGE) naming every bad flag. */
-function sandboxOptionsFromArgv(argv: Record<string, unknown>): SandboxOptions {
+function sandboxOptionsFromArgv(argv: Record<string, unknown>, env: NodeJS.ProcessEnv): SandboxOptions {
   const options: Record<string, unknown> = {};
   for (const [key, def] of Object.entries(SANDBOX_OPTIONS)) {
     const value = argv[def.flag] ?? ('cliDefault' in def ? def.cliDefault : undefined);
     if (value !== undefined) options[key] = value;
   }
+  // The webhook secret never comes from a flag value (shell history, `ps`): a file (read by startSandbox) or this.
+  if (options.webhookSecretFile === undefined && env.PAYER_WEBHOOK_SECRET)
+    options.webhookSecret = env.PAYER_WEBHOOK_SECRET;
   return resolveSandboxOptions(options as SandboxOptions, flagOf);
 }
 
@@ -69,7 +72,7 @@ export const sandboxCommand: CommandBody = {
   handler: async (argv, io) => {
     // The parent as it started: by the time the server listens, a `kill $!` may already have taken it.
     const parent = process.ppid;
-    const options = sandboxOptionsFromArgv(argv);
+    const options = sandboxOptionsFromArgv(argv, io.env);
     let sandbox: Awaited<ReturnType<typeof startSandbox>>;
     try {
       sandbox = await startSandbox(options);

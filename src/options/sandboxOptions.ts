@@ -155,6 +155,27 @@ export const SANDBOX_OPTIONS = {
       "the payment-details read lists each account as only `id`, `userId`, `bankName` and `status`, as a published client's fixtures do",
     schema: z.boolean(),
   },
+  webhookUrl: {
+    flag: 'webhook-url',
+    type: 'string',
+    value: 'URL',
+    describe:
+      "send the service's webhooks (`compliance.updated`, `payment_detail.updated`) as signed POSTs to URL; without it none are sent",
+    schema: z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL'),
+  },
+  webhookSecretFile: {
+    flag: 'webhook-secret-file',
+    type: 'string',
+    value: 'FILE',
+    describe:
+      'file holding the secret that signs the webhooks (`x-request-network-signature`); without it the secret comes from `PAYER_WEBHOOK_SECRET`, never from a flag value; one or the other is required with `--webhook-url`',
+    schema: z.string().min(1, 'must not be empty'),
+  },
+  webhookDrop: {
+    flag: 'webhook-drop',
+    ...fault('a webhook delivery is dropped (never sent), as a lost delivery'),
+  },
+  webhookTwice: { flag: 'webhook-twice', ...fault('a webhook delivery is sent twice') },
   fault429: { flag: 'fault-429', ...fault('a request gets 429 (nothing is changed)') },
   fault500: { flag: 'fault-500', ...fault('a request gets 500 (nothing is changed)') },
   fault503: { flag: 'fault-503', ...fault('a request gets 503 (nothing is changed)') },
@@ -224,6 +245,10 @@ const sandboxOptionsSchema = z
       .int()
       .min(1)
       .default(1024 * 1024),
+    /** The webhook secret itself, for a caller; the command takes it only from `--webhook-secret-file` or the environment. */
+    webhookSecret: z.string().min(1, 'must not be empty').optional(),
+    /** The first retry of a failed webhook delivery waits this long, each next one twice as long. */
+    webhookRetryMs: nonNegativeInt.default(200),
     /** The clock (epoch ms) that KYC and account statuses move by; tests inject one to move time without waiting. */
     now: z.custom<() => number>((value) => typeof value === 'function', 'must be a function').optional(),
   })

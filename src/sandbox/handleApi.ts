@@ -9,6 +9,7 @@ import { nestError, throttled, readBody, send } from './http.js';
 import type { ResolvedSandboxOptions } from '../options/sandboxOptions.js';
 import type { PayerStore } from './payerStore.js';
 import type { StatsRecorder } from './stats.js';
+import type { WebhookSender } from './webhooks.js';
 
 /** What a running sandbox holds: made once by startSandbox, shared by every request, emptied by its handle's reset. */
 export interface SandboxState {
@@ -29,6 +30,8 @@ export interface SandboxState {
   sockets: Set<Socket>;
   /** The API key's digest: keys are compared digest to digest, in constant time whatever their lengths. */
   expectedKey: Buffer;
+  /** Sends the service's webhooks; undefined without a webhook URL. */
+  webhooks: WebhookSender | undefined;
 }
 
 /** Sends an answer, counted in the stats unless the client was gone before it could be sent. */

@@ -71,6 +71,8 @@ export class PayerStore {
     private readonly config: StoreConfig,
     private readonly ids: () => Rng,
     private readonly count: (event: StoreEvent) => void,
+    /** Called after an operation on a payer (`created` says what it made): the webhook sender looks at it again. */
+    private readonly touched: (clientUserId: string, created?: 'payer' | 'account') => void = () => {},
   ) {}
 
   /** `create` is POST /v1/payer, which never changes a known payer; `upsert` is POST /v2/payer, create or update. */
@@ -85,6 +87,7 @@ export class PayerStore {
           existing.requestText = this.config.keepRequests ? requestText : undefined;
           this.count('payersUpdated');
         }
+        this.touched(request.clientUserId);
       } else if (this.config.duplicates === 'conflict') {
         return {
           status: 409,
@@ -104,6 +107,7 @@ export class PayerStore {
     payer.response = complianceAnswer(payer, this.kyc(payer), this.config.kycWord);
     this.payers.set(request.clientUserId, payer);
     this.count('payersCreated');
+    this.touched(request.clientUserId, 'payer');
     return { status: 200, body: payer.response };
   }
 
@@ -129,6 +133,7 @@ export class PayerStore {
     payer.paymentDetails.push(account);
     this.accounts.set(account.id, { payer, account });
     this.count('paymentDetailsCreated');
+    this.touched(clientUserId, 'account');
     return { status: 201, body: account.response };
   }
 
@@ -140,6 +145,7 @@ export class PayerStore {
     payer.agreementCompleted = request.agreementCompleted;
     this.count('agreementUpdates');
     if (completedNow) this.count('agreementsCompleted');
+    this.touched(clientUserId);
     return { status: 200, body: { success: true } };
   }
 
@@ -172,6 +178,7 @@ export class PayerStore {
     if (payer === undefined) return undefined;
     payer.kycStatus = kycStatus === this.config.kycWord ? 'approved' : kycStatus;
     payer.kycPinned = true;
+    this.touched(clientUserId);
     return payerStatus(payer, this.kyc(payer), this.config.kycWord);
   }
 
@@ -180,6 +187,7 @@ export class PayerStore {
     const found = this.accounts.get(id);
     if (found === undefined) return undefined;
     found.account.pinned = status;
+    this.touched(found.payer.clientUserId);
     return { id, status };
   }
 

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_PREFIX, type AdminTarget, handleAdmin } from './adminRoutes.js';
@@ -12,6 +13,8 @@ import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions
 import { PayerStore } from './payerStore.js';
 import { KYC_STATUSES } from './payers.js';
 import { StatsRecorder } from './stats.js';
+import { WebhookSender } from './webhooks.js';
+import { ConfigError } from '../core/errors.js';
 
 export interface SandboxHandle extends AdminTarget {
   /** `http://HOST:PORT`, no trailing slash; API paths go after it. */
@@ -28,10 +31,13 @@ export interface SandboxHandle extends AdminTarget {
 
 /** Ids and faults use two streams derived from the one seed, so how many ids a run hands out does not shift its faults. */
 const ID_STREAM = 0x9e3779b9;
+/** The webhooks' drop and twice draws: a third stream, so turning webhooks on does not shift the API's faults. */
+const WEBHOOK_STREAM = 0x85ebca6b;
 
 /** Starts the Payer API sandbox on loopback (by default on any free port). */
 export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxHandle> {
-  const state = createState(resolveSandboxOptions(input));
+  const options = resolveSandboxOptions(input);
+  const state = createState(options, await webhookSecret(options));
   // The admin routes act on the handle, made once the server listens and its port is known.
   let handle: SandboxHandle | undefined;
   const server = createSandboxServer(state, () => handle!);
@@ -42,7 +48,27 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<SandboxH
   return handle;
 }
 
-function createState(options: ResolvedSandboxOptions): SandboxState {
+/** The secret from `webhookSecretFile` (read here) or given; required when webhooks go somewhere. */
+async function webhookSecret(options: ResolvedSandboxOptions): Promise<string | undefined> {
+  let secret = options.webhookSecret;
+  if (options.webhookSecretFile !== undefined) {
+    const path = options.webhookSecretFile;
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(`--webhook-secret-file: cannot read ${path} (${error.code})`, 'E_USAGE');
+    });
+    secret = text.trim();
+    if (secret === '') throw new ConfigError(`--webhook-secret-file: ${path} is empty`, 'E_USAGE');
+  }
+  if (options.webhookUrl !== undefined && secret === undefined) {
+    throw new ConfigError(
+      '--webhook-url: the webhooks need a signing secret: set PAYER_WEBHOOK_SECRET or give --webhook-secret-file FILE',
+      'E_USAGE',
+    );
+  }
+  return secret;
+}
+
+function createState(options: ResolvedSandboxOptions, secret: string | undefined): SandboxState {
   const stats = new StatsRecorder();
   const state: SandboxState = {
     options,
@@ -58,7 +84,20 @@ function createState(options: ResolvedSandboxOptions): SandboxState {
     closing: new AbortController(),
     sockets: new Set(),
     expectedKey: digest(options.apiKey),
+    webhooks: undefined,
   };
+  if (options.webhookUrl !== undefined && secret !== undefined) {
+    state.webhooks = new WebhookSender({
+      url: options.webhookUrl,
+      secret,
+      drop: options.webhookDrop,
+      twice: options.webhookTwice,
+      retryMs: options.webhookRetryMs,
+      rng: createRng(options.seed ^ WEBHOOK_STREAM),
+      count: (counter) => stats.count(counter),
+      closing: state.closing.signal,
+    });
+  }
   state.store = new PayerStore(
     {
       duplicates: options.duplicates,
@@ -74,10 +113,22 @@ function createState(options: ResolvedSandboxOptions): SandboxState {
     },
     () => state.idRng,
     (event) => stats.count(event),
+    (clientUserId, created) => watchPayer(state, clientUserId, created),
   );
   // Every request waiting out its latency listens on it: a hundred at once is normal, not a leak.
   setMaxListeners(0, state.closing.signal);
   return state;
+}
+
+/** Lets the webhook sender compare the payer with what it last saw, and look again when the clock moves a status. */
+function watchPayer(state: SandboxState, clientUserId: string, created?: 'payer' | 'account'): void {
+  const sender = state.webhooks;
+  if (sender === undefined) return;
+  const look = (): void => sender.observe(state.store.get(clientUserId));
+  look();
+  const { kycAfter, accountApproveMs } = state.options;
+  if (created === 'payer' && kycAfter !== undefined && kycAfter > 0) sender.later(kycAfter * 1000 + 1, look);
+  if (created === 'account') sender.later(accountApproveMs + 1, look);
 }
 
 /** The HTTP server: the admin routes under ADMIN_PREFIX, the Payer API everywhere else. */
@@ -152,10 +203,12 @@ function sandboxHandle(state: SandboxState, server: Server, port: number): Sandb
       state.limiter.reset();
       state.faultRng = createRng(options.seed);
       state.idRng = createRng(options.seed ^ ID_STREAM);
+      state.webhooks?.clear();
     },
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         state.closing.abort();
+        state.webhooks?.close();
         server.close(() => resolve());
         for (const socket of state.sockets) socket.destroy();
       });

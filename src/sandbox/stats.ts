@@ -100,6 +100,12 @@ export interface SandboxStats {
   faults: Record<FaultKind, number>;
   /** Scripted steps used. */
   scripted: number;
+  /** Webhook deliveries answered 2xx (a delivery sent twice counts twice). */
+  webhooksSent: number;
+  /** Webhook deliveries given up after their retries (or cut by close). */
+  webhooksFailed: number;
+  /** Webhook deliveries dropped on purpose (`--webhook-drop`). */
+  webhooksDropped: number;
   /** Most arrivals in any one-second window (over the retained arrivals). */
   maxArrivalsPerSecond: number;
   /** Epoch ms of the first and last retained arrival, null before any. */
@@ -159,6 +165,9 @@ export class StatsRecorder {
       idempotencyMismatches: 0,
       rateLimited: 0,
       scripted: 0,
+      webhooksSent: 0,
+      webhooksFailed: 0,
+      webhooksDropped: 0,
     };
   }
 
