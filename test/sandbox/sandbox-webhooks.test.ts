@@ -1,9 +1,15 @@
 import { createHmac } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import yargs from 'yargs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxCommand } from '../../src/commands/sandboxCommand.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/index.js';
-import { call, closeSandboxes, createPayer, paymentDetail, start } from '../helpers/sandboxHelpers.js';
+import { call, closeSandboxes, createPayer, payer, paymentDetail, start } from '../helpers/sandboxHelpers.js';
 
 const SECRET = 'whsec-test';
 
@@ -185,5 +191,33 @@ describe('sandbox webhooks', () => {
     await expect(start({ webhookUrl: 'http://127.0.0.1:9/' })).rejects.toThrow(
       '--webhook-url: the webhooks need a signing secret: set PAYER_WEBHOOK_SECRET or give --webhook-secret-file FILE',
     );
+  });
+
+  it('the command signs with the secret from --webhook-secret-file, else PAYER_WEBHOOK_SECRET', async () => {
+    const hook = await receiver();
+    const file = join(await mkdtemp(join(tmpdir(), 'webhook-')), 'secret');
+    await writeFile(file, 'from-file\n');
+    const runs = [
+      { args: ['--webhook-secret-file', file], env: { PAYER_WEBHOOK_SECRET: 'from-env' }, secret: 'from-file' },
+      { args: [], env: { PAYER_WEBHOOK_SECRET: 'from-env' }, secret: 'from-env' },
+    ];
+    for (const [i, run] of runs.entries()) {
+      const argv = sandboxCommand.builder(yargs(['--port', '0', '--webhook-url', hook.url, ...run.args])).parseSync();
+      const stdout = new PassThrough();
+      const stderr = new PassThrough().resume();
+      const controller = new AbortController();
+      const line = new Promise<string>((resolve) => stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+      const io = { stdout, stderr, env: run.env, cwd: process.cwd(), signal: controller.signal };
+      const exited = sandboxCommand.handler(argv as Record<string, unknown>, io);
+      const base = (await line).trim().slice('listening on '.length);
+      const headers = { 'x-api-key': 'sandbox-key', 'content-type': 'application/json' };
+      await fetch(`${base}/v1/payer`, { method: 'POST', headers, body: JSON.stringify(payer({ clientUserId: 'c' })) });
+      await fetch(`${base}/__sandbox/payers/c/kyc`, { method: 'POST', headers, body: '{"kycStatus":"approved"}' });
+      const delivery = (await hook.received(i + 1))[i]!;
+      const expected = createHmac('sha256', run.secret).update(delivery.raw).digest('hex');
+      expect(delivery.headers['x-request-network-signature']).toBe(expected);
+      controller.abort();
+      expect(await exited).toBe(0);
+    }
   });
 });
