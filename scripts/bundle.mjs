@@ -19,7 +19,8 @@ await build({
   target: 'node20',
   // exceljs stays in node_modules: only xlsx output loads it, and Node keeps quiet about the deprecated Buffer() of
   // its archiver only there. libphonenumber-js is loaded with createRequire where first needed, from there too.
-  external: ['exceljs'],
+  // fastify and prom-client load only for `serve`, and load their own files as they were published.
+  external: ['exceljs', 'fastify', 'prom-client'],
   // CommonJS dependencies (exceljs, yauzl) call `require` for Node's modules: an ES module has none of its own.
   banner: {
     js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);",

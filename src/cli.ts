@@ -35,6 +35,12 @@ export const commands: CliCommand[] = [
     load: async () => (await import('./commands/inboxCommand.js')).inboxCommand,
   },
   {
+    command: 'serve',
+    describe:
+      "take the service's webhooks and run the inbox in one long-running process: bank accounts attached seconds after KYC",
+    load: async () => (await import('./commands/serveCommand.js')).serveCommand,
+  },
+  {
     command: 'sandbox',
     describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
     load: async () => (await import('./commands/sandboxCommand.js')).sandboxCommand,

@@ -227,6 +227,30 @@ export async function journaledPayers(
   return lookup;
 }
 
+/** The payers a journal knows, by key, and the service's userId of each: how a webhook's ids are matched to rows. */
+export interface PayerIndex {
+  /** Whether the journal has a line of the payer (it registered it, or a run asked the service about it). */
+  knows(payerKey: string): boolean;
+  keyOfUser(userId: string): string | undefined;
+}
+
+/** Every payer line of the journal, read without opening it for writing (a run may hold it). */
+export async function journalPayerIndex(path: string): Promise<PayerIndex> {
+  const known = new Set<string>();
+  const byUser = new Map<string, string>();
+  if (existsSync(path))
+    for await (const { text } of journalLines(path)) {
+      const line = parse(text);
+      if (line?.s !== 'done' || line.a === undefined) continue;
+      const a = line.a as PayerLine;
+      if (a.since === undefined && a.d === undefined) continue;
+      const key = short(line.k);
+      known.add(key);
+      if (a.u) byUser.set(a.u, key);
+    }
+  return { knows: (key) => known.has(key), keyOfUser: (userId) => byUser.get(userId) };
+}
+
 /**
  * The stored accounts the journal knows as the payer's rows' (account key and id pairs), with this row's added; what
  * it had when nothing changed. A later row of the payer then never takes one of them for its own. Pairs in an array,
@@ -286,7 +310,8 @@ function createsKeyOf(clientUserId: string): string {
   return hash(`creates\u0000${clientUserId}`);
 }
 
-function payerKeyOf(clientUserId: string): string {
+/** The key a payer's line goes by: a hash, the journal holds no id in the clear. */
+export function payerKeyOf(clientUserId: string): string {
   return hash(`payer\u0000${clientUserId}`);
 }
 

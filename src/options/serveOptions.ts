@@ -1,0 +1,64 @@
+import { ConfigError } from '../core/errors.js';
+import { INBOX_OPTIONS } from './inboxOptions.js';
+import type { OptionDef } from './OptionDef.js';
+
+/** Hours between rechecks of a waiting payer when webhooks tell of changes: they only cover deliveries lost. */
+export const RECHECK_WITH_WEBHOOKS_H = 72;
+
+/** `serve`'s own options; it takes `inbox`'s run options too. runServe() defaults from here. */
+export const SERVE_OPTIONS = {
+  inbox: {
+    flag: 'inbox',
+    type: 'string',
+    value: 'DIR',
+    describe:
+      "the inbox folder `serve` runs (as `inbox --watch` does): files dropped in `incoming/`, rows waiting in `waiting/`, which the webhooks' events move on",
+  },
+  host: {
+    flag: 'host',
+    type: 'string',
+    value: 'H',
+    default: '127.0.0.1',
+    describe:
+      'interface to listen on; loopback by default: put a TLS reverse proxy in front for the service to reach it',
+  },
+  port: {
+    flag: 'port',
+    type: 'number',
+    value: 'N',
+    default: 0,
+    cliDefault: 8787,
+    describe: 'port to listen on; `0` = any free port (the line `serve: listening on http://HOST:PORT` says which)',
+  },
+  webhookPath: {
+    flag: 'webhook-path',
+    type: 'string',
+    value: 'PATH',
+    default: '/webhooks',
+    describe: 'the path the service posts its webhooks to (the URL registered in its portal ends with it)',
+  },
+  webhookSecretFile: {
+    flag: 'webhook-secret-file',
+    type: 'string',
+    value: 'FILE',
+    describe:
+      "file holding the webhook secret the service's portal shows; without it the secret comes from `PAYER_WEBHOOK_SECRET` (the value itself), never from a flag value; with neither, webhooks are off and waiting payers are only rechecked",
+  },
+  settle: INBOX_OPTIONS.settle,
+  recheckAfter: {
+    ...INBOX_OPTIONS.recheckAfter,
+    default: undefined,
+    defaultText: `\`${RECHECK_WITH_WEBHOOKS_H}\` with webhooks, \`${INBOX_OPTIONS.recheckAfter.default}\` without`,
+    describe:
+      "hours after a payer's last check before its waiting rows are run again: with webhooks only a cover for deliveries lost",
+  },
+} as const satisfies Record<string, OptionDef>;
+
+/** serve's numbers, checked. */
+export function checkServeNumbers(given: { port?: number | undefined; webhookPath?: string | undefined }): void {
+  const port = given.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError('--port: must be a whole number between 0 and 65535', 'E_USAGE');
+  if (given.webhookPath !== undefined && !/^\/[\w./-]*$/.test(given.webhookPath))
+    throw new ConfigError('--webhook-path: must start with / and hold only letters, digits, -, _, . and /', 'E_USAGE');
+}

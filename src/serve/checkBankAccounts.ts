@@ -1,0 +1,56 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { writeNote } from '../inbox/folders.js';
+import type { Inbox } from '../inbox/Inbox.js';
+import { makeRunId, type RunContext } from '../pipeline/RunSession.js';
+import { STATUS_COLUMNS } from '../status/payerStatus.js';
+import { runStatus } from '../status/runStatus.js';
+
+export interface BankCheck {
+  /** The payers whose accounts the service says failed the provider's check, with no approved one beside. */
+  failed: string[];
+  /** The check's output folder (status.csv, report.html), relative to the inbox. */
+  results: string;
+  /** The failed payers' lines, in failed/ with a note; absent when none failed. */
+  fixFile?: string;
+  /** Why the check stopped before reading every payer (the API down, the key refused); absent when it finished. */
+  stopped?: string;
+}
+
+/**
+ * The payers a `payment_detail.updated` said failed, asked of the service (`status`: the payer and its accounts):
+ * their rows are done, so what a person must do is said in failed/bank-accounts-<run id>.csv, one status line each,
+ * with a note. An event alone is not believed: a payer the read shows with an approved or pending account is not listed.
+ */
+export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], context: RunContext): Promise<BankCheck> {
+  const runId = makeRunId(new Date());
+  const { paths } = inbox;
+  const input = join(paths.results, `.bank-check-${runId}.csv`);
+  const out = join(paths.results, `bank-check-${runId}`);
+  writeFileSync(input, stringify([['clientUserId'], ...ids.map((id) => [id])]), { mode: 0o600 });
+  let summary: Awaited<ReturnType<typeof runStatus>>;
+  try {
+    summary = await runStatus({ ...inbox.runInput, inputs: [input], out, exitCode: false }, { ...context, runId });
+  } finally {
+    rmSync(input, { force: true });
+  }
+  const results = relative(paths.root, out);
+  if (summary.aborted) return { failed: [], results, stopped: summary.aborted.message };
+  const records = parse(readFileSync(summary.outputs.status), { columns: true }) as Array<Record<string, string>>;
+  const failedLines = records.filter((r) => r.payable === 'false' && /failed=[1-9]/.test(r.bankAccounts ?? ''));
+  const failed = failedLines.map((r) => r.clientUserId ?? '');
+  if (failed.length === 0) return { failed, results };
+  const fixFile = join(paths.failed, `bank-accounts-${runId}.csv`);
+  const rows = failedLines.map((r) => STATUS_COLUMNS.map((c) => r[c] ?? ''));
+  writeFileSync(fixFile, stringify([[...STATUS_COLUMNS], ...rows]), { mode: 0o600 });
+  writeNote(fixFile, [
+    `${failed.length} payers' bank accounts failed the provider's check after they were stored: they cannot be paid.`,
+    '',
+    'Ask each payer for their bank details again and check them (account number, routing number or IBAN, holder name).',
+    "Then put the corrected details on the payer's bank row and drop it into incoming/: changed details make a new account.",
+    `The service's answers for them are in ${results}/status.csv.`,
+  ]);
+  return { failed, results, fixFile: relative(paths.root, fixFile) };
+}

@@ -1,0 +1,60 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestCounts } from '../output/results.js';
+
+/** What `serve` counts, for Prometheus at GET /metrics. Every name starts `payer_onboard_`; no label holds an id. */
+export class ServeMetrics {
+  readonly registry = new Registry();
+  /** Deliveries by what became of them: recorded, duplicate, or refused and why. */
+  readonly webhooks = new Counter({
+    name: 'payer_onboard_webhooks_total',
+    help: 'Webhook deliveries received, by result: recorded, duplicate, or refused (signature, too-large, too-slow, not-an-event, unavailable)',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  /** Recorded events once settled: acted on, or ignored and why. */
+  readonly events = new Counter({
+    name: 'payer_onboard_events_total',
+    help: 'Recorded webhook events settled, by event type and how: acted, or the reason it was ignored',
+    labelNames: ['event', 'settled'],
+    registers: [this.registry],
+  });
+  readonly eventToDone = new Histogram({
+    name: 'payer_onboard_event_to_done_seconds',
+    help: 'Seconds from a webhook received to the run of its payer finished (its bank account attached, where one waited)',
+    labelNames: ['event'],
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800],
+    registers: [this.registry],
+  });
+  readonly pendingEvents = new Gauge({
+    name: 'payer_onboard_events_pending',
+    help: 'Webhook events recorded and not yet acted on',
+    registers: [this.registry],
+  });
+  readonly waitingPayers = new Gauge({
+    name: 'payer_onboard_waiting_payers',
+    help: "Payers with rows in the inbox's waiting/ files, as of the last event batch",
+    registers: [this.registry],
+  });
+  readonly rows = new Counter({
+    name: 'payer_onboard_rows_total',
+    help: 'Rows run by serve (files, waiting rows, event batches), by outcome',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly requests = new Counter({
+    name: 'payer_onboard_requests_total',
+    help: 'Requests sent to the service by serve, by status code (network/timeout where none)',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+
+  /** A run's or a status check's rows and requests, added up. */
+  addRun(rows: Record<string, number> | undefined, requests: RequestCounts | undefined): void {
+    for (const [outcome, n] of Object.entries(rows ?? {}))
+      if (outcome !== 'total' && n > 0) this.rows.inc({ outcome }, n);
+    for (const [status, n] of Object.entries(requests?.byStatus ?? {})) this.requests.inc({ status }, n);
+    const refused = requests?.refused;
+    if (refused?.beforeKyc) this.requests.inc({ status: 'refused-before-kyc' }, refused.beforeKyc);
+    if (refused?.beforeAgreement) this.requests.inc({ status: 'refused-before-agreement' }, refused.beforeAgreement);
+  }
+}

@@ -1,0 +1,86 @@
+import { payerKeyOf, type PayerIndex } from '../journal/RowJournal.js';
+import type { RecordedEvent } from './EventLog.js';
+import type { WaitingPayer } from './waitingRows.js';
+
+/** What a batch of events asks for: files of waiting/ to run for some payers, and payers whose accounts to check. */
+export interface EventWork {
+  /** waiting/ file -> the payers of it to run (as its rows spell their ids). */
+  runs: Map<string, Set<string>>;
+  /** Payers a `payment_detail.updated` said failed: their accounts are read to see whether the service says so. */
+  bankChecks: Set<string>;
+  /** Events with nothing to act on, and why (for the log and the metrics); they are settled as they are. */
+  ignored: Array<{ event: RecordedEvent; reason: IgnoreReason }>;
+}
+
+export type IgnoreReason =
+  | 'unknown-event'
+  | 'unknown-payer'
+  | 'kyc-not-yet'
+  | 'nothing-waiting'
+  | 'nothing-to-do'
+  | 'no-payer-id';
+
+/**
+ * The KYC words that mean the payer has not finished: an event saying so moves no row (a bank account waits for an
+ * approval), so it costs no read. Any other word, or none, is read: it may be one that means approved.
+ */
+const KYC_UNDER_WAY = new Set(['initiated', 'pending', 'not_started', 'in_progress']);
+
+export const IGNORE_TEXT: Record<IgnoreReason, string> = {
+  'unknown-event': 'an event type the tool does not act on',
+  'unknown-payer': 'a payer the journal does not know (onboarded by another tool, or another key)',
+  'kyc-not-yet': "the event says the payer's KYC is still under way: no row can move yet",
+  'nothing-waiting': 'no row of this payer waits in waiting/ (done, to fix, or being run now)',
+  'nothing-to-do': 'the bank account is not failed: nothing to do',
+  'no-payer-id': 'the event names no clientUserId and no waiting row of the payer gives it: check it in the portal',
+};
+
+/**
+ * Decides what each event asks for, from the payers the journal knows and the rows waiting/ holds. An event is a
+ * hint: the runs and reads it leads to decide, as a run would. Pure: the caller reads the journal and the folder.
+ */
+export function planEvents(
+  events: readonly RecordedEvent[],
+  journal: PayerIndex,
+  waiting: ReadonlyMap<string, WaitingPayer[]>,
+): EventWork {
+  const work: EventWork = { runs: new Map(), bankChecks: new Set(), ignored: [] };
+  const ignore = (event: RecordedEvent, reason: IgnoreReason) => work.ignored.push({ event, reason });
+  for (const event of events) {
+    if (event.event !== 'compliance.updated' && event.event !== 'payment_detail.updated') {
+      ignore(event, 'unknown-event');
+      continue;
+    }
+    const key =
+      event.clientUserId !== undefined
+        ? payerKeyOf(event.clientUserId)
+        : event.userId !== undefined
+          ? journal.keyOfUser(event.userId)
+          : undefined;
+    if (key === undefined || !journal.knows(key)) {
+      ignore(event, 'unknown-payer');
+      continue;
+    }
+    const rows = waiting.get(key) ?? [];
+    if (event.event === 'payment_detail.updated') {
+      if (event.status?.toLowerCase() !== 'failed') ignore(event, 'nothing-to-do');
+      else {
+        const id = event.clientUserId ?? rows[0]?.clientUserId;
+        if (id === undefined) ignore(event, 'no-payer-id');
+        else work.bankChecks.add(id);
+      }
+      continue;
+    }
+    if (KYC_UNDER_WAY.has(event.kycStatus?.toLowerCase() ?? '')) {
+      ignore(event, 'kyc-not-yet');
+      continue;
+    }
+    if (rows.length === 0) ignore(event, 'nothing-waiting');
+    for (const row of rows) {
+      const ids = work.runs.get(row.file) ?? new Set<string>();
+      ids.add(row.clientUserId);
+      work.runs.set(row.file, ids);
+    }
+  }
+  return work;
+}

@@ -1,0 +1,207 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../core/errors.js';
+import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
+import type { FileOutcome } from '../inbox/processFile.js';
+import { journalDir, journalToRead, stateDirs, type UserPlaces } from '../journal/stateDir.js';
+import { StateLock } from '../journal/StateLock.js';
+import { resolveConnection } from '../options/connection.js';
+import { resolveInboxTimings } from '../options/inboxOptions.js';
+import { resolveRunOptions } from '../options/resolve.js';
+import { checkServeNumbers, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
+import { placesOf, type RunContext } from '../pipeline/RunSession.js';
+import { EventLog } from './EventLog.js';
+import { ServeMetrics } from './metrics.js';
+import { WaitingRows } from './waitingRows.js';
+import { webhookServer } from './webhookServer.js';
+import { Worker } from './Worker.js';
+
+export interface ServeOptions {
+  /** The inbox folder (incoming/, waiting/, ...) this process runs. */
+  inbox: string;
+  host?: string;
+  /** 0: any free port (what tests want). */
+  port?: number;
+  webhookPath?: string;
+  /** The webhook secret itself, for a library caller; the CLI reads it from a file or PAYER_WEBHOOK_SECRET. */
+  webhookSecret?: string;
+  webhookSecretFile?: string;
+  settle?: number;
+  recheckAfter?: number;
+  /** Milliseconds between looks at incoming/ when no event comes (default: half of settle, 200 ms to 5 s). */
+  pollMs?: number;
+  /** Largest webhook body taken (default 1 MiB). */
+  bodyLimit?: number;
+  /** A webhook body must arrive whole within this (default 5 s). */
+  bodyTimeoutMs?: number;
+  run?: InboxRunInput;
+  onFile?: (outcome: FileOutcome) => void;
+}
+
+export interface ServeHandle {
+  /** `http://host:port`, the port the system gave for 0. */
+  url: string;
+  /** Whether webhooks are taken (a secret was given). */
+  webhooks: boolean;
+  metrics: ServeMetrics;
+  /** Stops taking requests, lets what is in flight finish, flushes and releases everything. Resolves when done. */
+  close(): Promise<void>;
+  /** Resolves once the process may exit: after close(), or after the context's signal aborted and all was flushed. */
+  closed: Promise<void>;
+  /** What stopped the worker, when something unexpected did (the process should exit non-zero). */
+  failure(): Error | undefined;
+}
+
+/**
+ * `serve`: one long-running process over one inbox and its state dir. It takes the service's webhooks (recorded on
+ * disk before they are answered), runs the rows they concern, rechecks waiting payers whose events never came, and
+ * takes files dropped in incoming/; one worker sends, so nothing fights over the journal.
+ */
+export async function startServe(options: ServeOptions, context: RunContext = {}): Promise<ServeHandle> {
+  const places = placesOf(context);
+  checkServeNumbers(options);
+  const secret = webhookSecret(options, places.env, places.cwd);
+  const timings = resolveInboxTimings({
+    settle: options.settle,
+    recheckAfter: options.recheckAfter ?? (secret === undefined ? undefined : RECHECK_WITH_WEBHOOKS_H),
+  });
+  const say = (line: string) => context.stderr?.write(`${line}\n`);
+  const stop = new AbortController();
+  const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
+  const runContext: RunContext = { ...context, signal };
+  const metrics = new ServeMetrics();
+  const inbox = Inbox.open(
+    {
+      dir: options.inbox,
+      ...timings,
+      ...(options.run ? { run: options.run } : {}),
+      onFile: (outcome) => {
+        metrics.addRun(outcome.summary?.rows, outcome.summary?.requests);
+        options.onFile?.(outcome);
+      },
+    },
+    runContext,
+  );
+  const held: Array<() => void> = [() => inbox.release()];
+  const releaseAll = () => {
+    for (const release of held.reverse()) release();
+  };
+  try {
+    const events = openEvents(inbox.runInput, places);
+    held.push(events.release);
+    const { log } = events;
+    const worker = new Worker({
+      inbox,
+      log,
+      waiting: new WaitingRows(inbox.paths.waiting),
+      metrics,
+      journalPath: events.journalPath,
+      recheckAfterMs: timings.recheckAfter * 3_600_000,
+      pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
+      context: runContext,
+      say,
+    });
+    const app = webhookServer({
+      path: options.webhookPath ?? SERVE_OPTIONS.webhookPath.default,
+      secret: secret ?? '',
+      webhooks: secret !== undefined,
+      log,
+      metrics,
+      bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
+      onRecorded: () => worker.wake(),
+      health: () => ({
+        eventsPending: log.pending().length,
+        busy: worker.busy,
+        inbox: inbox.going ? 'going' : 'paused',
+      }),
+      say,
+    });
+    const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
+    const url = address.replace(/\/$/, '');
+    say(
+      `serve: listening on ${url}${secret === undefined ? ' (webhooks off: no secret)' : ` (webhooks at ${url}${options.webhookPath ?? SERVE_OPTIONS.webhookPath.default})`}; inbox ${inbox.paths.root}`,
+    );
+    let failure: Error | undefined;
+    const working = worker.run(signal).catch((error: unknown) => {
+      failure = error as Error;
+      say(`serve: the worker failed: ${failure.message}`);
+      stop.abort();
+    });
+    const closed = whenStopped(signal, async () => {
+      await app.close();
+      await working;
+      releaseAll();
+      say(failure === undefined ? 'serve: stopped' : 'serve: stopped after a failure');
+    });
+    return {
+      url,
+      webhooks: secret !== undefined,
+      metrics,
+      failure: () => failure,
+      close: async () => {
+        stop.abort();
+        await closed;
+      },
+      closed,
+    };
+  } catch (error) {
+    releaseAll();
+    throw error;
+  }
+}
+
+/**
+ * The event log of the service and key the run options name, in its journal's folder (the events are of that
+ * account), with a lock of its own: two serve processes over one state dir would otherwise both act on them.
+ */
+function openEvents(runInput: InboxRunInput, places: UserPlaces) {
+  const run = resolveRunOptions({ ...runInput, inputs: ['(serve)'] }, places.env);
+  if (run.sandbox)
+    throw new ConfigError(
+      'serve: --sandbox keeps no journal to serve; start `payer-onboard sandbox` and give its --base-url',
+      'E_USAGE',
+    );
+  const { baseUrl, apiKey } = resolveConnection(run, places.env, places.cwd);
+  const state = stateDirs(run.stateDir, places);
+  const dir = journalDir(state.dir, baseUrl, apiKey);
+  const lock = StateLock.acquire(join(dir, 'events.lock'), 'serve', { what: 'serve', using: dir });
+  try {
+    const log = EventLog.open(join(dir, 'events.jsonl'));
+    const release = () => {
+      log.close();
+      lock.release();
+    };
+    return { log, journalPath: journalToRead(state, baseUrl, apiKey), release };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Runs `finish` once the signal aborts (at once if it has); resolves when it is done. */
+function whenStopped(signal: AbortSignal, finish: () => Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const go = () => finish().then(resolve, reject);
+    if (signal.aborted) go();
+    else signal.addEventListener('abort', go, { once: true });
+  });
+}
+
+/** The secret from the file, or the given one, or the environment's; none turns webhooks off. */
+function webhookSecret(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  if (options.webhookSecretFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(resolve(cwd, options.webhookSecretFile), 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(
+        `--webhook-secret-file: cannot read ${options.webhookSecretFile} (${(error as NodeJS.ErrnoException).code})`,
+        'E_USAGE',
+      );
+    }
+    if (text === '') throw new ConfigError(`--webhook-secret-file: ${options.webhookSecretFile} is empty`, 'E_USAGE');
+    return text;
+  }
+  return options.webhookSecret ?? (env.PAYER_WEBHOOK_SECRET || undefined);
+}

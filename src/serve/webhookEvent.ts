@@ -1,0 +1,68 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+
+// The service's webhooks: a JSON body naming the event, signed with the hex SHA-256 HMAC of the raw body in
+// `x-request-network-signature`. Beyond the event's name the payload's fields are not documented: the ids and
+// statuses are looked for at the top level and under `data`, and an event is a hint to read the payer, never a fact.
+
+export const SIGNATURE_HEADER = 'x-request-network-signature';
+
+/** What an event says, as far as the tool uses it. Every field but the name may be missing. */
+export interface WebhookEvent {
+  event: string;
+  clientUserId?: string;
+  userId?: string;
+  kycStatus?: string;
+  agreementStatus?: string;
+  paymentDetailId?: string;
+  status?: string;
+}
+
+const text = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v).trim())
+  .optional()
+  .catch(undefined);
+
+const fields = z.object({
+  clientUserId: text,
+  userId: text,
+  kycStatus: text,
+  agreementStatus: text,
+  paymentDetailId: text,
+  status: text,
+});
+
+const payload = fields.extend({
+  event: z.string().min(1).max(200),
+  data: fields.optional().catch(undefined),
+});
+
+/** Whether the signature is the body's, keyed with the secret; compared in constant time. */
+export function signatureValid(body: Buffer, header: string | undefined, secret: string): boolean {
+  if (header === undefined) return false;
+  const given = Buffer.from(header.trim().replace(/^sha256=/i, ''), 'hex');
+  const expected = createHmac('sha256', secret).update(body).digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The event a signed body carries, or why it carries none (not JSON, no event name). */
+export function parseEvent(body: Buffer): { event: WebhookEvent } | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { problem: 'the body is not JSON' };
+  }
+  const parsed = payload.safeParse(json);
+  if (!parsed.success) return { problem: 'the body names no event' };
+  const { data, event, ...top } = parsed.data;
+  const merged = { ...data, ...definedOnly(top) };
+  return { event: { event, ...definedOnly(merged) } };
+}
+
+function definedOnly<T extends Record<string, string | undefined>>(values: T): Partial<Record<keyof T, string>> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== '')) as Partial<
+    Record<keyof T, string>
+  >;
+}

@@ -1,0 +1,90 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { inboxAt } from '../helpers/inboxFixtures.js';
+import { API_KEY, payersCsv } from '../helpers/runHarness.js';
+import { freePort, WEBHOOK_SECRET } from '../helpers/serveHarness.js';
+import { type Spawned, spawnBin } from '../helpers/spawnBin.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+// `serve` killed with SIGKILL while webhooks stream in, then started again: every event it answered 2xx is acted on,
+// and no bank account is created twice.
+
+let sandbox: SandboxHandle | undefined;
+const children: Spawned[] = [];
+const tmp = tempDir();
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.child.exitCode === null) c.child.kill('SIGKILL');
+  await sandbox?.close();
+  tmp.remove();
+});
+
+/** Every event line of the log, and the ids marked done. */
+function eventLog(stateDir: string): { recorded: string[]; done: Set<string> } {
+  const journal = readdirSync(stateDir).find((d) => existsSync(join(stateDir, d, 'events.jsonl')));
+  if (journal === undefined) return { recorded: [], done: new Set() };
+  const lines = readFileSync(join(stateDir, journal, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  const recorded: string[] = [];
+  const done = new Set<string>();
+  for (const line of lines) {
+    const parsed = JSON.parse(line) as { ev?: { id: string }; done?: string[] };
+    if (parsed.ev) recorded.push(parsed.ev.id);
+    for (const id of parsed.done ?? []) done.add(id);
+  }
+  return { recorded, done };
+}
+
+it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 accounts twice', async () => {
+  const port = await freePort();
+  sandbox = await startSandbox({
+    port: 0,
+    apiKey: API_KEY,
+    webhookUrl: `http://127.0.0.1:${port}/webhooks`,
+    webhookSecret: WEBHOOK_SECRET,
+    webhookRetryMs: 200,
+    accountApproveMs: 600_000,
+    // Each run takes a few round trips: events are recorded faster than they are acted on, as under load.
+    latencyMs: 100,
+  });
+  const inbox = inboxAt(tmp.path('inbox'));
+  const state = tmp.path('state');
+  const args = ['serve', '--inbox', inbox.root, '--port', String(port), '--base-url', sandbox.url];
+  const flags = [...args, '--settle', '0', '--state-dir', state, '--rate', '0', '--recheck-after', '0.001'];
+  const env = { PAYER_API_KEY: API_KEY, PAYER_WEBHOOK_SECRET: WEBHOOK_SECRET };
+  const start = async () => {
+    const serve = spawnBin(flags, { cwd: tmp.dir, env });
+    children.push(serve);
+    await waitFor(() => serve.stderr().includes('serve: listening on'), 'serve to listen');
+    return serve;
+  };
+
+  const payers = Array.from({ length: 30 }, (_, i) => `k-${String(i + 1).padStart(2, '0')}`);
+  const first = await start();
+  inbox.drop('payers.csv', payersCsv(payers));
+  await waitFor(() => inbox.list('waiting').length > 0, 'the rows to wait in waiting/');
+
+  // Approvals stream in; serve is killed once it has recorded some of their events and acted on few or none.
+  for (const id of payers.slice(0, 15)) sandbox.setKyc(id, 'approved');
+  await waitFor(() => eventLog(state).recorded.length >= 5, 'some events recorded');
+  first.child.kill('SIGKILL');
+  const killed = await first.done;
+  expect(killed.signal).toBe('SIGKILL');
+  const atKill = eventLog(state);
+  // The kill came between answering some events and acting on them: what this test is about.
+  expect(atKill.recorded.some((id) => !atKill.done.has(id))).toBe(true);
+
+  await start();
+  for (const id of payers.slice(15)) sandbox.setKyc(id, 'approved');
+  await waitFor(() => inbox.list('waiting').length === 0, 'every payer finished after the restart', {
+    timeoutMs: 60_000,
+  });
+
+  expect(payers.map((id) => sandbox!.payer(id)?.paymentDetails.length)).toEqual(payers.map(() => 1));
+  const after = eventLog(state);
+  for (const id of atKill.recorded) expect(after.done.has(id)).toBe(true);
+  await waitFor(() => eventLog(state).recorded.every((id) => eventLog(state).done.has(id)), 'every event settled');
+});

@@ -1,0 +1,140 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { payersCsv } from '../helpers/runHarness.js';
+import { serveHarness, WEBHOOK_SECRET } from '../helpers/serveHarness.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+// The sandbox sends the service's signed webhooks to `serve` over real HTTP on loopback; serve runs the inbox.
+
+let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const ids = (n: number, prefix = 'w') =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${String(i + 1).padStart(2, '0')}`);
+
+/** Every payer's stored accounts, by id: exactly one each means nothing was created twice. */
+function accountsOf(harness: NonNullable<typeof h>, payers: string[]): number[] {
+  return payers.map((id) => harness.sandbox.payer(id)?.paymentDetails.length ?? -1);
+}
+
+async function registered(harness: NonNullable<typeof h>, payers: string[], file = 'payers.csv') {
+  harness.inbox.drop(file, payersCsv(payers));
+  await waitFor(() => harness.inbox.list('waiting').length > 0, 'the first run to leave its rows in waiting/');
+  expect(harness.sandbox.stats()).toMatchObject({ payersCreated: payers.length, paymentDetailsCreated: 0 });
+}
+
+function post(url: string, body: string | Buffer, headers: Record<string, string> = {}) {
+  return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+const sign = (body: string) => createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex');
+
+describe('serve: webhooks move waiting payers on', () => {
+  it('KYC approved -> each bank account attached and agreement completed, exactly once though every delivery comes twice', async () => {
+    h = await serveHarness({ sandbox: { webhookTwice: 1 } });
+    const payers = ids(6);
+    await registered(h, payers);
+    const readsBefore = h.sandbox.stats().requests;
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    await waitFor(() => accountsOf(h!, payers).every((n) => n === 1), 'every account attached');
+    await waitFor(() => h!.inbox.list('waiting').length === 0, 'waiting/ to empty');
+    expect(accountsOf(h, payers)).toEqual(payers.map(() => 1));
+    for (const id of payers) expect(h.sandbox.payer(id)?.agreementStatus).toBe('completed');
+    const metrics = await (await fetch(`${h.serve.url}/metrics`)).text();
+    expect(metrics).toMatch(/payer_onboard_webhooks_total\{result="duplicate"\} [1-9]/);
+    // One status read and one create a payer, sent in the runs the events started: no recheck polled them.
+    const spent = h.sandbox.stats().requests - readsBefore;
+    expect(spent).toBeLessThanOrEqual(payers.length * 3);
+  });
+
+  it('a bad signature, an oversized body, a slow body and a body that is no event are refused, and change nothing', async () => {
+    h = await serveHarness({ serve: { bodyTimeoutMs: 300 } });
+    const url = `${h.serve.url}/webhooks`;
+    const body = JSON.stringify({ event: 'compliance.updated', clientUserId: 'x-1', kycStatus: 'approved' });
+    expect((await post(url, body)).status).toBe(401);
+    expect((await post(url, body, { 'x-request-network-signature': 'ab'.repeat(32) })).status).toBe(401);
+    const big = JSON.stringify({ event: 'compliance.updated', pad: 'x'.repeat(1024 * 1024 + 10) });
+    expect((await post(url, big, { 'x-request-network-signature': sign(big) })).status).toBe(413);
+    expect((await post(url, 'not json', { 'x-request-network-signature': sign('not json') })).status).toBe(400);
+    expect(await slowPost(url, body)).toBe(408);
+    const health = (await (await fetch(`${h.serve.url}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ ok: true, eventsPending: 0 });
+    const metrics = await (await fetch(`${h.serve.url}/metrics`)).text();
+    for (const reason of ['signature', 'too-large', 'too-slow', 'not-an-event'])
+      expect(metrics).toContain(`payer_onboard_webhooks_total{result="${reason}"}`);
+    expect(metrics).not.toContain('result="recorded"');
+    // The signed one is taken.
+    expect((await post(url, body, { 'x-request-network-signature': sign(body) })).status).toBe(200);
+  });
+
+  it('payment_detail.updated failed -> the payer is named in failed/ with what to do, once the read agrees', async () => {
+    h = await serveHarness();
+    const payers = ids(3, 'b');
+    await registered(h, payers);
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    await waitFor(() => accountsOf(h!, payers).every((n) => n === 1), 'every account attached');
+    const refused = h.sandbox.payer('b-02')!.paymentDetails[0]!.id;
+    h.sandbox.setPaymentDetailStatus(refused, 'failed');
+    await waitFor(() => h!.inbox.list('failed').some((f) => f.startsWith('bank-accounts-')), 'the refusal in failed/');
+    const file = h.inbox.list('failed').find((f) => /^bank-accounts-.*\.csv$/.test(f))!;
+    const lines = readFileSync(h.inbox.path('failed', file), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^b-02,/);
+    expect(lines[1]).toContain('failed=1');
+    const note = readFileSync(h.inbox.path('failed', `${file}.error.txt`), 'utf8');
+    expect(note).toContain("failed the provider's check");
+    expect(note).toContain('Ask each payer for their bank details again');
+  });
+
+  it('deliveries lost -> the recheck of waiting payers still finishes every one', async () => {
+    h = await serveHarness({ sandbox: { webhookDrop: 1 }, serve: { recheckAfter: 1 / 3600 } });
+    const payers = ids(5, 'd');
+    await registered(h, payers);
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    await waitFor(() => h!.inbox.list('waiting').length === 0, 'the recheck to finish every payer');
+    expect(accountsOf(h, payers)).toEqual(payers.map(() => 1));
+    expect(h.sandbox.stats()).toMatchObject({ webhooksSent: 0 });
+  });
+
+  it('events for payers the journal does not know and events of other types are answered 200 and ignored', async () => {
+    h = await serveHarness();
+    const url = `${h.serve.url}/webhooks`;
+    for (const event of [
+      { event: 'compliance.updated', clientUserId: 'stranger', kycStatus: 'approved' },
+      { event: 'payer.deleted', clientUserId: 'stranger' },
+    ]) {
+      const body = JSON.stringify(event);
+      expect((await post(url, body, { 'x-request-network-signature': sign(body) })).status).toBe(200);
+    }
+    await waitFor(() => /ignored: an event type/.test(h!.stderr()), 'the unknown type logged');
+    await waitFor(() => /ignored: a payer the journal does not know/.test(h!.stderr()), 'the stranger logged');
+    expect(h.sandbox.stats().requests).toBe(0);
+    expect(readdirSync(h.inbox.path('results'))).toEqual([]);
+  });
+});
+
+/** Headers and half a body, then nothing: the answer's status (408 expected), read as the server sends it. */
+function slowPost(url: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        'x-request-network-signature': sign(body),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+  });
+}
