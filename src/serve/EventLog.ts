@@ -50,6 +50,9 @@ export class EventLog {
     for (const [id, at] of log.seen) if (now - at >= SAME_DELIVERY_MS) log.seen.delete(id);
     if (Buffer.byteLength(text) > COMPACT_BYTES) log.compact();
     log.fd = openSync(path, 'a', 0o600);
+    // A crash mid-write leaves a line without its end: the next one starts a line of its own.
+    const torn = text.length > 0 && !text.endsWith('\n') && Buffer.byteLength(text) <= COMPACT_BYTES;
+    if (torn) writeSync(log.fd, '\n');
     return log;
   }
 

@@ -94,3 +94,28 @@ it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 account
   for (const id of atKill.recorded) expect(after.done.has(id)).toBe(true);
   await waitFor(() => eventLog(state).recorded.every((id) => eventLog(state).done.has(id)), 'every event settled');
 });
+
+it('SIGTERM: stops taking requests, ends what is in flight, exits 0 and leaves no lock behind', async () => {
+  const port = await freePort();
+  sandbox = await startSandbox({ port: 0, apiKey: API_KEY, latencyMs: 50 });
+  const inbox = inboxAt(tmp.path('inbox'));
+  const flags = ['serve', '--inbox', inbox.root, '--port', String(port), '--base-url', sandbox.url];
+  const env = { PAYER_API_KEY: API_KEY, PAYER_WEBHOOK_SECRET: WEBHOOK_SECRET };
+  const args = [...flags, '--settle', '0', '--state-dir', tmp.path('state'), '--rate', '0'];
+  const serve = spawnBin(args, { cwd: tmp.dir, env });
+  children.push(serve);
+  await waitFor(() => serve.stderr().includes('serve: listening on'), 'serve to listen');
+  inbox.drop('payers.csv', payersCsv(Array.from({ length: 40 }, (_, i) => `t-${i}`)));
+  // Mid-run: some payers registered, not all.
+  await waitFor(() => sandbox!.stats().payersCreated > 0, 'the run to start sending');
+  serve.child.kill('SIGTERM');
+  const ended = await serve.done;
+  expect(ended.code).toBe(0);
+  expect(ended.stderr).toContain('serve: stopped');
+  expect(existsSync(join(inbox.root, 'lock'))).toBe(false);
+  // What was cut short stays in processing/ and is resumed by the next start: a second serve finishes it.
+  const again = spawnBin(args, { cwd: tmp.dir, env });
+  children.push(again);
+  await waitFor(() => inbox.list('waiting').length > 0, 'the next start to finish the file');
+  expect(sandbox.stats().payersCreated).toBe(40);
+});

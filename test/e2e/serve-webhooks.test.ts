@@ -68,8 +68,17 @@ describe('serve: webhooks move waiting payers on', () => {
     for (const reason of ['signature', 'too-large', 'too-slow', 'not-an-event'])
       expect(metrics).toContain(`payer_onboard_webhooks_total{result="${reason}"}`);
     expect(metrics).not.toContain('result="recorded"');
-    // The signed one is taken.
+    // A signed one is taken, whatever its content type says.
     expect((await post(url, body, { 'x-request-network-signature': sign(body) })).status).toBe(200);
+    const other = JSON.stringify({ event: 'compliance.updated', userId: 'u-9', kycStatus: 'approved' });
+    const plain = { 'content-type': 'text/plain; charset=utf-8', 'x-request-network-signature': sign(other) };
+    expect((await post(url, other, plain)).status).toBe(200);
+    const bare = await fetch(url, {
+      method: 'POST',
+      body: new Blob([other]),
+      headers: { 'x-request-network-signature': sign(other) },
+    });
+    expect([bare.status, await bare.json()]).toEqual([200, { received: true, duplicate: true }]);
   });
 
   it('payment_detail.updated failed -> the payer is named in failed/ with what to do, once the read agrees', async () => {

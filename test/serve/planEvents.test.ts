@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { payerKeyOf } from '../../src/journal/RowJournal.js';
+import type { RecordedEvent } from '../../src/serve/EventLog.js';
+import { planEvents } from '../../src/serve/planEvents.js';
+import type { WaitingPayer } from '../../src/serve/waitingRows.js';
+
+let n = 0;
+const ev = (fields: Omit<RecordedEvent, 'id' | 'at'>): RecordedEvent => ({
+  id: `e${++n}`,
+  at: '2026-11-28T10:00:00Z',
+  ...fields,
+});
+
+// The journal knows p-1 (userId u-1), p-2 and p-3; p-1 waits in two files, p-2 in one, p-3 in none.
+const journal = {
+  knows: (key: string) => ['p-1', 'p-2', 'p-3'].map(payerKeyOf).includes(key),
+  keyOfUser: (userId: string) => (userId === 'u-1' ? payerKeyOf('p-1') : undefined),
+};
+const waiting = new Map<string, WaitingPayer[]>([
+  [
+    payerKeyOf('p-1'),
+    [
+      { file: 'pending-a.csv', clientUserId: 'p-1' },
+      { file: 'pending-b.csv', clientUserId: 'P-1' },
+    ],
+  ],
+  [payerKeyOf('p-2'), [{ file: 'pending-a.csv', clientUserId: 'p-2' }]],
+]);
+
+describe('planEvents', () => {
+  it('a payer approved (by clientUserId or by userId) runs each file its rows wait in, each payer once', () => {
+    const work = planEvents(
+      [
+        ev({ event: 'compliance.updated', clientUserId: 'p-1', kycStatus: 'approved' }),
+        ev({ event: 'compliance.updated', userId: 'u-1', kycStatus: 'approved' }),
+        ev({ event: 'compliance.updated', clientUserId: 'p-2' }),
+      ],
+      journal,
+      waiting,
+    );
+    expect(Object.fromEntries([...work.runs].map(([file, ids]) => [file, [...ids]]))).toEqual({
+      'pending-a.csv': ['p-1', 'p-2'],
+      'pending-b.csv': ['P-1'],
+    });
+    expect(work.ignored).toEqual([]);
+  });
+
+  it('KYC still under way costs nothing; a word it does not know (or rejected) is read', () => {
+    const work = planEvents(
+      [
+        ev({ event: 'compliance.updated', clientUserId: 'p-1', kycStatus: 'pending' }),
+        ev({ event: 'compliance.updated', clientUserId: 'p-2', kycStatus: 'rejected' }),
+      ],
+      journal,
+      waiting,
+    );
+    expect([...work.runs.keys()]).toEqual(['pending-a.csv']);
+    expect([...work.runs.get('pending-a.csv')!]).toEqual(['p-2']);
+    expect(work.ignored.map((i) => i.reason)).toEqual(['kyc-not-yet']);
+  });
+
+  it('ignores, with the reason: other event types, payers the journal does not know, payers with nothing waiting', () => {
+    const work = planEvents(
+      [
+        ev({ event: 'payer.deleted', clientUserId: 'p-1' }),
+        ev({ event: 'compliance.updated', clientUserId: 'stranger', kycStatus: 'approved' }),
+        ev({ event: 'compliance.updated', userId: 'u-unknown', kycStatus: 'approved' }),
+        ev({ event: 'compliance.updated', kycStatus: 'approved' }),
+        ev({ event: 'compliance.updated', clientUserId: 'p-3', kycStatus: 'approved' }),
+      ],
+      journal,
+      waiting,
+    );
+    expect(work.ignored.map((i) => i.reason)).toEqual([
+      'unknown-event',
+      'unknown-payer',
+      'unknown-payer',
+      'unknown-payer',
+      'nothing-waiting',
+    ]);
+    expect(work.runs.size).toBe(0);
+  });
+
+  it('a bank account failed asks for a check of the payer; other account statuses ask for nothing', () => {
+    const work = planEvents(
+      [
+        ev({ event: 'payment_detail.updated', clientUserId: 'p-3', paymentDetailId: 'pd-1', status: 'FAILED' }),
+        ev({ event: 'payment_detail.updated', userId: 'u-1', paymentDetailId: 'pd-2', status: 'failed' }),
+        ev({ event: 'payment_detail.updated', clientUserId: 'p-2', paymentDetailId: 'pd-3', status: 'approved' }),
+      ],
+      journal,
+      waiting,
+    );
+    expect([...work.bankChecks]).toEqual(['p-3', 'p-1']);
+    expect(work.ignored.map((i) => i.reason)).toEqual(['nothing-to-do']);
+    expect(work.runs.size).toBe(0);
+  });
+});
