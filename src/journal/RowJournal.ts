@@ -8,7 +8,7 @@ import {
   type RowState,
   type RowWork,
 } from '../plan/rowState.js';
-import { readyForAccount } from '../plan/verdict.js';
+import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
 import type { Journal } from './Journal.js';
 import { journalLines, parse, short } from './LineIndex.js';
 
@@ -232,23 +232,32 @@ export interface PayerIndex {
   /** Whether the journal has a line of the payer (it registered it, or a run asked the service about it). */
   knows(payerKey: string): boolean;
   keyOfUser(userId: string): string | undefined;
+  /** The payers by where the journal last saw them: KYC under way or refused, the agreement to complete, or ready. */
+  states: Record<'kyc-pending' | 'kyc-rejected' | 'agreement-pending' | 'ready', number>;
 }
 
 /** Every payer line of the journal, read without opening it for writing (a run may hold it). */
 export async function journalPayerIndex(path: string): Promise<PayerIndex> {
-  const known = new Set<string>();
-  const byUser = new Map<string, string>();
+  const lines = new Map<string, PayerLine>();
   if (existsSync(path))
     for await (const { text } of journalLines(path)) {
       const line = parse(text);
       if (line?.s !== 'done' || line.a === undefined) continue;
       const a = line.a as PayerLine;
-      if (a.since === undefined && a.d === undefined) continue;
-      const key = short(line.k);
-      known.add(key);
-      if (a.u) byUser.set(a.u, key);
+      if (a.since !== undefined || a.d !== undefined) lines.set(short(line.k), a);
     }
-  return { knows: (key) => known.has(key), keyOfUser: (userId) => byUser.get(userId) };
+  const byUser = new Map<string, string>();
+  const states: PayerIndex['states'] = { 'kyc-pending': 0, 'kyc-rejected': 0, 'agreement-pending': 0, ready: 0 };
+  // The latest line of a payer wins: counted once all are read.
+  for (const [key, a] of lines) {
+    if (a.u) byUser.set(a.u, key);
+    const verdict = { kycStatus: a.ks, agreementStatus: a.ad === '1' ? 'completed' : a.as, isCompliant: a.ic === '1' };
+    if (readyForAccount(verdict)) states.ready++;
+    else if (kycRejected(verdict)) states['kyc-rejected']++;
+    else if (kycDone(verdict)) states['agreement-pending']++;
+    else states['kyc-pending']++;
+  }
+  return { knows: (key) => lines.has(key), keyOfUser: (userId) => byUser.get(userId), states };
 }
 
 /**

@@ -85,6 +85,7 @@ export class Worker {
   private async act(events: RecordedEvent[]): Promise<void> {
     const { inbox, log, metrics, context } = this.spec;
     const journal = await journalPayerIndex(this.spec.journalPath);
+    for (const [state, count] of Object.entries(journal.states)) metrics.payers.set({ state }, count);
     const waiting = await this.spec.waiting.byPayer();
     metrics.waitingPayers.set(waiting.size);
     const work = planEvents(events, journal, waiting);

@@ -35,6 +35,12 @@ export class ServeMetrics {
     help: "Payers with rows in the inbox's waiting/ files, as of the last event batch",
     registers: [this.registry],
   });
+  readonly payers = new Gauge({
+    name: 'payer_onboard_payers',
+    help: 'Payers of the journal by where it last saw them: kyc-pending, kyc-rejected, agreement-pending, ready (for a bank account)',
+    labelNames: ['state'],
+    registers: [this.registry],
+  });
   readonly rows = new Counter({
     name: 'payer_onboard_rows_total',
     help: 'Rows run by serve (files, waiting rows, event batches), by outcome',

@@ -41,7 +41,7 @@ export const IGNORE_TEXT: Record<IgnoreReason, string> = {
  */
 export function planEvents(
   events: readonly RecordedEvent[],
-  journal: PayerIndex,
+  journal: Pick<PayerIndex, 'knows' | 'keyOfUser'>,
   waiting: ReadonlyMap<string, WaitingPayer[]>,
 ): EventWork {
   const work: EventWork = { runs: new Map(), bankChecks: new Set(), ignored: [] };

@@ -93,7 +93,9 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     const worker = new Worker({
       inbox,
       log,
-      waiting: new WaitingRows(inbox.paths.waiting),
+      waiting: new WaitingRows(inbox.paths.waiting, (file, why) =>
+        say(`serve: waiting/${file} cannot be read (${why})`),
+      ),
       metrics,
       journalPath: events.journalPath,
       recheckAfterMs: timings.recheckAfter * 3_600_000,

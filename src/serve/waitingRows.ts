@@ -17,7 +17,10 @@ export interface WaitingPayer {
 export class WaitingRows {
   private readonly files = new Map<string, { stamp: string; ids: string[] }>();
 
-  constructor(private readonly folder: string) {}
+  constructor(
+    private readonly folder: string,
+    private readonly unreadable: (file: string, why: string) => void = () => {},
+  ) {}
 
   async byPayer(): Promise<Map<string, WaitingPayer[]>> {
     const index = new Map<string, WaitingPayer[]>();
@@ -45,8 +48,15 @@ export class WaitingRows {
     }
     const cached = this.files.get(file);
     if (cached?.stamp === stamp) return cached.ids;
-    const { targets } = await readStatusInputs([path], { reading: {} });
-    const ids = targets.map((t) => t.clientUserId);
+    let ids: string[];
+    try {
+      const { targets } = await readStatusInputs([path], { reading: {} });
+      ids = targets.map((t) => t.clientUserId);
+    } catch (error) {
+      // A file the tool cannot read moves no payer by event; its recheck reports it (and moves it to failed/).
+      this.unreadable(file, (error as Error).message);
+      ids = [];
+    }
     this.files.set(file, { stamp, ids });
     return ids;
   }
