@@ -25,6 +25,11 @@ export interface SandboxHandle extends AdminTarget {
   options: ResolvedSandboxOptions;
   /** The most API requests that arrived within any `windowMs` window (over the retained arrivals). */
   maxInWindow(windowMs: number): number;
+  /**
+   * Registers the URL the webhooks go to from now on (as the service's portal does): for a receiver that learns its
+   * own port only once it listens. Needs the signing secret among the options.
+   */
+  setWebhookUrl(url: string): void;
   /** Stops listening and drops every connection, including slow answers still waiting. */
   close(): Promise<void>;
 }
@@ -86,7 +91,7 @@ function createState(options: ResolvedSandboxOptions, secret: string | undefined
     expectedKey: digest(options.apiKey),
     webhooks: undefined,
   };
-  if (options.webhookUrl !== undefined && secret !== undefined) {
+  if (secret !== undefined) {
     state.webhooks = new WebhookSender({
       url: options.webhookUrl,
       secret,
@@ -195,6 +200,11 @@ function sandboxHandle(state: SandboxState, server: Server, port: number): Sandb
     },
     script: (steps) => script.add(steps),
     pendingScript: () => script.pending,
+    setWebhookUrl: (url) => {
+      if (state.webhooks === undefined)
+        throw new Error('setWebhookUrl: the sandbox was started without a webhook secret');
+      state.webhooks.setUrl(url);
+    },
     reset: () => {
       store.clear();
       state.idempotency?.clear();

@@ -19,7 +19,8 @@ export type WebhookEvent =
     };
 
 export interface WebhookConfig {
-  url: string;
+  /** Where deliveries go; none yet: changes are watched, nothing is sent until one is registered. */
+  url: string | undefined;
   secret: string;
   drop: number;
   twice: number;
@@ -88,8 +89,14 @@ export class WebhookSender {
     this.clear();
   }
 
+  /** Registers where the deliveries go from now on, as the service's portal does. */
+  setUrl(url: string): void {
+    this.config.url = url;
+  }
+
   private enqueue(event: WebhookEvent): void {
     const { rng, drop, twice } = this.config;
+    if (this.config.url === undefined) return;
     // Drawn when the change happens, in order, so the same seed and requests drop the same deliveries.
     if (rng.next() < drop) return void this.config.count('webhooksDropped');
     const copies = rng.next() < twice ? 2 : 1;
@@ -105,7 +112,8 @@ export class WebhookSender {
 
   /** One delivery: retried with backoff on a non-2xx answer or a failed connection; never rejects. */
   private async deliver(body: string): Promise<void> {
-    const { url, secret, closing } = this.config;
+    const { secret, closing } = this.config;
+    const url = this.config.url!;
     const signature = createHmac('sha256', secret).update(body).digest('hex');
     for (let attempt = 0; attempt < ATTEMPTS && !closing.aborted; attempt += 1) {
       if (attempt > 0) {

@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { inboxAt } from '../helpers/inboxFixtures.js';
 import { API_KEY, payersCsv } from '../helpers/runHarness.js';
-import { freePort, WEBHOOK_SECRET } from '../helpers/serveHarness.js';
+import { WEBHOOK_SECRET } from '../helpers/serveHarness.js';
 import { type Spawned, spawnBin } from '../helpers/spawnBin.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -39,11 +39,9 @@ function eventLog(stateDir: string): { recorded: string[]; done: Set<string> } {
 }
 
 it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 accounts twice', async () => {
-  const port = await freePort();
   sandbox = await startSandbox({
     port: 0,
     apiKey: API_KEY,
-    webhookUrl: `http://127.0.0.1:${port}/webhooks`,
     webhookSecret: WEBHOOK_SECRET,
     webhookRetryMs: 200,
     accountApproveMs: 600_000,
@@ -52,13 +50,15 @@ it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 account
   });
   const inbox = inboxAt(tmp.path('inbox'));
   const state = tmp.path('state');
-  const args = ['serve', '--inbox', inbox.root, '--port', String(port), '--base-url', sandbox.url];
+  const args = ['serve', '--inbox', inbox.root, '--port', '0', '--base-url', sandbox.url];
   const flags = [...args, '--settle', '0', '--state-dir', state, '--rate', '0', '--recheck-after', '0.001'];
   const env = { PAYER_API_KEY: API_KEY, PAYER_WEBHOOK_SECRET: WEBHOOK_SECRET };
   const start = async () => {
     const serve = spawnBin(flags, { cwd: tmp.dir, env });
     children.push(serve);
     await waitFor(() => serve.stderr().includes('serve: listening on'), 'serve to listen');
+    // Each start listens on a port of its own: the sandbox is told where to deliver, as the portal would be.
+    sandbox!.setWebhookUrl(`${/serve: listening on (http:\/\/[\d.:]+)/.exec(serve.stderr())![1]}/webhooks`);
     return serve;
   };
 
@@ -96,10 +96,9 @@ it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 account
 });
 
 it('SIGTERM: stops taking requests, ends what is in flight, exits 0 and leaves no lock behind', async () => {
-  const port = await freePort();
   sandbox = await startSandbox({ port: 0, apiKey: API_KEY, latencyMs: 50 });
   const inbox = inboxAt(tmp.path('inbox'));
-  const flags = ['serve', '--inbox', inbox.root, '--port', String(port), '--base-url', sandbox.url];
+  const flags = ['serve', '--inbox', inbox.root, '--port', '0', '--base-url', sandbox.url];
   const env = { PAYER_API_KEY: API_KEY, PAYER_WEBHOOK_SECRET: WEBHOOK_SECRET };
   const args = [...flags, '--settle', '0', '--state-dir', tmp.path('state'), '--rate', '0'];
   const serve = spawnBin(args, { cwd: tmp.dir, env });
