@@ -1,3 +1,4 @@
+import { outcomeLine } from '../inbox/outcomeLine.js';
 import { INBOX_OPTIONS } from '../options/inboxOptions.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CommandBody } from './CliCommand.js';
@@ -32,10 +33,7 @@ export const inboxCommand: CommandBody = {
         run: runInput,
         ...(json
           ? {
-              onFile: (o) =>
-                io.stdout.write(
-                  `${JSON.stringify({ file: o.file, folder: o.folder, path: o.path, exitCode: o.exitCode, reason: o.reason, results: o.results, summary: o.summary })}\n`,
-                ),
+              onFile: (o) => io.stdout.write(outcomeLine(o)),
             }
           : {}),
       },

@@ -1,4 +1,6 @@
 import { ConfigError } from '../core/errors.js';
+import { outcomeLine } from '../inbox/outcomeLine.js';
+import type { FileOutcome } from '../inbox/processFile.js';
 import { SERVE_OPTIONS } from '../options/serveOptions.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CommandBody } from './CliCommand.js';
@@ -34,6 +36,12 @@ export const serveCommand: CommandBody = {
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
       run: runInput,
+      // --json: a line per file run, as the inbox prints (event batches and rechecks included).
+      ...(runInput.json
+        ? {
+            onFile: (o: FileOutcome) => io.stdout.write(outcomeLine(o)),
+          }
+        : {}),
     };
     let handle: Awaited<ReturnType<typeof startServe>>;
     try {

@@ -4,7 +4,7 @@ import type { RunContext } from '../pipeline/RunSession.js';
 import { checkBankAccounts } from './checkBankAccounts.js';
 import type { EventLog, RecordedEvent } from './EventLog.js';
 import type { ServeMetrics } from './metrics.js';
-import { IGNORE_TEXT, planEvents } from './planEvents.js';
+import { IGNORE_TEXT, type IgnoreReason, planEvents } from './planEvents.js';
 import type { WaitingRows } from './waitingRows.js';
 
 export interface WorkerSpec {
@@ -89,10 +89,14 @@ export class Worker {
     const waiting = await this.spec.waiting.byPayer();
     metrics.waitingPayers.set(waiting.size);
     const work = planEvents(events, journal, waiting);
+    const ignoredBy = new Map<IgnoreReason, number>();
     for (const { event, reason } of work.ignored) {
       metrics.events.inc({ event: eventLabel(event), settled: reason });
-      this.spec.say(`serve: ${event.event} (delivery ${event.id}) ignored: ${IGNORE_TEXT[reason]}`);
+      ignoredBy.set(reason, (ignoredBy.get(reason) ?? 0) + 1);
     }
+    // One line a reason and batch: a first run's agreements alone bring an event per payer.
+    for (const [reason, count] of ignoredBy)
+      this.spec.say(`serve: ${count} event${count === 1 ? '' : 's'} ignored: ${IGNORE_TEXT[reason]}`);
     log.done(work.ignored.map((i) => i.event.id));
     const acting = events.filter((e) => !work.ignored.some((i) => i.event === e));
     for (const [file, ids] of work.runs) {
@@ -101,6 +105,7 @@ export class Worker {
     }
     if (work.bankChecks.size > 0) {
       const check = await checkBankAccounts(inbox, [...work.bankChecks], context);
+      metrics.addRun(undefined, check.requests);
       if (check.stopped !== undefined) {
         this.spec.say(`serve: the bank account check stopped (${check.stopped}); its events wait for the next try`);
         inbox.going = false;

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { writeNote } from '../inbox/folders.js';
 import type { Inbox } from '../inbox/Inbox.js';
+import type { RequestCounts } from '../output/results.js';
 import { makeRunId, type RunContext } from '../pipeline/RunSession.js';
 import { STATUS_COLUMNS } from '../status/payerStatus.js';
 import { runStatus } from '../status/runStatus.js';
@@ -15,6 +16,8 @@ export interface BankCheck {
   results: string;
   /** The failed payers' lines, in failed/ with a note; absent when none failed. */
   fixFile?: string;
+  /** The requests the check sent. */
+  requests: RequestCounts;
   /** Why the check stopped before reading every payer (the API down, the key refused); absent when it finished. */
   stopped?: string;
 }
@@ -37,11 +40,12 @@ export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], co
     rmSync(input, { force: true });
   }
   const results = relative(paths.root, out);
-  if (summary.aborted) return { failed: [], results, stopped: summary.aborted.message };
+  const { requests } = summary;
+  if (summary.aborted) return { failed: [], results, requests, stopped: summary.aborted.message };
   const records = parse(readFileSync(summary.outputs.status), { columns: true }) as Array<Record<string, string>>;
   const failedLines = records.filter((r) => r.payable === 'false' && /failed=[1-9]/.test(r.bankAccounts ?? ''));
   const failed = failedLines.map((r) => r.clientUserId ?? '');
-  if (failed.length === 0) return { failed, results };
+  if (failed.length === 0) return { failed, results, requests };
   const fixFile = join(paths.failed, `bank-accounts-${runId}.csv`);
   const rows = failedLines.map((r) => STATUS_COLUMNS.map((c) => r[c] ?? ''));
   writeFileSync(fixFile, stringify([[...STATUS_COLUMNS], ...rows]), { mode: 0o600 });
@@ -52,5 +56,5 @@ export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], co
     "Then put the corrected details on the payer's bank row and drop it into incoming/: changed details make a new account.",
     `The service's answers for them are in ${results}/status.csv.`,
   ]);
-  return { failed, results, fixFile: relative(paths.root, fixFile) };
+  return { failed, results, requests, fixFile: relative(paths.root, fixFile) };
 }

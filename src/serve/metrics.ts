@@ -43,7 +43,7 @@ export class ServeMetrics {
   });
   readonly rows = new Counter({
     name: 'payer_onboard_rows_total',
-    help: 'Rows run by serve (files, waiting rows, event batches), by outcome',
+    help: 'Rows run by serve (files, waiting rows, event batches), by outcome; rows an event batch left alone are not counted',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
