@@ -71,6 +71,8 @@ export class Inbox {
 
   /** The files of waiting/ with a payer not checked for --recheck-after, run again. */
   async recheckDue(): Promise<void> {
+    // A rehearsal sends nothing: its rows would all look done, and their waiting file would go.
+    if (this.runInput.dryRun) return;
     const due = await dueWaiting(this.paths, this.runInput, this.spec.recheckAfter * 3_600_000, this.context);
     for (const name of due) {
       if (this.stopped) return;
@@ -90,7 +92,7 @@ export class Inbox {
 
   /** One file of waiting/ run again for some of its payers only (the rest stay in it as they were). */
   async runWaiting(name: string, only: string[]): Promise<FileOutcome | undefined> {
-    if (this.stopped || !existsSync(join(this.paths.waiting, name))) return undefined;
+    if (this.stopped || this.runInput.dryRun || !existsSync(join(this.paths.waiting, name))) return undefined;
     return this.take(name, 'waiting', only);
   }
 

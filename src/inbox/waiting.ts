@@ -2,12 +2,13 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { journaledPayers } from '../journal/RowJournal.js';
 import { journalToRead, stateDirs } from '../journal/stateDir.js';
-import { placesOf } from '../pipeline/RunSession.js';
+import { InputError } from '../core/errors.js';
+import { makeRunId, placesOf } from '../pipeline/RunSession.js';
 import { resolveRunOptions } from '../options/resolve.js';
 import { resolveConnection } from '../options/connection.js';
 import type { RunContext, RunInput } from '../pipeline/run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
-import { copyInto, type InboxPaths, oldestFirst, writeNote } from './folders.js';
+import { copyInto, type InboxPaths, moveInto, oldestFirst, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';
 
 /**
@@ -35,8 +36,20 @@ export async function dueWaiting(
   // Every waiting file's payers first, so the journal is read once for all of them, not once a file.
   const files: Array<{ name: string; ids: string[] }> = [];
   for (const name of names) {
-    const { targets } = await readStatusInputs([join(paths.waiting, name)], { reading: {} });
-    files.push({ name, ids: targets.map((t) => t.clientUserId) });
+    try {
+      const { targets } = await readStatusInputs([join(paths.waiting, name)], { reading: {} });
+      files.push({ name, ids: targets.map((t) => t.clientUserId) });
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      // Someone put or changed a file there that is no rows of ours: it would stop every tick, so it goes to failed/.
+      const moved = moveInto(join(paths.waiting, name), paths.failed, name, makeRunId(new Date()));
+      writeNote(moved, [
+        `${basename(moved)} was in waiting/ but cannot be read as rows: ${error.message}`,
+        '',
+        'Nothing was sent for it. Fix the file and drop it into incoming/.',
+      ]);
+      context.stderr?.write(`inbox: waiting/${name}: cannot be read (${error.message}); moved to failed/\n`);
+    }
   }
   const known =
     journal === undefined

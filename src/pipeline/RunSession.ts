@@ -239,6 +239,8 @@ export class RunSession {
 
   /** Ends the log, then writes summary.json (mode 0600): a summary that cannot be written stops the command (exit 3). */
   async writeSummary(summary: object): Promise<void> {
+    // Nothing is sent any more, and an interrupt from here on would log to the log closed just below.
+    this.signal?.removeEventListener('abort', this.onAbort);
     await this.closeLog?.();
     this.closeLog = undefined;
     const path = this.outputs.summary;

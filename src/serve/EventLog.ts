@@ -39,19 +39,28 @@ export class EventLog {
   /** Delivery id -> when it was received, for the window in which a second copy is the same delivery. */
   private readonly seen = new Map<string, number>();
   private fd: number | undefined;
+  /** Bytes appended since the file was last written whole: past compactBytes it is written whole again. */
+  private appended = 0;
 
-  private constructor(private readonly path: string) {}
+  private constructor(
+    private readonly path: string,
+    private readonly compactBytes: number,
+  ) {}
 
-  static open(path: string, now = Date.now()): EventLog {
-    const log = new EventLog(path);
+  /** `compactBytes`: past this size the log is written whole again (at open, and as it grows). */
+  static open(path: string, now = Date.now(), compactBytes = COMPACT_BYTES): EventLog {
+    const log = new EventLog(path, compactBytes);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    const existed = existsSync(path);
+    const text = existed ? readFileSync(path, 'utf8') : '';
     for (const raw of text.split('\n')) log.replay(raw);
     for (const [id, at] of log.seen) if (now - at >= SAME_DELIVERY_MS) log.seen.delete(id);
-    if (Buffer.byteLength(text) > COMPACT_BYTES) log.compact();
+    if (Buffer.byteLength(text) > compactBytes) log.compact();
     log.fd = openSync(path, 'a', 0o600);
+    // A new file's name must survive a power loss too, not only its lines.
+    if (!existed) syncFolder(dirname(path));
     // A crash mid-write leaves a line without its end: the next one starts a line of its own.
-    const torn = text.length > 0 && !text.endsWith('\n') && Buffer.byteLength(text) <= COMPACT_BYTES;
+    const torn = text.length > 0 && !text.endsWith('\n') && Buffer.byteLength(text) <= compactBytes;
     if (torn) writeSync(log.fd, '\n');
     return log;
   }
@@ -86,6 +95,15 @@ export class EventLog {
     if (known.length === 0) return;
     this.append({ done: known, at: now.toISOString() }, false);
     for (const id of known) this.pendingEvents.delete(id);
+    if (this.appended > this.compactBytes) this.compactOpen(now.getTime());
+  }
+
+  /** A long-running process's log, written whole again with what is still needed, and reopened. */
+  private compactOpen(now: number): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    for (const [id, at] of this.seen) if (now - at >= SAME_DELIVERY_MS) this.seen.delete(id);
+    this.compact();
+    this.fd = openSync(this.path, 'a', 0o600);
   }
 
   close(): void {
@@ -97,7 +115,7 @@ export class EventLog {
 
   private append(line: Line, durable: boolean): void {
     if (this.fd === undefined) throw new Error(`the event log ${this.path} is closed`);
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    this.appended += writeSync(this.fd, `${JSON.stringify(line)}\n`);
     if (durable) fsyncSync(this.fd);
   }
 
@@ -134,5 +152,17 @@ export class EventLog {
     fsyncSync(fd);
     closeSync(fd);
     renameSync(temp, this.path);
+    syncFolder(dirname(this.path));
+    this.appended = 0;
+  }
+}
+
+/** fsync of a folder: a file created or renamed in it is there after a power loss. */
+function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,10 +1,12 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Inbox } from '../inbox/Inbox.js';
 import { journalPayerIndex } from '../journal/RowJournal.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { checkBankAccounts } from './checkBankAccounts.js';
 import type { EventLog, RecordedEvent } from './EventLog.js';
 import type { ServeMetrics } from './metrics.js';
-import { IGNORE_TEXT, type IgnoreReason, planEvents } from './planEvents.js';
+import { type EventWork, IGNORE_TEXT, type IgnoreReason, planEvents } from './planEvents.js';
 import type { WaitingRows } from './waitingRows.js';
 
 export interface WorkerSpec {
@@ -17,12 +19,17 @@ export interface WorkerSpec {
   recheckAfterMs: number;
   /** Milliseconds between looks at incoming/ when no event wakes the worker. */
   pollMs: number;
+  /** The first pause after a stop (each next one doubles, up to 10 minutes). */
+  pauseMs: number;
   context: RunContext;
   say: (line: string) => void;
 }
 
-/** After a run stopped (the API down, the key refused), the first pause; each next one doubles, up to the last. */
-const PAUSES_MS = { first: 30_000, most: 600_000 };
+/** How long the worker lets events gather once one is pending and it was idle. */
+const BATCH_MS = 200;
+
+/** The longest pause after runs that keep stopping (the API down, the key refused). */
+const MOST_PAUSE_MS = 600_000;
 
 /**
  * The one place `serve` sends from, one thing at a time so that nothing fights over the state dir: the events
@@ -32,11 +39,17 @@ const PAUSES_MS = { first: 30_000, most: 600_000 };
  */
 export class Worker {
   private wakeUp: (() => void) | undefined;
-  private pauseMs = PAUSES_MS.first;
+  private pauseMs: number;
+  private pausedUntil = 0;
+  private nextRecheck = 0;
+  /** Why the worker is paused, while it is. */
+  stopReason: string | undefined;
   /** Whether the worker is inside a run or a check now (for /healthz). */
   busy = false;
 
-  constructor(private readonly spec: WorkerSpec) {}
+  constructor(private readonly spec: WorkerSpec) {
+    this.pauseMs = spec.pauseMs;
+  }
 
   wake(): void {
     this.wakeUp?.();
@@ -44,32 +57,57 @@ export class Worker {
 
   /** Loops until the signal aborts; what is in flight then finishes (run() stops sending and flushes the journal). */
   async run(signal: AbortSignal): Promise<void> {
-    const { inbox, log } = this.spec;
-    let nextRecheck = 0;
-    let pausedUntil = 0;
-    await this.busily(() => inbox.resume());
+    const { log } = this.spec;
     while (!signal.aborted) {
-      if (Date.now() >= pausedUntil) {
-        inbox.going = true;
-        await this.busily(async () => {
-          if (log.pending().length > 0) await this.act(log.pending());
-          if (inbox.going && Date.now() >= nextRecheck) {
-            nextRecheck = Date.now() + Math.min(this.spec.recheckAfterMs, 60_000);
-            await inbox.recheckDue();
-          }
-          if (inbox.going) await inbox.takeIncoming();
-        });
-        if (!inbox.going && !signal.aborted) {
-          pausedUntil = Date.now() + this.pauseMs;
-          this.spec.say(`serve: a run stopped; trying again in ${Math.round(this.pauseMs / 1000)} s`);
-          this.pauseMs = Math.min(this.pauseMs * 2, PAUSES_MS.most);
-        } else this.pauseMs = PAUSES_MS.first;
-      }
+      if (Date.now() >= this.pausedUntil) await this.pass(signal);
       this.spec.metrics.pendingEvents.set(log.pending().length);
-      const paused = Date.now() < pausedUntil;
-      if (paused || log.pending().length === 0)
-        await this.sleep(paused ? Math.min(this.spec.pollMs, pausedUntil - Date.now()) : this.spec.pollMs, signal);
+      this.spec.metrics.paused.set(this.paused() ? 1 : 0);
+      if (this.paused() || log.pending().length === 0) {
+        const wait = this.paused() ? Math.min(this.spec.pollMs, this.pausedUntil - Date.now()) : this.spec.pollMs;
+        await this.sleep(wait, signal);
+        // Events a moment apart go in one batch: each batch runs (and rewrites) a whole waiting file.
+        if (log.pending().length > 0 && !signal.aborted) await this.sleep(BATCH_MS, signal, false);
+      }
     }
+  }
+
+  /** Whether the worker is waiting out a pause after a stop (for /healthz and the metrics). */
+  paused(): boolean {
+    return Date.now() < this.pausedUntil;
+  }
+
+  /**
+   * One pass: files a stopped run left in processing/ first (their rows are not in waiting/ yet), then the events, then
+   * the waiting files due a recheck, then new files. A stop, or anything unexpected, pauses the worker with backoff; the
+   * HTTP side goes on recording events meanwhile.
+   */
+  private async pass(signal: AbortSignal): Promise<void> {
+    const { inbox, log } = this.spec;
+    inbox.going = true;
+    let trouble: string | undefined;
+    try {
+      await this.busily(async () => {
+        await inbox.resume();
+        if (inbox.going && log.pending().length > 0) await this.act(log.pending(), signal);
+        if (inbox.going && Date.now() >= this.nextRecheck) {
+          this.nextRecheck = Date.now() + Math.min(this.spec.recheckAfterMs, 60_000);
+          await inbox.recheckDue();
+        }
+        if (inbox.going) await inbox.takeIncoming();
+      });
+      if (!inbox.going) trouble = 'a run stopped (its summary above says why)';
+    } catch (error) {
+      trouble = `unexpected: ${(error as Error).message}`;
+    }
+    if (trouble === undefined || signal.aborted) {
+      this.pauseMs = this.spec.pauseMs;
+      this.stopReason = undefined;
+      return;
+    }
+    this.stopReason = trouble;
+    this.pausedUntil = Date.now() + this.pauseMs;
+    this.spec.say(`serve: ${trouble}; trying again in ${Math.round(this.pauseMs / 1000)} s`);
+    this.pauseMs = Math.min(this.pauseMs * 2, MOST_PAUSE_MS);
   }
 
   private async busily(work: () => Promise<void>): Promise<void> {
@@ -81,33 +119,33 @@ export class Worker {
     }
   }
 
-  /** One batch: every event recorded so far, its payers' waiting rows run once each, their accounts checked. */
-  private async act(events: RecordedEvent[]): Promise<void> {
+  /**
+   * One batch: every event recorded so far, its payers' waiting rows run once each, their accounts checked. The
+   * events are marked done only once all of it ran to its end: a stop or a shutdown midway leaves them recorded.
+   */
+  private async act(events: RecordedEvent[], signal: AbortSignal): Promise<void> {
     const { inbox, log, metrics, context } = this.spec;
     const journal = await journalPayerIndex(this.spec.journalPath);
     for (const [state, count] of Object.entries(journal.states)) metrics.payers.set({ state }, count);
     const waiting = await this.spec.waiting.byPayer();
     metrics.waitingPayers.set(waiting.size);
     const work = planEvents(events, journal, waiting);
-    const ignoredBy = new Map<IgnoreReason, number>();
-    for (const { event, reason } of work.ignored) {
-      metrics.events.inc({ event: eventLabel(event), settled: reason });
-      ignoredBy.set(reason, (ignoredBy.get(reason) ?? 0) + 1);
-    }
-    // One line a reason and batch: a first run's agreements alone bring an event per payer.
-    for (const [reason, count] of ignoredBy)
-      this.spec.say(`serve: ${count} event${count === 1 ? '' : 's'} ignored: ${IGNORE_TEXT[reason]}`);
-    log.done(work.ignored.map((i) => i.event.id));
+    this.settleIgnored(work.ignored);
     const acting = events.filter((e) => !work.ignored.some((i) => i.event === e));
+    const stopped = () => signal.aborted || !inbox.going;
     for (const [file, ids] of work.runs) {
-      await inbox.runWaiting(file, [...ids]);
-      if (!inbox.going) return;
+      if (stopped()) return;
+      const outcome = await inbox.runWaiting(file, [...ids]);
+      if (stopped()) return;
+      // The run's pending file is now waiting/'s: a copy per batch would pile up the rows' personal data.
+      if (outcome?.results !== undefined) removePendingCopies(join(inbox.paths.root, outcome.results));
     }
     if (work.bankChecks.size > 0) {
+      if (stopped()) return;
       const check = await checkBankAccounts(inbox, [...work.bankChecks], context);
       metrics.addRun(undefined, check.requests);
-      if (check.stopped !== undefined) {
-        this.spec.say(`serve: the bank account check stopped (${check.stopped}); its events wait for the next try`);
+      if (check.stopped !== undefined || signal.aborted) {
+        this.spec.say(`serve: the bank account check stopped (${check.stopped ?? 'interrupted'}); its events wait`);
         inbox.going = false;
         return;
       }
@@ -122,7 +160,20 @@ export class Worker {
     log.done(acting.map((e) => e.id));
   }
 
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+  /** Events with nothing to act on: settled at once, one line a reason (a first run's agreements bring one a payer). */
+  private settleIgnored(ignored: EventWork['ignored']): void {
+    const byReason = new Map<IgnoreReason, number>();
+    for (const { event, reason } of ignored) {
+      this.spec.metrics.events.inc({ event: eventLabel(event), settled: reason });
+      byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+    }
+    for (const [reason, count] of byReason)
+      this.spec.say(`serve: ${count} event${count === 1 ? '' : 's'} ignored: ${IGNORE_TEXT[reason]}`);
+    this.spec.log.done(ignored.map((i) => i.event.id));
+  }
+
+  /** Waits `ms`, or less when the signal aborts or (when `wakeable`) an event comes. */
+  private sleep(ms: number, signal: AbortSignal, wakeable = true): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -132,7 +183,7 @@ export class Worker {
       };
       const timer = setTimeout(done, Math.max(0, ms));
       signal.addEventListener('abort', done, { once: true });
-      this.wakeUp = done;
+      if (wakeable) this.wakeUp = done;
     });
   }
 }
@@ -140,4 +191,13 @@ export class Worker {
 /** An event's type as a metric label: the two the tool knows, anything else as `other` (labels stay few). */
 function eventLabel(event: RecordedEvent): string {
   return event.event === 'compliance.updated' || event.event === 'payment_detail.updated' ? event.event : 'other';
+}
+
+/** The pending-* files of a batch's results folder (the rows' cells; waiting/ holds the one that counts). */
+function removePendingCopies(dir: string): void {
+  try {
+    for (const name of readdirSync(dir)) if (name.startsWith('pending-')) rmSync(join(dir, name), { force: true });
+  } catch {
+    // no folder: the run was refused before any output
+  }
 }

@@ -30,6 +30,11 @@ export class ServeMetrics {
     help: 'Webhook events recorded and not yet acted on',
     registers: [this.registry],
   });
+  readonly paused = new Gauge({
+    name: 'payer_onboard_worker_paused',
+    help: '1 while the worker waits out a pause after a run stopped (the API down, the key refused), else 0',
+    registers: [this.registry],
+  });
   readonly waitingPayers = new Gauge({
     name: 'payer_onboard_waiting_payers',
     help: "Payers with rows in the inbox's waiting/ files, as of the last event batch",

@@ -30,6 +30,8 @@ export interface ServeOptions {
   recheckAfter?: number;
   /** Milliseconds between looks at incoming/ when no event comes (default: half of settle, 200 ms to 5 s). */
   pollMs?: number;
+  /** The first pause after a run stopped (the API down, the key refused); default 30 s, doubling up to 10 minutes. */
+  pauseMs?: number;
   /** Largest webhook body taken (default 1 MiB). */
   bodyLimit?: number;
   /** A webhook body must arrive whole within this (default 5 s). */
@@ -100,6 +102,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       journalPath: events.journalPath,
       recheckAfterMs: timings.recheckAfter * 3_600_000,
       pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
+      pauseMs: options.pauseMs ?? 30_000,
       context: runContext,
       say,
     });
@@ -115,7 +118,8 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       health: () => ({
         eventsPending: log.pending().length,
         busy: worker.busy,
-        inbox: inbox.going ? 'going' : 'paused',
+        worker: worker.paused() ? 'paused' : 'going',
+        ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
       }),
       say,
     });
@@ -164,6 +168,11 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
       'serve: --sandbox keeps no journal to serve; start `payer-onboard sandbox` and give its --base-url',
       'E_USAGE',
     );
+  // Each would make every file and event batch a partial run that looks finished: waiting rows would be dropped.
+  const partial = [run.dryRun && '--dry-run', run.limit !== undefined && '--limit', run.only !== undefined && '--only'];
+  const refused = partial.filter(Boolean);
+  if (refused.length > 0)
+    throw new ConfigError(`serve: ${refused.join(', ')} cannot be used with serve: use them with run`, 'E_USAGE');
   const { baseUrl, apiKey } = resolveConnection(run, places.env, places.cwd);
   const state = stateDirs(run.stateDir, places);
   const dir = journalDir(state.dir, baseUrl, apiKey);

@@ -40,7 +40,17 @@ class Refused extends Error {
  * Prometheus. A delivery is answered 2xx only once its event is on disk; one refused changes nothing.
  */
 export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: spec.bodyLimit, return503OnClosing: true });
+  // Node's own limits are off under Fastify unless set: a client that sends its headers or body slowly would hold a
+  // connection for ever. The body's own deadline (408) is the webhook route's.
+  const app = Fastify({
+    logger: false,
+    bodyLimit: spec.bodyLimit,
+    return503OnClosing: true,
+    connectionTimeout: 30_000,
+    requestTimeout: 30_000,
+  });
+  app.server.headersTimeout = 10_000;
+  app.server.maxConnections = 512;
   app.get('/healthz', async () => ({ ok: true, ...spec.health() }));
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', spec.metrics.registry.contentType);

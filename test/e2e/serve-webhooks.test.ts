@@ -147,3 +147,50 @@ function slowPost(url: string, body: string): Promise<number> {
     req.write(body.slice(0, 10));
   });
 }
+
+describe('serve: stops and trouble lose no event', () => {
+  it('a shutdown in the middle of a batch leaves its events recorded; the next start acts on them', async () => {
+    h = await serveHarness({ sandbox: { latencyMs: 150 } });
+    const payers = ids(3, 's');
+    await registered(h, payers);
+    const reads = () => h!.sandbox.stats().requests;
+    const before = reads();
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    // The batch has begun (its first read is at the sandbox) and cannot have ended (each answer takes 150 ms).
+    await waitFor(() => reads() > before, 'the batch to send its first read', { intervalMs: 5 });
+    await h.serve.close();
+    expect(accountsOf(h, payers).some((n) => n === 0)).toBe(true);
+    const health = await h.restart();
+    await waitFor(() => accountsOf(h!, payers).every((n) => n === 1), 'the restart to act on the recorded events');
+    expect(health.url).toMatch(/^http:/);
+    expect(accountsOf(h, payers)).toEqual([1, 1, 1]);
+  });
+
+  it('a run that stops (the key refused) pauses serve; after the pause the file is resumed and the events acted on', async () => {
+    h = await serveHarness({ serve: { pauseMs: 300 } });
+    const payers = ids(2, 'r');
+    h.sandbox.script([{ route: '*', status: 401, times: 1 }]);
+    h.inbox.drop('payers.csv', payersCsv(payers));
+    await waitFor(() => /trying again in/.test(h!.stderr()), 'serve to pause');
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    await waitFor(() => accountsOf(h!, payers).every((n) => n === 1), 'the resumed file and the events to finish');
+    await waitFor(() => h!.inbox.list('processing').length === 0, 'the resumed file to leave processing/');
+    expect(accountsOf(h, payers)).toEqual([1, 1]);
+  });
+
+  it('a file in waiting/ that is no rows of ours goes to failed/ with a note; serve goes on', async () => {
+    h = await serveHarness({ startServe: false });
+    h.inbox.drop('notes.csv', 'name,email\nAda,ada@example.com\n', 60, 'waiting');
+    await h.restart();
+    await waitFor(() => h!.inbox.list('failed').includes('notes.csv'), 'the file moved to failed/');
+    expect(readFileSync(h.inbox.path('failed', 'notes.csv.error.txt'), 'utf8')).toContain('cannot be read as rows');
+    const payers = ids(1, 'n');
+    await registered(h, payers);
+  });
+
+  it('--dry-run, --limit and --only are refused: each would drop waiting rows as done', async () => {
+    for (const run of [{ dryRun: true }, { limit: 1 }, { only: ['x'] }]) {
+      await expect(serveHarness({ serve: { run: { rate: 0, ...run } } })).rejects.toThrow(/cannot be used with serve/);
+    }
+  });
+});

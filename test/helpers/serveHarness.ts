@@ -41,7 +41,14 @@ export async function serveHarness(
     sandbox.setWebhookUrl(`${handle.url}/webhooks`);
     return handle;
   };
-  let serve: ServeHandle | undefined = options.startServe === false ? undefined : await open();
+  let serve: ServeHandle | undefined;
+  try {
+    if (options.startServe !== false) serve = await open();
+  } catch (error) {
+    await sandbox.close();
+    tmp.remove();
+    throw error;
+  }
   return {
     sandbox,
     tmp,

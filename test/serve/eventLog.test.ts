@@ -84,3 +84,32 @@ describe('EventLog', () => {
     expect(readFileSync(path, 'utf8')).not.toContain('p-5999');
   });
 });
+
+describe('EventLog while it runs', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(() => tmp.remove());
+
+  it('is written whole again once it has grown, keeping what is pending and what came in the last day', () => {
+    const path = tmp.path('events.jsonl');
+    const start = Date.parse('2026-11-01T00:00:00Z');
+    const log = EventLog.open(path, start, 20_000);
+    for (let i = 0; i < 800; i++) {
+      const at = new Date(start + i * 3 * 60_000);
+      log.record({ ...approved, clientUserId: `p-${i}` }, id(`e-${i}`), at);
+      if (i !== 7) log.done([id(`e-${i}`)], at);
+    }
+    log.close();
+    // 800 events of 40 hours, 170,000 bytes as written: the last day's, and what was appended since the last rewrite.
+    expect(statSync(path).size).toBeLessThan(100_000);
+    const end = new Date(start + 800 * 3 * 60_000);
+    const reopened = EventLog.open(path, end.getTime(), 20_000);
+    expect(reopened.pending().map((e) => e.id)).toEqual([id('e-7')]);
+    // A delivery of the last day is still known as such; one of the first day is not.
+    expect(reopened.record(approved, id('e-799'), end)).toBe('duplicate');
+    expect(reopened.record(approved, id('e-100'), end)).toBe('recorded');
+    reopened.close();
+  });
+});
