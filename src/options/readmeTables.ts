@@ -3,6 +3,7 @@ import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
 import { SANDBOX_OPTIONS } from './sandboxOptions.js';
+import { SERVE_OPTIONS } from './serveOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
 
 // The option tables rendered as the README's options tables, from the same OptionDef that `--help` shows
@@ -58,6 +59,8 @@ export const README_BLOCKS: Record<string, () => string> = {
     `\`validate\` takes only ${flagList(runOptionNames('validate').map((name) => RUN_OPTIONS[name]))} of them.`,
   inbox: () =>
     `${optionsMarkdown(INBOX_OPTIONS)}\n\nIt takes these options of \`run\` too: ${flagList(runOptionNames('inbox').map((name) => RUN_OPTIONS[name]))}.`,
+  serve: () =>
+    `${optionsMarkdown(SERVE_OPTIONS)}\n\nIt takes these options of \`run\` too: ${flagList(runOptionNames('inbox').map((name) => RUN_OPTIONS[name]))}.`,
   status: () => {
     const own = runOptionNames('status').filter((name) => !runOptionNames('run').includes(name));
     const shared = runOptionNames('status').filter((name) => runOptionNames('run').includes(name));
