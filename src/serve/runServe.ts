@@ -106,8 +106,9 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       context: runContext,
       say,
     });
+    const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
     const app = webhookServer({
-      path: options.webhookPath ?? SERVE_OPTIONS.webhookPath.default,
+      path: webhookPath,
       secret: secret ?? '',
       webhooks: secret !== undefined,
       log,
@@ -125,9 +126,8 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     });
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
     const url = address.replace(/\/$/, '');
-    say(
-      `serve: listening on ${url}${secret === undefined ? ' (webhooks off: no secret)' : ` (webhooks at ${url}${options.webhookPath ?? SERVE_OPTIONS.webhookPath.default})`}; inbox ${inbox.paths.root}`,
-    );
+    const where = secret === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
+    say(`serve: listening on ${url} (${where}); inbox ${inbox.paths.root}`);
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
       failure = error as Error;
