@@ -116,12 +116,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
       onRecorded: () => worker.wake(),
-      health: () => ({
-        eventsPending: log.pending().length,
-        busy: worker.busy,
-        worker: worker.paused() ? 'paused' : 'going',
-        ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
-      }),
+      health: () => health(log, worker),
       say,
     });
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
@@ -188,6 +183,16 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
     lock.release();
     throw error;
   }
+}
+
+/** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
+function health(log: EventLog, worker: Worker): Record<string, unknown> {
+  return {
+    eventsPending: log.pending().length,
+    busy: worker.busy,
+    worker: worker.paused() ? 'paused' : 'going',
+    ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
+  };
 }
 
 /** Runs `finish` once the signal aborts (at once if it has); resolves when it is done. */
