@@ -109,9 +109,13 @@ describe('npm start', () => {
     const again = reruns[0]
       ? await bin([...reruns[0].split(' ').slice(2), '--out', tmp.path('again')], { cwd: ROOT })
       : undefined;
+    // The folder the demo points to at the end is there after it, serve's inbox with it.
+    const pointed = /\bResults in (\S+)\/: /.exec(stderr)?.[1];
+    const pointedThere = pointed !== undefined && existsSync(join(ROOT, pointed, 'serve-inbox', 'waiting'));
     for (const dir of made) rmSync(join(results, dir), { recursive: true });
 
     expect(code, stderr.slice(-2000)).toBe(0);
+    expect(pointedThere, pointed).toBe(true);
     const invalid = /: \d+ ok, \d+ waiting, (\d+) invalid/.exec(stderr)?.[1];
     expect(Number(invalid)).toBeGreaterThan(0);
     expect(stderr).toContain(
