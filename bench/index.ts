@@ -9,8 +9,15 @@ import { cpu, newman } from './cpu.js';
 import { rateCap } from './rateCap.js';
 import { SCENARIOS as OTHERS, type Figure } from './scenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
+import { webhooks } from './webhooks.js';
 
-const SCENARIOS: Record<string, () => Promise<Figure[]>> = { ...OTHERS, cpu, newman, 'rate-cap': rateCap };
+const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
+  ...OTHERS,
+  cpu,
+  newman,
+  'rate-cap': rateCap,
+  webhooks,
+};
 
 interface Stored {
   figures: Array<Figure & { at: string }>;
@@ -51,6 +58,7 @@ async function main(): Promise<number> {
     'rate-bound',
     'rate-limited',
     'faults',
+    'webhooks',
     'cpu-before',
     'cpu',
     'newman',
@@ -116,7 +124,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept. `rate-cap` is what a user waits for at the',
@@ -126,6 +134,9 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     '`faults` throws every kind of transient fault at 150 rows at once (`--retries 10`): 429s that come whatever the rate',
     '(so lowering it does not help, and the client must find that out and stop lowering it), 500s, resets, and creates',
     'whose answer is lost after the change was made (so a retry must not create it again).',
+    '`webhooks` runs `serve` (the bin) over an inbox of 1,000 payers left waiting on KYC, the sandbox sending signed',
+    'webhooks to it; then approves them evenly over a minute and times each bank account from approval to stored.',
+    'Its reads a day of a waiting payer are computed from the recheck intervals, not measured.',
     '',
     'Reading the latency-bound rows: `--concurrency c` is c payers in flight, each taking two round trips (compliance,',
     'with the read of stored accounts alongside, then its payment details and agreement together), so the ideal is',

@@ -50,7 +50,14 @@ export interface StoredPayer {
   kycStatus: string;
   agreementStatus: 'not_started' | 'completed';
   agreementCompleted: boolean;
-  paymentDetails: Array<{ id: string; request: unknown; response: PaymentDetailResponse; status: AccountStatus }>;
+  /** createdAt: epoch ms the account was stored (a benchmark times approval to attachment from it). */
+  paymentDetails: Array<{
+    id: string;
+    request: unknown;
+    response: PaymentDetailResponse;
+    status: AccountStatus;
+    createdAt: number;
+  }>;
 }
 
 /** A payer just registered: nothing started, its links on the sandbox's own pages. */
@@ -137,6 +144,7 @@ export function storedPayer(payer: PayerRecord, kycStatus: string, now: number, 
       request: parse(d.requestText),
       response: d.response,
       status: accountStatus(d, now, accountApproveMs),
+      createdAt: d.createdAt,
     })),
   };
 }
