@@ -172,6 +172,8 @@ describe('serve: stops and trouble lose no event', () => {
     h.sandbox.script([{ route: '*', status: 401, times: 1 }]);
     h.inbox.drop('payers.csv', payersCsv(payers));
     await waitFor(() => /trying again in/.test(h!.stderr()), 'serve to pause');
+    // After the pause the file is resumed: its payers are registered, then approved.
+    await waitFor(() => payers.every((id) => h!.sandbox.payer(id) !== undefined), 'the resumed file to register them');
     for (const id of payers) h.sandbox.setKyc(id, 'approved');
     await waitFor(() => accountsOf(h!, payers).every((n) => n === 1), 'the resumed file and the events to finish');
     await waitFor(() => h!.inbox.list('processing').length === 0, 'the resumed file to leave processing/');
