@@ -16,6 +16,7 @@ const LAYERS = [
   'pipeline',
   'status',
   'inbox',
+  'web',
   'serve',
   'commands',
 ];

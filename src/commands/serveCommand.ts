@@ -33,6 +33,8 @@ export const serveCommand: CommandBody = {
       ...(argv.host !== undefined ? { host: String(argv.host) } : {}),
       ...(argv['webhook-path'] !== undefined ? { webhookPath: String(argv['webhook-path']) } : {}),
       ...(argv['webhook-secret-file'] !== undefined ? { webhookSecretFile: String(argv['webhook-secret-file']) } : {}),
+      ...(argv['web-password-file'] !== undefined ? { webPasswordFile: String(argv['web-password-file']) } : {}),
+      ...(argv['upload-limit'] !== undefined ? { uploadLimitMb: Number(argv['upload-limit']) } : {}),
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
       run: runInput,

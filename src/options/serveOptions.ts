@@ -44,6 +44,20 @@ export const SERVE_OPTIONS = {
     describe:
       "file holding the webhook secret the service's portal shows; without it the secret comes from `PAYER_WEBHOOK_SECRET` (the value itself), never from a flag value; with neither, webhooks are off and waiting payers are only rechecked",
   },
+  webPasswordFile: {
+    flag: 'web-password-file',
+    type: 'string',
+    value: 'FILE',
+    describe:
+      'file holding the password of the web page for the finance team (upload, check, send); without it the password comes from `PAYER_WEB_PASSWORD`, never from a flag value; with neither, the page is off',
+  },
+  uploadLimit: {
+    flag: 'upload-limit',
+    type: 'number',
+    value: 'MB',
+    default: 25,
+    describe: 'the largest file the web page takes, in megabytes',
+  },
   settle: INBOX_OPTIONS.settle,
   recheckAfter: {
     ...INBOX_OPTIONS.recheckAfter,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../core/errors.js';
 import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
 import type { FileOutcome } from '../inbox/processFile.js';
@@ -38,6 +39,11 @@ export interface ServeOptions {
   bodyTimeoutMs?: number;
   run?: InboxRunInput;
   onFile?: (outcome: FileOutcome) => void;
+  /** The web page's password, for a library caller; the CLI reads it from a file or PAYER_WEB_PASSWORD. */
+  webPassword?: string;
+  webPasswordFile?: string;
+  /** The largest file the web page takes, in MB (default 25). */
+  uploadLimitMb?: number;
 }
 
 export interface ServeHandle {
@@ -107,6 +113,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       say,
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
+    const web = await webPage(options, places, inbox, runContext, () => worker.wake());
     const app = webhookServer({
       path: webhookPath,
       secret: secret ?? '',
@@ -118,11 +125,13 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       onRecorded: () => worker.wake(),
       health: () => health(log, worker),
       say,
+      web,
     });
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
     const url = address.replace(/\/$/, '');
     const where = secret === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
-    say(`serve: listening on ${url} (${where}); inbox ${inbox.paths.root}`);
+    const page = web === undefined ? 'web page off: no password' : `web page at ${url}/`;
+    say(`serve: listening on ${url} (${where}; ${page}); inbox ${inbox.paths.root}`);
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
       failure = error as Error;
@@ -185,6 +194,37 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
   }
 }
 
+/**
+ * The web page's routes when the operator set its password (a file, or PAYER_WEB_PASSWORD); none otherwise. Uploads
+ * are kept under the inbox, and a file sent goes into its incoming/ like any dropped file.
+ */
+async function webPage(
+  options: ServeOptions,
+  places: UserPlaces,
+  inbox: Inbox,
+  context: RunContext,
+  wake: () => void,
+): Promise<((scope: FastifyInstance) => Promise<void>) | undefined> {
+  const password = secretFrom(
+    '--web-password-file',
+    options.webPasswordFile,
+    options.webPassword ?? places.env.PAYER_WEB_PASSWORD,
+    places.cwd,
+  );
+  if (password === undefined) return undefined;
+  const { webRoutes, WebAuth, Uploads } = await import('../web/index.js');
+  const spec = {
+    auth: await WebAuth.create(password),
+    uploads: new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming),
+    limitMb: options.uploadLimitMb ?? 25,
+    runInput: inbox.runInput,
+    context,
+    service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
+    onSent: wake,
+  };
+  return (scope) => webRoutes(scope, spec);
+}
+
 /** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
 function health(log: EventLog, worker: Worker): Record<string, unknown> {
   return {
@@ -204,20 +244,32 @@ function whenStopped(signal: AbortSignal, finish: () => Promise<void>): Promise<
   });
 }
 
-/** The secret from the file, or the given one, or the environment's; none turns webhooks off. */
+/** The webhook secret from the file, or the given one, or the environment's; none turns webhooks off. */
 function webhookSecret(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  if (options.webhookSecretFile !== undefined) {
+  return secretFrom(
+    '--webhook-secret-file',
+    options.webhookSecretFile,
+    options.webhookSecret ?? env.PAYER_WEBHOOK_SECRET,
+    cwd,
+  );
+}
+
+/** A secret read from a file (its flag named when it cannot be), else the one given; blank counts as none. */
+function secretFrom(
+  flag: string,
+  file: string | undefined,
+  given: string | undefined,
+  cwd: string,
+): string | undefined {
+  if (file !== undefined) {
     let text: string;
     try {
-      text = readFileSync(resolve(cwd, options.webhookSecretFile), 'utf8').trim();
+      text = readFileSync(resolve(cwd, file), 'utf8').trim();
     } catch (error) {
-      throw new ConfigError(
-        `--webhook-secret-file: cannot read ${options.webhookSecretFile} (${(error as NodeJS.ErrnoException).code})`,
-        'E_USAGE',
-      );
+      throw new ConfigError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 'E_USAGE');
     }
-    if (text === '') throw new ConfigError(`--webhook-secret-file: ${options.webhookSecretFile} is empty`, 'E_USAGE');
+    if (text === '') throw new ConfigError(`${flag}: ${file} is empty`, 'E_USAGE');
     return text;
   }
-  return options.webhookSecret ?? (env.PAYER_WEBHOOK_SECRET || undefined);
+  return given || undefined;
 }

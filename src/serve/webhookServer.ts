@@ -22,6 +22,8 @@ export interface WebhookServerSpec {
   health: () => Record<string, unknown>;
   /** One line for the operator (stderr): never a body, a header or a payer's value. */
   say: (line: string) => void;
+  /** The web page's routes, in a scope of their own, when the operator set a password for it. */
+  web?: (scope: FastifyInstance) => Promise<void>;
 }
 
 /** A refusal as data, thrown from the body reader to Fastify, which answers with its status code. */
@@ -48,6 +50,8 @@ export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
     return503OnClosing: true,
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
+    // A TLS proxy on this machine says the page came over https (the session cookie is then Secure); no one else may.
+    trustProxy: ['127.0.0.1', '::1'],
   });
   app.server.headersTimeout = 10_000;
   app.server.maxConnections = 512;
@@ -57,6 +61,8 @@ export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
     return spec.metrics.registry.metrics();
   });
   if (spec.webhooks) void app.register(async (scope) => webhookRoute(scope, spec));
+  const { web } = spec;
+  if (web !== undefined) void app.register(web);
   return app;
 }
 

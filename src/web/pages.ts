@@ -1,0 +1,68 @@
+import { html, type SafeHtml } from './html.js';
+import type { Upload } from './Uploads.js';
+
+export function loginPage(problem?: string): SafeHtml {
+  return html`<h1>Sign in</h1>
+<form method="post" action="/login" class="card narrow">
+  ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+  <button type="submit">Sign in</button>
+</form>`;
+}
+
+export function refusalPage(message: string): SafeHtml {
+  return html`<h1>Not done</h1><p class="problem" role="alert">${message}</p><p><a href="/">Back to the start</a></p>`;
+}
+
+/** The start page: a file to drop or pick, what the tool reads, and the size it takes. */
+export function uploadPage(csrf: string, limitMb: number, problem?: string): SafeHtml {
+  return html`<h1>Onboard payers from a spreadsheet</h1>
+<p>Drop the file the team keeps the payers in. Nothing is sent until you have seen what the tool finds in it and said so.</p>
+<form method="post" action="/uploads?_csrf=${csrf}" enctype="multipart/form-data" class="card" id="upload">
+  ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
+  <div class="drop" data-drop>
+    <label for="file">Payers file</label>
+    <input id="file" name="file" type="file" required accept=".csv,.txt,.tsv,.xlsx,.jsonl,.ndjson">
+    <p class="hint">CSV in any encoding the tool reads, Excel .xlsx, or JSON lines; up to ${limitMb} MB. Or drag it here.</p>
+  </div>
+  <button type="submit">Check the file</button>
+</form>`;
+}
+
+/** What the tool found in an upload, and the confirmation to send it (or that it was sent). */
+export function uploadResultPage(upload: Upload, csrf: string, service: string): SafeHtml {
+  const c = upload.check;
+  if (c?.unusable !== undefined)
+    return html`<h1>${upload.name}</h1>
+<p class="problem" role="alert">The tool cannot use this file: ${c.unusable}</p>
+<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`;
+  const facts = c
+    ? html`<dl class="facts">
+  <dt>Format</dt><dd>${c.format}</dd>
+  <dt>Rows</dt><dd>${c.rows}</dd>
+  <dt>Ready to send</dt><dd>${c.ok}</dd>
+  <dt>To fix</dt><dd>${c.invalid}</dd>
+  <dt>Payers</dt><dd>${c.payers}, ${c.withBank} of them with a bank account</dd>
+</dl>
+${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`
+    : '';
+  const problems =
+    c && c.problems.length > 0
+      ? html`<h2>Rows to fix (${c.invalid})</h2>
+<p>They are not sent. The others are; fix these in the spreadsheet and upload it again: rows already sent are not sent twice.</p>
+<table id="problems"><thead><tr><th scope="col">Line</th><th scope="col">Payer</th><th scope="col">What is wrong</th></tr></thead>
+<tbody>${c.problems.map((p) => html`<tr><td>${p.line}</td><td>${p.clientUserId}</td><td>${p.error}</td></tr>`)}</tbody></table>`
+      : '';
+  const send =
+    upload.sentAs !== undefined
+      ? html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>`
+      : c && c.ok > 0
+        ? html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
+  <input type="hidden" name="_csrf" value="${csrf}">
+  <p>Send ${c.ok} rows: ${c.payers} payers, ${c.withBank} with a bank account, to <strong>${service}</strong>.</p>
+  <button type="submit">Send ${c.ok} rows</button>
+</form>`
+        : html`<p class="problem">No row can be sent as the file stands.</p>`;
+  return html`<h1>${upload.name}</h1>${facts}${send}${problems}`;
+}

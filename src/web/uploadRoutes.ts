@@ -1,0 +1,102 @@
+import { createWriteStream, rmSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InboxRunInput } from '../inbox/Inbox.js';
+import type { RunContext } from '../pipeline/RunSession.js';
+import { layout } from './html.js';
+import { uploadPage, uploadResultPage } from './pages.js';
+import { Uploads } from './Uploads.js';
+import type { SignedIn } from './WebAuth.js';
+
+export interface UploadSpec {
+  uploads: Uploads;
+  /** The largest file taken, in MB (said on the page, and refused past it). */
+  limitMb: number;
+  /** The run options the inbox runs files with: a file is checked as it will be run. */
+  runInput: InboxRunInput;
+  context: RunContext;
+  /** The service's address, as the confirmation names it. */
+  service: string;
+  /** A file was put into incoming/: the worker looks at once. */
+  onSent: () => void;
+}
+
+/** The start page, an upload checked as `validate` checks it, and its sending into the inbox. */
+export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Promise<void> {
+  await app.register(multipart, { limits: { fileSize: spec.limitMb * 1024 * 1024, files: 1, fields: 4 } });
+  const page = (reply: FastifyReply, status: number, title: string, body: Parameters<typeof layout>[1], csrf: string) =>
+    reply
+      .code(status)
+      .type('text/html')
+      .send(layout(title, body, { csrf }));
+
+  app.get('/', async (request, reply) => {
+    const { csrf } = (request as SignedIn).session;
+    return page(reply, 200, 'Upload', uploadPage(csrf, spec.limitMb), csrf);
+  });
+
+  app.post('/uploads', async (request, reply) => {
+    const { csrf } = (request as SignedIn).session;
+    const refused = (status: number, problem: string) =>
+      page(reply, status, 'Upload', uploadPage(csrf, spec.limitMb, problem), csrf);
+    const taken = await receive(request, spec);
+    if ('problem' in taken) return refused(taken.status, taken.problem);
+    const upload = await spec.uploads.accept(taken.id, taken.path, taken.size, spec.runInput, spec.context);
+    return reply.redirect(`/uploads/${upload.id}`, 303);
+  });
+
+  app.get('/uploads/:id', async (request, reply) => {
+    const { csrf } = (request as SignedIn).session;
+    const upload = spec.uploads.get((request.params as { id: string }).id);
+    if (upload === undefined)
+      return reply
+        .code(404)
+        .type('text/html')
+        .send(layout('Not found', uploadPage(csrf, spec.limitMb, 'No such upload.'), { csrf }));
+    return page(reply, 200, upload.name, uploadResultPage(upload, csrf, spec.service), csrf);
+  });
+
+  app.post('/uploads/:id/send', async (request, reply) => {
+    const upload = spec.uploads.get((request.params as { id: string }).id);
+    if (upload === undefined) return reply.code(404).send();
+    if (upload.check === undefined || upload.check.ok === 0 || upload.check.unusable !== undefined)
+      return reply.code(409).send();
+    spec.uploads.send(upload);
+    spec.onSent();
+    return reply.redirect(`/uploads/${upload.id}`, 303);
+  });
+}
+
+/** The uploaded file written whole to its folder, or why it was not taken (no file, a type the tool cannot read, too large). */
+async function receive(
+  request: FastifyRequest,
+  spec: UploadSpec,
+): Promise<{ id: string; path: string; size: number } | { status: number; problem: string }> {
+  let part: Awaited<ReturnType<FastifyRequest['file']>>;
+  try {
+    part = await request.file();
+  } catch {
+    return { status: 400, problem: 'No file came with the form: pick one and try again.' };
+  }
+  if (part === undefined) return { status: 400, problem: 'No file came with the form: pick one and try again.' };
+  const named = Uploads.nameOf(part.filename);
+  if ('problem' in named) {
+    part.file.resume();
+    return { status: 415, problem: named.problem };
+  }
+  const { id, path } = spec.uploads.create(named.name);
+  try {
+    await pipeline(part.file, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    rmSync(path, { force: true });
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+      return { status: 413, problem: `${named.name} is larger than ${spec.limitMb} MB, the most this page takes.` };
+    throw error;
+  }
+  if (part.file.truncated) {
+    rmSync(path, { force: true });
+    return { status: 413, problem: `${named.name} is larger than ${spec.limitMb} MB, the most this page takes.` };
+  }
+  return { id, path, size: part.file.bytesRead };
+}

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { packageRoot } from '../core/packageRoot.js';
+import { layout } from './html.js';
+import { loginPage, refusalPage } from './pages.js';
+import { uploadRoutes, type UploadSpec } from './uploadRoutes.js';
+import { type SignedIn, WebAuth } from './WebAuth.js';
+
+export interface WebSpec extends UploadSpec {
+  auth: WebAuth;
+}
+
+const COOKIE = 'payer_onboard_session';
+
+/**
+ * Every response of the page: nothing may be loaded from elsewhere, framed, or kept by a cache (the pages hold
+ * personal data); scripts and styles come only from this server's own files.
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  // Not no-referrer: a browser then sends `Origin: null` with every form, and the same-site check could not tell.
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/**
+ * The finance team's web page, served by `serve` beside the webhooks: sign-in first, then everything else. Every
+ * form and call that changes something must come from this site (its Origin) and carry the session's CSRF token.
+ */
+export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<void> {
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  const assets = join(packageRoot(), 'web');
+  app.addHook('onSend', async (_request, reply, payload) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+    return payload;
+  });
+  // A form posted from another site is refused before anything reads it, signed in or not.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    if (!sameSite(request)) return refuse(reply, 403, 'refused: this form was sent from another site');
+  });
+  for (const [file, type] of [
+    ['app.css', 'text/css; charset=utf-8'],
+    ['app.js', 'text/javascript; charset=utf-8'],
+  ] as const) {
+    const text = readFileSync(join(assets, file), 'utf8');
+    app.get(`/assets/${file}`, async (_request, reply) => reply.type(type).send(text));
+  }
+  app.get('/login', async (_request, reply) => reply.type('text/html').send(layout('Sign in', loginPage())));
+  app.post('/login', async (request, reply) => signIn(spec.auth, request, reply));
+  app.post('/logout', async (request, reply) => {
+    const token = cookieOf(request);
+    const session = spec.auth.session(token);
+    if (session && WebAuth.csrfValid(session, (request.body as Record<string, unknown>)?._csrf))
+      spec.auth.signOut(token);
+    return reply.header('set-cookie', cookie(request, '', 0)).redirect('/login', 303);
+  });
+  await app.register(async (signedIn) => {
+    signedIn.addHook('preHandler', async (request, reply) => {
+      const session = spec.auth.session(cookieOf(request));
+      if (session === undefined) {
+        if (request.method === 'GET') return reply.redirect('/login', 303);
+        return refuse(reply, 401, 'sign in first');
+      }
+      (request as SignedIn).session = session;
+      if (request.method !== 'GET' && !WebAuth.csrfValid(session, csrfOf(request)))
+        return refuse(reply, 403, 'refused: the form is out of date or not from this page; reload it and try again');
+    });
+    await uploadRoutes(signedIn, spec);
+  });
+}
+
+async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const password = (request.body as Record<string, unknown> | undefined)?.password;
+  const result = await auth.signIn(typeof password === 'string' ? password : '');
+  if (result === 'wrong' || 'wait' in result) {
+    const why =
+      result === 'wrong'
+        ? 'That password is not right.'
+        : `Too many wrong passwords: try again in ${Math.ceil(result.wait / 1000)} s.`;
+    return reply
+      .code(result === 'wrong' ? 401 : 429)
+      .type('text/html')
+      .send(layout('Sign in', loginPage(why)));
+  }
+  return reply.header('set-cookie', cookie(request, result.token, 12 * 3600)).redirect('/', 303);
+}
+
+/**
+ * The session cookie: HttpOnly, SameSite=Strict, and Secure when the page came over TLS (through a proxy on this
+ * machine that says so: Fastify trusts X-Forwarded-Proto from loopback only).
+ */
+function cookie(request: FastifyRequest, value: string, maxAge: number): string {
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
+}
+
+function cookieOf(request: FastifyRequest): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === COOKIE) return rest.join('=') || undefined;
+  }
+  return undefined;
+}
+
+/** The token of a form (`_csrf`) or of a script's call (`x-csrf-token`). */
+function csrfOf(request: FastifyRequest): unknown {
+  const header = request.headers['x-csrf-token'];
+  if (typeof header === 'string') return header;
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && '_csrf' in body) return body._csrf;
+  // A file upload's form carries it in its action's query: its body is read only by the route.
+  return (request.query as Record<string, unknown> | undefined)?._csrf;
+}
+
+/**
+ * Whether a request that changes something comes from this site: its Origin is this host's, or, with no Origin, the
+ * browser's Sec-Fetch-Site says so. A request with neither (a script, curl) is let through to the CSRF check.
+ */
+function sameSite(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (typeof origin === 'string') return origin === `${request.protocol}://${request.headers.host}`;
+  const site = request.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin' || site === 'none';
+}
+
+function refuse(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('text/html')
+    .send(layout('Refused', refusalPage(message)));
+}

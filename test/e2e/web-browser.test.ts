@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { payersCsv } from '../helpers/runHarness.js';
+import { serveHarness } from '../helpers/serveHarness.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+// The finance team's web page, in a real headless browser (Debian's chromium, driven by playwright-core) against
+// `serve` and the sandbox on loopback. Skipped, saying why, where chromium is missing, unless .ci/run requires it.
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const have = existsSync(CHROMIUM);
+const required = process.env.PAYER_ONBOARD_REQUIRE_BROWSER === '1';
+const title =
+  have || required ? 'the web page in headless chromium' : `the web page: SKIPPED, ${CHROMIUM} is not installed`;
+if (!have && !required) console.warn(title);
+/** Where the pages' screenshots go (1280 px wide), when asked for. */
+const SHOTS = process.env.PAYER_ONBOARD_SCREENSHOTS;
+const PASSWORD = 'correct horse battery staple';
+
+let browser: Browser | undefined;
+let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
+const others: Server[] = [];
+beforeAll(async () => {
+  if (have) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const server of others.splice(0)) server.close();
+});
+
+async function newPage(): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('request', (request) => {
+    // Nothing is loaded from anywhere but serve itself.
+    expect(new URL(request.url()).hostname).toBe('127.0.0.1');
+  });
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SHOTS === undefined) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function signIn(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await expect.poll(() => page.url()).toBe(`${url}/login`);
+  await shot(page, '1-sign-in');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${url}/`);
+}
+
+describe.skipIf(!have && !required)(title, () => {
+  it('sign in, drop a file, see what the tool finds, send it: the inbox runs it', async () => {
+    expect(have, `${CHROMIUM} is required here (PAYER_ONBOARD_REQUIRE_BROWSER=1)`).toBe(true);
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const page = await newPage();
+    await page.goto(`${h.serve.url}/login`);
+    await page.getByLabel('Password').fill('wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not right');
+    await signIn(page, h.serve.url);
+    await shot(page, '2-upload');
+
+    const file = h.tmp.write('monday payers.csv', payersCsv(['b-1', 'b-2', 'b-3'], { 'b-2': { email: 'nope' } }));
+    await page.getByLabel('Payers file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.waitForURL(/\/uploads\//);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('monday payers.csv');
+    const facts = await page.locator('.facts').innerText();
+    expect(facts).toMatch(/Rows\s+3/);
+    expect(facts).toMatch(/Ready to send\s+2/);
+    const problems = await page.locator('#problems tbody tr').allInnerTexts();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('b-2');
+    expect(problems[0]).toContain('email');
+    expect(problems[0]).not.toContain('nope');
+    await shot(page, '3-check');
+    expect(h.sandbox.stats().requests).toBe(0);
+
+    await page.getByRole('button', { name: 'Send 2 rows' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Sent to the inbox');
+    await shot(page, '4-sent');
+    await waitFor(() => h!.inbox.list('waiting').length > 0, 'the inbox to run the file');
+    expect(h.sandbox.stats().payersCreated).toBe(2);
+    // Sending again does nothing more: the form is gone and the upload is marked sent.
+    await page.reload();
+    expect(await page.getByRole('button', { name: /Send/ }).count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${h.serve.url}/login`);
+    await page.goto(`${h.serve.url}/`);
+    await expect.poll(() => page.url()).toBe(`${h.serve.url}/login`);
+  });
+
+  it('signed out, no page and no call works; a form posted from another site is refused', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    for (const path of ['/', '/uploads/abcdefghijkl'])
+      expect((await fetch(`${url}${path}`, { redirect: 'manual' })).status).toBe(303);
+    for (const path of ['/uploads', '/uploads/abcdefghijkl/send', '/logout'])
+      expect((await fetch(`${url}${path}`, { method: 'POST', redirect: 'manual' })).status).toBeGreaterThanOrEqual(
+        path === '/logout' ? 303 : 401,
+      );
+
+    const page = await newPage();
+    await signIn(page, url);
+    // Another site (another origin on this machine) with a form that posts to serve as soon as it loads.
+    const evil = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(
+        `<form id="f" method="post" action="${url}/uploads/abcdefghijkl/send"><input name="_csrf" value="x"></form><script>document.getElementById('f').submit()</script>`,
+      );
+    });
+    others.push(evil);
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    const evilUrl = `http://127.0.0.1:${(evil.address() as { port: number }).port}/`;
+    const landed = page.waitForResponse((r) => r.url().startsWith(`${url}/uploads/`));
+    await page.goto(evilUrl);
+    const response = await landed;
+    expect(response.status()).toBe(403);
+    expect(await response.text()).toContain('another site');
+  });
+
+  it('a file over the size limit is refused with a message, and nothing is kept', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD, uploadLimitMb: 1 } });
+    const page = await newPage();
+    await signIn(page, h.serve.url);
+    const big = h.tmp.write('big.csv', `${payersCsv(['x-1'])}${'x,'.repeat(700_000)}\n`);
+    await page.getByLabel('Payers file').setInputFiles(big);
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('larger than 1 MB');
+    expect(h.inbox.list('incoming')).toEqual([]);
+  });
+});
