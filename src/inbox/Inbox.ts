@@ -18,6 +18,8 @@ export interface InboxSpec {
   recheckAfter: number;
   run?: InboxRunInput;
   onFile?: (outcome: FileOutcome) => void;
+  /** The command holding the inbox, as a second one's refusal names it (default `inbox`). */
+  holder?: 'inbox' | 'serve';
 }
 
 /**
@@ -53,7 +55,8 @@ export class Inbox {
     // Bad flags are reported now, not after the first file has been moved.
     resolveRunOptions({ ...runInput, inputs: ['(inbox)'] }, env);
     const paths = inboxPaths(root);
-    const lock = StateLock.acquire(join(root, 'lock'), 'inbox', { what: 'inbox', using: root });
+    const holder = spec.holder ?? 'inbox';
+    const lock = StateLock.acquire(join(root, 'lock'), holder, { what: holder, using: root });
     return new Inbox(paths, runInput, spec, context, lock);
   }
 

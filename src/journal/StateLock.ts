@@ -57,9 +57,14 @@ export class StateLock {
       const holder = readHolder(path);
       if (holder !== undefined && !isStale(holder)) {
         const where = holder.stateDir ? `, state dir ${holder.stateDir}` : '';
+        // `serve` never finishes by itself: it is named as what it is, and stopped rather than waited for.
+        const serving = holder.runId === 'serve';
+        const who = serving ? 'payer-onboard serve' : `another ${subject.what}`;
+        const run = holder.runId && !serving ? ` (run ${holder.runId})` : '';
+        const then = serving ? 'Stop it first (or let it do this: it runs the inbox itself)' : 'Wait for it to finish';
         throw new LockedError(
-          `another ${subject.what} is using ${subject.using}: pid ${holder.pid} on ${holder.host}${where}, started ${holder.startedAt}` +
-            `${holder.runId ? ` (run ${holder.runId})` : ''}. Wait for it to finish (a lock left by a process that died on this machine is taken over at once; one from another machine, delete ${path} once that run is gone).`,
+          `${who} is using ${subject.using}: pid ${holder.pid} on ${holder.host}${where}, started ${holder.startedAt}${run}. ` +
+            `${then} (a lock left by a process that died on this machine is taken over at once; one from another machine, delete ${path} once that process is gone).`,
         );
       }
       // Stale (its process is gone) or unreadable: take it over. Two runs taking over the same stale lock at the

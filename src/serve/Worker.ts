@@ -1,5 +1,3 @@
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Inbox } from '../inbox/Inbox.js';
 import { journalPayerIndex } from '../journal/RowJournal.js';
 import type { RunContext } from '../pipeline/RunSession.js';
@@ -135,10 +133,8 @@ export class Worker {
     const stopped = () => signal.aborted || !inbox.going;
     for (const [file, ids] of work.runs) {
       if (stopped()) return;
-      const outcome = await inbox.runWaiting(file, [...ids]);
+      await inbox.runWaiting(file, [...ids]);
       if (stopped()) return;
-      // The run's pending file is now waiting/'s: a copy per batch would pile up the rows' personal data.
-      if (outcome?.results !== undefined) removePendingCopies(join(inbox.paths.root, outcome.results));
     }
     if (work.bankChecks.size > 0) {
       if (stopped()) return;
@@ -191,13 +187,4 @@ export class Worker {
 /** An event's type as a metric label: the two the tool knows, anything else as `other` (labels stay few). */
 function eventLabel(event: RecordedEvent): string {
   return event.event === 'compliance.updated' || event.event === 'payment_detail.updated' ? event.event : 'other';
-}
-
-/** The pending-* files of a batch's results folder (the rows' cells; waiting/ holds the one that counts). */
-function removePendingCopies(dir: string): void {
-  try {
-    for (const name of readdirSync(dir)) if (name.startsWith('pending-')) rmSync(join(dir, name), { force: true });
-  } catch {
-    // no folder: the run was refused before any output
-  }
 }

@@ -50,7 +50,7 @@ export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], co
   const rows = failedLines.map((r) => STATUS_COLUMNS.map((c) => r[c] ?? ''));
   writeFileSync(fixFile, stringify([[...STATUS_COLUMNS], ...rows]), { mode: 0o600 });
   writeNote(fixFile, [
-    `${failed.length} payers' bank accounts failed the provider's check after they were stored: they cannot be paid.`,
+    `${failed.length === 1 ? "1 payer's bank account" : `${failed.length} payers' bank accounts`} failed the provider's check after being stored: they cannot be paid.`,
     '',
     'Ask each payer for their bank details again and check them (account number, routing number or IBAN, holder name).',
     "Then put the corrected details on the payer's bank row and drop it into incoming/: changed details make a new account.",

@@ -59,10 +59,13 @@ export class ServeMetrics {
     registers: [this.registry],
   });
 
-  /** A run's or a status check's rows and requests, added up. */
+  /**
+   * A run's or a status check's rows and requests, added up. `skipped` is left out: a batch of events runs a waiting
+   * file for its payers only, and the rest of the file, skipped, would be counted again at every batch.
+   */
   addRun(rows: Record<string, number> | undefined, requests: RequestCounts | undefined): void {
     for (const [outcome, n] of Object.entries(rows ?? {}))
-      if (outcome !== 'total' && n > 0) this.rows.inc({ outcome }, n);
+      if (outcome !== 'total' && outcome !== 'skipped' && n > 0) this.rows.inc({ outcome }, n);
     for (const [status, n] of Object.entries(requests?.byStatus ?? {})) this.requests.inc({ status }, n);
     const refused = requests?.refused;
     if (refused?.beforeKyc) this.requests.inc({ status: 'refused-before-kyc' }, refused.beforeKyc);

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../core/errors.js';
 import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
 import type { FileOutcome } from '../inbox/processFile.js';
-import { journalDir, journalToRead, stateDirs, type UserPlaces } from '../journal/stateDir.js';
+import { journalDir, journalToRead, stateDirs, type UserPlaces, userStateDir } from '../journal/stateDir.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveConnection } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
@@ -78,18 +78,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
   const runContext: RunContext = { ...context, signal };
   const metrics = new ServeMetrics();
-  const inbox = Inbox.open(
-    {
-      dir: options.inbox,
-      ...timings,
-      ...(options.run ? { run: options.run } : {}),
-      onFile: (outcome) => {
-        metrics.addRun(outcome.summary?.rows, outcome.summary?.requests);
-        options.onFile?.(outcome);
-      },
-    },
-    runContext,
-  );
+  const inbox = openInbox(options, timings, metrics, runContext);
   const held: Array<() => void> = [() => inbox.release()];
   const releaseAll = () => {
     for (const release of held.reverse()) release();
@@ -161,6 +150,28 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   }
 }
 
+/** The inbox serve runs, its lock held; each file's rows and requests counted in the metrics. */
+function openInbox(
+  options: ServeOptions,
+  timings: { settle: number; recheckAfter: number },
+  metrics: ServeMetrics,
+  context: RunContext,
+): Inbox {
+  return Inbox.open(
+    {
+      dir: options.inbox,
+      holder: 'serve',
+      ...timings,
+      ...(options.run ? { run: options.run } : {}),
+      onFile: (outcome) => {
+        metrics.addRun(outcome.summary?.rows, outcome.summary?.requests);
+        options.onFile?.(outcome);
+      },
+    },
+    context,
+  );
+}
+
 /**
  * The event log of the service and key the run options name, in its journal's folder (the events are of that
  * account), with a lock of its own: two serve processes over one state dir would otherwise both act on them.
@@ -179,6 +190,18 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
     throw new ConfigError(`serve: ${refused.join(', ')} cannot be used with serve: use them with run`, 'E_USAGE');
   const { baseUrl, apiKey } = resolveConnection(run, places.env, places.cwd);
   const state = stateDirs(run.stateDir, places);
+  // Every run takes its service lock in the user's state folder: one that cannot be written would make every run
+  // stop, and serve would only pause and retry. Said now, once, instead.
+  const locks = join(userStateDir(places), 'locks');
+  try {
+    mkdirSync(locks, { recursive: true, mode: 0o700 });
+    accessSync(locks, constants.W_OK);
+  } catch (error) {
+    throw new ConfigError(
+      `serve: cannot write ${locks} (${(error as NodeJS.ErrnoException).code}), where every run takes its lock: give the user a writable home, or set XDG_STATE_HOME`,
+      'E_USAGE',
+    );
+  }
   const dir = journalDir(state.dir, baseUrl, apiKey);
   const lock = StateLock.acquire(join(dir, 'events.lock'), 'serve', { what: 'serve', using: dir });
   try {
