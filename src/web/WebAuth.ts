@@ -32,6 +32,7 @@ export class WebAuth {
   private readonly sessions = new Map<string, Session>();
   private failures = 0;
   private nextTryAt = 0;
+  private lastTry: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly salt: Buffer,
@@ -48,7 +49,19 @@ export class WebAuth {
    * Checks a password; a new session when right. A try that comes before the wait after wrong ones is refused unread
    * (`wait`, with the milliseconds left), so a guesser gains nothing by not waiting.
    */
-  async signIn(password: string): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
+  signIn(password: string): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
+    // One try at a time: tries sent together would all pass the wait before the first had failed.
+    const attempt = this.lastTry.then(() => this.tryPassword(password));
+    this.lastTry = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    return attempt;
+  }
+
+  private async tryPassword(
+    password: string,
+  ): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
     const wait = this.nextTryAt - this.now();
     if (wait > 0) return { wait };
     const given = await scryptAsync(password, this.salt, 32);
