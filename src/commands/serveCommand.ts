@@ -35,6 +35,7 @@ export const serveCommand: CommandBody = {
       ...(argv['webhook-secret-file'] !== undefined ? { webhookSecretFile: String(argv['webhook-secret-file']) } : {}),
       ...(argv['web-password-file'] !== undefined ? { webPasswordFile: String(argv['web-password-file']) } : {}),
       ...(argv['upload-limit'] !== undefined ? { uploadLimitMb: Number(argv['upload-limit']) } : {}),
+      ...(argv['public-url'] !== undefined ? { publicUrl: String(argv['public-url']) } : {}),
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
       run: runInput,

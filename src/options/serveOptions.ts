@@ -51,6 +51,13 @@ export const SERVE_OPTIONS = {
     describe:
       'file holding the password of the web page for the finance team (upload, check, send); without it the password comes from `PAYER_WEB_PASSWORD`, never from a flag value; with neither, the page is off',
   },
+  publicUrl: {
+    flag: 'public-url',
+    type: 'string',
+    value: 'URL',
+    describe:
+      "the web page's address behind your TLS proxy (`https://payers.example.com`): the page answers only to the names it is known by, loopback's and this one's",
+  },
   uploadLimit: {
     flag: 'upload-limit',
     type: 'number',

@@ -17,6 +17,9 @@ import { WaitingRows } from './waitingRows.js';
 import { webhookServer } from './webhookServer.js';
 import { Worker } from './Worker.js';
 
+/** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
+const UPLOADS_KEPT_MS = 7 * 24 * 3_600_000;
+
 export interface ServeOptions {
   /** The inbox folder (incoming/, waiting/, ...) this process runs. */
   inbox: string;
@@ -44,6 +47,8 @@ export interface ServeOptions {
   webPasswordFile?: string;
   /** The largest file the web page takes, in MB (default 25). */
   uploadLimitMb?: number;
+  /** The web page's address behind a TLS proxy (`https://payers.example.com`): its name is one the page answers to. */
+  publicUrl?: string;
 }
 
 export interface ServeHandle {
@@ -118,6 +123,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     });
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
     const url = address.replace(/\/$/, '');
+    for (const name of localHosts(url)) web?.hosts.add(name);
     const where = secret === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
     const page = web === undefined ? 'web page off: no password' : `web page at ${url}/`;
     say(`serve: listening on ${url} (${where}; ${page}); inbox ${inbox.paths.root}`);
@@ -217,9 +223,16 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
   }
 }
 
+/** The web page, when on: its routes and headers for the server, and the names it answers to (known once listening). */
+interface WebPage {
+  routes: (scope: FastifyInstance) => Promise<void>;
+  headers: Record<string, string>;
+  hosts: Set<string>;
+}
+
 /**
- * The web page's routes when the operator set its password (a file, or PAYER_WEB_PASSWORD); none otherwise. Uploads
- * are kept under the inbox, and a file sent goes into its incoming/ like any dropped file.
+ * The web page when the operator set its password (a file, or PAYER_WEB_PASSWORD); none otherwise. Uploads are kept
+ * under the inbox, and a file sent goes into its incoming/ like any dropped file.
  */
 async function webPage(
   options: ServeOptions,
@@ -227,7 +240,7 @@ async function webPage(
   inbox: Inbox,
   context: RunContext,
   wake: () => void,
-): Promise<((scope: FastifyInstance) => Promise<void>) | undefined> {
+): Promise<WebPage | undefined> {
   const password = secretFrom(
     '--web-password-file',
     options.webPasswordFile,
@@ -235,17 +248,47 @@ async function webPage(
     places.cwd,
   );
   if (password === undefined) return undefined;
-  const { webRoutes, WebAuth, Uploads } = await import('../web/index.js');
+  const { webRoutes, WebAuth, Uploads, SECURITY_HEADERS, MIN_PASSWORD } = await import('../web/index.js');
+  if (password.length < MIN_PASSWORD)
+    throw new ConfigError(
+      `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
+      'E_USAGE',
+    );
+  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming);
+  uploads.prune(UPLOADS_KEPT_MS);
+  const hosts = new Set<string>();
+  if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl));
   const spec = {
     auth: await WebAuth.create(password),
-    uploads: new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming),
+    uploads,
+    hosts,
     limitMb: options.uploadLimitMb ?? 25,
     runInput: inbox.runInput,
     context,
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: wake,
   };
-  return (scope) => webRoutes(scope, spec);
+  return { routes: (scope) => webRoutes(scope, spec), headers: SECURITY_HEADERS, hosts };
+}
+
+/** The name in `--public-url`, checked. */
+function publicHost(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return parsed.host.toLowerCase();
+  } catch {
+    // said below
+  }
+  throw new ConfigError(
+    '--public-url: must be an https:// (or http://) URL, such as https://payers.example.com',
+    'E_USAGE',
+  );
+}
+
+/** The names a server listening on `url` is reached by on this machine. */
+function localHosts(url: string): string[] {
+  const { host, port } = new URL(url);
+  return [host, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
 }
 
 /** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */

@@ -22,8 +22,11 @@ export interface WebhookServerSpec {
   health: () => Record<string, unknown>;
   /** One line for the operator (stderr): never a body, a header or a payer's value. */
   say: (line: string) => void;
-  /** The web page's routes, in a scope of their own, when the operator set a password for it. */
-  web?: (scope: FastifyInstance) => Promise<void>;
+  /**
+   * The web page, when the operator set a password for it: its routes, in a scope of their own, and the security
+   * headers every answer of the server then carries (a 404 too).
+   */
+  web?: { routes: (scope: FastifyInstance) => Promise<void>; headers: Record<string, string> };
 }
 
 /** A refusal as data, thrown from the body reader to Fastify, which answers with its status code. */
@@ -49,7 +52,8 @@ export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
     bodyLimit: spec.bodyLimit,
     return503OnClosing: true,
     connectionTimeout: 30_000,
-    requestTimeout: 30_000,
+    // A whole request, a large upload on a slow line included; a slow client's headers are cut at 10 s (below).
+    requestTimeout: 300_000,
     // A TLS proxy on this machine says the page came over https (the session cookie is then Secure); no one else may.
     trustProxy: ['127.0.0.1', '::1'],
   });
@@ -62,7 +66,13 @@ export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
   });
   if (spec.webhooks) void app.register(async (scope) => webhookRoute(scope, spec));
   const { web } = spec;
-  if (web !== undefined) void app.register(web);
+  if (web !== undefined) {
+    app.addHook('onSend', async (_request, reply, payload) => {
+      for (const [name, value] of Object.entries(web.headers)) reply.header(name, value);
+      return payload;
+    });
+    void app.register(web.routes);
+  }
   return app;
 }
 

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { PayerOnboardError } from '../core/errors.js';
@@ -50,8 +61,12 @@ export class Uploads {
 
   /** A safe name for an uploaded file, or why it cannot be taken. */
   static nameOf(given: string): { name: string } | { problem: string } {
-    const name = basename(given.replace(/\\/g, '/')).replace(/[^\w.\- ()]/g, '_');
-    const ext = extname(name).toLowerCase();
+    // No leading dot (the inbox skips hidden files) and a length any file system takes.
+    const safe = basename(given.replace(/\\/g, '/'))
+      .replace(/[^\w.\- ()]/g, '_')
+      .replace(/^\.+/, '');
+    const ext = extname(safe).toLowerCase();
+    const name = safe.length > 120 ? `${safe.slice(0, 120 - ext.length)}${ext}` : safe;
     if (!EXTENSIONS.has(ext))
       return { problem: `${name || 'the file'}: the tool reads .csv, .txt, .tsv, .xlsx, .jsonl and .ndjson files` };
     return { name };
@@ -90,11 +105,29 @@ export class Uploads {
       target = join(this.incoming, `${upload.name.slice(0, upload.name.length - ext.length)}-${upload.id}${ext}`);
     }
     const temp = join(this.incoming, `.${upload.id}.part`);
-    copyFileSync(join(this.root, upload.id, upload.name), temp);
+    const dir = join(this.root, upload.id);
+    copyFileSync(join(dir, upload.name), temp);
     renameSync(temp, target);
     const sent = { ...upload, sentAs: basename(target) };
     this.save(sent);
+    // The inbox has the file now: the upload's copy and its check's failed rows go (personal data kept once).
+    rmSync(join(dir, upload.name), { force: true });
+    rmSync(join(dir, 'check'), { recursive: true, force: true });
     return sent;
+  }
+
+  /** An upload given up (refused, or its file did not arrive whole): nothing of it is kept. */
+  discard(id: string): void {
+    if (/^[\w-]{12}$/.test(id)) rmSync(join(this.root, id), { recursive: true, force: true });
+  }
+
+  /** Uploads older than `maxAgeMs` removed, sent or not: what they hold is personal data. */
+  prune(maxAgeMs: number, now = Date.now()): void {
+    if (!existsSync(this.root)) return;
+    for (const id of readdirSync(this.root)) {
+      const at = statSync(join(this.root, id)).mtimeMs;
+      if (now - at > maxAgeMs) rmSync(join(this.root, id), { recursive: true, force: true });
+    }
   }
 
   private save(upload: Upload): void {
@@ -106,13 +139,15 @@ export class Uploads {
 async function checkFile(path: string, out: string, input: InboxRunInput, context: RunContext): Promise<UploadCheck> {
   const empty = { format: extname(path).slice(1), rows: 0, ok: 0, invalid: 0, payers: 0, withBank: 0, warnings: [] };
   try {
-    const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, context);
+    // Nothing of the check goes to serve's log: its lines (columns not understood, say) can quote the file's cells.
+    const quiet: RunContext = { ...context, stderr: undefined };
+    const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, quiet);
     const results = parse(readFileSync(summary.outputs.results), { columns: true }) as Array<Record<string, string>>;
     const problems = results
       .filter((r) => r.outcome === 'invalid')
       .slice(0, 200)
       .map((r) => ({ line: r.line ?? '', clientUserId: r.clientUserId ?? '', error: r.error ?? '' }));
-    const { targets } = await readStatusInputs([path], { reading: {} });
+    const { targets } = await readStatusInputs([path], { reading: {} }).catch(() => ({ targets: [] }));
     return {
       format: summary.inputs[0]?.format ?? empty.format,
       rows: summary.rows.total,

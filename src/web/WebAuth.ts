@@ -23,15 +23,23 @@ const LONGEST_MS = 12 * 3_600_000;
 /** Wrong passwords allowed before each next try waits; the wait doubles from one second up to a minute. */
 const FREE_TRIES = 3;
 
+/** The shortest password the page takes: it guards personal data and the team's key. */
+export const MIN_PASSWORD = 12;
+
+/** Wrong tries of one client address: how many since its last success, and when it may try again. */
+interface Tries {
+  failures: number;
+  nextTryAt: number;
+}
+
 /**
  * Who may use the web page: one password set by the operator, kept only as a scrypt hash with a salt of this process,
- * and the sessions of those who gave it (in memory: a restart signs everyone out). Wrong tries slow the next ones, for
- * every client alike, so that guessing from many addresses is as slow as from one.
+ * and the sessions of those who gave it (in memory: a restart signs everyone out). Wrong tries slow the next ones of
+ * the same client address, so that one guesser cannot lock the team out; tries are checked one at a time.
  */
 export class WebAuth {
   private readonly sessions = new Map<string, Session>();
-  private failures = 0;
-  private nextTryAt = 0;
+  private readonly tries = new Map<string, Tries>();
   private lastTry: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -41,6 +49,8 @@ export class WebAuth {
   ) {}
 
   static async create(password: string, now: () => number = Date.now): Promise<WebAuth> {
+    if (password.length < MIN_PASSWORD)
+      throw new Error(`the web page's password must be at least ${MIN_PASSWORD} characters`);
     const salt = randomBytes(16);
     return new WebAuth(salt, await scryptAsync(password, salt, 32), now);
   }
@@ -49,9 +59,9 @@ export class WebAuth {
    * Checks a password; a new session when right. A try that comes before the wait after wrong ones is refused unread
    * (`wait`, with the milliseconds left), so a guesser gains nothing by not waiting.
    */
-  signIn(password: string): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
+  signIn(password: string, client = ''): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
     // One try at a time: tries sent together would all pass the wait before the first had failed.
-    const attempt = this.lastTry.then(() => this.tryPassword(password));
+    const attempt = this.lastTry.then(() => this.tryPassword(password, client));
     this.lastTry = attempt.then(
       () => undefined,
       () => undefined,
@@ -61,18 +71,21 @@ export class WebAuth {
 
   private async tryPassword(
     password: string,
+    client: string,
   ): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
-    const wait = this.nextTryAt - this.now();
+    const tries = this.tries.get(client) ?? { failures: 0, nextTryAt: 0 };
+    const wait = tries.nextTryAt - this.now();
     if (wait > 0) return { wait };
     const given = await scryptAsync(password, this.salt, 32);
     if (!timingSafeEqual(given, this.hash)) {
-      this.failures += 1;
-      if (this.failures >= FREE_TRIES)
-        this.nextTryAt = this.now() + Math.min(60_000, 1000 * 2 ** (this.failures - FREE_TRIES));
+      tries.failures += 1;
+      if (tries.failures >= FREE_TRIES)
+        tries.nextTryAt = this.now() + Math.min(60_000, 1000 * 2 ** (tries.failures - FREE_TRIES));
+      this.tries.set(client, tries);
       return 'wrong';
     }
-    this.failures = 0;
-    this.nextTryAt = 0;
+    this.tries.delete(client);
+    this.sweep();
     const token = randomBytes(32).toString('base64url');
     const at = this.now();
     const session = { csrf: randomBytes(24).toString('base64url'), endsAt: at + LONGEST_MS, seenAt: at };
@@ -96,6 +109,13 @@ export class WebAuth {
 
   signOut(token: string | undefined): void {
     if (token !== undefined) this.sessions.delete(token);
+  }
+
+  /** Sessions over, and clients whose wait is long past, forgotten (at each sign-in: memory stays bounded). */
+  private sweep(): void {
+    const at = this.now();
+    for (const [token, s] of this.sessions) if (at > s.endsAt || at - s.seenAt > IDLE_MS) this.sessions.delete(token);
+    for (const [client, t] of this.tries) if (at - t.nextTryAt > 3_600_000) this.tries.delete(client);
   }
 
   /** Whether a form's or a call's token is the session's own, compared in constant time. */

@@ -1,4 +1,4 @@
 // The web page, loaded by `serve` only when the operator set its password.
 export { Uploads } from './Uploads.js';
-export { WebAuth } from './WebAuth.js';
-export { webRoutes } from './webRoutes.js';
+export { MIN_PASSWORD, WebAuth } from './WebAuth.js';
+export { SECURITY_HEADERS, webRoutes } from './webRoutes.js';

@@ -1,4 +1,4 @@
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -86,17 +86,20 @@ async function receive(
     return { status: 415, problem: named.problem };
   }
   const { id, path } = spec.uploads.create(named.name);
+  const tooLarge = {
+    status: 413,
+    problem: `${named.name} is larger than ${spec.limitMb} MB, the most this page takes.`,
+  };
   try {
     await pipeline(part.file, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
-    rmSync(path, { force: true });
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
-      return { status: 413, problem: `${named.name} is larger than ${spec.limitMb} MB, the most this page takes.` };
-    throw error;
+    spec.uploads.discard(id);
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge;
+    return { status: 400, problem: `${named.name} did not arrive whole: try again.` };
   }
   if (part.file.truncated) {
-    rmSync(path, { force: true });
-    return { status: 413, problem: `${named.name} is larger than ${spec.limitMb} MB, the most this page takes.` };
+    spec.uploads.discard(id);
+    return tooLarge;
   }
   return { id, path, size: part.file.bytesRead };
 }

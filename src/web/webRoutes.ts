@@ -10,6 +10,11 @@ import { type SignedIn, WebAuth } from './WebAuth.js';
 
 export interface WebSpec extends UploadSpec {
   auth: WebAuth;
+  /**
+   * The Host headers the page answers to (the address serve listens on, its loopback names, the public one behind the
+   * proxy): a page of another site whose name was pointed at this machine (DNS rebinding) is refused.
+   */
+  hosts: ReadonlySet<string>;
 }
 
 const COOKIE = 'payer_onboard_session';
@@ -18,7 +23,7 @@ const COOKIE = 'payer_onboard_session';
  * Every response of the page: nothing may be loaded from elsewhere, framed, or kept by a cache (the pages hold
  * personal data); scripts and styles come only from this server's own files.
  */
-const SECURITY_HEADERS: Record<string, string> = {
+export const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
@@ -37,14 +42,20 @@ const SECURITY_HEADERS: Record<string, string> = {
 export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<void> {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   const assets = join(packageRoot(), 'web');
-  app.addHook('onSend', async (_request, reply, payload) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
-    return payload;
-  });
-  // A form posted from another site is refused before anything reads it, signed in or not.
+  // A name this page is not known by, or a form posted from another site, is refused before anything reads it.
   app.addHook('onRequest', async (request, reply) => {
+    if (!spec.hosts.has(String(request.headers.host ?? '').toLowerCase()))
+      return refuse(reply, 421, 'refused: this page is not served under that name');
     if (request.method === 'GET' || request.method === 'HEAD') return;
     if (!sameSite(request)) return refuse(reply, 403, 'refused: this form was sent from another site');
+  });
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode < 500 ? 400 : 500;
+    const message =
+      status === 400
+        ? 'refused: the request did not arrive whole; try again'
+        : 'something went wrong; nothing was sent';
+    return refuse(reply, status, message);
   });
   for (const [file, type] of [
     ['app.css', 'text/css; charset=utf-8'],
@@ -55,11 +66,9 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
   }
   app.get('/login', async (_request, reply) => reply.type('text/html').send(layout('Sign in', loginPage())));
   app.post('/login', async (request, reply) => signIn(spec.auth, request, reply));
+  // Signing out needs no token: only this site can post here (the same-site check above), and it only ends things.
   app.post('/logout', async (request, reply) => {
-    const token = cookieOf(request);
-    const session = spec.auth.session(token);
-    if (session && WebAuth.csrfValid(session, (request.body as Record<string, unknown>)?._csrf))
-      spec.auth.signOut(token);
+    spec.auth.signOut(cookieOf(request));
     return reply.header('set-cookie', cookie(request, '', 0)).redirect('/login', 303);
   });
   await app.register(async (signedIn) => {
@@ -79,7 +88,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
 
 async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const password = (request.body as Record<string, unknown> | undefined)?.password;
-  const result = await auth.signIn(typeof password === 'string' ? password : '');
+  const result = await auth.signIn(typeof password === 'string' ? password : '', request.ip);
   if (result === 'wrong' || 'wait' in result) {
     const why =
       result === 'wrong'
@@ -116,7 +125,8 @@ function csrfOf(request: FastifyRequest): unknown {
   if (typeof header === 'string') return header;
   const body = request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object' && '_csrf' in body) return body._csrf;
-  // A file upload's form carries it in its action's query: its body is read only by the route.
+  // A file upload's form carries it in its action's query (its body is read only by the route); that form only.
+  if (request.method !== 'POST' || request.routeOptions.url !== '/uploads') return undefined;
   return (request.query as Record<string, unknown> | undefined)?._csrf;
 }
 

@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { payersCsv } from '../helpers/runHarness.js';
+import { serveHarness } from '../helpers/serveHarness.js';
+
+// The web page's refusals, spoken to as an attacker would: plain HTTP, no browser to behave.
+const PASSWORD = 'correct horse battery staple';
+let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** A request with the Host header of one's choosing (fetch will not send another host's name). */
+function statusWithHost(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function form(fields: Record<string, string>): { body: string; headers: Record<string, string> } {
+  return {
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  };
+}
+
+async function signedIn(url: string): Promise<{ cookie: string; csrf: string }> {
+  const res = await fetch(`${url}/login`, { method: 'POST', redirect: 'manual', ...form({ password: PASSWORD }) });
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const page = await (await fetch(`${url}/`, { headers: { cookie } })).text();
+  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]! };
+}
+
+describe('the web page over plain HTTP', () => {
+  it('answers only to its own names: a page of another site pointed at this machine (DNS rebinding) is refused', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD, publicUrl: 'https://payers.example.com' } });
+    const url = h.serve.url;
+    const evil = { host: 'evil.example', origin: 'http://evil.example' };
+    expect(await statusWithHost(`${url}/login`, 'POST', evil, `password=${encodeURIComponent(PASSWORD)}`)).toBe(421);
+    expect(await statusWithHost(`${url}/login`, 'GET', { host: 'payers.example.com' })).toBe(200);
+    expect(await statusWithHost(`${url}/login`, 'GET', { host: 'localhost' })).toBe(421);
+    // Every answer carries the security headers, a 404 and the health check too.
+    for (const path of ['/nope', '/healthz', '/login'])
+      expect((await fetch(`${url}${path}`)).headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('wrong passwords sent all at once are tried one at a time, and slow only their own sender', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    const tries = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        fetch(`${url}/login`, { method: 'POST', ...form({ password: `guess-${i}` }) }),
+      ),
+    );
+    const statuses = tries.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    // Another address is not held up by them (here: the proxy on loopback says who the client is).
+    const other = await fetch(`${url}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ password: PASSWORD }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' },
+    });
+    expect(other.status).toBe(303);
+  });
+
+  it('signing out ends the session whatever the form says; a sent upload keeps no copy of the file', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    const { cookie, csrf } = await signedIn(url);
+    const upload = new FormData();
+    upload.append('file', new Blob([payersCsv(['u-1'])]), '.hidden payers.csv');
+    const sent = await fetch(`${url}/uploads?_csrf=${csrf}`, {
+      method: 'POST',
+      body: upload,
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    expect(sent.status).toBe(303);
+    const at = sent.headers.get('location')!;
+    const page = await (await fetch(`${url}${at}`, { headers: { cookie } })).text();
+    expect(page).toContain('<h1>hidden payers.csv</h1>');
+    // The token is taken from the query of the upload form only.
+    const viaQuery = await fetch(`${url}${at}/send?_csrf=${csrf}`, {
+      method: 'POST',
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    expect(viaQuery.status).toBe(403);
+    const send = await fetch(`${url}${at}/send`, {
+      method: 'POST',
+      ...form({ _csrf: csrf }),
+      headers: { ...form({}).headers, cookie },
+      redirect: 'manual',
+    });
+    expect(send.status).toBe(303);
+    expect(h.inbox.list('incoming').concat(h.inbox.list('processing'), h.inbox.list('done'))).toContain(
+      'hidden payers.csv',
+    );
+    const id = at.split('/').pop()!;
+    expect(existsSync(h.inbox.path('.web', 'uploads', id, 'hidden payers.csv'))).toBe(false);
+
+    await fetch(`${url}/logout`, {
+      method: 'POST',
+      ...form({ _csrf: 'wrong' }),
+      headers: { ...form({}).headers, cookie },
+      redirect: 'manual',
+    });
+    expect((await fetch(`${url}/`, { headers: { cookie }, redirect: 'manual' })).status).toBe(303);
+  });
+});
