@@ -39,12 +39,15 @@ function toText(page: SafeHtml): string {
   return page[SAFE];
 }
 
-/** A whole page: its title, the signed-in header (with the sign-out form) when there is a session, and the body. */
-export function layout(title: string, body: SafeHtml, signedIn?: { csrf: string }): string {
+/**
+ * A whole page: its title, the signed-in header (with the sign-out form) when there is a session, and the body.
+ * `scripts`: the page's own files of the package's `web/` folder besides app.js (served under /assets/).
+ */
+export function layout(title: string, body: SafeHtml, signedIn?: { csrf: string }, scripts: string[] = []): string {
   const header = signedIn
     ? html`<header>
         <a class="brand" href="/">payer-onboard</a>
-        <nav><a href="/">Upload</a></nav>
+        <nav><a href="/">Upload</a> <a href="/payers">Payers</a></nav>
         <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${signedIn.csrf}"><button type="submit">Sign out</button></form>
       </header>`
     : html`<header><span class="brand">payer-onboard</span></header>`;
@@ -56,6 +59,10 @@ export function layout(title: string, body: SafeHtml, signedIn?: { csrf: string 
 <title>${title} · payer-onboard</title>
 <link rel="stylesheet" href="/assets/app.css">
 <script src="/assets/app.js" defer></script>
+${scripts.map(
+  (file) => html`<script src="/assets/${file}" defer></script>
+`,
+)}
 </head>
 <body>
 ${header}

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -57,10 +57,14 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
         : 'something went wrong; nothing was sent';
     return refuse(reply, status, message);
   });
-  for (const [file, type] of [
-    ['app.css', 'text/css; charset=utf-8'],
-    ['app.js', 'text/javascript; charset=utf-8'],
-  ] as const) {
+  // Every file of the package's web/ folder, read once: the stylesheet and the pages' scripts.
+  for (const file of readdirSync(assets)) {
+    const type = file.endsWith('.css')
+      ? 'text/css; charset=utf-8'
+      : file.endsWith('.js')
+        ? 'text/javascript; charset=utf-8'
+        : undefined;
+    if (type === undefined) continue;
     const text = readFileSync(join(assets, file), 'utf8');
     app.get(`/assets/${file}`, async (_request, reply) => reply.type(type).send(text));
   }
