@@ -187,6 +187,14 @@ export interface JournaledPayer {
   checkedAt?: string;
   /** The payer was ready for a bank account when last seen (KYC done, agreement completed). */
   ready?: boolean;
+  /** The statuses the service last gave (the agreement `completed` once the journal saw it done). */
+  kycStatus?: string;
+  agreementStatus?: string;
+  isCompliant?: boolean;
+  /** ISO time the journal first saw the payer. */
+  since?: string;
+  /** Bank accounts the journal knows were stored for the payer. */
+  accounts?: number;
 }
 
 /**
@@ -216,12 +224,18 @@ export async function journaledPayers(
       agreementStatus: a.ad === '1' ? 'completed' : a.as,
       isCompliant: a.ic === '1' ? true : undefined,
     };
+    const accounts = idPairs(a.ids).length;
     found.set(key, {
       ...(a.u ? { userId: a.u } : {}),
       ...(a.au ? { agreementUrl: a.au } : {}),
       ...(a.ku ? { kycUrl: a.ku } : {}),
       ...(a.chk ? { checkedAt: a.chk } : {}),
       ...(readyForAccount(verdict) ? { ready: true } : {}),
+      ...(verdict.kycStatus ? { kycStatus: verdict.kycStatus } : {}),
+      ...(verdict.agreementStatus ? { agreementStatus: verdict.agreementStatus } : {}),
+      ...(verdict.isCompliant ? { isCompliant: true } : {}),
+      ...(a.since ? { since: a.since } : {}),
+      ...(accounts > 0 ? { accounts } : {}),
     });
   }
   return lookup;

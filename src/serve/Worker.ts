@@ -19,6 +19,8 @@ export interface WorkerSpec {
   pollMs: number;
   /** The first pause after a stop (each next one doubles, up to 10 minutes). */
   pauseMs: number;
+  /** After a check of bank accounts (the web page's Payers table reads its status.csv). */
+  onChecked?: () => void;
   context: RunContext;
   say: (line: string) => void;
 }
@@ -42,6 +44,11 @@ export class Worker {
   private nextRecheck = 0;
   /** Why the worker is paused, while it is. */
   stopReason: string | undefined;
+  /**
+   * Check the accounts of a payer whose account was approved too, not only failed: with the web page on, a read then
+   * says who is payable as it happens (two reads a payer, once).
+   */
+  checkApproved = false;
   /** Whether the worker is inside a run or a check now (for /healthz). */
   busy = false;
 
@@ -127,7 +134,7 @@ export class Worker {
     for (const [state, count] of Object.entries(journal.states)) metrics.payers.set({ state }, count);
     const waiting = await this.spec.waiting.byPayer();
     metrics.waitingPayers.set(waiting.size);
-    const work = planEvents(events, journal, waiting);
+    const work = planEvents(events, journal, waiting, { checkApproved: this.checkApproved });
     this.settleIgnored(work.ignored);
     const acting = events.filter((e) => !work.ignored.some((i) => i.event === e));
     const stopped = () => signal.aborted || !inbox.going;
@@ -145,6 +152,7 @@ export class Worker {
         inbox.going = false;
         return;
       }
+      this.spec.onChecked?.();
       const fix = check.fixFile ? `: ${check.failed.length} to ask for other details in ${check.fixFile}` : '';
       this.spec.say(`serve: checked ${work.bankChecks.size} payers' bank accounts${fix}; results in ${check.results}/`);
     }

@@ -43,6 +43,7 @@ export function planEvents(
   events: readonly RecordedEvent[],
   journal: Pick<PayerIndex, 'knows' | 'keyOfUser'>,
   waiting: ReadonlyMap<string, WaitingPayer[]>,
+  options: { checkApproved?: boolean } = {},
 ): EventWork {
   const work: EventWork = { runs: new Map(), bankChecks: new Set(), ignored: [] };
   const ignore = (event: RecordedEvent, reason: IgnoreReason) => work.ignored.push({ event, reason });
@@ -63,7 +64,8 @@ export function planEvents(
     }
     const rows = waiting.get(key) ?? [];
     if (event.event === 'payment_detail.updated') {
-      if (event.status?.toLowerCase() !== 'failed') ignore(event, 'nothing-to-do');
+      const status = event.status?.toLowerCase();
+      if (status !== 'failed' && !(options.checkApproved && status === 'approved')) ignore(event, 'nothing-to-do');
       else {
         const id = event.clientUserId ?? rows[0]?.clientUserId;
         if (id === undefined) ignore(event, 'no-payer-id');

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -83,7 +84,10 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
   const runContext: RunContext = { ...context, signal };
   const metrics = new ServeMetrics();
-  const inbox = openInbox(options, timings, metrics, runContext);
+  // Each run, batch of events or check that ends: the web page's Payers table follows.
+  const changes = new EventEmitter();
+  changes.setMaxListeners(0);
+  const inbox = openInbox(options, timings, metrics, runContext, () => changes.emit('change'));
   const held: Array<() => void> = [() => inbox.release()];
   const releaseAll = () => {
     for (const release of held.reverse()) release();
@@ -103,11 +107,17 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       recheckAfterMs: timings.recheckAfter * 3_600_000,
       pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
       pauseMs: options.pauseMs ?? 30_000,
+      onChecked: () => changes.emit('change'),
       context: runContext,
       say,
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
-    const web = await webPage(options, places, inbox, runContext, () => worker.wake());
+    const web = await webPage(options, places, inbox, runContext, {
+      wake: () => worker.wake(),
+      changes,
+      journalPath: events.journalPath,
+    });
+    worker.checkApproved = web !== undefined;
     const app = webhookServer({
       path: webhookPath,
       secret: secret ?? '',
@@ -162,6 +172,7 @@ function openInbox(
   timings: { settle: number; recheckAfter: number },
   metrics: ServeMetrics,
   context: RunContext,
+  changed: () => void,
 ): Inbox {
   return Inbox.open(
     {
@@ -172,6 +183,7 @@ function openInbox(
       onFile: (outcome) => {
         metrics.addRun(outcome.summary?.rows, outcome.summary?.requests);
         options.onFile?.(outcome);
+        changed();
       },
     },
     context,
@@ -239,7 +251,7 @@ async function webPage(
   places: UserPlaces,
   inbox: Inbox,
   context: RunContext,
-  wake: () => void,
+  serving: { wake: () => void; changes: EventEmitter; journalPath: string },
 ): Promise<WebPage | undefined> {
   const password = secretFrom(
     '--web-password-file',
@@ -248,7 +260,7 @@ async function webPage(
     places.cwd,
   );
   if (password === undefined) return undefined;
-  const { webRoutes, WebAuth, Uploads, SECURITY_HEADERS, MIN_PASSWORD } = await import('../web/index.js');
+  const { webRoutes, WebAuth, Uploads, PayerBook, SECURITY_HEADERS, MIN_PASSWORD } = await import('../web/index.js');
   if (password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -266,7 +278,10 @@ async function webPage(
     runInput: inbox.runInput,
     context,
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
-    onSent: wake,
+    onSent: serving.wake,
+    book: new PayerBook(inbox.paths.results, serving.journalPath),
+    changes: serving.changes,
+    resultsDir: inbox.paths.results,
   };
   return { routes: (scope) => webRoutes(scope, spec), headers: SECURITY_HEADERS, hosts };
 }

@@ -35,7 +35,7 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
   return { [SAFE]: out };
 }
 
-function toText(page: SafeHtml): string {
+export function toText(page: SafeHtml): string {
   return page[SAFE];
 }
 

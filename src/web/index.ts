@@ -1,4 +1,5 @@
 // The web page, loaded by `serve` only when the operator set its password.
+export { PayerBook } from './payerBook.js';
 export { Uploads } from './Uploads.js';
 export { MIN_PASSWORD, WebAuth } from './WebAuth.js';
 export { SECURITY_HEADERS, webRoutes } from './webRoutes.js';

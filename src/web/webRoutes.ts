@@ -5,10 +5,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { packageRoot } from '../core/packageRoot.js';
 import { layout } from './html.js';
 import { loginPage, refusalPage } from './pages.js';
+import { type PayerSpec, payerRoutes } from './payerRoutes.js';
 import { uploadRoutes, type UploadSpec } from './uploadRoutes.js';
 import { type SignedIn, WebAuth } from './WebAuth.js';
 
-export interface WebSpec extends UploadSpec {
+export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'> {
   auth: WebAuth;
   /**
    * The Host headers the page answers to (the address serve listens on, its loopback names, the public one behind the
@@ -87,6 +88,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
         return refuse(reply, 403, 'refused: the form is out of date or not from this page; reload it and try again');
     });
     await uploadRoutes(signedIn, spec);
+    await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
   });
 }
 

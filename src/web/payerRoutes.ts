@@ -1,0 +1,124 @@
+import type { EventEmitter } from 'node:events';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import type { FastifyInstance } from 'fastify';
+import { csvSafe } from '../core/formulaGuard.js';
+import type { InboxRunInput } from '../inbox/Inbox.js';
+import { makeRunId, type RunContext } from '../pipeline/RunSession.js';
+import { CATEGORIES, type Category } from '../status/payerStatus.js';
+import { runStatus } from '../status/runStatus.js';
+import { layout, toText } from './html.js';
+import type { PayerBook, PayerLine } from './payerBook.js';
+import { payersFragment, payersPage } from './payerPages.js';
+import type { SignedIn } from './WebAuth.js';
+
+export interface PayerSpec {
+  book: PayerBook;
+  /** Emits `change` when serve ended a run, a batch of events or a check: the page's table is then read again. */
+  changes: EventEmitter;
+  /** Where a refresh's status run writes (the inbox's results/), and the options it runs with. */
+  resultsDir: string;
+  runInput: InboxRunInput;
+  context: RunContext;
+  /** Headers every answer carries: a stream's are written by hand. */
+  headers: Record<string, string>;
+}
+
+const CSV_COLUMNS: Array<keyof PayerLine> = [
+  'clientUserId',
+  'userId',
+  'category',
+  'kycStatus',
+  'agreementStatus',
+  'bank',
+  'kycUrl',
+  'agreementUrl',
+  'since',
+  'checkedAt',
+  'error',
+];
+
+/** The Payers page, its live part, its CSV and the button that asks the service again. */
+export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promise<void> {
+  const streams = new Set<NodeJS.WritableStream & { end(): void }>();
+  let refreshing: Promise<void> | undefined;
+
+  app.get('/payers', async (request, reply) => {
+    const { csrf } = (request as SignedIn).session;
+    const category = categoryOf(request.query);
+    const note = refreshing
+      ? 'Asking the service about every payer: the table follows as the answers come.'
+      : undefined;
+    const body = payersPage(await spec.book.lines(), category, csrf, note);
+    return reply.type('text/html').send(layout('Payers', body, { csrf }, ['live.js']));
+  });
+
+  app.get('/payers/fragment', async (request, reply) =>
+    reply.type('text/html').send(toText(payersFragment(await spec.book.lines(), categoryOf(request.query)))),
+  );
+
+  app.get('/payers.csv', async (request, reply) => {
+    const category = categoryOf(request.query);
+    const lines = (await spec.book.lines()).filter((l) => category === undefined || l.category === category);
+    const rows = lines.map((l) => CSV_COLUMNS.map((c) => csvSafe(l[c])));
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="payers.csv"')
+      .send(stringify([CSV_COLUMNS, ...rows]));
+  });
+
+  app.get('/payers/live', (request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { ...spec.headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
+    res.write(': live\n\n');
+    const send = () => res.write('event: change\ndata: {}\n\n');
+    // A comment now and then keeps proxies from closing a quiet stream.
+    const beat = setInterval(() => res.write(': beat\n\n'), 25_000);
+    spec.changes.on('change', send);
+    streams.add(res);
+    request.raw.on('close', () => {
+      clearInterval(beat);
+      spec.changes.off('change', send);
+      streams.delete(res);
+    });
+  });
+  // serve's shutdown waits for open connections: the streams are ended first.
+  app.addHook('preClose', async () => {
+    for (const res of streams) res.end();
+  });
+
+  app.post('/payers/refresh', async (_request, reply) => {
+    refreshing ??= refresh(spec).finally(() => {
+      refreshing = undefined;
+      spec.changes.emit('change');
+    });
+    return reply.redirect('/payers', 303);
+  });
+}
+
+/** `status` over every payer the page knows: one read each (two where its bank account is the question). */
+async function refresh(spec: PayerSpec): Promise<void> {
+  const ids = (await spec.book.lines()).map((l) => l.clientUserId);
+  if (ids.length === 0) return;
+  const runId = makeRunId(new Date());
+  const input = join(spec.resultsDir, `.status-${runId}.csv`);
+  writeFileSync(input, stringify([['clientUserId'], ...ids.map((id) => [id])]), { mode: 0o600 });
+  try {
+    const quiet: RunContext = { ...spec.context, stderr: undefined, runId };
+    await runStatus(
+      { ...spec.runInput, inputs: [input], out: join(spec.resultsDir, `status-${runId}`), exitCode: false },
+      quiet,
+    );
+  } catch {
+    // What failed is in that run's folder; the page stays as it was.
+  } finally {
+    rmSync(input, { force: true });
+  }
+}
+
+function categoryOf(query: unknown): Category | undefined {
+  const given = (query as Record<string, unknown> | undefined)?.category;
+  return CATEGORIES.find((c) => c.key === given)?.key;
+}
