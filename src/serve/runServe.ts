@@ -282,6 +282,7 @@ async function webPage(
     book: new PayerBook(inbox.paths.results, serving.journalPath),
     changes: serving.changes,
     resultsDir: inbox.paths.results,
+    paths: inbox.paths,
   };
   return { routes: (scope) => webRoutes(scope, spec), headers: SECURITY_HEADERS, hosts };
 }

@@ -51,7 +51,7 @@ function payerRow(line: PayerLine): SafeHtml {
   ];
   return html`<tr data-category="${line.category}">
 <td>${line.clientUserId}</td><td>${LABEL.get(line.category)?.label ?? line.category}</td><td>${line.kycStatus}</td>
-<td>${line.agreementStatus}</td><td>${line.bank}</td><td>${links}</td><td>${day(line.since)}</td><td>${day(line.checkedAt)}</td>
+<td>${line.agreementStatus}</td><td>${line.bank}</td><td>${links}</td><td class="when">${day(line.since)}</td><td class="when">${day(line.checkedAt)}</td>
 <td>${line.error}</td></tr>`;
 }
 

@@ -3,14 +3,18 @@ import { join } from 'node:path';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { packageRoot } from '../core/packageRoot.js';
+import type { InboxPaths } from '../inbox/folders.js';
 import { layout } from './html.js';
 import { loginPage, refusalPage } from './pages.js';
 import { type PayerSpec, payerRoutes } from './payerRoutes.js';
+import { progressRoutes } from './progressRoutes.js';
 import { uploadRoutes, type UploadSpec } from './uploadRoutes.js';
 import { type SignedIn, WebAuth } from './WebAuth.js';
 
 export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'> {
   auth: WebAuth;
+  /** The inbox's folders: where a sent file is run, and its results. */
+  paths: InboxPaths;
   /**
    * The Host headers the page answers to (the address serve listens on, its loopback names, the public one behind the
    * proxy): a page of another site whose name was pointed at this machine (DNS rebinding) is refused.
@@ -89,6 +93,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     });
     await uploadRoutes(signedIn, spec);
     await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
+    await progressRoutes(signedIn, { uploads: spec.uploads, paths: spec.paths, headers: SECURITY_HEADERS });
   });
 }
 

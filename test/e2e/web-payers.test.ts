@@ -74,4 +74,32 @@ describe.skipIf(!have && !required)(title, () => {
     ).toEqual(['p-1', 'p-2']);
     expect(h.sandbox.stats().duplicatePaymentDetails).toBe(0);
   });
+
+  it("a sent file's run is followed live on its own page; once run, its results and pending files are offered", async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD }, sandbox: { latencyMs: 20 } });
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${h.serve.url}/login`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${h.serve.url}/`);
+    const ids = Array.from({ length: 20 }, (_, i) => `s-${i + 1}`);
+    await page.getByLabel('Payers file').setInputFiles(h.tmp.write('tuesday.csv', payersCsv(ids)));
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.waitForURL(/\/uploads\//);
+    const id = page.url().split('/').pop()!;
+    await page.getByRole('button', { name: 'Send 20 rows' }).click();
+    await page.goto(`${h.serve.url}/sent/${id}`);
+    await page.locator('#finished').waitFor({ timeout: 30_000 });
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/7-sent-run.png`, fullPage: true });
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'results.csv' }).click();
+    const results = readFileSync((await (await download).path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(results).toHaveLength(21);
+    expect(await page.getByRole('link', { name: 'pending-tuesday.csv' }).count()).toBe(1);
+    // Only the run's own files are offered.
+    const other = await page.request.get(`${h.serve.url}/sent/${id}/files/..%2F..%2Flock`);
+    expect(other.status()).toBe(404);
+  });
 });

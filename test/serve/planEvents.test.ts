@@ -95,4 +95,15 @@ describe('planEvents', () => {
     expect(work.ignored.map((i) => i.reason)).toEqual(['nothing-to-do']);
     expect(work.runs.size).toBe(0);
   });
+
+  it("with the web page on, an account approved is read too: the page says payable on the service's word", () => {
+    const approved = ev({
+      event: 'payment_detail.updated',
+      clientUserId: 'p-2',
+      paymentDetailId: 'pd-4',
+      status: 'approved',
+    });
+    expect([...planEvents([approved], journal, waiting, { checkApproved: true }).bankChecks]).toEqual(['p-2']);
+    expect(planEvents([approved], journal, waiting).bankChecks.size).toBe(0);
+  });
 });

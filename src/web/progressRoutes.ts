@@ -1,0 +1,132 @@
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { InboxPaths } from '../inbox/folders.js';
+import type { Summary } from '../output/results.js';
+import { html, layout, type SafeHtml, toText } from './html.js';
+import type { Upload, Uploads } from './Uploads.js';
+import type { SignedIn } from './WebAuth.js';
+
+export interface ProgressSpec {
+  uploads: Uploads;
+  paths: InboxPaths;
+  headers: Record<string, string>;
+}
+
+/** Where a sent file is: waiting to be taken, being run (rows done so far), or run (its summary and its files). */
+interface Progress {
+  state: 'queued' | 'running' | 'done';
+  rowsDone: number;
+  rows: number;
+  results?: string;
+  summary?: Summary;
+  files: string[];
+}
+
+/** Files of a run's folder the page offers: what the run wrote for people, the rows' own files included. */
+const OFFERED = /^(results\.csv|report\.html|(failed|pending)-[^/\\]+)$/;
+
+/** A sent upload followed live: its run's progress (server-sent events) and, once run, its files to download. */
+export async function progressRoutes(app: FastifyInstance, spec: ProgressSpec): Promise<void> {
+  const sentUpload = (id: string) => {
+    const upload = spec.uploads.get(id);
+    return upload?.sentAs === undefined ? undefined : upload;
+  };
+  app.get('/sent/:id', async (request, reply) => {
+    const { csrf } = (request as SignedIn).session;
+    const upload = sentUpload((request.params as { id: string }).id);
+    if (upload === undefined)
+      return reply
+        .code(404)
+        .type('text/html')
+        .send(layout('Not found', html`<h1>Not found</h1>`, { csrf }));
+    const body = html`<h1>${upload.name}</h1>
+<div id="progress-live" data-live="/sent/${upload.id}/live" data-fragment="/sent/${upload.id}/fragment" aria-live="polite">
+${progressFragment(upload, progressOf(upload, spec.paths))}
+</div>`;
+    return reply.type('text/html').send(layout(upload.name, body, { csrf }, ['progress.js']));
+  });
+  app.get('/sent/:id/fragment', async (request, reply) => {
+    const upload = sentUpload((request.params as { id: string }).id);
+    if (upload === undefined) return reply.code(404).send();
+    return reply.type('text/html').send(toText(progressFragment(upload, progressOf(upload, spec.paths))));
+  });
+  app.get('/sent/:id/live', (request, reply) => {
+    const upload = sentUpload((request.params as { id: string }).id);
+    if (upload === undefined) return reply.code(404).send();
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { ...spec.headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
+    // Looked at every half second while the file is queued or runs; the stream ends once it has been run.
+    let last = '';
+    const look = () => {
+      const now = progressOf(upload, spec.paths);
+      const sign = `${now.state}:${now.rowsDone}`;
+      if (sign !== last) res.write('event: change\ndata: {}\n\n');
+      last = sign;
+      if (now.state === 'done') end();
+    };
+    const timer = setInterval(look, 500);
+    const end = () => {
+      clearInterval(timer);
+      res.end();
+    };
+    request.raw.on('close', () => clearInterval(timer));
+    look();
+  });
+  app.get('/sent/:id/files/:name', async (request, reply) => {
+    const { id, name } = request.params as { id: string; name: string };
+    const upload = sentUpload(id);
+    const progress = upload && progressOf(upload, spec.paths);
+    if (progress?.results === undefined || !OFFERED.test(name) || !progress.files.includes(name))
+      return reply.code(404).send();
+    const type = name.endsWith('.html') ? 'text/html; charset=utf-8' : 'application/octet-stream';
+    return reply
+      .type(type)
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .send(createReadStream(join(spec.paths.results, progress.results, name)));
+  });
+}
+
+/** The state of a sent file, from the inbox's folders and its run's results folder. */
+function progressOf(upload: Upload, paths: InboxPaths): Progress {
+  const name = upload.sentAs!;
+  const rows = upload.check?.rows ?? 0;
+  const folders = existsSync(paths.results) ? readdirSync(paths.results).filter((f) => f.startsWith(`${name}-`)) : [];
+  const results = folders.sort().at(-1);
+  const dir = results === undefined ? undefined : join(paths.results, results);
+  if (existsSync(join(paths.incoming, name)) || dir === undefined)
+    return { state: 'queued', rowsDone: 0, rows, files: [] };
+  const summaryPath = join(dir, 'summary.json');
+  const running = existsSync(join(paths.processing, name)) && !existsSync(summaryPath);
+  const files = readdirSync(dir).filter((f) => OFFERED.test(f));
+  if (running) return { state: 'running', rowsDone: linesOf(join(dir, 'results.csv')), rows, results, files: [] };
+  const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as Summary) : undefined;
+  return { state: 'done', rowsDone: rows, rows, results, files, ...(summary ? { summary } : {}) };
+}
+
+/** Rows written to a results.csv so far (its header not counted). */
+function linesOf(path: string): number {
+  try {
+    if (statSync(path).size === 0) return 0;
+    return Math.max(0, readFileSync(path, 'utf8').trimEnd().split('\n').length - 1);
+  } catch {
+    return 0;
+  }
+}
+
+function progressFragment(upload: Upload, p: Progress): SafeHtml {
+  if (p.state === 'queued') return html`<p role="status">In the inbox, about to be run.</p>`;
+  if (p.state === 'running')
+    return html`<p role="status">Running: ${p.rowsDone} of ${p.rows} rows done.</p>
+<progress max="${p.rows}" value="${p.rowsDone}">${p.rowsDone} of ${p.rows}</progress>`;
+  const r = p.summary?.rows;
+  const counts = r
+    ? html`<dl class="facts"><dt>Done</dt><dd>${r.ok}</dd><dt>Waiting on the payers</dt><dd>${r.waiting}</dd><dt>To fix</dt><dd>${r.invalid + r.failed}</dd><dt>Not attempted</dt><dd>${r.skipped}</dd></dl>`
+    : '';
+  const links = p.files.map((f) => html`<li><a href="/sent/${upload.id}/files/${f}" download>${f}</a></li>`);
+  return html`<p role="status" class="ok" id="finished">Run: the rows waiting on their payers go on by themselves as the service's webhooks come in.</p>
+${counts}
+<h2>Files</h2><ul class="files">${links}</ul>
+<p><a href="/payers">See where each payer stands</a></p>`;
+}
