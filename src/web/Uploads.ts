@@ -185,6 +185,10 @@ export class Uploads {
       const check = await checkFile(path, join(dir, 'check'), input, context, lines);
       // The format the person knows is their file's; what is sent is said beside it.
       upload.check = { ...check, format: extname(upload.name).slice(1).toLowerCase() };
+      if (table.bankSheet !== undefined)
+        upload.check.warnings.push(
+          `the sheet "${table.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
+        );
       upload.sentFile = sentName(upload.name);
     }
     this.save(upload);

@@ -46,8 +46,10 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     return { upload, table };
   };
 
-  app.post('/uploads/:id/mapping', (request, reply) => serial(request, () => map(request, reply)));
-  app.post('/uploads/:id/rows', (request, reply) => serial(request, () => fix(request, reply)));
+  // The grid's form posts every cell shown (up to 200 rows): more than the 16 kB the other forms may be.
+  const bodyLimit = 2 * 1024 * 1024;
+  app.post('/uploads/:id/mapping', { bodyLimit }, (request, reply) => serial(request, () => map(request, reply)));
+  app.post('/uploads/:id/rows', { bodyLimit }, (request, reply) => serial(request, () => fix(request, reply)));
 
   async function map(request: FastifyRequest, reply: FastifyReply) {
     const found = await editable(request, reply);

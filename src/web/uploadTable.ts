@@ -1,12 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PayerOnboardError } from '../core/errors.js';
-import { openInput } from '../input/openInput.js';
+import { bankSheetOf, openInput } from '../input/openInput.js';
 
 /** An upload's rows as the tool reads them: the header it chose (below any title rows) and each row's texts by line. */
 export interface UploadTable {
   header: string[];
   rows: Array<{ line: number; texts: string[] }>;
+  /** A workbook's sheet of bank rows beside the payers' (a run reads it too; a CSV written from the table cannot). */
+  bankSheet?: string;
 }
 
 /** One change a person made in the grid, as the audit keeps it. `column` is the header's name as written. */
@@ -38,7 +40,8 @@ export async function readTable(path: string): Promise<UploadTable | undefined> 
     const rows: UploadTable['rows'] = [];
     for await (const record of input.records)
       if (Array.isArray(record.original)) rows.push({ line: record.line, texts: record.original });
-    return { header: input.header, rows };
+    const bankSheet = bankSheetOf(input);
+    return { header: input.header, rows, ...(bankSheet === undefined ? {} : { bankSheet }) };
   } catch (error) {
     if (error instanceof PayerOnboardError) return undefined;
     throw error;
