@@ -61,7 +61,7 @@ ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it agai
   ${
     upload.sentFile === undefined
       ? ''
-      : html`<dt>Sent as</dt><dd>${upload.sentFile}: UTF-8 CSV with your mapping and changes (the upload is kept as it came)</dd>`
+      : html`<dt>Goes to the inbox as</dt><dd>${upload.sentFile}: UTF-8 CSV written with what you chose here (your file is kept as it came)</dd>`
   }
 </dl>
 ${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`

@@ -133,6 +133,7 @@ describe.skipIf(!have && !required)(title, () => {
     await expect.poll(() => page.locator('#mapping-note').textContent()).toContain('Type → beneficiaryType');
     expect(await page.locator('[data-fact="ok"]').first().textContent()).toBe('2');
     expect(await page.getByLabel('Type', { exact: true }).inputValue()).toBe('beneficiaryType');
+    await shot(page, 'fix-4-mapping-applied');
   });
 
   it('without scripts, the grid form saves the changes and a row can be left out', async () => {
