@@ -52,12 +52,25 @@ export interface CheckWith {
 export class Uploads {
   /** Mappings saved by header, beside the uploads (`.web/mappings/`). */
   readonly mappings: Mappings;
+  private readonly busy = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly root: string,
     private readonly incoming: string,
   ) {
     this.mappings = new Mappings(join(dirname(root), 'mappings'));
+  }
+
+  /**
+   * `work` on an upload once the work before it on that upload is done: a change reads the upload, writes its file and
+   * checks it again, and Send must see the last of them.
+   */
+  serial<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const done = (this.busy.get(id) ?? Promise.resolve()).then(work, work);
+    const settled = done.catch(() => undefined);
+    this.busy.set(id, settled);
+    void settled.then(() => this.busy.get(id) === settled && this.busy.delete(id));
+    return done;
   }
 
   /** A safe name for an uploaded file, or why it cannot be taken. */

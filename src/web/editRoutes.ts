@@ -27,18 +27,8 @@ interface RowPost {
  */
 export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<void> {
   const check = { input: spec.runInput, context: spec.context };
-  // One change of an upload at a time: each reads the upload, writes its file and checks it again.
-  const busy = new Map<string, Promise<unknown>>();
-  const serial = <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> => {
-    const id = (request.params as { id: string }).id;
-    const done = (busy.get(id) ?? Promise.resolve()).then(work, work);
-    const settled = done.catch(() => undefined);
-    busy.set(id, settled);
-    void settled.then(() => busy.get(id) === settled && busy.delete(id));
-    return done;
-  };
   const editable = async (request: FastifyRequest, reply: FastifyReply) => {
-    const upload = spec.uploads.get((request.params as { id: string }).id);
+    const upload = spec.uploads.get(idOf(request));
     if (upload === undefined) return void reply.code(404).send();
     if (upload.sentAs !== undefined) return void reply.code(409).send();
     const table = await spec.uploads.table(upload);
@@ -48,8 +38,12 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
 
   // The grid's form posts every cell shown (up to 200 rows): more than the 16 kB the other forms may be.
   const bodyLimit = 2 * 1024 * 1024;
-  app.post('/uploads/:id/mapping', { bodyLimit }, (request, reply) => serial(request, () => map(request, reply)));
-  app.post('/uploads/:id/rows', { bodyLimit }, (request, reply) => serial(request, () => fix(request, reply)));
+  app.post('/uploads/:id/mapping', { bodyLimit }, (request, reply) =>
+    spec.uploads.serial(idOf(request), () => map(request, reply)),
+  );
+  app.post('/uploads/:id/rows', { bodyLimit }, (request, reply) =>
+    spec.uploads.serial(idOf(request), () => fix(request, reply)),
+  );
 
   async function map(request: FastifyRequest, reply: FastifyReply) {
     const found = await editable(request, reply);
@@ -72,6 +66,8 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     return reply.send(answer(checked, table));
   }
 }
+
+const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
 /** What web/fix.js is told: the check's counts and each shown row's marks (the messages only: no cell's value). */
 function answer(upload: Upload, table: UploadTable) {

@@ -60,15 +60,19 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
     return reply.type('text/html').send(layout(upload.name, body, { csrf }, table === undefined ? [] : ['fix.js']));
   });
 
-  app.post('/uploads/:id/send', async (request, reply) => {
-    const upload = spec.uploads.get((request.params as { id: string }).id);
+  app.post('/uploads/:id/send', (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    return spec.uploads.serial(id, async () => send(id, reply));
+  });
+  const send = (id: string, reply: FastifyReply) => {
+    const upload = spec.uploads.get(id);
     if (upload === undefined) return reply.code(404).send();
     if (upload.check === undefined || upload.check.ok === 0 || upload.check.unusable !== undefined)
       return reply.code(409).send();
     spec.uploads.send(upload);
     spec.onSent();
     return reply.redirect(`/uploads/${upload.id}`, 303);
-  });
+  };
   await editRoutes(app, spec);
 }
 
