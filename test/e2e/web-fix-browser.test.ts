@@ -19,6 +19,7 @@ const SHOTS = process.env.PAYER_ONBOARD_SCREENSHOTS;
 const PASSWORD = 'correct horse battery staple';
 
 let browser: Browser | undefined;
+const refused: string[] = [];
 let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
 beforeAll(async () => {
   if (have) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -29,11 +30,19 @@ afterAll(async () => {
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  expect(refused.splice(0)).toEqual([]);
 });
 
 async function signedIn(url: string, javaScriptEnabled = true): Promise<Page> {
   const context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
   const page = await context.newPage();
+  // Nothing is loaded from anywhere but serve, and the page's script and styles break no rule of its policy.
+  page.on('request', (request) =>
+    refused.push(...(new URL(request.url()).hostname === '127.0.0.1' ? [] : [request.url()])),
+  );
+  page.on('console', (message) =>
+    refused.push(...(/Content.Security.Policy/i.test(message.text()) ? [message.text()] : [])),
+  );
   await page.goto(`${url}/login`);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
