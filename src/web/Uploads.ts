@@ -11,32 +11,15 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, extname, join } from 'node:path';
-import { parse } from 'csv-parse/sync';
-import { PayerOnboardError } from '../core/errors.js';
+import { basename, dirname, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
-import { run } from '../pipeline/run.js';
 import type { RunContext } from '../pipeline/RunSession.js';
-import { readStatusInputs } from '../status/statusInputs.js';
+import { checkFile, type UploadCheck } from './checkUpload.js';
+import { Mappings } from './Mappings.js';
+import { type Edits, type Fix, readTable, type UploadTable, writeSentFile } from './uploadTable.js';
 
 /** The file types the CLI reads, as an upload may be named. */
 const EXTENSIONS = new Set(['.csv', '.txt', '.tsv', '.xlsx', '.jsonl', '.ndjson']);
-
-/** What the tool found in an uploaded file, as the upload page shows it. */
-interface UploadCheck {
-  format: string;
-  rows: number;
-  ok: number;
-  invalid: number;
-  /** Distinct payers a run of the file sends, and how many of them it gives a bank account it takes. */
-  payers: number;
-  withBank: number;
-  warnings: string[];
-  /** Rows a run refuses: line, id and the tool's message (no cell value: results.csv holds none). */
-  problems: Array<{ line: string; clientUserId: string; error: string }>;
-  /** Why the file cannot be used at all (no header, an unsupported type), when it cannot. */
-  unusable?: string;
-}
 
 export interface Upload {
   id: string;
@@ -47,6 +30,19 @@ export interface Upload {
   check?: UploadCheck;
   /** Where it was put in the inbox, once sent. */
   sentAs?: string;
+  /** The person's column names' fields (`--map`'s JSON), and whether they came from the mapping saved for this header. */
+  mapping?: Record<string, string>;
+  mappingSaved?: boolean;
+  /** Lines the person left out: not sent. */
+  leftOut?: number[];
+  /** The file written from the upload with the person's edits, that is sent instead of it (UTF-8 CSV). */
+  sentFile?: string;
+}
+
+/** How the run options and context a check needs are passed along. */
+export interface CheckWith {
+  input: InboxRunInput;
+  context: RunContext;
 }
 
 /**
@@ -54,10 +50,28 @@ export interface Upload {
  * a person sends one: it is then copied into incoming/, where the inbox takes it as any dropped file.
  */
 export class Uploads {
+  /** Mappings saved by header, beside the uploads (`.web/mappings/`). */
+  readonly mappings: Mappings;
+  private readonly busy = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly root: string,
     private readonly incoming: string,
-  ) {}
+  ) {
+    this.mappings = new Mappings(join(dirname(root), 'mappings'));
+  }
+
+  /**
+   * `work` on an upload once the work before it on that upload is done: a change reads the upload, writes its file and
+   * checks it again, and Send must see the last of them.
+   */
+  serial<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const done = (this.busy.get(id) ?? Promise.resolve()).then(work, work);
+    const settled = done.catch(() => undefined);
+    this.busy.set(id, settled);
+    void settled.then(() => this.busy.get(id) === settled && this.busy.delete(id));
+    return done;
+  }
 
   /** A safe name for an uploaded file, or why it cannot be taken. */
   static nameOf(given: string): { name: string } | { problem: string } {
@@ -80,13 +94,17 @@ export class Uploads {
     return { id, path: join(dir, name) };
   }
 
-  /** Records a file written whole, checks it as `validate` does, and returns what was found. */
+  /**
+   * Records a file written whole, checks it as `validate` does, and returns what was found. The mapping saved for its
+   * header, if any, is applied first.
+   */
   async accept(id: string, path: string, size: number, input: InboxRunInput, context: RunContext): Promise<Upload> {
     chmodSync(path, 0o600);
     const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString() };
-    upload.check = await checkFile(path, join(this.root, id, 'check'), input, context);
-    this.save(upload);
-    return upload;
+    const table = await readTable(path);
+    const saved = table === undefined ? undefined : this.mappings.get(table.header);
+    if (saved !== undefined) Object.assign(upload, { mapping: saved, mappingSaved: true });
+    return this.recheck(upload, { input, context });
   }
 
   get(id: string): Upload | undefined {
@@ -96,24 +114,98 @@ export class Uploads {
     return JSON.parse(readFileSync(meta, 'utf8')) as Upload;
   }
 
+  /** The upload's rows as the tool reads them, while its file is kept (until sent as it stands). */
+  table(upload: Upload): Promise<UploadTable | undefined> {
+    const path = join(this.root, upload.id, upload.name);
+    return existsSync(path) ? readTable(path) : Promise.resolve(undefined);
+  }
+
+  /** A mapping chosen on the page: saved for the next file with this header, and the upload checked again with it. */
+  async map(upload: Upload, header: string[], mapping: Record<string, string>, check: CheckWith): Promise<Upload> {
+    this.mappings.save(header, mapping);
+    return this.recheck({ ...upload, mapping, mappingSaved: false }, check);
+  }
+
+  /**
+   * Cells changed and rows left out or put back: each change kept in the upload's audit (`fixes.json`, mode 0600:
+   * what was sent must be traceable to what was uploaded), then the upload checked again.
+   */
+  async fix(upload: Upload, fixes: Fix[], out: Map<number, boolean>, check: CheckWith): Promise<Upload> {
+    const audit = this.fixes(upload);
+    const at = new Date().toISOString();
+    const leftOut = new Set(upload.leftOut ?? []);
+    for (const [line, left] of out) {
+      if (left === leftOut.has(line)) continue;
+      audit.push({ line, column: '(row)', value: left ? 'left out' : 'put back', at });
+      if (left) leftOut.add(line);
+      else leftOut.delete(line);
+    }
+    audit.push(...fixes);
+    writeFileSync(join(this.root, upload.id, 'fixes.json'), JSON.stringify(audit), { mode: 0o600 });
+    return this.recheck({ ...upload, leftOut: [...leftOut].sort((a, b) => a - b) }, check);
+  }
+
+  /** Every change the person made, in order (the row's own entries say `left out` / `put back`). */
+  fixes(upload: Upload): Fix[] {
+    const path = join(this.root, upload.id, 'fixes.json');
+    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Fix[]) : [];
+  }
+
+  /** Whether the upload is sent as a file of its own making (mapped, fixed or rows left out) rather than as uploaded. */
+  edited(upload: Upload): boolean {
+    return (
+      Object.keys(upload.mapping ?? {}).length > 0 || (upload.leftOut ?? []).length > 0 || this.fixes(upload).length > 0
+    );
+  }
+
   /** Puts the file into incoming/ (copied, then renamed: the inbox never sees half of it). Once only. */
   send(upload: Upload): Upload {
     if (upload.sentAs !== undefined) return upload;
-    let target = join(this.incoming, upload.name);
+    const dir = join(this.root, upload.id);
+    const edited = this.edited(upload);
+    const file = edited ? sentName(upload.name) : upload.name;
+    let target = join(this.incoming, file);
     if (existsSync(target)) {
-      const ext = extname(upload.name);
-      target = join(this.incoming, `${upload.name.slice(0, upload.name.length - ext.length)}-${upload.id}${ext}`);
+      const ext = extname(file);
+      target = join(this.incoming, `${file.slice(0, file.length - ext.length)}-${upload.id}${ext}`);
     }
     const temp = join(this.incoming, `.${upload.id}.part`);
-    const dir = join(this.root, upload.id);
-    copyFileSync(join(dir, upload.name), temp);
+    copyFileSync(edited ? join(dir, 'sent', file) : join(dir, upload.name), temp);
     renameSync(temp, target);
     const sent = { ...upload, sentAs: basename(target) };
     this.save(sent);
-    // The inbox has the file now: the upload's copy and its check's failed rows go (personal data kept once).
-    rmSync(join(dir, upload.name), { force: true });
+    // The inbox has the file now: its copies here go (personal data kept once). A file of the page's making leaves the
+    // upload as it came and the changes made to it, for whoever audits what was sent.
     rmSync(join(dir, 'check'), { recursive: true, force: true });
+    rmSync(join(dir, 'sent'), { recursive: true, force: true });
+    if (!edited) rmSync(join(dir, upload.name), { force: true });
     return sent;
+  }
+
+  /** The upload checked as it would be sent: as uploaded, or the file written from it with the person's edits. */
+  private async recheck(upload: Upload, { input, context }: CheckWith): Promise<Upload> {
+    const dir = join(this.root, upload.id);
+    const original = join(dir, upload.name);
+    rmSync(join(dir, 'check'), { recursive: true, force: true });
+    const table = this.edited(upload) ? await readTable(original) : undefined;
+    delete upload.sentFile;
+    if (table === undefined) upload.check = await checkFile(original, join(dir, 'check'), input, context);
+    else {
+      const edits: Edits = { mapping: upload.mapping ?? {}, fixes: this.fixes(upload), leftOut: upload.leftOut ?? [] };
+      mkdirSync(join(dir, 'sent'), { recursive: true, mode: 0o700 });
+      const path = join(dir, 'sent', sentName(upload.name));
+      const lines = writeSentFile(path, table, edits);
+      const check = await checkFile(path, join(dir, 'check'), input, context, lines);
+      // The format the person knows is their file's; what is sent is said beside it.
+      upload.check = { ...check, format: extname(upload.name).slice(1).toLowerCase() };
+      if (table.bankSheet !== undefined)
+        upload.check.warnings.push(
+          `the sheet "${table.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
+        );
+      upload.sentFile = sentName(upload.name);
+    }
+    this.save(upload);
+    return upload;
   }
 
   /** An upload given up (refused, or its file did not arrive whole): nothing of it is kept. */
@@ -135,32 +227,7 @@ export class Uploads {
   }
 }
 
-/** `validate` of the file into `out`, and its payers counted: what a run of it would find, with nothing sent. */
-async function checkFile(path: string, out: string, input: InboxRunInput, context: RunContext): Promise<UploadCheck> {
-  const empty = { format: extname(path).slice(1), rows: 0, ok: 0, invalid: 0, payers: 0, withBank: 0, warnings: [] };
-  try {
-    // Nothing of the check goes to serve's log: its lines (columns not understood, say) can quote the file's cells.
-    const quiet: RunContext = { ...context, stderr: undefined };
-    const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, quiet);
-    const results = parse(readFileSync(summary.outputs.results), { columns: true }) as Array<Record<string, string>>;
-    const problems = results
-      .filter((r) => r.outcome === 'invalid')
-      .slice(0, 200)
-      .map((r) => ({ line: r.line ?? '', clientUserId: r.clientUserId ?? '', error: r.error ?? '' }));
-    const { targets } = await readStatusInputs([path], { reading: {} }).catch(() => ({ targets: [] }));
-    return {
-      format: summary.inputs[0]?.format ?? empty.format,
-      rows: summary.rows.total,
-      ok: summary.rows.ok,
-      invalid: summary.rows.invalid,
-      // Payers with a row a run takes, and of them those whose bank row it takes too.
-      payers: targets.filter((t) => t.invalid.payer !== true).length,
-      withBank: targets.filter((t) => t.hasBank && t.invalid.payer !== true && t.invalid.bank !== true).length,
-      warnings: summary.warnings,
-      problems,
-    };
-  } catch (error) {
-    if (!(error instanceof PayerOnboardError)) throw error;
-    return { ...empty, problems: [], unusable: error.message };
-  }
+/** The name of the file sent for an edited upload: the upload's, as UTF-8 CSV (`monday.xlsx` -> `monday.csv`). */
+export function sentName(name: string): string {
+  return `${name.slice(0, name.length - extname(name).length)}.csv`;
 }

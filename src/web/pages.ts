@@ -1,5 +1,8 @@
 import { html, type SafeHtml } from './html.js';
+import { gridSection } from './gridSection.js';
+import { mapSection } from './mapSection.js';
 import type { Upload } from './Uploads.js';
+import type { Fix, UploadTable } from './uploadTable.js';
 
 export function loginPage(problem?: string): SafeHtml {
   return html`<h1>Sign in</h1>
@@ -30,39 +33,61 @@ export function uploadPage(csrf: string, limitMb: number, problem?: string): Saf
 </form>`;
 }
 
-/** What the tool found in an upload, and the confirmation to send it (or that it was sent). */
-export function uploadResultPage(upload: Upload, csrf: string, service: string): SafeHtml {
+/**
+ * What the tool found in an upload, its Map and Fix steps while its rows can be read (`edit`), and the confirmation
+ * to send it (or that it was sent).
+ */
+export function uploadResultPage(
+  upload: Upload,
+  csrf: string,
+  service: string,
+  edit?: { table: UploadTable; fixes: readonly Fix[] },
+): SafeHtml {
   const c = upload.check;
+  const steps = edit
+    ? html`${mapSection(upload, edit.table, csrf)}${gridSection(upload, edit.table, edit.fixes, csrf)}`
+    : undefined;
   if (c?.unusable !== undefined)
     return html`<h1>${upload.name}</h1>
 <p class="problem" role="alert">The tool cannot use this file: ${c.unusable}</p>
-<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`;
+${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`}`;
   const facts = c
-    ? html`<dl class="facts">
+    ? html`<dl class="facts" id="facts">
   <dt>Format</dt><dd>${c.format}</dd>
-  <dt>Rows</dt><dd>${c.rows}</dd>
-  <dt>Ready to send</dt><dd>${c.ok}</dd>
-  <dt>To fix</dt><dd>${c.invalid}</dd>
-  <dt>Payers</dt><dd>${c.payers}, ${c.withBank} of them with a bank account</dd>
+  <dt>Rows</dt><dd data-fact="rows">${c.rows}</dd>
+  <dt>Ready to send</dt><dd data-fact="ok">${c.ok}</dd>
+  <dt>To fix</dt><dd data-fact="invalid">${c.invalid}</dd>
+  <dt>Payers</dt><dd data-fact="payers">${c.payers}, ${c.withBank} of them with a bank account</dd>
+  ${
+    upload.sentFile === undefined
+      ? ''
+      : html`<dt>Goes to the inbox as</dt><dd>${upload.sentFile}: UTF-8 CSV written with what you chose here (your file is kept as it came)</dd>`
+  }
 </dl>
 ${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`
     : '';
-  const problems =
-    c && c.problems.length > 0
-      ? html`<h2>Rows to fix (${c.invalid})</h2>
-<p>They are not sent. The others are; fix these in the spreadsheet and upload it again: rows already sent are not sent twice.</p>
+  return html`<h1>${upload.name}</h1>${facts}${steps ?? problemsTable(upload)}${sendSection(upload, csrf, service)}`;
+}
+
+/** The rows a run refuses, by line and message, where the grid cannot be shown (a JSON lines file). */
+function problemsTable(upload: Upload): SafeHtml | string {
+  const c = upload.check;
+  if (c === undefined || c.problems.length === 0) return '';
+  return html`<h2>Rows to fix (${c.invalid})</h2>
+<p>They are not sent. The others are; fix these in the file and upload it again: rows already sent are not sent twice.</p>
 <table id="problems"><thead><tr><th scope="col">Line</th><th scope="col">Payer</th><th scope="col">What is wrong</th></tr></thead>
-<tbody>${c.problems.map((p) => html`<tr><td>${p.line}</td><td>${p.clientUserId}</td><td>${p.error}</td></tr>`)}</tbody></table>`
-      : '';
-  const send =
-    upload.sentAs !== undefined
-      ? html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>`
-      : c && c.ok > 0
-        ? html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
+<tbody>${c.problems.map((p) => html`<tr><td>${p.line}</td><td>${p.clientUserId}</td><td>${p.error}</td></tr>`)}</tbody></table>`;
+}
+
+function sendSection(upload: Upload, csrf: string, service: string): SafeHtml {
+  const c = upload.check;
+  if (upload.sentAs !== undefined)
+    return html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>`;
+  if (c === undefined || c.ok === 0)
+    return html`<p class="problem" id="send-none">No row can be sent as the file stands.</p>`;
+  return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
   <input type="hidden" name="_csrf" value="${csrf}">
-  <p>Send ${c.ok} rows: ${c.payers} payers, ${c.withBank} with a bank account, to <strong>${service}</strong>.</p>
+  <p>Send <span data-fact="ok">${c.ok}</span> rows: ${c.payers} payers, ${c.withBank} with a bank account, to <strong>${service}</strong>.</p>
   <button type="submit">Send ${c.ok} rows</button>
-</form>`
-        : html`<p class="problem">No row can be sent as the file stands.</p>`;
-  return html`<h1>${upload.name}</h1>${facts}${send}${problems}`;
+</form>`;
 }

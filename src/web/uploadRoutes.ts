@@ -4,6 +4,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
+import { editRoutes } from './editRoutes.js';
 import { layout } from './html.js';
 import { uploadPage, uploadResultPage } from './pages.js';
 import { Uploads } from './Uploads.js';
@@ -54,18 +55,25 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
         .code(404)
         .type('text/html')
         .send(layout('Not found', uploadPage(csrf, spec.limitMb, 'No such upload.'), { csrf }));
-    return page(reply, 200, upload.name, uploadResultPage(upload, csrf, spec.service), csrf);
+    const table = upload.sentAs === undefined ? await spec.uploads.table(upload) : undefined;
+    const body = uploadResultPage(upload, csrf, spec.service, table && { table, fixes: spec.uploads.fixes(upload) });
+    return reply.type('text/html').send(layout(upload.name, body, { csrf }, table === undefined ? [] : ['fix.js']));
   });
 
-  app.post('/uploads/:id/send', async (request, reply) => {
-    const upload = spec.uploads.get((request.params as { id: string }).id);
+  app.post('/uploads/:id/send', (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    return spec.uploads.serial(id, async () => send(id, reply));
+  });
+  const send = (id: string, reply: FastifyReply) => {
+    const upload = spec.uploads.get(id);
     if (upload === undefined) return reply.code(404).send();
     if (upload.check === undefined || upload.check.ok === 0 || upload.check.unusable !== undefined)
       return reply.code(409).send();
     spec.uploads.send(upload);
     spec.onSent();
     return reply.redirect(`/uploads/${upload.id}`, 303);
-  });
+  };
+  await editRoutes(app, spec);
 }
 
 /** The uploaded file written whole to its folder, or why it was not taken (no file, a type the tool cannot read, too large). */

@@ -120,4 +120,39 @@ describe('the web page over plain HTTP', () => {
     });
     expect((await fetch(`${url}/`, { headers: { cookie }, redirect: 'manual' })).status).toBe(303);
   });
+
+  it('a row checked again needs the session, this site and its token; it answers marks, never a value; nothing is logged', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    const { cookie, csrf } = await signedIn(url);
+    const file = new FormData();
+    file.append('file', new Blob([payersCsv(['r-1', 'r-2'], { 'r-2': { email: 'bad-at-example' } })]), 'payers.csv');
+    const taken = await fetch(`${url}/uploads?_csrf=${csrf}`, {
+      method: 'POST',
+      body: file,
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    const at = taken.headers.get('location')!;
+    const row = JSON.stringify({ line: 3, cells: { '1': 'r-2-fixed@example.com' }, out: false });
+    const json = { 'content-type': 'application/json' };
+    const post = (path: string, headers: Record<string, string>, body = row) =>
+      fetch(`${url}${at}${path}`, { method: 'POST', body, headers: { ...json, ...headers }, redirect: 'manual' });
+    expect((await post('/rows', { 'x-csrf-token': csrf })).status).toBe(401);
+    expect((await post('/rows', { cookie })).status).toBe(403);
+    expect((await post('/rows', { cookie, 'x-csrf-token': csrf, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post('/mapping', { cookie }, '{}')).status).toBe(403);
+    expect((await post('/rows', { cookie, 'x-csrf-token': csrf }, '{"line":"3"}')).status).toBe(400);
+
+    const answer = await post('/rows', { cookie, 'x-csrf-token': csrf });
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    expect(JSON.parse(text)).toEqual({
+      check: { rows: 2, ok: 2, invalid: 0, payers: 2, withBank: 2 },
+      marks: {},
+      leftOut: [],
+    });
+    expect(text).not.toContain('r-2-fixed');
+    expect(h.stderr()).not.toMatch(/r-2-fixed|bad-at-example/);
+  });
 });

@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { marksByLine } from './gridSection.js';
+import { postedMapping } from './mapSection.js';
+import type { InboxRunInput } from '../inbox/Inbox.js';
+import type { RunContext } from '../pipeline/RunSession.js';
+import type { Upload, Uploads } from './Uploads.js';
+import { type Fix, fixedRows, type UploadTable } from './uploadTable.js';
+
+/** What the steps need of the upload routes' spec: the uploads, and the run options and context a check uses. */
+interface EditSpec {
+  uploads: Uploads;
+  runInput: InboxRunInput;
+  context: RunContext;
+}
+
+/** A row changed by web/fix.js: its cells by header position, and whether it is left out. */
+interface RowPost {
+  line: number;
+  cells: Record<string, string>;
+  out: boolean;
+}
+
+/**
+ * The Map and Fix steps of an upload not yet sent: a mapping chosen (saved for the header, then checked again), and
+ * cells changed or rows left out, from the page's form (answered with the page) or from web/fix.js (answered with the
+ * marks of every row shown, in JSON).
+ */
+export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<void> {
+  const check = { input: spec.runInput, context: spec.context };
+  const editable = async (request: FastifyRequest, reply: FastifyReply) => {
+    const upload = spec.uploads.get(idOf(request));
+    if (upload === undefined) return void reply.code(404).send();
+    if (upload.sentAs !== undefined) return void reply.code(409).send();
+    const table = await spec.uploads.table(upload);
+    if (table === undefined) return void reply.code(409).send();
+    return { upload, table };
+  };
+
+  // The grid's form posts every cell shown (up to 200 rows): more than the 16 kB the other forms may be.
+  const bodyLimit = 2 * 1024 * 1024;
+  app.post('/uploads/:id/mapping', { bodyLimit }, (request, reply) =>
+    spec.uploads.serial(idOf(request), () => map(request, reply)),
+  );
+  app.post('/uploads/:id/rows', { bodyLimit }, (request, reply) =>
+    spec.uploads.serial(idOf(request), () => fix(request, reply)),
+  );
+
+  async function map(request: FastifyRequest, reply: FastifyReply) {
+    const found = await editable(request, reply);
+    if (found === undefined) return reply;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    await spec.uploads.map(found.upload, found.table.header, postedMapping(found.table, body), check);
+    return reply.redirect(`/uploads/${found.upload.id}#map`, 303);
+  }
+
+  async function fix(request: FastifyRequest, reply: FastifyReply) {
+    const found = await editable(request, reply);
+    if (found === undefined) return reply;
+    const { upload, table } = found;
+    const json = request.headers['content-type']?.startsWith('application/json') === true;
+    const posted = json ? rowOfJson(request.body) : rowsOfForm(request.body as Record<string, unknown>);
+    if (posted === undefined) return reply.code(400).send({ error: 'expected {line, cells, out}' });
+    const { fixes, out } = changes(table, spec.uploads.fixes(upload), posted);
+    const checked = await spec.uploads.fix(upload, fixes, out, check);
+    if (!json) return reply.redirect(`/uploads/${upload.id}#fix`, 303);
+    return reply.send(answer(checked, table));
+  }
+}
+
+const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
+
+/** What web/fix.js is told: the check's counts and each shown row's marks (the messages only: no cell's value). */
+function answer(upload: Upload, table: UploadTable) {
+  const marks = marksByLine(upload, table.header);
+  const c = upload.check;
+  return {
+    check: c && { rows: c.rows, ok: c.ok, invalid: c.invalid, payers: c.payers, withBank: c.withBank },
+    marks: Object.fromEntries(marks),
+    leftOut: upload.leftOut ?? [],
+  };
+}
+
+function rowOfJson(body: unknown): RowPost[] | undefined {
+  const row = body as Partial<RowPost> | undefined;
+  if (row === undefined || !Number.isInteger(row.line) || typeof row.cells !== 'object' || row.cells === null)
+    return undefined;
+  if (Object.values(row.cells).some((v) => typeof v !== 'string')) return undefined;
+  return [{ line: row.line!, cells: row.cells, out: row.out === true }];
+}
+
+/** The grid form: every shown row's line (`lines`), its cells (`c:<line>:<column>`), and `out:<line>` when ticked. */
+function rowsOfForm(body: Record<string, unknown>): RowPost[] {
+  const lines = [body.lines ?? []].flat().map(Number).filter(Number.isInteger);
+  return lines.map((line) => {
+    const cells: Record<string, string> = {};
+    for (const [name, value] of Object.entries(body)) {
+      const at = /^c:(\d+):(\d+)$/.exec(name);
+      if (at && Number(at[1]) === line && typeof value === 'string') cells[at[2]!] = value;
+    }
+    return { line, cells, out: body[`out:${line}`] !== undefined };
+  });
+}
+
+/** The cells whose value differs from what the row holds now (as uploaded, or as last fixed), and the rows' left-out ticks. */
+function changes(
+  table: UploadTable,
+  earlier: readonly Fix[],
+  posted: readonly RowPost[],
+): { fixes: Fix[]; out: Map<number, boolean> } {
+  const now = fixedRows(table, earlier);
+  const at = new Date().toISOString();
+  const fixes: Fix[] = [];
+  const out = new Map<number, boolean>();
+  for (const row of posted) {
+    const texts = now.get(row.line);
+    if (texts === undefined) continue;
+    out.set(row.line, row.out);
+    for (const [index, value] of Object.entries(row.cells)) {
+      const column = table.header[Number(index)];
+      if (column !== undefined && texts[Number(index)] !== value) fixes.push({ line: row.line, column, value, at });
+    }
+  }
+  return { fixes, out };
+}

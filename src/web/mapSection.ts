@@ -1,0 +1,117 @@
+import { type FileKind, likelyMapping, mapHeader } from '../rows/columns.js';
+import { PAYMENT_DETAIL_FIELDS, TEMPLATE_COLUMNS } from '../rows/fields.js';
+import { html, type SafeHtml } from './html.js';
+import type { Upload } from './Uploads.js';
+import { sentHeader, type UploadTable } from './uploadTable.js';
+
+/** One column of the upload, as the Map step shows it. */
+interface ColumnView {
+  index: number;
+  column: string;
+  /** The field the tool reads it as (with the person's mapping), if any. */
+  field?: string;
+  /** A pick list is shown: the tool does not understand the column by itself. */
+  pick: boolean;
+  /** The field preselected: the person's choice, else the tool's guess. */
+  chosen?: string;
+}
+
+/**
+ * The Map step's content: every column beside the field it feeds, a pick list for each the tool does not understand
+ * by itself (the person's choice or the tool's guess preselected), and the required fields still without a column.
+ */
+export function mappingView(
+  table: UploadTable,
+  mapping: Readonly<Record<string, string>>,
+): { kind: FileKind; columns: ColumnView[]; missing: string[]; unknown: string[] } {
+  const kind = kindOf(table.header);
+  const own = mapHeader(table.header, kind);
+  const mapped = mapHeader(sentHeader(table.header, mapping), kind);
+  const unknown = table.header.filter((column, i) => own.fields[i] === undefined && column.trim() !== '');
+  const values = new Map(
+    unknown.map((column) => {
+      const at = table.header.indexOf(column);
+      return [column, table.rows.slice(0, 50).map((row) => row.texts[at] ?? '')] as const;
+    }),
+  );
+  const guesses = new Map(likelyMapping(own.missing, values).map((g) => [g.column, g.field]));
+  const columns = table.header.map((column, index) => {
+    const pick = own.fields[index] === undefined && column.trim() !== '';
+    const field = mapped.fields[index];
+    const chosen = mapping[column] ?? (pick ? guesses.get(column) : undefined);
+    return { index, column, pick, ...(field === undefined ? {} : { field }), ...(chosen ? { chosen } : {}) };
+  });
+  return { kind, columns, missing: mapped.missing, unknown };
+}
+
+/** A bank-details file (no payer fields but every bank row's) is mapped to that file's fields; any other to a payer's. */
+function kindOf(header: readonly string[]): FileKind {
+  const bank = mapHeader([...header], 'bank-details');
+  return bank.missing.length === 0 && mapHeader([...header], 'payers').missing.length > 0 ? 'bank-details' : 'payers';
+}
+
+const FIELDS: Record<FileKind, readonly string[]> = {
+  payers: TEMPLATE_COLUMNS,
+  'bank-details': ['clientUserId', ...PAYMENT_DETAIL_FIELDS],
+};
+
+/** The Map step: a form posting `col:<index>` = field for each pick list, and `need:<field>` = column for a missing one. */
+export function mapSection(upload: Upload, table: UploadTable, csrf: string): SafeHtml {
+  const view = mappingView(table, upload.mapping ?? {});
+  const options = (chosen: string | undefined) =>
+    FIELDS[view.kind].map((f) => html`<option value="${f}"${f === chosen ? html` selected` : ''}>${f}</option>`);
+  const rows = view.columns.map(
+    (c) => html`<tr>
+  <th scope="row"${c.pick ? html` class="unknown-column"` : ''}>${c.pick ? html`<label for="map-${c.index}">${c.column}</label>` : c.column || html`<em>(no name)</em>`}</th>
+  <td>${
+    c.pick
+      ? html`<select id="map-${c.index}" name="col:${c.index}"><option value="">(not used)</option>${options(c.chosen)}</select>`
+      : (c.field ?? html`<span class="muted">not used</span>`)
+  }</td></tr>`,
+  );
+  const missing = view.missing.map(
+    (
+      field,
+    ) => html`<p class="need"><label for="need-${field}">Which column holds <strong>${field}</strong>? It is required.</label>
+<select id="need-${field}" name="need:${field}"><option value="">(none of them)</option>${view.unknown.map(
+      (column) => html`<option value="${column}">${column}</option>`,
+    )}</select></p>`,
+  );
+  const note = upload.mappingSaved
+    ? html`<p class="note" role="status" id="mapping-note">The mapping saved for files with this header was applied: ${Object.entries(
+        upload.mapping ?? {},
+      )
+        .map(([column, field]) => `${column} → ${field}`)
+        .join(', ')}.</p>`
+    : '';
+  return html`<section class="card" id="map" aria-labelledby="map-title">
+<h2 id="map-title">Map the columns</h2>
+${note}
+<p>Each column of the file beside the field the tool reads it as. Pick a field for the columns it does not know.</p>
+<form method="post" action="/uploads/${upload.id}/mapping">
+<input type="hidden" name="_csrf" value="${csrf}">
+<table class="mapping"><thead><tr><th scope="col">Column in the file</th><th scope="col">Field</th></tr></thead>
+<tbody>${rows}</tbody></table>
+${missing}
+<button type="submit">Save the mapping and check again</button>
+</form>
+</section>`;
+}
+
+/** The mapping a Map form posted, as `--map` reads it: `{"Their column": "field"}`, only the columns given a field. */
+export function postedMapping(table: UploadTable, body: Record<string, unknown>): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  const fields = new Set(TEMPLATE_COLUMNS.concat(PAYMENT_DETAIL_FIELDS, ['clientUserId']));
+  for (const [name, value] of Object.entries(body)) {
+    const col = /^col:(\d+)$/.exec(name);
+    const column = col ? table.header[Number(col[1])] : undefined;
+    if (column !== undefined && typeof value === 'string' && fields.has(value)) mapping[column] = value;
+  }
+  // A required field given its column wins over that column's own pick list.
+  for (const [name, value] of Object.entries(body)) {
+    const field = name.startsWith('need:') ? name.slice(5) : undefined;
+    if (field === undefined || typeof value !== 'string' || !fields.has(field)) continue;
+    if (table.header.includes(value) && value.trim() !== '') mapping[value] = field;
+  }
+  return mapping;
+}
