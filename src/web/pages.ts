@@ -82,7 +82,8 @@ function problemsTable(upload: Upload): SafeHtml | string {
 function sendSection(upload: Upload, csrf: string, service: string): SafeHtml {
   const c = upload.check;
   if (upload.sentAs !== undefined)
-    return html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>`;
+    return html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>
+<p><a href="/sent/${upload.id}">Follow its run, then download its results</a></p>`;
   if (c === undefined || c.ok === 0)
     return html`<p class="problem" id="send-none">No row can be sent as the file stands.</p>`;
   return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">

@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { serveHarness } from '../helpers/serveHarness.js';
+import { hasOpenpyxl, type TypedCell, writeWithOpenpyxl } from '../helpers/xlsxProducers.js';
+
+// The finance team's whole way through the page, as the issue tells it: sign in; drop a workbook made with openpyxl
+// (a title row, a column named `Type`); map it; fix two bad cells in the grid; send; watch the run finish; the
+// sandbox approves KYC and sends its webhooks; the Payers page shows them payable without a reload; results.csv.
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const have = existsSync(CHROMIUM) && hasOpenpyxl();
+const required = process.env.PAYER_ONBOARD_REQUIRE_BROWSER === '1';
+const title =
+  have || required ? 'the whole way, in headless chromium' : 'the whole way: SKIPPED, no chromium or openpyxl';
+if (!have && !required) console.warn(title);
+const SHOTS = process.env.PAYER_ONBOARD_SCREENSHOTS;
+const PASSWORD = 'correct horse battery staple';
+
+let browser: Browser | undefined;
+let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
+beforeAll(async () => {
+  if (have) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const HEADER = [
+  'clientUserId',
+  'email',
+  'firstName',
+  'lastName',
+  'Type',
+  'dateOfBirth',
+  'addressLine1',
+  'city',
+  'state',
+  'postcode',
+  'country',
+  'nationality',
+  'phone',
+  'ssn',
+  'bankName',
+  'accountName',
+  'currency',
+  'accountNumber',
+  'routingNumber',
+  'accountType',
+];
+
+function row(id: string, over: { email?: string; dob?: TypedCell } = {}): TypedCell[] {
+  return [
+    id,
+    over.email ?? `${id}@example.com`,
+    'Ada',
+    'Lovelace',
+    'individual',
+    over.dob ?? { date: '1985-12-10' },
+    '12 Analytical Way',
+    'Springfield',
+    'IL',
+    '62701',
+    'US',
+    'US',
+    '+12175550100',
+    '123-45-6789',
+    'First Bank',
+    'Ada Lovelace',
+    'USD',
+    '000123456789',
+    '021000021',
+    'checking',
+  ];
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SHOTS === undefined) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+describe.skipIf(!have && !required)(title, () => {
+  it('workbook in, mapped, fixed, sent, run, approved, payable: all seen on the page', async () => {
+    expect(have, `${CHROMIUM} and python3-openpyxl are required here`).toBe(true);
+    h = await serveHarness({ serve: { webPassword: PASSWORD }, sandbox: { accountApproveMs: 200 } });
+    const ids = ['j-1', 'j-2', 'j-3'];
+    const file = writeWithOpenpyxl(h.tmp.path('june payers.xlsx'), {
+      sheets: [
+        {
+          name: 'Payers',
+          rows: [
+            ['Payers to onboard, June'],
+            HEADER,
+            row('j-1'),
+            row('j-2', { email: 'j2 at example' }),
+            row('j-3', { dob: '31.02.1990' }),
+          ],
+        },
+      ],
+    });
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${h.serve.url}/login`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${h.serve.url}/`);
+
+    await page.getByLabel('Payers file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.waitForURL(/\/uploads\/[\w-]{12}/);
+    await page.getByLabel('Type', { exact: true }).selectOption('beneficiaryType');
+    await page.getByRole('button', { name: 'Save the mapping and check again' }).click();
+    await expect.poll(() => page.locator('#fix td.bad').count()).toBe(2);
+    await page.getByLabel('Line 4, email').fill('j-2@example.com');
+    await page.getByLabel('Line 4, email').press('Tab');
+    await page.getByLabel('Line 5, dateOfBirth').fill('1990-02-28');
+    await page.getByLabel('Line 5, dateOfBirth').press('Tab');
+    await expect.poll(() => page.locator('#fix td.bad').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Send 3 rows' }).click();
+    await page.getByRole('link', { name: 'Follow its run, then download its results' }).click();
+    await page.locator('#finished').waitFor({ timeout: 30_000 });
+    await shot(page, 'journey-1-run');
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'results.csv' }).click();
+    const results = parse(readFileSync((await (await download).path())!), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    expect(results.map((r) => [r.clientUserId, r.outcome])).toEqual(ids.map((id) => [id, 'waiting']));
+
+    await page.getByRole('link', { name: 'See where each payer stands' }).click();
+    await expect.poll(() => page.locator('#counts').textContent()).toContain('KYC pending: 3');
+    for (const id of ids) h.sandbox.setKyc(id, 'approved');
+    await expect.poll(() => page.locator('#counts').textContent(), { timeout: 20_000 }).toContain('payable: 3');
+    expect(page.url()).toBe(`${h.serve.url}/payers`);
+    await shot(page, 'journey-2-payable');
+    expect(ids.map((id) => h!.sandbox.payer(id)?.paymentDetails.length)).toEqual([1, 1, 1]);
+  });
+});
