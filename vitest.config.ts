@@ -7,6 +7,8 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what a page or a server does next: a loaded machine's seconds, not vitest's default one.
+    expect: { poll: { timeout: 15_000 } },
     // After each test file: what it left in the system temp folder is removed.
     setupFiles: ['test/helpers/cleanUp.ts'],
     projects: [

@@ -14,6 +14,7 @@ import {
 import { basename, dirname, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
+import { type FileFacts, fileFacts } from './fileFacts.js';
 import { checkFile, type UploadCheck } from './checkUpload.js';
 import { Mappings } from './Mappings.js';
 import { type Edits, type Fix, readTable, type UploadTable, writeSentFile } from './uploadTable.js';
@@ -28,6 +29,8 @@ export interface Upload {
   size: number;
   at: string;
   check?: UploadCheck;
+  /** What the tool found in the file as uploaded: its sheet, header row, encoding, separator. */
+  found?: FileFacts;
   /** Where it was put in the inbox, once sent. */
   sentAs?: string;
   /** The person's column names' fields (`--map`'s JSON), and whether they came from the mapping saved for this header. */
@@ -100,7 +103,13 @@ export class Uploads {
    */
   async accept(id: string, path: string, size: number, input: InboxRunInput, context: RunContext): Promise<Upload> {
     chmodSync(path, 0o600);
-    const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString() };
+    const upload: Upload = {
+      id,
+      name: basename(path),
+      size,
+      at: new Date().toISOString(),
+      found: await fileFacts(path),
+    };
     const table = await readTable(path);
     const saved = table === undefined ? undefined : this.mappings.get(table.header);
     if (saved !== undefined) Object.assign(upload, { mapping: saved, mappingSaved: true });

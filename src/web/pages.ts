@@ -1,3 +1,4 @@
+import { factLines } from './fileFacts.js';
 import { html, type SafeHtml } from './html.js';
 import { gridSection } from './gridSection.js';
 import { mapSection } from './mapSection.js';
@@ -49,11 +50,13 @@ export function uploadResultPage(
     : undefined;
   if (c?.unusable !== undefined)
     return html`<h1>${upload.name}</h1>
+${foundFacts(upload)}
 <p class="problem" role="alert">The tool cannot use this file: ${c.unusable}</p>
 ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`}`;
   const facts = c
     ? html`<dl class="facts" id="facts">
   <dt>Format</dt><dd>${c.format}</dd>
+  ${factLines(upload.found ?? {}).map(([term, words]) => html`<dt>${term}</dt><dd>${words}</dd>`)}
   <dt>Rows</dt><dd data-fact="rows">${c.rows}</dd>
   <dt>Ready to send</dt><dd data-fact="ok">${c.ok}</dd>
   <dt>To fix</dt><dd data-fact="invalid">${c.invalid}</dd>
@@ -67,6 +70,13 @@ ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it agai
 ${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`
     : '';
   return html`<h1>${upload.name}</h1>${facts}${steps ?? problemsTable(upload)}${sendSection(upload, csrf, service)}`;
+}
+
+/** What the tool found in the file as it came (its sheet, header row, encoding), shown even when it cannot be used. */
+function foundFacts(upload: Upload): SafeHtml {
+  const lines = factLines(upload.found ?? {});
+  if (lines.length === 0) return html``;
+  return html`<dl class="facts" id="facts">${lines.map(([term, words]) => html`<dt>${term}</dt><dd>${words}</dd>`)}</dl>`;
 }
 
 /** The rows a run refuses, by line and message, where the grid cannot be shown (a JSON lines file). */

@@ -113,6 +113,10 @@ describe.skipIf(!have && !required)(title, () => {
     await page.getByLabel('Payers file').setInputFiles(file);
     await page.getByRole('button', { name: 'Check the file' }).click();
     await page.waitForURL(/\/uploads\/[\w-]{12}/);
+    // What the CLI finds in the file, shown at once: the sheet, and the header below the title row.
+    const facts = await page.locator('#facts').textContent();
+    expect(facts).toMatch(/Sheet\s*Payers/);
+    expect(facts).toMatch(/Header row\s*line 2 \(the lines above it are skipped\)/);
     await page.getByLabel('Type', { exact: true }).selectOption('beneficiaryType');
     await page.getByRole('button', { name: 'Save the mapping and check again' }).click();
     await expect.poll(() => page.locator('#fix td.bad').count()).toBe(2);
