@@ -274,6 +274,45 @@ export async function journalPayerIndex(path: string): Promise<PayerIndex> {
   return { knows: (key) => lines.has(key), keyOfUser: (userId) => byUser.get(userId), states };
 }
 
+/** One thing the journal saw happen to a payer, and when (the time of the run that saw it). */
+export interface PayerEvent {
+  at: string;
+  what: string;
+}
+
+/**
+ * A payer's history as its journal lines tell it, oldest first: when it was first seen, each KYC and agreement status
+ * as runs found it, and each bank account stored. A line is written only when something changed, so every change a
+ * run saw is here; what happened between two runs is not.
+ */
+export async function payerHistory(path: string, clientUserId: string): Promise<PayerEvent[]> {
+  const key = payerKeyOf(clientUserId);
+  const events: PayerEvent[] = [];
+  if (!existsSync(path)) return events;
+  let before: PayerLine | undefined;
+  for await (const { text } of journalLines(path)) {
+    const line = parse(text);
+    if (line?.s !== 'done' || line.a === undefined || short(line.k) !== key) continue;
+    const a = line.a as PayerLine;
+    const at = a.chk ?? a.since ?? '';
+    if (before === undefined) events.push({ at: a.since ?? at, what: 'registered with the service' });
+    if (a.ks && a.ks !== before?.ks) events.push({ at, what: `KYC ${a.ks}` });
+    const agreement = a.ad === '1' ? 'completed' : a.as;
+    const agreedBefore = before?.ad === '1' ? 'completed' : before?.as;
+    if (agreement && agreement !== agreedBefore) events.push({ at, what: `agreement ${agreement}` });
+    const accounts = idPairs(a.ids).length;
+    const accountsBefore = idPairs(before?.ids).length;
+    if (accounts > accountsBefore)
+      events.push({
+        at,
+        what:
+          accounts - accountsBefore === 1 ? 'bank account stored' : `${accounts - accountsBefore} bank accounts stored`,
+      });
+    before = a;
+  }
+  return events;
+}
+
 /**
  * The stored accounts the journal knows as the payer's rows' (account key and id pairs), with this row's added; what
  * it had when nothing changed. A later row of the payer then never takes one of them for its own. Pairs in an array,

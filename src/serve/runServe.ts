@@ -280,6 +280,7 @@ async function webPage(
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: serving.wake,
     book: new PayerBook(inbox.paths.results, serving.journalPath),
+    journalPath: serving.journalPath,
     changes: serving.changes,
     resultsDir: inbox.paths.results,
     paths: inbox.paths,

@@ -1,5 +1,6 @@
 import { CATEGORIES, type Category } from '../status/payerStatus.js';
 import { html, type SafeHtml } from './html.js';
+import type { PayerEvent } from '../journal/RowJournal.js';
 import type { PayerLine } from './payerBook.js';
 
 const LABEL = new Map(CATEGORIES.map((c) => [c.key, c]));
@@ -50,7 +51,7 @@ function payerRow(line: PayerLine): SafeHtml {
       : '',
   ];
   return html`<tr data-category="${line.category}">
-<td>${line.clientUserId}</td><td>${LABEL.get(line.category)?.label ?? line.category}</td><td>${line.kycStatus}</td>
+<td><a href="/payers/${encodeURIComponent(line.clientUserId)}">${line.clientUserId}</a></td><td>${LABEL.get(line.category)?.label ?? line.category}</td><td>${line.kycStatus}</td>
 <td>${line.agreementStatus}</td><td>${line.bank}</td><td>${links}</td><td class="when">${day(line.since)}</td><td class="when">${day(line.checkedAt)}</td>
 <td>${line.error}</td></tr>`;
 }
@@ -62,4 +63,25 @@ function copyButton(what: string, url: string, payer: string): SafeHtml {
 /** An ISO time as its day and minute (UTC), as a person reads it in a table. */
 function day(iso: string): string {
   return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : '';
+}
+
+/** One payer: where it stands now, the links to send, and its history as the journal saw it. */
+export function payerPage(line: PayerLine, history: readonly PayerEvent[]): SafeHtml {
+  return html`<h1>${line.clientUserId}</h1>
+<dl class="facts" id="payer">
+  <dt>Where it stands</dt><dd>${LABEL.get(line.category)?.label ?? line.category}</dd>
+  <dt>What to do</dt><dd>${LABEL.get(line.category)?.action ?? ''}</dd>
+  <dt>userId</dt><dd>${line.userId}</dd>
+  <dt>KYC</dt><dd>${line.kycStatus}</dd>
+  <dt>Agreement</dt><dd>${line.agreementStatus}</dd>
+  <dt>Bank account</dt><dd>${line.bank}</dd>
+  ${line.kycUrl ? html`<dt>KYC link</dt><dd>${copyButton('KYC link', line.kycUrl, line.clientUserId)}</dd>` : ''}
+  ${line.agreementUrl ? html`<dt>Agreement link</dt><dd>${copyButton('agreement link', line.agreementUrl, line.clientUserId)}</dd>` : ''}
+  ${line.error ? html`<dt>Note</dt><dd>${line.error}</dd>` : ''}
+</dl>
+<h2>History</h2>
+<table id="history"><thead><tr><th scope="col">When</th><th scope="col">What the tool saw</th></tr></thead>
+<tbody>${history.map((e) => html`<tr><td class="when">${day(e.at)}</td><td>${e.what}</td></tr>`)}</tbody></table>
+<p class="hint">Each line is what a run or a webhook's run found when it asked the service; what happened in between is not known.</p>
+<p><a href="/payers">All payers</a></p>`;
 }

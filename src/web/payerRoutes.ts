@@ -4,17 +4,20 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance } from 'fastify';
 import { csvSafe } from '../core/formulaGuard.js';
+import { payerHistory } from '../journal/RowJournal.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import { makeRunId, type RunContext } from '../pipeline/RunSession.js';
 import { CATEGORIES, type Category } from '../status/payerStatus.js';
 import { runStatus } from '../status/runStatus.js';
-import { layout, toText } from './html.js';
+import { html, layout, toText } from './html.js';
 import type { PayerBook, PayerLine } from './payerBook.js';
-import { payersFragment, payersPage } from './payerPages.js';
+import { payerPage, payersFragment, payersPage } from './payerPages.js';
 import type { SignedIn } from './WebAuth.js';
 
 export interface PayerSpec {
   book: PayerBook;
+  /** The journal's file, read (never written) for a payer's history. */
+  journalPath: string;
   /** Emits `change` when serve ended a run, a batch of events or a check: the page's table is then read again. */
   changes: EventEmitter;
   /** Where a refresh's status run writes (the inbox's results/), and the options it runs with. */
@@ -52,6 +55,19 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
       : undefined;
     const body = payersPage(await spec.book.lines(), category, csrf, note);
     return reply.type('text/html').send(layout('Payers', body, { csrf }, ['live.js']));
+  });
+
+  app.get('/payers/:id', async (request, reply) => {
+    const { csrf } = (request as SignedIn).session;
+    const id = (request.params as { id: string }).id;
+    const line = (await spec.book.lines()).find((l) => l.clientUserId === id);
+    if (line === undefined)
+      return reply
+        .code(404)
+        .type('text/html')
+        .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, { csrf }));
+    const history = await payerHistory(spec.journalPath, id);
+    return reply.type('text/html').send(layout(id, payerPage(line, history), { csrf }, ['live.js']));
   });
 
   app.get('/payers/fragment', async (request, reply) =>

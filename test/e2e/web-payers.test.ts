@@ -55,6 +55,15 @@ describe.skipIf(!have && !required)(title, () => {
     expect(page.url()).toBe(`${h.serve.url}/payers`);
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/6-payers-payable.png`, fullPage: true });
 
+    // One payer's page: its history as the journal saw it.
+    await page.getByRole('link', { name: 'p-1', exact: true }).click();
+    await page.waitForURL(`${h.serve.url}/payers/p-1`);
+    const history = await page.locator('#history tbody').textContent();
+    for (const seen of ['registered with the service', 'agreement completed', 'KYC approved', 'bank account stored'])
+      expect(history).toContain(seen);
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/8-payer.png`, fullPage: true });
+    await page.getByRole('link', { name: 'All payers' }).click();
+
     // Filtered, and downloaded as CSV.
     await page.getByRole('link', { name: /payable: 2/ }).click();
     await expect.poll(() => page.locator('#payers tbody tr').count()).toBe(2);
