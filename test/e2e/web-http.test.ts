@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 // The web page's refusals, spoken to as an attacker would: plain HTTP, no browser to behave.
 const PASSWORD = 'correct horse battery staple';
@@ -154,5 +155,48 @@ describe('the web page over plain HTTP', () => {
     });
     expect(text).not.toContain('r-2-fixed');
     expect(h.stderr()).not.toMatch(/r-2-fixed|bad-at-example/);
+  });
+
+  it('a separate bank-details file is uploaded on its own, after its payers: its accounts are attached once they pass KYC', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    // The payers first, without bank columns (as a finance team keeps them apart), dropped and run.
+    const payerColumns = 14;
+    const cut = (line: string) => line.split(',').slice(0, payerColumns).join(',');
+    const payers = payersCsv(['k-1', 'k-2']).trim().split('\n').map(cut).join('\n');
+    h.inbox.drop('payers.csv', `${payers}\n`);
+    await waitFor(() => h!.inbox.list('waiting').length === 1, 'the payers to wait for KYC');
+
+    const { cookie, csrf } = await signedIn(url);
+    const bank = [
+      'clientUserId,bankName,accountName,beneficiaryType,currency,addressLine1,city,country,dateOfBirth,postalCode,accountNumber,routingNumber,accountType',
+      'k-1,First Bank,Ada Lovelace,individual,USD,1 Main St,Springfield,US,1980-12-31,62701,000123456789,021000021,checking',
+      'k-2,First Bank,Ada Lovelace,individual,USD,1 Main St,Springfield,US,1980-12-31,62701,000987654321,021000021,checking',
+    ].join('\n');
+    const upload = new FormData();
+    upload.append('file', new Blob([`${bank}\n`]), 'bank details.csv');
+    const sent = await fetch(`${url}/uploads?_csrf=${csrf}`, {
+      method: 'POST',
+      body: upload,
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    const at = sent.headers.get('location')!;
+    const page = await (await fetch(`${url}${at}`, { headers: { cookie } })).text();
+    expect(page).toMatch(/Payers<\/dt><dd[^>]*>2, 2 of them with a bank account/);
+    const send = await fetch(`${url}${at}/send`, {
+      method: 'POST',
+      body: new URLSearchParams({ _csrf: csrf }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      redirect: 'manual',
+    });
+    expect(send.status).toBe(303);
+    await waitFor(() => h!.inbox.list('waiting').length === 2, 'the bank rows to wait for KYC too');
+    for (const id of ['k-1', 'k-2']) h.sandbox.setKyc(id, 'approved');
+    await waitFor(
+      () => ['k-1', 'k-2'].every((id) => h!.sandbox.payer(id)?.paymentDetails.length === 1),
+      'the accounts attached',
+    );
+    expect(h.sandbox.stats().duplicatePaymentDetails).toBe(0);
   });
 });
