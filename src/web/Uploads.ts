@@ -17,6 +17,7 @@ import type { RunContext } from '../pipeline/RunSession.js';
 import { type FileFacts, fileFacts } from './fileFacts.js';
 import { checkFile, type UploadCheck } from './checkUpload.js';
 import { Mappings } from './Mappings.js';
+import { writeSentWorkbook } from './sentWorkbook.js';
 import { type Edits, type Fix, readTable, type UploadTable, writeSentFile } from './uploadTable.js';
 
 /** The file types the CLI reads, as an upload may be named. */
@@ -38,7 +39,7 @@ export interface Upload {
   mappingSaved?: boolean;
   /** Lines the person left out: not sent. */
   leftOut?: number[];
-  /** The file written from the upload with the person's edits, that is sent instead of it (UTF-8 CSV). */
+  /** The file written from the upload with the person's edits, that is sent instead of it (a workbook, or UTF-8 CSV). */
   sentFile?: string;
 }
 
@@ -203,11 +204,14 @@ export class Uploads {
       const edits: Edits = { mapping: upload.mapping ?? {}, fixes: this.fixes(upload), leftOut: upload.leftOut ?? [] };
       mkdirSync(join(dir, 'sent'), { recursive: true, mode: 0o700 });
       const path = join(dir, 'sent', sentName(upload.name));
-      const lines = writeSentFile(path, table, edits);
+      const workbook = extname(upload.name).toLowerCase() === '.xlsx';
+      const lines = workbook
+        ? await writeSentWorkbook(original, path, upload.found?.sheet, table, edits)
+        : writeSentFile(path, table, edits);
       const check = await checkFile(path, join(dir, 'check'), input, context, lines);
       // The format the person knows is their file's; what is sent is said beside it.
       upload.check = { ...check, format: extname(upload.name).slice(1).toLowerCase() };
-      if (table.bankSheet !== undefined)
+      if (table.bankSheet !== undefined && !workbook)
         upload.check.warnings.push(
           `the sheet "${table.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
         );
@@ -236,7 +240,11 @@ export class Uploads {
   }
 }
 
-/** The name of the file sent for an edited upload: the upload's, as UTF-8 CSV (`monday.xlsx` -> `monday.csv`). */
+/**
+ * The name of the file sent for an edited upload: a workbook's own (it is sent as a workbook), any other's as UTF-8 CSV
+ * (`monday.tsv` -> `monday.csv`).
+ */
 export function sentName(name: string): string {
+  if (extname(name).toLowerCase() === '.xlsx') return name;
   return `${name.slice(0, name.length - extname(name).length)}.csv`;
 }

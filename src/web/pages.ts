@@ -64,7 +64,7 @@ ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it agai
   ${
     upload.sentFile === undefined
       ? ''
-      : html`<dt>Goes to the inbox as</dt><dd>${upload.sentFile}: UTF-8 CSV written with what you chose here (your file is kept as it came)</dd>`
+      : html`<dt>Goes to the inbox as</dt><dd>${upload.sentFile}: ${upload.sentFile.endsWith('.xlsx') ? 'a workbook' : 'UTF-8 CSV'} written with what you chose here (your file is kept as it came)</dd>`
   }
 </dl>
 ${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`

@@ -65,7 +65,8 @@ export function fixedRows(table: UploadTable, fixes: readonly Fix[]): Map<number
 }
 
 /**
- * The file that goes to the inbox for an upload the person mapped or fixed: UTF-8 CSV, the mapping applied to its
+ * The file that goes to the inbox for a CSV, TSV or text upload the person mapped or fixed (a workbook's:
+ * sentWorkbook.ts): UTF-8 CSV, the mapping applied to its
  * header, the fixes to its cells, the rows left out gone. The inbox reads it as it stands (it runs every file with its
  * own options, no `--map` of this upload). Returns, by the sent file's line, the upload's line it came from: the
  * check's findings are shown at the lines the person knows.

@@ -122,7 +122,7 @@ describe.skipIf(!have && !required)(title, () => {
     await shot(page, 'fix-3-fixed');
 
     await page.getByRole('button', { name: 'Send 3 rows' }).click();
-    await expect.poll(() => page.locator('#status').textContent()).toContain('Sent to the inbox as march payers.csv');
+    await expect.poll(() => page.locator('#status').textContent()).toContain('Sent to the inbox as march payers.xlsx');
     await waitFor(() => h!.inbox.list('waiting').length > 0, 'the inbox to run the file');
     expect(h.sandbox.stats().payersCreated).toBe(3);
     // Kept for the audit: the workbook as uploaded and the changes, readable by serve's user only.

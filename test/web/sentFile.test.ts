@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sentName } from '../../src/web/Uploads.js';
+import { writeSentWorkbook } from '../../src/web/sentWorkbook.js';
 import { readTable, writeSentFile } from '../../src/web/uploadTable.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { writeWithExceljs } from '../helpers/xlsxProducers.js';
@@ -12,7 +13,7 @@ beforeEach(() => {
 afterEach(() => tmp.remove());
 
 describe('the file sent for a mapped or fixed upload', () => {
-  it('reads a workbook below its title row, and writes UTF-8 CSV: header mapped, fixes on, rows left out gone', async () => {
+  it('reads a workbook below its title row; the CSV writer: header mapped, fixes on, rows left out gone', async () => {
     const book = await writeWithExceljs(tmp.path('march.xlsx'), {
       sheets: [
         {
@@ -31,7 +32,7 @@ describe('the file sent for a mapped or fixed upload', () => {
     expect(table?.header).toEqual(['clientUserId', 'email', 'Type', 'Notes']);
     expect(table?.rows.map((r) => r.line)).toEqual([3, 4, 5]);
 
-    const sent = tmp.path(sentName('march.xlsx'));
+    const sent = tmp.path(sentName('march.tsv'));
     const at = '2026-11-28T00:00:00.000Z';
     const fixes = [
       { line: 3, column: 'email', value: 'wrong@example.com', at },
@@ -53,5 +54,48 @@ describe('the file sent for a mapped or fixed upload', () => {
 
   it('a JSON lines file has no table: its keys go by their names', async () => {
     expect(await readTable(tmp.write('p.jsonl', '{"clientUserId":"p-1"}\n'))).toBeUndefined();
+  });
+
+  it('a workbook is sent as a workbook: its sheet by name, the rows as text, its bank sheet as it was', async () => {
+    const book = await writeWithExceljs(tmp.path('june.xlsx'), {
+      sheets: [
+        {
+          name: 'Payers',
+          rows: [
+            ['Payers, June'],
+            ['clientUserId', 'Type', 'accountNumber'],
+            ['p-1', 'individual', '000123'],
+            ['p-2', 'business', '000456'],
+          ],
+        },
+        {
+          name: 'Bank details',
+          rows: [
+            ['clientUserId', 'dateOfBirth'],
+            ['p-1', { date: '1980-12-31' }],
+          ],
+        },
+      ],
+    });
+    const table = await readTable(book);
+    const sent = tmp.path(`sent-${sentName('june.xlsx')}`);
+    expect(sentName('june.xlsx')).toBe('june.xlsx');
+    const at = '2026-11-28T00:00:00.000Z';
+    const lines = await writeSentWorkbook(book, sent, 'Payers', table!, {
+      mapping: { Type: 'beneficiaryType' },
+      fixes: [{ line: 4, column: 'accountNumber', value: '000789', at }],
+      leftOut: [3],
+    });
+    expect([...lines]).toEqual([[2, 4]]);
+    expect(statSync(sent).mode & 0o777).toBe(0o600);
+    const back = await readTable(sent);
+    expect(back?.header).toEqual(['clientUserId', 'beneficiaryType', 'accountNumber']);
+    expect(back?.rows).toEqual([{ line: 2, texts: ['p-2', 'business', '000789'] }]);
+    expect(back?.bankSheet).toBe('Bank details');
+    const ExcelJS = (await import('exceljs')).default;
+    const written = new ExcelJS.Workbook();
+    await written.xlsx.readFile(sent);
+    expect(written.worksheets.map((w) => w.name)).toEqual(['Payers', 'Bank details']);
+    expect(written.getWorksheet('Bank details')!.getCell('B2').value).toBeInstanceOf(Date);
   });
 });
