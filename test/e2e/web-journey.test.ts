@@ -139,10 +139,37 @@ describe.skipIf(!have && !required)(title, () => {
 
     await page.getByRole('link', { name: 'See where each payer stands' }).click();
     await expect.poll(() => page.locator('#counts').textContent()).toContain('KYC pending: 3');
+    expect(await page.getByRole('button', { name: "Copy j-1's KYC link" }).count()).toBe(1);
     for (const id of ids) h.sandbox.setKyc(id, 'approved');
     await expect.poll(() => page.locator('#counts').textContent(), { timeout: 20_000 }).toContain('payable: 3');
     expect(page.url()).toBe(`${h.serve.url}/payers`);
     await shot(page, 'journey-2-payable');
     expect(ids.map((id) => h!.sandbox.payer(id)?.paymentDetails.length)).toEqual([1, 1, 1]);
+
+    // One payer's page: its history as the journal saw it.
+    await page.getByRole('link', { name: 'j-1', exact: true }).click();
+    await page.waitForURL(`${h.serve.url}/payers/j-1`);
+    const history = await page.locator('#history tbody').textContent();
+    for (const seen of ['registered with the service', 'agreement completed', 'KYC approved', 'bank account stored'])
+      expect(history).toContain(seen);
+    await page.getByRole('link', { name: 'All payers' }).click();
+    // Filtered, and downloaded as CSV.
+    await page.getByRole('link', { name: /payable: 3/ }).click();
+    await expect.poll(() => page.locator('#payers tbody tr').count()).toBe(3);
+    const list = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download as CSV' }).click();
+    const csv = readFileSync((await (await list).path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe(
+      'clientUserId,userId,category,kycStatus,agreementStatus,bank,kycUrl,agreementUrl,since,checkedAt,error',
+    );
+    expect(
+      csv
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).toEqual(ids);
+    expect(h.sandbox.stats().duplicatePaymentDetails).toBe(0);
   });
 });
