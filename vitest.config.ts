@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     // Most tests wait on a loopback server, a backoff, a child process or a browser, not on the CPU: four files at a
-    // time fill two cores (measured: 127 s against 158 s with three; five were slower again).
+    // time fill two cores (measured here: 127 to 157 s, against 158 s with three; five were slower again).
     maxWorkers: 4,
     testTimeout: 60_000,
     hookTimeout: 30_000,
