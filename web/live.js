@@ -1,12 +1,13 @@
-// The Payers page's script, loaded from this server only: the table follows what serve does (a server-sent event
-// each time a run, a batch of webhooks or a check ends), and the copy buttons put a link on the clipboard.
-const live = document.getElementById('payers-live');
-if (live) {
+// The live pages' script, loaded from this server only: an element with `data-live` follows what serve does (a
+// server-sent event at each change; the element's `data-fragment` is fetched and swapped in), and the copy buttons
+// put a link on the clipboard. A stream that ends for good (`data-live-ends`: a sent file once run) is not reopened.
+for (const live of document.querySelectorAll('[data-live]')) {
   const source = new EventSource(live.dataset.live);
   source.addEventListener('change', async () => {
     const answer = await fetch(live.dataset.fragment, { credentials: 'same-origin' });
     if (answer.ok) live.innerHTML = await answer.text();
   });
+  if ('liveEnds' in live.dataset) source.addEventListener('error', () => source.close());
 }
 document.addEventListener('click', async (event) => {
   const button = event.target.closest?.('button[data-copy]');

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,10 +41,8 @@ export const demoCommand: CommandBody = {
   handler: async (_argv, io) => {
     const inputs = [join(FIXTURES, 'payers.csv'), join(FIXTURES, 'payers.jsonl')];
     const key = `demo-${makeRunId(new Date())}`;
-    // The sandbox is told where to send its webhooks before serve listens there, as the service is told a URL.
-    const port = await freePort();
+    // The sandbox signs with the secret from the start; where it delivers is registered once serve listens.
     const secret = randomBytes(24).toString('hex');
-    const webhookUrl = `http://127.0.0.1:${port}${SERVE_OPTIONS.webhookPath.default}`;
     // accountApproveMs 0: the provider's check of an account passes at once, so status counts every account serve
     // attached as payable, the same on every run, rather than as many as the clock let pass.
     const sandbox = await startSandbox({
@@ -55,7 +52,6 @@ export const demoCommand: CommandBody = {
       // in one of the sandbox's seconds, and a 429 in a newcomer's first run reads as something wrong.
       rateLimit: 25,
       accountApproveMs: 0,
-      webhookUrl,
       webhookSecret: secret,
     });
     // The journal and the inbox of a sandbox that is gone when the demo ends are worth nothing afterwards.
@@ -76,7 +72,7 @@ export const demoCommand: CommandBody = {
       if (first.exitCode === 3) return 3;
 
       const { inputs: _, ...runInput } = options;
-      const loop = { sandbox, first, port, secret, inbox: join(temp, 'inbox'), runInput, context, say, serving };
+      const loop = { sandbox, first, secret, inbox: join(temp, 'inbox'), runInput, context, say, serving };
       const served = await serveLoop(loop);
       if (served !== 0) return served;
 
@@ -108,7 +104,6 @@ export const demoCommand: CommandBody = {
 interface ServeLoop {
   sandbox: SandboxHandle;
   first: Summary;
-  port: number;
   secret: string;
   inbox: string;
   runInput: { baseUrl: string; stateDir: string; rate: number; concurrency: number };
@@ -134,13 +129,15 @@ async function serveLoop(loop: ServeLoop): Promise<number> {
   // settle 0: the demo writes each file whole before serve can look.
   const serveOptions = {
     inbox: loop.inbox,
-    port: loop.port,
+    port: 0,
     webhookSecret: loop.secret,
     settle: 0,
     run: loop.runInput,
   };
   const handle = await startServe({ ...serveOptions, onFile: files.add }, { ...context, stderr });
   loop.serving.handle = handle;
+  // As the service's portal is told a URL: serve listens on a port of the system's choosing.
+  sandbox.setWebhookUrl(`${handle.url}${SERVE_OPTIONS.webhookPath.default}`);
   const stop = AbortSignal.any([context.signal, whenClosed(handle)]);
   const names = first.outputs.pending.map((path) => basename(path));
   say(
@@ -251,18 +248,6 @@ function onlyLines(to: NodeJS.WritableStream, keep: (line: string) => boolean): 
       for (const line of lines) if (keep(line)) to.write(`${line}\n`);
       done();
     },
-  });
-}
-
-/** A loopback port free now (the system's pick for 0, let go at once), for serve to listen on. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

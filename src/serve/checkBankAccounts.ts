@@ -1,13 +1,13 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { writeNote } from '../inbox/folders.js';
 import type { Inbox } from '../inbox/Inbox.js';
 import type { RequestCounts } from '../output/results.js';
-import { makeRunId, type RunContext } from '../pipeline/RunSession.js';
+import type { RunContext } from '../pipeline/RunSession.js';
 import { STATUS_COLUMNS } from '../status/payerStatus.js';
-import { runStatus } from '../status/runStatus.js';
+import { statusOfIds } from '../status/statusOfIds.js';
 
 export interface BankCheck {
   /** The payers whose accounts the service says failed the provider's check, with no approved one beside. */
@@ -28,17 +28,9 @@ export interface BankCheck {
  * with a note. An event alone is not believed: a payer the read shows with an approved or pending account is not listed.
  */
 export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], context: RunContext): Promise<BankCheck> {
-  const runId = makeRunId(new Date());
   const { paths } = inbox;
-  const input = join(paths.results, `.bank-check-${runId}.csv`);
-  const out = join(paths.results, `bank-check-${runId}`);
-  writeFileSync(input, stringify([['clientUserId'], ...ids.map((id) => [id])]), { mode: 0o600 });
-  let summary: Awaited<ReturnType<typeof runStatus>>;
-  try {
-    summary = await runStatus({ ...inbox.runInput, inputs: [input], out, exitCode: false }, { ...context, runId });
-  } finally {
-    rmSync(input, { force: true });
-  }
+  const summary = await statusOfIds(ids, paths.results, 'bank-check', inbox.runInput, context);
+  const out = summary.outputs.dir;
   const results = relative(paths.root, out);
   const { requests } = summary;
   if (summary.aborted) return { failed: [], results, requests, stopped: summary.aborted.message };
@@ -46,7 +38,7 @@ export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], co
   const failedLines = records.filter((r) => r.payable === 'false' && /failed=[1-9]/.test(r.bankAccounts ?? ''));
   const failed = failedLines.map((r) => r.clientUserId ?? '');
   if (failed.length === 0) return { failed, results, requests };
-  const fixFile = join(paths.failed, `bank-accounts-${runId}.csv`);
+  const fixFile = join(paths.failed, `bank-accounts-${summary.runId}.csv`);
   const rows = failedLines.map((r) => STATUS_COLUMNS.map((c) => r[c] ?? ''));
   writeFileSync(fixFile, stringify([[...STATUS_COLUMNS], ...rows]), { mode: 0o600 });
   writeNote(fixFile, [

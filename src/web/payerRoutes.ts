@@ -1,14 +1,12 @@
 import type { EventEmitter } from 'node:events';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance } from 'fastify';
 import { csvSafe } from '../core/formulaGuard.js';
 import { payerHistory } from '../journal/RowJournal.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
-import { makeRunId, type RunContext } from '../pipeline/RunSession.js';
+import type { RunContext } from '../pipeline/RunSession.js';
 import { CATEGORIES, type Category } from '../status/payerStatus.js';
-import { runStatus } from '../status/runStatus.js';
+import { statusOfIds } from '../status/statusOfIds.js';
 import { html, layout, toText } from './html.js';
 import type { PayerBook, PayerLine } from './payerBook.js';
 import { payerPage, payersFragment, payersPage } from './payerPages.js';
@@ -118,20 +116,9 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
 async function refresh(spec: PayerSpec): Promise<void> {
   const ids = (await spec.book.lines()).map((l) => l.clientUserId);
   if (ids.length === 0) return;
-  const runId = makeRunId(new Date());
-  const input = join(spec.resultsDir, `.status-${runId}.csv`);
-  writeFileSync(input, stringify([['clientUserId'], ...ids.map((id) => [id])]), { mode: 0o600 });
-  try {
-    const quiet: RunContext = { ...spec.context, stderr: undefined, runId };
-    await runStatus(
-      { ...spec.runInput, inputs: [input], out: join(spec.resultsDir, `status-${runId}`), exitCode: false },
-      quiet,
-    );
-  } catch {
-    // What failed is in that run's folder; the page stays as it was.
-  } finally {
-    rmSync(input, { force: true });
-  }
+  const quiet: RunContext = { ...spec.context, stderr: undefined };
+  // What failed is in that run's folder; the page stays as it was.
+  await statusOfIds(ids, spec.resultsDir, 'status', spec.runInput, quiet).catch(() => undefined);
 }
 
 function categoryOf(query: unknown): Category | undefined {

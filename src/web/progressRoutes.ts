@@ -41,10 +41,10 @@ export async function progressRoutes(app: FastifyInstance, spec: ProgressSpec): 
         .type('text/html')
         .send(layout('Not found', html`<h1>Not found</h1>`, { csrf }));
     const body = html`<h1>${upload.name}</h1>
-<div id="progress-live" data-live="/sent/${upload.id}/live" data-fragment="/sent/${upload.id}/fragment" aria-live="polite">
+<div id="progress-live" data-live="/sent/${upload.id}/live" data-fragment="/sent/${upload.id}/fragment" data-live-ends aria-live="polite">
 ${progressFragment(upload, progressOf(upload, spec.paths))}
 </div>`;
-    return reply.type('text/html').send(layout(upload.name, body, { csrf }, ['progress.js']));
+    return reply.type('text/html').send(layout(upload.name, body, { csrf }, ['live.js']));
   });
   app.get('/sent/:id/fragment', async (request, reply) => {
     const upload = sentUpload((request.params as { id: string }).id);

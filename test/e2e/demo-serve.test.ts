@@ -10,6 +10,7 @@ import { tempDir } from '../helpers/tempDir.js';
 // The demo in this process, its sandbox kept hold of: what the service holds at the end is what the test checks, not
 // only what the demo says about it.
 const sandboxes: SandboxHandle[] = [];
+const registered: string[] = [];
 vi.mock('../../src/sandbox/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/sandbox/index.js')>();
   return {
@@ -17,6 +18,12 @@ vi.mock('../../src/sandbox/index.js', async (importOriginal) => {
     startSandbox: async (...args: Parameters<typeof real.startSandbox>) => {
       const sandbox = await real.startSandbox(...args);
       sandboxes.push(sandbox);
+      // Where the demo registers serve (it listens on a port of the system's choosing): the test looks there after.
+      const register = sandbox.setWebhookUrl;
+      sandbox.setWebhookUrl = (url) => {
+        registered.push(url);
+        register(url);
+      };
       return sandbox;
     },
   };
@@ -27,6 +34,7 @@ let tmpBefore: string | undefined;
 beforeEach(() => {
   tmp = tempDir();
   sandboxes.length = 0;
+  registered.length = 0;
   // The demo's temp folder, serve's inbox and journal included, in one of the test's own: what is left is seen.
   tmpBefore = process.env.TMPDIR;
   process.env.TMPDIR = join(tmp.dir, 'system-tmp');
@@ -55,7 +63,7 @@ async function demo(onText: (text: string, abort: () => void) => void = () => {}
   const io = { stdout: memoryStream().stream, stderr, env: {}, cwd, signal: controller.signal };
   const code = await demoCommand.handler({}, io);
   const sandbox = sandboxes[0]!;
-  const servePort = Number(new URL(sandbox.options.webhookUrl!).port);
+  const servePort = Number(new URL(registered[0]!).port);
   return { code, stderr: err.text(), cwd, sandbox, servePort };
 }
 

@@ -1,33 +1,18 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import { payersCsv } from '../helpers/runHarness.js';
+import { browserSuite, CHROMIUM, PASSWORD, shot, useBrowser } from '../helpers/browser.js';
 import { serveHarness } from '../helpers/serveHarness.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // The finance team's web page, in a real headless browser (Debian's chromium, driven by playwright-core) against
 // `serve` and the sandbox on loopback. Skipped, saying why, where chromium is missing, unless .ci/run requires it.
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const have = existsSync(CHROMIUM);
-const required = process.env.PAYER_ONBOARD_REQUIRE_BROWSER === '1';
-const title =
-  have || required ? 'the web page in headless chromium' : `the web page: SKIPPED, ${CHROMIUM} is not installed`;
-if (!have && !required) console.warn(title);
-/** Where the pages' screenshots go (1280 px wide), when asked for. */
-const SHOTS = process.env.PAYER_ONBOARD_SCREENSHOTS;
-const PASSWORD = 'correct horse battery staple';
+const suite = browserSuite('the web page');
 
-let browser: Browser | undefined;
+const browser = useBrowser(suite.have);
 let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
 const others: Server[] = [];
-beforeAll(async () => {
-  if (have) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -35,18 +20,12 @@ afterEach(async () => {
 });
 
 async function newPage(): Promise<Page> {
-  const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
   page.on('request', (request) => {
     // Nothing is loaded from anywhere but serve itself.
     expect(new URL(request.url()).hostname).toBe('127.0.0.1');
   });
   return page;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS === undefined) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
 async function signIn(page: Page, url: string): Promise<void> {
@@ -58,9 +37,9 @@ async function signIn(page: Page, url: string): Promise<void> {
   await page.waitForURL(`${url}/`);
 }
 
-describe.skipIf(!have && !required)(title, () => {
+describe.skipIf(suite.skip)(suite.title, () => {
   it('sign in, drop a file, see what the tool finds, send it: the inbox runs it', async () => {
-    expect(have, `${CHROMIUM} is required here (PAYER_ONBOARD_REQUIRE_BROWSER=1)`).toBe(true);
+    expect(suite.have, `${CHROMIUM} is required here (PAYER_ONBOARD_REQUIRE_BROWSER=1)`).toBe(true);
     h = await serveHarness({ serve: { webPassword: PASSWORD } });
     const page = await newPage();
     await page.goto(`${h.serve.url}/login`);

@@ -1,32 +1,21 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import { payersCsv } from '../helpers/runHarness.js';
+import { browserSuite, CHROMIUM, PASSWORD, shot, useBrowser } from '../helpers/browser.js';
 import { serveHarness } from '../helpers/serveHarness.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { hasOpenpyxl, type TypedCell, writeWithOpenpyxl } from '../helpers/xlsxProducers.js';
+import { type TypedCell, writeWithOpenpyxl } from '../helpers/xlsxProducers.js';
 
 // The upload's Map and Fix steps in a real headless browser against `serve` and the sandbox: a workbook the team made
 // with a title row and its own column name, mapped by picking from a list, its bad cells fixed in the grid, sent, and
 // run by the inbox. Skipped, saying why, where chromium or openpyxl is missing, unless .ci/run requires the browser.
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const have = existsSync(CHROMIUM) && hasOpenpyxl();
-const required = process.env.PAYER_ONBOARD_REQUIRE_BROWSER === '1';
-const title = have || required ? 'Map and Fix in headless chromium' : 'Map and Fix: SKIPPED, no chromium or openpyxl';
-if (!have && !required) console.warn(title);
-const SHOTS = process.env.PAYER_ONBOARD_SCREENSHOTS;
-const PASSWORD = 'correct horse battery staple';
+const suite = browserSuite('Map and Fix', true);
 
-let browser: Browser | undefined;
+const browser = useBrowser(suite.have);
 const refused: string[] = [];
 let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
-beforeAll(async () => {
-  if (have) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -34,7 +23,7 @@ afterEach(async () => {
 });
 
 async function signedIn(url: string, javaScriptEnabled = true): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
+  const context = await browser().newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
   const page = await context.newPage();
   // Nothing is loaded from anywhere but serve, and the page's script and styles break no rule of its policy.
   page.on('request', (request) =>
@@ -55,12 +44,6 @@ async function upload(page: Page, file: string): Promise<string> {
   await page.getByRole('button', { name: 'Check the file' }).click();
   await page.waitForURL(/\/uploads\/[\w-]{12}/);
   return new URL(page.url()).pathname.split('/')[2]!;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS === undefined) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
 const HEADER = ['clientUserId', 'email', 'firstName', 'lastName', 'Type', 'dateOfBirth', 'addressLine1', 'city'];
@@ -87,9 +70,9 @@ function workbook(path: string, rows: TypedCell[][]): string {
   return writeWithOpenpyxl(path, { sheets: [{ name: 'Payers', rows: [title, [...HEADER, ...TAIL], ...rows] }] });
 }
 
-describe.skipIf(!have && !required)(title, () => {
+describe.skipIf(suite.skip)(suite.title, () => {
   it('maps Type from the pick list, fixes two cells in the grid, sends; the next file with that header is mapped', async () => {
-    expect(have, `${CHROMIUM} and python3-openpyxl are required here`).toBe(true);
+    expect(suite.have, `${CHROMIUM} and python3-openpyxl are required here`).toBe(true);
     h = await serveHarness({ serve: { webPassword: PASSWORD } });
     const page = await signedIn(h.serve.url);
     const rows = [payer('m-1'), payer('m-2'), payer('m-3', { email: 'm3 at example', dob: '31.02.1990' })];

@@ -1,31 +1,17 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { browserSuite, CHROMIUM, PASSWORD, shot, signIn, useBrowser } from '../helpers/browser.js';
 import { serveHarness } from '../helpers/serveHarness.js';
-import { hasOpenpyxl, type TypedCell, writeWithOpenpyxl } from '../helpers/xlsxProducers.js';
+import { type TypedCell, writeWithOpenpyxl } from '../helpers/xlsxProducers.js';
 
 // The finance team's whole way through the page, as the issue tells it: sign in; drop a workbook made with openpyxl
 // (a title row, a column named `Type`); map it; fix two bad cells in the grid; send; watch the run finish; the
 // sandbox approves KYC and sends its webhooks; the Payers page shows them payable without a reload; results.csv.
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const have = existsSync(CHROMIUM) && hasOpenpyxl();
-const required = process.env.PAYER_ONBOARD_REQUIRE_BROWSER === '1';
-const title =
-  have || required ? 'the whole way, in headless chromium' : 'the whole way: SKIPPED, no chromium or openpyxl';
-if (!have && !required) console.warn(title);
-const SHOTS = process.env.PAYER_ONBOARD_SCREENSHOTS;
-const PASSWORD = 'correct horse battery staple';
+const suite = browserSuite('the whole way', true);
 
-let browser: Browser | undefined;
+const browser = useBrowser(suite.have);
 let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
-beforeAll(async () => {
-  if (have) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -79,15 +65,9 @@ function row(id: string, over: { email?: string; dob?: TypedCell } = {}): TypedC
   ];
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS === undefined) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-describe.skipIf(!have && !required)(title, () => {
+describe.skipIf(suite.skip)(suite.title, () => {
   it('workbook in, mapped, fixed, sent, run, approved, payable: all seen on the page', async () => {
-    expect(have, `${CHROMIUM} and python3-openpyxl are required here`).toBe(true);
+    expect(suite.have, `${CHROMIUM} and python3-openpyxl are required here`).toBe(true);
     h = await serveHarness({ serve: { webPassword: PASSWORD }, sandbox: { accountApproveMs: 200 } });
     const ids = ['j-1', 'j-2', 'j-3'];
     const file = writeWithOpenpyxl(h.tmp.path('june payers.xlsx'), {
@@ -104,11 +84,8 @@ describe.skipIf(!have && !required)(title, () => {
         },
       ],
     });
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${h.serve.url}/login`);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${h.serve.url}/`);
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, h.serve.url);
 
     await page.getByLabel('Payers file').setInputFiles(file);
     await page.getByRole('button', { name: 'Check the file' }).click();
