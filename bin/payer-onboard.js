@@ -1,6 +1,20 @@
 #!/usr/bin/env node
 // The only place that exits the process: everything below returns an exit code.
-import { main } from '../dist/bundle/bin.js';
+
+// The runtime first, before anything loads: the store needs Node 24's built-in SQLite, and an older Node would fail
+// somewhere deep with its own words. `npm ci` installs Node 24 into node_modules/.bin, which npm's scripts and npx
+// put first on PATH, so a machine whose own Node is older still runs the right one through them.
+const NEEDED = [24, 21];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < NEEDED[0] || (major === NEEDED[0] && minor < NEEDED[1])) {
+  console.error(
+    `payer-onboard: needs Node.js ${NEEDED.join('.')} or newer, and ${process.execPath} is ${process.versions.node}: ` +
+      'run it as `npx payer-onboard` from the repo (npm ci installs Node 24 there, in node_modules/.bin/node), ' +
+      'or with that node, or install Node.js 24 LTS.',
+  );
+  process.exit(2);
+}
+const { main } = await import('../dist/bundle/bin.js');
 
 // Nothing the bin prints or logs carries a stack trace, yet got builds an error with one for every 404 that a read
 // of a new payer expects (about 60 µs of CPU each). `node --stack-trace-limit=N` still turns them on for debugging.

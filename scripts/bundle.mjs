@@ -16,7 +16,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   // exceljs stays in node_modules: only xlsx output loads it, and Node keeps quiet about the deprecated Buffer() of
   // its archiver only there. libphonenumber-js is loaded with createRequire where first needed, from there too.
   // fastify and prom-client load only for `serve`, and load their own files as they were published.
