@@ -8,6 +8,7 @@ const LAYERS = [
   'validate',
   'options',
   'sandbox',
+  'store',
   'plan',
   'journal',
   'execute',

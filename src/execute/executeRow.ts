@@ -59,7 +59,9 @@ export async function executeRow(
   const turn = hasAccounts ? deps.turns.take(work.clientUserId) : undefined;
   const endTurn = typeof turn === 'function' || turn === undefined ? turn : await turn;
   try {
-    const memory = deps.journal?.recall(work) ?? { accounts: work.details.map(() => ({ state: 'unknown' as const })) };
+    const memory = (await deps.journal?.recall(work)) ?? {
+      accounts: work.details.map(() => ({ state: 'unknown' as const })),
+    };
     const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
     const others = deps.inDoubt.get(work.clientUserId);
     if (others !== undefined) state.othersInDoubt = [...state.othersInDoubt, ...others];
@@ -79,7 +81,7 @@ export async function executeRow(
       for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
     }
     const result = finishRow(state, ctx);
-    deps.journal?.remember(state, ctx.now);
+    await deps.journal?.remember(state, ctx.now);
     for (const account of state.accounts) {
       if (!account.unsettled || account.before === undefined) continue;
       const list = deps.inDoubt.get(work.clientUserId) ?? [];
@@ -162,14 +164,15 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const account = state.accounts[index]!;
   // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
   if (account.attempts > 0) await client.backoff(account.attempts - 1);
-  const call = deps.journal?.accountSent(state, account);
+  const call = await deps.journal?.accountSent(state, account);
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),
     personal: personalOf(state.work),
   });
   if (call !== undefined) {
     if (result.ok) deps.journal!.accountDone(call, result.body.id);
-    else if (result.error.kind === 'stopped' || definitelyNotStored(result.error)) deps.journal!.accountNotStored(call);
+    else if (result.error.kind === 'stopped' || definitelyNotStored(result.error))
+      await deps.journal!.accountNotStored(call);
   }
   return result as unknown as Answer<never>;
 }

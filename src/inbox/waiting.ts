@@ -1,7 +1,7 @@
 import { copyFileSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { journaledPayers } from '../journal/RowJournal.js';
-import { journalToRead, stateDirs } from '../journal/stateDir.js';
+import { journalPlace, stateDirs } from '../journal/stateDir.js';
 import { InputError } from '../core/errors.js';
 import { makeRunId, placesOf } from '../pipeline/RunSession.js';
 import { resolveRunOptions } from '../options/resolve.js';
@@ -31,7 +31,7 @@ export async function dueWaiting(
     ? undefined
     : (() => {
         const { baseUrl, apiKey } = resolveConnection(options, env, cwd);
-        return journalToRead(stateDirs(options.stateDir, places), baseUrl, apiKey);
+        return journalPlace(stateDirs(options.stateDir, places), baseUrl, apiKey);
       })();
   // Every waiting file's payers first, so the journal is read once for all of them, not once a file.
   const files: Array<{ name: string; ids: string[] }> = [];

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { type AccountIdentity, fieldDigests, identityText, sha256 } from '../plan/identity.js';
 import {
   type AccountMemory,
@@ -9,58 +8,55 @@ import {
   type RowWork,
 } from '../plan/rowState.js';
 import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
+import type { PayerChange, PayerRecord } from '../store/Store.js';
 import type { Journal } from './Journal.js';
-import { journalLines, parse, short } from './LineIndex.js';
+import { type JournalPlace, readJournal } from './openJournal.js';
 
 // The journal as the plan sees it: per payer, what was registered (digests), the links and statuses last seen,
 // since when it waits and when it was last checked, and whether its agreement was completed; per bank account
 // (named by its identity, not its holder's name or address), whether a create was sent, and what it created.
 // Keys are hashes: the journal holds no personal value.
 
-/** The payer record's fields, short because there is one record per payer and run. */
-type PayerLine = Partial<
-  Record<'d' | 'f' | 'u' | 'au' | 'ku' | 'ks' | 'as' | 'ic' | 'since' | 'chk' | 'ad' | 'ids' | 'ak', string>
->;
-
 export class RowJournal {
   constructor(private readonly journal: Journal) {}
 
   /** What the journal knows of the row's payer and accounts, with the keys it knows them by (made once, here). */
-  recall(work: RowWork): RowMemory {
+  async recall(work: RowWork): Promise<RowMemory> {
     const payerKey = payerKeyOf(work.clientUserId);
-    const record = this.journal.get(payerKey);
-    const line: PayerLine | undefined = record?.state === 'done' ? record.answer : undefined;
-    const accounts = work.identities.map((identity): AccountMemory => {
-      const key = accountKey(work.clientUserId, identity);
-      const entry = this.journal.get(key);
-      if (entry === undefined) return { state: 'unknown', key };
-      if (entry.state === 'sent') {
-        const before = idList(entry.answer?.['b']);
-        return before === undefined ? { state: 'in-doubt', key } : { state: 'in-doubt', before, key };
-      }
-      return { state: 'done', id: entry.answer['id'] ?? '', key };
-    });
+    const record = await this.journal.payer(payerKey);
+    const accounts = await Promise.all(
+      work.identities.map(async (identity): Promise<AccountMemory> => {
+        const key = accountKey(work.clientUserId, identity);
+        const entry = await this.journal.get(key);
+        if (entry === undefined) return { state: 'unknown', key };
+        if (entry.state === 'sent') {
+          const before = idList(entry.answer?.['b']);
+          return before === undefined ? { state: 'in-doubt', key } : { state: 'in-doubt', before, key };
+        }
+        return { state: 'done', id: entry.answer['id'] ?? '', key };
+      }),
+    );
     const memory: RowMemory = { payerKey, accounts };
     // Only a row with an account still to settle has a use for the others' creates in doubt.
     if (accounts.some((a) => a.state !== 'done')) {
       memory.createsKey = createsKeyOf(work.clientUserId);
-      const othersInDoubt = this.othersInDoubt(memory.createsKey, accounts);
+      const othersInDoubt = await this.othersInDoubt(memory.createsKey, accounts);
       if (othersInDoubt.length > 0) memory.othersInDoubt = othersInDoubt;
     }
-    if (line === undefined) return memory;
+    if (record === undefined) return memory;
     memory.payer = {
-      ...(line.d ? { digest: line.d } : {}),
-      ...(line.f ? { fields: line.f } : {}),
-      ...(line.u ? { userId: line.u } : {}),
-      ...(line.au ? { agreementUrl: line.au } : {}),
-      ...(line.ku ? { kycUrl: line.ku } : {}),
-      ...(line.ks ? { kycStatus: line.ks } : {}),
-      ...(line.as ? { agreementStatus: line.as } : {}),
-      ...(line.ic ? { isCompliant: line.ic === '1' } : {}),
-      ...(line.since ? { since: line.since } : {}),
-      agreementDone: line.ad === '1',
-      ...(line.ids ? { accountIds: idPairs(line.ids) } : {}),
-      ...(line.ak === '1' ? { accountsKnown: true } : {}),
+      ...(record.digest ? { digest: record.digest } : {}),
+      ...(record.fieldDigests ? { fields: record.fieldDigests } : {}),
+      ...(record.userId ? { userId: record.userId } : {}),
+      ...(record.agreementUrl ? { agreementUrl: record.agreementUrl } : {}),
+      ...(record.kycUrl ? { kycUrl: record.kycUrl } : {}),
+      ...(record.kycStatus ? { kycStatus: record.kycStatus } : {}),
+      ...(record.agreementStatus ? { agreementStatus: record.agreementStatus } : {}),
+      ...(record.isCompliant !== undefined ? { isCompliant: record.isCompliant } : {}),
+      ...(record.since ? { since: record.since } : {}),
+      agreementDone: record.agreementDone,
+      ...(record.accountIds.length > 0 ? { accountIds: record.accountIds } : {}),
+      ...(record.accountsKnown ? { accountsKnown: true } : {}),
     };
     return memory;
   }
@@ -69,32 +65,33 @@ export class RowJournal {
    * Before a create goes out: from here until its answer, the account is in doubt. The payer's account ids as they
    * were go with it, so a later run can tell the account this create made from the others.
    */
-  accountSent(s: RowState, account: AccountState): { key: string; place: number | undefined } {
+  async accountSent(s: RowState, account: AccountState): Promise<{ key: string }> {
     const key = accountKeyOf(s.work.clientUserId, account);
     s.createsKey ??= createsKeyOf(s.work.clientUserId);
-    this.noteCreate(s.createsKey, key);
-    return { key, place: this.journal.sent(key, { b: JSON.stringify(account.before ?? []) }) };
+    await this.noteCreate(s.createsKey, key);
+    await this.journal.sent(key, { b: JSON.stringify(account.before ?? []) });
+    return { key };
   }
 
   /**
-   * Names the account among the payer's creates (before its sent line, in the same write): a row of another of the
-   * payer's accounts can then find this create if its answer is lost, and not take what it made for its own.
+   * Names the account among the payer's creates (before its sent record, in the same write): a row of another of
+   * the payer's accounts can then find this create if its answer is lost, and not take what it made for its own.
    */
-  private noteCreate(createsKey: string, key: string): void {
-    const keys = this.createKeys(createsKey);
+  private async noteCreate(createsKey: string, key: string): Promise<void> {
+    const keys = await this.createKeys(createsKey);
     if (keys.includes(key)) return;
     this.journal.done(createsKey, 200, { keys: JSON.stringify([...keys, key]) });
   }
 
   /** The payer's other accounts whose creates are in doubt: the ids the payer had when each went out. */
-  private othersInDoubt(
+  private async othersInDoubt(
     createsKey: string,
     own: ReadonlyArray<{ key?: string | undefined }>,
-  ): Array<readonly string[]> {
+  ): Promise<Array<readonly string[]>> {
     const found: Array<readonly string[]> = [];
-    for (const key of this.createKeys(createsKey)) {
+    for (const key of await this.createKeys(createsKey)) {
       if (own.some((a) => a.key === key)) continue;
-      const call = this.journal.get(key);
+      const call = await this.journal.get(key);
       const before = call?.state === 'sent' ? idList(call.answer?.['b']) : undefined;
       if (before !== undefined) found.push(before);
     }
@@ -102,13 +99,13 @@ export class RowJournal {
   }
 
   /** The keys of the accounts the payer's creates were sent for. */
-  private createKeys(createsKey: string): string[] {
-    const entry = this.journal.get(createsKey);
+  private async createKeys(createsKey: string): Promise<string[]> {
+    const entry = await this.journal.get(createsKey);
     return (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
   }
 
-  accountDone(call: { key: string; place: number | undefined }, id: string | undefined): void {
-    this.journal.done(call.key, 201, id === undefined ? {} : { id }, call.place);
+  accountDone(call: { key: string }, id: string | undefined): void {
+    this.journal.done(call.key, 201, id === undefined ? {} : { id });
   }
 
   /** Adopted from what the service stores: as good as created by this journal. */
@@ -116,65 +113,59 @@ export class RowJournal {
     this.journal.done(accountKeyOf(clientUserId, account), 200, { id });
   }
 
-  accountNotStored(call: { key: string; place: number | undefined }): void {
-    this.journal.notDone(call.key, call.place);
+  accountNotStored(call: { key: string }): Promise<void> {
+    return this.journal.notDone(call.key);
   }
 
-  /** Every line of the run before reached the disk: what the journal says it never sent, it never sent. */
+  /** Every record of the run before reached the disk: what the journal says it never sent, it never sent. */
   whole(): boolean {
     return this.journal.closedCleanly;
   }
 
   /** What an earlier run learned of the service's KYC gate (so a re-run sends no doomed create either). */
   gate(): 'gated' | 'open' | undefined {
-    const entry = this.journal.get(GATE_KEY);
-    const value = entry?.state === 'done' ? entry.answer['gate'] : undefined;
+    const value = this.journal.gate();
     return value === 'gated' || value === 'open' ? value : undefined;
   }
 
   rememberGate(gate: 'gated' | 'open'): void {
-    if (this.gate() !== gate) this.journal.done(GATE_KEY, 200, { gate });
+    if (this.gate() !== gate) this.journal.putGate(gate);
   }
 
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
-  remember(s: RowState, now: Date): void {
+  async remember(s: RowState, now: Date): Promise<void> {
     s.payerKey ??= payerKeyOf(s.work.clientUserId);
     const key = s.payerKey;
-    const before = this.journal.get(key);
-    const old: PayerLine = before?.state === 'done' ? before.answer : {};
+    const before = await this.journal.payer(key);
     const step = s.compliance.step;
     const registered = step === 'ok' || step === 'updated' || step === 'done-before';
     if (!registered && !s.checked && before === undefined) return;
     if (s.failure !== undefined && before === undefined) return;
-    const line: PayerLine = { ...old };
+    const record: PayerRecord = before ? { ...before } : { agreementDone: false, accountIds: [], accountsKnown: false };
     const body = s.work.compliance;
     if (body !== undefined && (step === 'ok' || step === 'updated')) {
-      line.d = s.digest!;
-      line.f = fieldDigests(body);
-    } else if (body !== undefined && step === 'done-before' && line.d === undefined) {
+      record.digest = s.digest!;
+      record.fieldDigests = fieldDigests(body);
+    } else if (body !== undefined && step === 'done-before' && record.digest === undefined) {
       // Registered before, known from a carried digest or a 409: what was registered is this row unless it says otherwise.
       const carried = s.work.carried.complianceDigest;
-      line.d = carried ?? s.digest!;
-      if (line.d === s.digest) line.f = fieldDigests(body);
+      record.digest = carried ?? s.digest!;
+      if (record.digest === s.digest) record.fieldDigests = fieldDigests(body);
     }
-    if (s.links.userId) line.u = s.links.userId;
-    if (s.links.agreementUrl) line.au = s.links.agreementUrl;
-    if (s.links.kycUrl) line.ku = s.links.kycUrl;
-    if (s.status?.kycStatus) line.ks = s.status.kycStatus;
-    if (s.status?.agreementStatus) line.as = s.status.agreementStatus;
+    if (s.links.userId) record.userId = s.links.userId;
+    if (s.links.agreementUrl) record.agreementUrl = s.links.agreementUrl;
+    if (s.links.kycUrl) record.kycUrl = s.links.kycUrl;
+    if (s.status?.kycStatus) record.kycStatus = s.status.kycStatus;
+    if (s.status?.agreementStatus) record.agreementStatus = s.status.agreementStatus;
     // The verdict of an earlier read stands only until a later answer without one: it may have changed since.
-    if (s.accountsLearned) {
-      if (s.accountsKnown) line.ak = '1';
-      else delete line.ak;
-    }
-    if (s.status?.isCompliant !== undefined) line.ic = s.status.isCompliant ? '1' : '0';
-    else if (s.status?.fresh) delete line.ic;
-    if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') line.ad = '1';
-    const ids = accountIdsOf(s, old.ids);
-    if (ids !== undefined) line.ids = ids;
-    line.since ??= s.since;
-    if (s.checked) line.chk = isoTime(now);
-    if (before === undefined || !sameLine(line, old)) this.journal.done(key, 200, line as Record<string, string>);
+    if (s.accountsLearned) record.accountsKnown = s.accountsKnown === true;
+    if (s.status?.isCompliant !== undefined) record.isCompliant = s.status.isCompliant;
+    else if (s.status?.fresh) delete record.isCompliant;
+    if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') record.agreementDone = true;
+    record.accountIds = accountIdsOf(s, record.accountIds);
+    record.since ??= s.since;
+    if (s.checked) record.checkedAt = isoTime(now);
+    if (before === undefined || !samePayer(record, before)) this.journal.putPayer(key, record);
   }
 }
 
@@ -198,80 +189,57 @@ export interface JournaledPayer {
 }
 
 /**
- * What the journal holds of its payers, read line by line without opening it for writing: `status` and the inbox
- * only read it, and may do so while a run holds the state dir. The latest line of a payer wins. Given ids, only
- * their lines are kept.
+ * What the journal holds of its payers, for a reader outside a run: `status` and the inbox only read it, and may do
+ * so while a run writes it. Given ids, only those payers are read.
  */
 export async function journaledPayers(
-  path: string,
+  place: JournalPlace,
   clientUserIds?: Iterable<string>,
 ): Promise<(clientUserId: string) => JournaledPayer | undefined> {
-  const wanted = clientUserIds === undefined ? undefined : new Set([...clientUserIds].map(payerKeyOf));
+  const keys = clientUserIds === undefined ? undefined : new Set([...clientUserIds].map(payerKeyOf));
+  const records = (await readJournal(place, (tables) => tables.payers(keys))) ?? new Map<string, PayerRecord>();
   const found = new Map<string, JournaledPayer>();
-  const lookup = (clientUserId: string) => found.get(payerKeyOf(clientUserId));
-  if (!existsSync(path)) return lookup;
-  for await (const { text } of journalLines(path)) {
-    const line = parse(text);
-    if (line?.s !== 'done' || line.a === undefined) continue;
-    const key = short(line.k);
-    if (wanted !== undefined && !wanted.has(key)) continue;
-    const a = line.a as PayerLine;
-    // A payer's line has when it was first seen, or (an older journal's) what was registered: the lines of calls,
-    // creates and the gate are not kept.
-    if (a.since === undefined && a.d === undefined) continue;
-    const verdict = {
-      kycStatus: a.ks,
-      agreementStatus: a.ad === '1' ? 'completed' : a.as,
-      isCompliant: a.ic === '1' ? true : undefined,
-    };
-    const accounts = idPairs(a.ids).length;
+  for (const [key, record] of records) {
+    const verdict = verdictOf(record);
     found.set(key, {
-      ...(a.u ? { userId: a.u } : {}),
-      ...(a.au ? { agreementUrl: a.au } : {}),
-      ...(a.ku ? { kycUrl: a.ku } : {}),
-      ...(a.chk ? { checkedAt: a.chk } : {}),
+      ...(record.userId ? { userId: record.userId } : {}),
+      ...(record.agreementUrl ? { agreementUrl: record.agreementUrl } : {}),
+      ...(record.kycUrl ? { kycUrl: record.kycUrl } : {}),
+      ...(record.checkedAt ? { checkedAt: record.checkedAt } : {}),
       ...(readyForAccount(verdict) ? { ready: true } : {}),
       ...(verdict.kycStatus ? { kycStatus: verdict.kycStatus } : {}),
       ...(verdict.agreementStatus ? { agreementStatus: verdict.agreementStatus } : {}),
       ...(verdict.isCompliant ? { isCompliant: true } : {}),
-      ...(a.since ? { since: a.since } : {}),
-      ...(accounts > 0 ? { accounts } : {}),
+      ...(record.since ? { since: record.since } : {}),
+      ...(record.accountIds.length > 0 ? { accounts: record.accountIds.length } : {}),
     });
   }
-  return lookup;
+  return (clientUserId) => found.get(payerKeyOf(clientUserId));
 }
 
 /** The payers a journal knows, by key, and the service's userId of each: how a webhook's ids are matched to rows. */
 export interface PayerIndex {
-  /** Whether the journal has a line of the payer (it registered it, or a run asked the service about it). */
+  /** Whether the journal has a record of the payer (it registered it, or a run asked the service about it). */
   knows(payerKey: string): boolean;
   keyOfUser(userId: string): string | undefined;
   /** The payers by where the journal last saw them: KYC under way or refused, the agreement to complete, or ready. */
   states: Record<'kyc-pending' | 'kyc-rejected' | 'agreement-pending' | 'ready', number>;
 }
 
-/** Every payer line of the journal, read without opening it for writing (a run may hold it). */
-export async function journalPayerIndex(path: string): Promise<PayerIndex> {
-  const lines = new Map<string, PayerLine>();
-  if (existsSync(path))
-    for await (const { text } of journalLines(path)) {
-      const line = parse(text);
-      if (line?.s !== 'done' || line.a === undefined) continue;
-      const a = line.a as PayerLine;
-      if (a.since !== undefined || a.d !== undefined) lines.set(short(line.k), a);
-    }
+/** Every payer of the journal, read while a run may write it. */
+export async function journalPayerIndex(place: JournalPlace): Promise<PayerIndex> {
+  const records = (await readJournal(place, (tables) => tables.payers())) ?? new Map<string, PayerRecord>();
   const byUser = new Map<string, string>();
   const states: PayerIndex['states'] = { 'kyc-pending': 0, 'kyc-rejected': 0, 'agreement-pending': 0, ready: 0 };
-  // The latest line of a payer wins: counted once all are read.
-  for (const [key, a] of lines) {
-    if (a.u) byUser.set(a.u, key);
-    const verdict = { kycStatus: a.ks, agreementStatus: a.ad === '1' ? 'completed' : a.as, isCompliant: a.ic === '1' };
+  for (const [key, record] of records) {
+    if (record.userId) byUser.set(record.userId, key);
+    const verdict = verdictOf(record);
     if (readyForAccount(verdict)) states.ready++;
     else if (kycRejected(verdict)) states['kyc-rejected']++;
     else if (kycDone(verdict)) states['agreement-pending']++;
     else states['kyc-pending']++;
   }
-  return { knows: (key) => lines.has(key), keyOfUser: (userId) => byUser.get(userId), states };
+  return { knows: (key) => records.has(key), keyOfUser: (userId) => byUser.get(userId), states };
 }
 
 /** One thing the journal saw happen to a payer, and when (the time of the run that saw it). */
@@ -281,47 +249,48 @@ export interface PayerEvent {
 }
 
 /**
- * A payer's history as its journal lines tell it, oldest first: when it was first seen, each KYC and agreement status
- * as runs found it, and each bank account stored. A line is written only when something changed, so every change a
+ * A payer's history as its journal tells it, oldest first: when it was first seen, each KYC and agreement status
+ * as runs found it, and each bank account stored. A change is kept only when something changed, so every change a
  * run saw is here; what happened between two runs is not.
  */
-export async function payerHistory(path: string, clientUserId: string): Promise<PayerEvent[]> {
+export async function payerHistory(place: JournalPlace, clientUserId: string): Promise<PayerEvent[]> {
   const key = payerKeyOf(clientUserId);
+  const [changes, payer] =
+    (await readJournal(place, async (tables) => [await tables.changes(key), await tables.payer(key)] as const)) ?? [];
   const events: PayerEvent[] = [];
-  if (!existsSync(path)) return events;
-  let before: PayerLine | undefined;
-  for await (const { text } of journalLines(path)) {
-    const line = parse(text);
-    if (line?.s !== 'done' || line.a === undefined || short(line.k) !== key) continue;
-    const a = line.a as PayerLine;
-    const at = a.chk ?? a.since ?? '';
-    if (before === undefined) events.push({ at: a.since ?? at, what: 'registered with the service' });
-    if (a.ks && a.ks !== before?.ks) events.push({ at, what: `KYC ${a.ks}` });
-    const agreement = a.ad === '1' ? 'completed' : a.as;
-    const agreedBefore = before?.ad === '1' ? 'completed' : before?.as;
-    if (agreement && agreement !== agreedBefore) events.push({ at, what: `agreement ${agreement}` });
-    const accounts = idPairs(a.ids).length;
-    const accountsBefore = idPairs(before?.ids).length;
-    if (accounts > accountsBefore)
-      events.push({
-        at,
-        what:
-          accounts - accountsBefore === 1 ? 'bank account stored' : `${accounts - accountsBefore} bank accounts stored`,
-      });
-    before = a;
+  let before: PayerChange | undefined;
+  for (const change of changes ?? []) {
+    const { at } = change;
+    if (before === undefined) events.push({ at: payer?.since ?? at, what: 'registered with the service' });
+    if (change.kycStatus && change.kycStatus !== before?.kycStatus)
+      events.push({ at, what: `KYC ${change.kycStatus}` });
+    if (change.agreementStatus && change.agreementStatus !== before?.agreementStatus)
+      events.push({ at, what: `agreement ${change.agreementStatus}` });
+    const added = change.accounts - (before?.accounts ?? 0);
+    if (added > 0) events.push({ at, what: added === 1 ? 'bank account stored' : `${added} bank accounts stored` });
+    before = change;
   }
   return events;
 }
 
+/** The statuses as the verdict reads them: the agreement `completed` once the journal saw it done. */
+function verdictOf(record: PayerRecord): { kycStatus?: string; agreementStatus?: string; isCompliant?: boolean } {
+  const agreementStatus = record.agreementDone ? 'completed' : record.agreementStatus;
+  return {
+    ...(record.kycStatus ? { kycStatus: record.kycStatus } : {}),
+    ...(agreementStatus ? { agreementStatus } : {}),
+    ...(record.isCompliant ? { isCompliant: true } : {}),
+  };
+}
+
 /**
  * The stored accounts the journal knows as the payer's rows' (account key and id pairs), with this row's added; what
- * it had when nothing changed. A later row of the payer then never takes one of them for its own. Pairs in an array,
- * not an object keyed by account: an object per payer with keys of its own would give V8 a shape per payer.
+ * it had when nothing changed. A later row of the payer then never takes one of them for its own.
  */
-function accountIdsOf(s: RowState, before: string | undefined): string | undefined {
-  // Most rows have no account id to add, or are the payer's first: nothing is parsed for them.
+function accountIdsOf(s: RowState, before: Array<[string, string]>): Array<[string, string]> {
+  // Most rows have no account id to add, or are the payer's first: nothing is copied for them.
   if (!s.accounts.some((a) => a.id && a.key !== undefined)) return before;
-  const known = before === undefined ? [] : idPairs(before);
+  const known = [...before];
   let changed = false;
   for (const account of s.accounts) {
     if (!account.id || account.key === undefined) continue;
@@ -331,22 +300,7 @@ function accountIdsOf(s: RowState, before: string | undefined): string | undefin
     else known.push([account.key, account.id]);
     changed = true;
   }
-  return changed ? JSON.stringify(known) : before;
-}
-
-/** Account key and id pairs as the journal writes them; none when absent or not such a list. */
-function idPairs(text: string | undefined): Array<[string, string]> {
-  if (text === undefined) return [];
-  try {
-    const value: unknown = JSON.parse(text);
-    if (!Array.isArray(value)) return [];
-    return value.filter(
-      (pair): pair is [string, string] =>
-        Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
-    );
-  } catch {
-    return [];
-  }
+  return changed ? known : before;
 }
 
 /** A list of ids as the journal writes it (a JSON array); undefined when absent or not such a list. */
@@ -360,13 +314,16 @@ function idList(text: string | undefined): string[] | undefined {
   }
 }
 
-/** The same values field by field (a field left undefined is absent, as in the line written): only a changed record is written again. */
-function sameLine(a: PayerLine, b: PayerLine): boolean {
-  const same = (key: string) => a[key as keyof PayerLine] === b[key as keyof PayerLine];
-  return Object.keys(a).every(same) && Object.keys(b).every(same);
+/** The same values field by field: only a changed record is written again. */
+function samePayer(a: PayerRecord, b: PayerRecord): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof PayerRecord>);
+  for (const key of keys) {
+    const x = a[key];
+    const y = b[key];
+    if (key === 'accountIds' ? JSON.stringify(x) !== JSON.stringify(y) : x !== y) return false;
+  }
+  return true;
 }
-
-const GATE_KEY = hash('the service: KYC gate');
 
 function createsKeyOf(clientUserId: string): string {
   return hash(`creates\u0000${clientUserId}`);

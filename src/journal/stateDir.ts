@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Logger } from 'pino';
-import { Journal } from './Journal.js';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { JournalPlace } from './openJournal.js';
 
 /**
  * The folder of one API's journal inside the state dir: one per base URL and key, so a rehearsal against a sandbox
@@ -83,43 +81,12 @@ export function stateDirs(given: string | undefined, places: UserPlaces): StateD
 }
 
 /**
- * The journal file of one base URL and key, for a command that only reads it (status, the inbox's waiting files):
- * the old default place until a run has moved it.
+ * Where the journal of one base URL and key is: the store of the state dir, and the JSONL files an older version kept
+ * it in (its folder in the state dir, and in the old default place), imported by the first command that opens it.
  */
-export function journalToRead(state: StateDirs, baseUrl: string, apiKey: string): string {
-  const dir = journalDir(state.dir, baseUrl, apiKey);
-  const old = state.old === undefined ? undefined : journalDir(state.old, baseUrl, apiKey);
-  return join(old !== undefined && !existsSync(dir) && existsSync(old) ? old : dir, 'journal.jsonl');
-}
-
-/** Opens the journal; lines a crash left half-written are skipped with a warning, never fatal. */
-export async function openJournal(
-  path: string,
-  warnings: string[],
-  logger: Logger,
-  stderr: NodeJS.WritableStream | undefined,
-): Promise<Journal> {
-  const dir = dirname(path);
-  if (!existsSync(dir)) {
-    // A journal is kept per API and key: a rotated key starts afresh. Say so, since what it forgets matters.
-    const host = basename(dir).replace(/-[0-9a-f]{12}$/, '');
-    const others = readdirSync(dirname(dir)).filter((name) => name !== basename(dir) && name.startsWith(`${host}-`));
-    if (others.length > 0) {
-      const warning =
-        `no journal of this API key at ${host} yet (${others.length} of another key in ${dirname(dir)}): this run starts a new one. ` +
-        'What was registered is read back from the service, so nothing is created twice, but payer cells changed since ' +
-        'they were registered cannot be noticed, and --max-wait counts from today';
-      warnings.push(warning);
-      stderr?.write(`warning: ${warning}\n`);
-    }
-  }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const { journal, load } = await Journal.open(path);
-  logger.info({ journal: path, ...load }, 'journal loaded');
-  if (load.corrupt > 0) {
-    const warning = `journal ${path}: skipped ${load.corrupt} unreadable line${load.corrupt === 1 ? '' : 's'} (a crash mid-write); what they recorded is read back from the service before anything is created again`;
-    warnings.push(warning);
-    stderr?.write(`warning: ${warning}\n`);
-  }
-  return journal;
+export function journalPlace(state: StateDirs, baseUrl: string, apiKey: string): JournalPlace {
+  const name = journalName(baseUrl, apiKey);
+  const jsonl = [join(state.dir, name, 'journal.jsonl')];
+  if (state.old !== undefined) jsonl.push(join(state.old, name, 'journal.jsonl'));
+  return { stateDir: state.dir, service: name, jsonl };
 }

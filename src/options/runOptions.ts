@@ -214,7 +214,7 @@ export const RUN_OPTIONS = {
     defaultText: '`$XDG_STATE_HOME/payer-onboard`, else `~/.local/state/payer-onboard`',
     env: 'PAYER_ONBOARD_STATE_DIR',
     describe:
-      'the journal that makes re-runs and crashes safe (keep it); by default the same for runs from every folder, and a journal found in the old default `./.payer-onboard` is moved there',
+      "where the store (payer-onboard.db) keeps the journal that makes re-runs and crashes safe (keep it); by default the same for runs from every folder, and an older version's journal.jsonl found there or in `./.payer-onboard` is imported once",
     commands: CALLING,
   },
   allowHttp: {

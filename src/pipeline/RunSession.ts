@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -8,7 +8,8 @@ import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
 import type { Journal } from '../journal/Journal.js';
-import { openJournal, type UserPlaces } from '../journal/stateDir.js';
+import { forgetJournal, type JournalPlace, openJournal } from '../journal/openJournal.js';
+import type { UserPlaces } from '../journal/stateDir.js';
 import { createLogger } from './log.js';
 import type { RunOptions } from '../options/resolve.js';
 import { CsvFileWriter } from '../output/CsvFileWriter.js';
@@ -65,8 +66,8 @@ export interface SessionSpec {
   connection: { baseUrl: string; apiKey: string; keyAdvice?: string } | undefined;
   /** The results file in the output folder, one line per row (or payer): `results.csv`, or `status.csv` for status. */
   results: { name: string; columns: readonly string[] };
-  /** The folder of the journal to keep (a run against a real API, holding its lock); a rehearsal's sandbox dies with it. */
-  journalDir?: string;
+  /** The journal to keep (a run against a real API, holding its lock); a rehearsal's sandbox dies with it. */
+  journal?: JournalPlace;
   /** Collected for summary.json; journal problems are added. */
   warnings: string[];
   /** Where it writes (stderr), what stops it (signal), and its retry delays. */
@@ -89,8 +90,8 @@ export class RunSession {
   private writeFailure: string | undefined;
   private resultsClosed = false;
   private closeLog: (() => Promise<void>) | undefined;
-  /** The journal's folder, when this command made it: a key the service never accepted leaves none behind. */
-  private newJournalDir: string | undefined;
+  /** The journal, when this command started it: a key the service never accepted leaves none behind. */
+  private newJournal: JournalPlace | undefined;
 
   private constructor(
     readonly outputs: RunOutputs,
@@ -133,11 +134,8 @@ export class RunSession {
       let logFailure: Error | undefined;
       const log = createLogger(outputs.log, options.logLevel, (error) => onLogFailure(error));
 
-      const journalPath = spec.journalDir === undefined ? undefined : join(spec.journalDir, 'journal.jsonl');
-      const newJournalDir = spec.journalDir !== undefined && !existsSync(spec.journalDir) ? spec.journalDir : undefined;
-      const journal = journalPath
-        ? await openJournal(journalPath, spec.warnings, log.logger, spec.context.stderr)
-        : undefined;
+      const opening = spec.journal && (await openJournal(spec.journal, spec.warnings, log.logger, spec.context.stderr));
+      const journal = opening?.journal;
       if (journal) opened.push(() => journal.close());
 
       const timeline = new RequestTimeline();
@@ -175,7 +173,7 @@ export class RunSession {
         spec.context.signal,
       );
       session.closeLog = log.close;
-      session.newJournalDir = newJournalDir;
+      if (opening?.isNew) session.newJournal = spec.journal;
       onLogFailure = (error) => session.onWriteFailure(error, outputs.log);
       if (logFailure) onLogFailure(logFailure);
       session.cleanup.push(...opened, () => session.closeResults());
@@ -183,7 +181,7 @@ export class RunSession {
         journal.onFailure = (error) =>
           client.stop(
             'write-failed',
-            `stopped: the journal ${journalPath} cannot be written (${error.message}); nothing more is sent. ` +
+            `stopped: the journal in ${spec.journal!.stateDir} cannot be written (${error.message}); nothing more is sent. ` +
               'Free the space and run the same file again: what was sent is read back from the service',
           );
       }
@@ -263,10 +261,10 @@ export class RunSession {
   async close(): Promise<void> {
     for (const step of this.cleanup.splice(0).reverse()) await step();
     await this.closeLog?.();
-    if (this.newJournalDir !== undefined && this.keyNeverAccepted()) {
+    if (this.newJournal !== undefined && this.keyNeverAccepted()) {
       // Nothing it holds is worth keeping: each call it noted was refused. Kept, it would stand for a key that never
       // worked, and the next run with the right key would warn of "a journal of another key".
-      rmSync(this.newJournalDir, { recursive: true, force: true });
+      await forgetJournal(this.newJournal);
     }
   }
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { holdJournal } from '../journal/holdJournal.js';
+import type { JournalPlace } from '../journal/openJournal.js';
 import { stateDirs } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
 import { RESULT_COLUMNS, type Summary } from '../output/results.js';
@@ -24,7 +25,7 @@ export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
 export async function run(input: RunInput, context: RunContext = {}): Promise<Summary> {
   const places = placesOf(context);
   const { env, cwd } = places;
-  const stderr = context.stderr;
+  const _stderr = context.stderr;
   const options = resolveRunOptions(input, env);
   const command = options.dryRun || input.command === 'validate' ? 'validate' : 'run';
   const startedAt = new Date();
@@ -52,10 +53,10 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   // no journal).
   const held =
     command === 'run' && !options.sandbox && connection
-      ? holdJournal({ state: stateDirs(options.stateDir, places), places, ...connection, runId, stderr })
+      ? holdJournal({ state: stateDirs(options.stateDir, places), places, ...connection, runId })
       : undefined;
   try {
-    return await runPasses(facts, reached, connection, held?.dir);
+    return await runPasses(facts, reached, connection, held?.place);
   } catch (error) {
     if (!reached.summaryWritten) writeStopSummary(facts, reached, error);
     throw error;
@@ -66,13 +67,13 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
 /**
  * The passes, with the locks held: every input read and checked, then a session opened for the rows to be sent and
- * written, then the summary. `journalDir`: the journal whose lock the run holds, if it keeps one.
+ * written, then the summary. `journal`: the journal whose lock the run holds, if it keeps one.
  */
 async function runPasses(
   facts: RunFacts,
   reached: Reached,
   connection: SessionSpec['connection'],
-  journalDir: string | undefined,
+  journal: JournalPlace | undefined,
 ): Promise<Summary> {
   const checked = await checkInputs(facts, reached);
   const session = await RunSession.open({
@@ -81,7 +82,7 @@ async function runPasses(
     cwd: facts.cwd,
     connection,
     results: { name: 'results.csv', columns: RESULT_COLUMNS },
-    ...(journalDir !== undefined ? { journalDir } : {}),
+    ...(journal !== undefined ? { journal } : {}),
     warnings: checked.warnings,
     context: facts.context,
   });

@@ -1,3 +1,4 @@
+import type { JournalPlace } from '../journal/openJournal.js';
 import type { Inbox } from '../inbox/Inbox.js';
 import { journalPayerIndex } from '../journal/RowJournal.js';
 import type { RunContext } from '../pipeline/RunSession.js';
@@ -13,7 +14,7 @@ export interface WorkerSpec {
   waiting: WaitingRows;
   metrics: ServeMetrics;
   /** The journal's file, read (never written) to match events to payers. */
-  journalPath: string;
+  journal: JournalPlace;
   recheckAfterMs: number;
   /** Milliseconds between looks at incoming/ when no event wakes the worker. */
   pollMs: number;
@@ -130,7 +131,7 @@ export class Worker {
    */
   private async act(events: RecordedEvent[], signal: AbortSignal): Promise<void> {
     const { inbox, log, metrics, context } = this.spec;
-    const journal = await journalPayerIndex(this.spec.journalPath);
+    const journal = await journalPayerIndex(this.spec.journal);
     for (const [state, count] of Object.entries(journal.states)) metrics.payers.set({ state }, count);
     const waiting = await this.spec.waiting.byPayer();
     metrics.waitingPayers.set(waiting.size);

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../core/errors.js';
 import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
 import type { FileOutcome } from '../inbox/processFile.js';
-import { journalDir, journalToRead, stateDirs, type UserPlaces, userStateDir } from '../journal/stateDir.js';
+import type { JournalPlace } from '../journal/openJournal.js';
+import { journalDir, journalPlace, stateDirs, type UserPlaces, userStateDir } from '../journal/stateDir.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveConnection } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
@@ -103,7 +104,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
         say(`serve: waiting/${file} cannot be read (${why})`),
       ),
       metrics,
-      journalPath: events.journalPath,
+      journal: events.journal,
       recheckAfterMs: timings.recheckAfter * 3_600_000,
       pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
       pauseMs: options.pauseMs ?? 30_000,
@@ -115,7 +116,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     const web = await webPage(options, places, inbox, runContext, {
       wake: () => worker.wake(),
       changes,
-      journalPath: events.journalPath,
+      journal: events.journal,
     });
     worker.checkApproved = web !== undefined;
     const app = webhookServer({
@@ -228,7 +229,7 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
       log.close();
       lock.release();
     };
-    return { log, journalPath: journalToRead(state, baseUrl, apiKey), release };
+    return { log, journal: journalPlace(state, baseUrl, apiKey), release };
   } catch (error) {
     lock.release();
     throw error;
@@ -251,7 +252,7 @@ async function webPage(
   places: UserPlaces,
   inbox: Inbox,
   context: RunContext,
-  serving: { wake: () => void; changes: EventEmitter; journalPath: string },
+  serving: { wake: () => void; changes: EventEmitter; journal: JournalPlace },
 ): Promise<WebPage | undefined> {
   const password = secretFrom(
     '--web-password-file',
@@ -279,8 +280,8 @@ async function webPage(
     context,
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: serving.wake,
-    book: new PayerBook(inbox.paths.results, serving.journalPath),
-    journalPath: serving.journalPath,
+    book: new PayerBook(inbox.paths.results, serving.journal),
+    journal: serving.journal,
     changes: serving.changes,
     resultsDir: inbox.paths.results,
     paths: inbox.paths,

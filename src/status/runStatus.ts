@@ -5,7 +5,7 @@ import { AbortedError } from '../core/errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import { readingOptions } from '../input/openInput.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
-import { journalToRead, stateDirs, type UserPlaces } from '../journal/stateDir.js';
+import { journalPlace, stateDirs, type UserPlaces } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptions, type RunOptionsInput } from '../options/resolve.js';
 import type { Progress } from '../output/Progress.js';
 import { OrderedSink } from '../output/results.js';
@@ -134,10 +134,10 @@ function journaledLinks(
   places: UserPlaces,
   connection: { baseUrl: string; apiKey: string },
 ): { links: Asking['journaled']; error?: unknown } {
-  // Read without its lock, in the old default place until a run has moved it: status writes nothing to it.
-  const path = journalToRead(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
+  // Read without its lock: a run may be writing it.
+  const place = journalPlace(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
   const read: { links: Asking['journaled']; error?: unknown } = {
-    links: journaledPayers(path).catch((error: unknown) => {
+    links: journaledPayers(place).catch((error: unknown) => {
       read.error = error;
       return (_id: string): JournaledPayer | undefined => undefined;
     }),

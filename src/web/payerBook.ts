@@ -1,3 +1,4 @@
+import type { JournalPlace } from '../journal/openJournal.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -39,12 +40,12 @@ export class PayerBook {
 
   constructor(
     private readonly resultsDir: string,
-    private readonly journalPath: string,
+    private readonly journal: JournalPlace,
   ) {}
 
   async lines(): Promise<PayerLine[]> {
     const seen = this.scan();
-    const journal = await journaledPayers(this.journalPath, seen.keys());
+    const journal = await journaledPayers(this.journal, seen.keys());
     return [...seen.entries()].map(([id, s]) => payerLine(id, s, journal(id)));
   }
 

@@ -1,3 +1,4 @@
+import type { JournalPlace } from '../journal/openJournal.js';
 import type { EventEmitter } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +16,7 @@ import type { SignedIn } from './WebAuth.js';
 export interface PayerSpec {
   book: PayerBook;
   /** The journal's file, read (never written) for a payer's history. */
-  journalPath: string;
+  journal: JournalPlace;
   /** Emits `change` when serve ended a run, a batch of events or a check: the page's table is then read again. */
   changes: EventEmitter;
   /** Where a refresh's status run writes (the inbox's results/), and the options it runs with. */
@@ -64,7 +65,7 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
         .code(404)
         .type('text/html')
         .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, { csrf }));
-    const history = await payerHistory(spec.journalPath, id);
+    const history = await payerHistory(spec.journal, id);
     return reply.type('text/html').send(layout(id, payerPage(line, history), { csrf }, ['live.js']));
   });
 

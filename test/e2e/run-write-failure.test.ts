@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { STORE_FILE } from '../../src/store/SqliteStore.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_KEY, harness, payersCsv, readResults } from '../helpers/runHarness.js';
 import { BIN } from '../helpers/spawnBin.js';
@@ -31,26 +33,37 @@ function runLimited(args: string[]): Promise<{ code: number | null; stderr: stri
   });
 }
 
-function findJournal(dir: string): string {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      const found = findJournal(path);
-      if (found) return found;
-    } else if (name === 'journal.jsonl') return path;
-  }
-  return '';
+/**
+ * Fills the log of the store in `stateDir` until it has room for the mark a run leaves as it opens the journal (the
+ * first write of a connection is two frames: the page changed, and the database's first page) and no more: the run's
+ * next write cannot be made. A reader kept on the log's start (returned, to be
+ * closed) stops the log from being started again from its beginning, as SQLite does once nobody reads it.
+ */
+function fillStoreLog(stateDir: string): DatabaseSync {
+  const file = join(stateDir, STORE_FILE);
+  const reader = new DatabaseSync(file);
+  reader.exec('BEGIN');
+  reader.prepare('SELECT COUNT(*) FROM journal_settings').get();
+  const writer = new DatabaseSync(file);
+  const frame = 24 + Number((writer.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
+  const walSize = () => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+  const fill = writer.prepare(
+    "INSERT INTO journal_settings (service, name, value) VALUES ('filler', 'filler', ?) " +
+      'ON CONFLICT (service, name) DO UPDATE SET value = excluded.value',
+  );
+  // After its first, each of these transactions changes one page: one frame of the log each.
+  for (let i = 0; walSize() + 3 * frame <= LIMIT_KIB * 1024; i++) fill.run(String(i));
+  writer.close();
+  return reader;
 }
 
 describe('a write that fails stops the run', () => {
   it('the journal: nothing more is sent, every row not done is skipped, exit 3 naming the journal', async () => {
     const first = await h.run({ inputs: [h.tmp.write('first.csv', payersCsv(['p-1']))] });
     expect(first.summary.exitCode).toBe(0);
-    // Fill the journal with well-formed lines to just under the limit: its next line cannot be written.
-    const journal = findJournal(h.tmp.path('state'));
-    const line = (i: number) => `${JSON.stringify({ k: i.toString(16).padStart(32, '0'), s: 'none' })}\n`;
-    const room = LIMIT_KIB * 1024 - statSync(journal).size;
-    appendFileSync(journal, Array.from({ length: Math.floor(room / line(0).length) }, (_, i) => line(i)).join(''));
+    // Fill the store to just under the limit: the run opens it, and its next write cannot be made.
+    const state = h.tmp.path('state');
+    const reader = fillStoreLog(state);
     const accountsBefore = h.sandbox.stats().byRoute['payment-details'] ?? 0;
 
     const input = h.tmp.write('payers.csv', payersCsv(['p-2', 'p-3', 'p-4']));
@@ -69,8 +82,9 @@ describe('a write that fails stops the run', () => {
       '--no-progress',
     ]);
 
-    expect(code).toBe(3);
-    expect(stderr).toContain(`stopped: the journal ${journal} cannot be written (EFBIG`);
+    reader.close();
+    expect(code, stderr).toBe(3);
+    expect(stderr).toContain(`stopped: the journal in ${state} cannot be written (`);
     // A bank account it could not record first never went out; the rows are left for the next run.
     expect(h.sandbox.stats().byRoute['payment-details'] ?? 0).toBe(accountsBefore);
     expect(readResults(join(out, 'results.csv')).map((r) => r.outcome)).toEqual(['skipped', 'skipped', 'skipped']);

@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStatus } from '../../src/status/runStatus.js';
+import { callsInDoubt, crashAtCreate } from '../helpers/storeOnDisk.js';
 import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
 
 // What exactly-once rests on when the service's reads show little: ids, and the service's own verdict. The sandbox
@@ -16,12 +16,6 @@ afterEach(async () => {
 });
 
 const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
-
-function journalPath(): string {
-  const state = h!.tmp.path('state');
-  const dir = readdirSync(state).find((name) => name.startsWith('127.0.0.1'))!;
-  return join(state, dir, 'journal.jsonl');
-}
 
 /** The payer cells of a row without a bank account. */
 const NO_BANK = { bankName: '', accountName: '', currency: '', accountNumber: '', routingNumber: '', accountType: '' };
@@ -108,24 +102,31 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
 
   it('an answer lost in a crash is settled by the ids the journal noted when the create went out', async () => {
     h = await harness({ bareReads: true });
-    await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['cr-1'], { 'cr-1': NO_BANK }))] });
-    // The payer already has an account at the same bank, which the read cannot tell from the row's: a person checked
-    // it is not the row's, and the row's is created.
-    const other = await addAccount('cr-1', 'First Midwest Bank');
-    const input = h.tmp.write('payers.csv', payersCsv(['cr-1']));
-    expect((await h.run({ inputs: [input], createUnmatchedAccounts: true })).results[0]!.outcome).toBe('ok');
-    // The process died after the create went out: the journal has its sent line (with the ids before it), nothing after.
-    const lines = readFileSync(journalPath(), 'utf8').trim().split('\n');
-    const sent = lines.findIndex((l) => l.includes('"s":"sent"'));
-    expect(JSON.parse(lines[sent]!).a).toEqual({ b: JSON.stringify([other]) });
-    writeFileSync(journalPath(), `${lines.slice(0, sent + 1).join('\n')}\n`);
-    // Meanwhile someone added an account at another bank: not the one the create made either.
-    await addAccount('cr-1', 'Another Bank');
-    const made = h.sandbox.payer('cr-1')!.paymentDetails[1]!.id;
+    const crash = await crashAtCreate(h.sandbox.url);
+    try {
+      const baseUrl = crash.url;
+      await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['cr-1'], { 'cr-1': NO_BANK }))], baseUrl });
+      // The payer already has an account at the same bank, which the read cannot tell from the row's: a person
+      // checked it is not the row's, and the row's is created.
+      const other = await addAccount('cr-1', 'First Midwest Bank');
+      const input = h.tmp.write('payers.csv', payersCsv(['cr-1']));
+      crash.arm();
+      const running = h.run({ inputs: [input], createUnmatchedAccounts: true, baseUrl });
+      // The process dies once the create went out: the journal has its sent record (with the ids before it), nothing after.
+      const image = await crash.imageAtCreate(h.tmp.path('state'));
+      expect((await running).results[0]!.outcome).toBe('ok');
+      image.restore();
+      expect(await callsInDoubt(h.tmp.path('state'))).toEqual([{ b: JSON.stringify([other]) }]);
+      // Meanwhile someone added an account at another bank: not the one the create made either.
+      await addAccount('cr-1', 'Another Bank');
+      const made = h.sandbox.payer('cr-1')!.paymentDetails[1]!.id;
 
-    const { results } = await h.run({ inputs: [input] });
-    expect(results[0]).toMatchObject({ outcome: 'ok', paymentDetailId: made });
-    expect(h.sandbox.payer('cr-1')!.paymentDetails).toHaveLength(3);
+      const { results } = await h.run({ inputs: [input], baseUrl });
+      expect(results[0]).toMatchObject({ outcome: 'ok', paymentDetailId: made });
+      expect(h.sandbox.payer('cr-1')!.paymentDetails).toHaveLength(3);
+    } finally {
+      await crash.close();
+    }
   });
 
   it('where the stored accounts cannot be told apart, nothing is created: the row names them and the way on', async () => {
@@ -207,28 +208,33 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
 describe('a crash between a create and its answer, with another account of the payer in the next file', () => {
   it('the account that create made is not taken by the other row, which creates its own', async () => {
     h = await harness({ bareReads: true });
-    await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['cx-1']))] });
-    const made = h.sandbox.payer('cx-1')!.paymentDetails[0]!.id;
-    // The process died once the create had gone out: the journal ends with its sent line.
-    const lines = readFileSync(journalPath(), 'utf8').trim().split('\n');
-    writeFileSync(
-      journalPath(),
-      `${lines.slice(0, lines.findIndex((l) => l.includes('"s":"sent"')) + 1).join('\n')}\n`,
-    );
+    const crash = await crashAtCreate(h.sandbox.url);
+    try {
+      const baseUrl = crash.url;
+      crash.arm();
+      const running = h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['cx-1']))], baseUrl });
+      // The process died once the create had gone out: the journal ends with its sent record.
+      const image = await crash.imageAtCreate(h.tmp.path('state'));
+      await running;
+      image.restore();
+      const made = h.sandbox.payer('cx-1')!.paymentDetails[0]!.id;
 
-    // The next file has a new account of the payer first, then the one in doubt, at the same bank.
-    const file = h.tmp.write('bank.csv', bankCsv('cx-1', ['000555000555', '000123456789']));
-    const { results } = await h.run({ inputs: [file] });
-    expect(results.map((r) => [r.line, r.outcome, r.steps])).toEqual([
-      ['2', 'ok', 'payment-details=ok'],
-      ['3', 'ok', 'payment-details=done-before'],
-    ]);
-    expect(results[1]!.paymentDetailId).toBe(made);
-    const stored = h.sandbox.payer('cx-1')!.paymentDetails;
-    expect(stored.map((d) => (d.request as { accountNumber: string }).accountNumber).sort()).toEqual([
-      '000123456789',
-      '000555000555',
-    ]);
+      // The next file has a new account of the payer first, then the one in doubt, at the same bank.
+      const file = h.tmp.write('bank.csv', bankCsv('cx-1', ['000555000555', '000123456789']));
+      const { results } = await h.run({ inputs: [file], baseUrl });
+      expect(results.map((r) => [r.line, r.outcome, r.steps])).toEqual([
+        ['2', 'ok', 'payment-details=ok'],
+        ['3', 'ok', 'payment-details=done-before'],
+      ]);
+      expect(results[1]!.paymentDetailId).toBe(made);
+      const stored = h.sandbox.payer('cx-1')!.paymentDetails;
+      expect(stored.map((d) => (d.request as { accountNumber: string }).accountNumber).sort()).toEqual([
+        '000123456789',
+        '000555000555',
+      ]);
+    } finally {
+      await crash.close();
+    }
   });
 });
 

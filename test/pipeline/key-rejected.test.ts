@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { journalsIn } from '../helpers/storeOnDisk.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInbox } from '../../src/inbox/runInbox.js';
 import { runStatus } from '../../src/status/runStatus.js';
@@ -16,9 +16,8 @@ afterEach(async () => {
   await h.close();
 });
 
-/** The journal folders of the state dir (its `locks` folder aside). */
-const journals = (stateDir: string): string[] =>
-  existsSync(stateDir) ? readdirSync(stateDir).filter((name) => name !== 'locks') : [];
+/** The journals of the state dir's store. */
+const journals = journalsIn;
 
 /** The call whose answer came first names the step: a payer's create and its read go out together. */
 const anyStep = (text: string | undefined) =>

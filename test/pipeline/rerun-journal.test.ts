@@ -1,6 +1,7 @@
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync, truncateSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STORE_FILE } from '../../src/store/SqliteStore.js';
+import { crashAtCreate, storeImage } from '../helpers/storeOnDisk.js';
 import { harness, payersCsv } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
@@ -10,12 +11,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
-
-function journalPath(): string {
-  const state = h.tmp.path('state');
-  const dir = readdirSync(state).find((name) => name.startsWith('127.0.0.1'))!;
-  return join(state, dir, 'journal.jsonl');
-}
 
 describe('re-runs through the journal', () => {
   it('sends nothing when the same file runs again after a complete run: every row ok and done-before', async () => {
@@ -56,42 +51,59 @@ describe('re-runs through the journal', () => {
   });
 
   it('settles a bank account in doubt by reading what is stored: adopted, not created again', async () => {
-    const input = h.tmp.write('payers.csv', payersCsv(['d-1']));
-    await h.run({ inputs: [input] });
-    // Simulate a crash after the create went out but before its answer was recorded.
-    const path = journalPath();
-    writeFileSync(
-      path,
-      readFileSync(path, 'utf8')
-        .split('\n')
-        .filter((l) => !(l.includes('"s":"done"') && l.includes('"c":201')))
-        .join('\n'),
-    );
-    const before = h.sandbox.stats().requests;
+    const crash = await crashAtCreate(h.sandbox.url);
+    try {
+      const baseUrl = crash.url;
+      // The payer registered by an earlier file; its bank account comes in this one.
+      const noBank = {
+        bankName: '',
+        accountName: '',
+        currency: '',
+        accountNumber: '',
+        routingNumber: '',
+        accountType: '',
+      };
+      await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['d-1'], { 'd-1': noBank }))], baseUrl });
+      const input = h.tmp.write('payers.csv', payersCsv(['d-1']));
+      crash.arm();
+      const running = h.run({ inputs: [input], baseUrl });
+      // A crash after the create went out but before its answer was recorded.
+      const image = await crash.imageAtCreate(h.tmp.path('state'));
+      await running;
+      image.restore();
+      const before = h.sandbox.stats().requests;
 
-    const { summary, results } = await h.run({ inputs: [input] });
-    expect(summary.exitCode).toBe(0);
-    expect(results[0]).toMatchObject({
-      outcome: 'ok',
-      steps: 'compliance=done-before payment-details=done-before agreement=done-before',
-    });
-    expect(results[0]!.paymentDetailId).toBe(h.sandbox.payer('d-1')!.paymentDetails[0]!.id);
-    const stats = h.sandbox.stats();
-    expect(stats.requests - before).toBe(1); // the read of stored accounts, nothing else
-    expect(stats).toMatchObject({ payersCreated: 1, paymentDetailsCreated: 1, duplicatePaymentDetails: 0 });
+      const { summary, results } = await h.run({ inputs: [input], baseUrl });
+      expect(summary.exitCode).toBe(0);
+      expect(results[0]).toMatchObject({
+        outcome: 'ok',
+        steps: 'compliance=done-before payment-details=done-before agreement=done-before',
+      });
+      expect(results[0]!.paymentDetailId).toBe(h.sandbox.payer('d-1')!.paymentDetails[0]!.id);
+      const stats = h.sandbox.stats();
+      expect(stats.requests - before).toBe(1); // the read of stored accounts, nothing else
+      expect(stats).toMatchObject({ payersCreated: 1, paymentDetailsCreated: 1, duplicatePaymentDetails: 0 });
+    } finally {
+      await crash.close();
+    }
   });
 
-  it('skips a corrupt journal tail with a warning and carries on', async () => {
+  it('loses only the transaction a crash tore: the store carries on from the last whole one, nothing twice', async () => {
     const input = h.tmp.write('payers.csv', payersCsv(['c-1', 'c-2']));
     await h.run({ inputs: [input] });
-    appendFileSync(journalPath(), '{"k":"po-0123","s":"do');
-    const { summary, stderr, results } = await h.run({ inputs: [input] });
-    expect(stderr).toMatch(/warning: journal .*journal\.jsonl: skipped 1 unreadable line \(a crash mid-write\)/);
+    // The next run dies while writing: the last transaction of its log is torn.
+    const image = storeImage(h.tmp.path('state'));
+    await h.run({ inputs: [h.tmp.write('more.csv', payersCsv(['c-3']))] });
+    image.restore();
+    const wal = h.tmp.path(`state/${STORE_FILE}-wal`);
+    if (existsSync(wal)) truncateSync(wal, Math.max(0, statSync(wal).size - 100));
+    const { summary, results } = await h.run({ inputs: [input] });
     expect(summary.exitCode).toBe(0);
     expect(results.map((r) => r.steps)).toEqual([
       'compliance=done-before payment-details=done-before agreement=done-before',
       'compliance=done-before payment-details=done-before agreement=done-before',
     ]);
+    expect(h.sandbox.stats()).toMatchObject({ duplicatePayers: 0, duplicatePaymentDetails: 0 });
   });
 
   it('honours completedSteps with no journal at all (another machine)', async () => {

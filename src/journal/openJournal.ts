@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError, PayerOnboardError } from '../core/errors.js';
+import { SqliteStore, STORE_FILE } from '../store/SqliteStore.js';
+import type { JournalTables } from '../store/Store.js';
+import { type Imported, importOldJournal } from './importJournal.js';
+import { Journal } from './Journal.js';
+
+/** Where one service and key's journal is: the store of a state dir, and the JSONL files older versions kept it in. */
+export interface JournalPlace {
+  stateDir: string;
+  /** `<host>-<hash>`: the service's base URL and key, as the old journal folders were named. */
+  service: string;
+  /** The old journal files, imported once each and kept as they were. */
+  jsonl: readonly string[];
+}
+
+/**
+ * Opens the journal of a run, importing what an older version left in JSONL first; records that a crash left
+ * half-written are skipped with a warning, never fatal. A key new to this store at a service it has journals of is
+ * said: what a journal forgets matters.
+ */
+export async function openJournal(
+  place: JournalPlace,
+  warnings: string[],
+  logger: Logger,
+  stderr: NodeJS.WritableStream | undefined,
+): Promise<{ journal: Journal; isNew: boolean }> {
+  const store = SqliteStore.open(place.stateDir);
+  let isNew: boolean;
+  try {
+    const tables = store.journal(place.service);
+    await importInto(tables, place, warnings, stderr, store.location);
+    isNew = (await tables.setting('opened')) === undefined;
+    if (isNew) {
+      warnOfOtherKeys(place, await store.services(), warnings, stderr);
+      await tables.write([{ setting: 'opened', value: new Date().toISOString() }]);
+    }
+  } catch (error) {
+    store.close();
+    throw unwritable(error, store.location);
+  }
+  const { journal, load } = await Journal.open(store, place.service).catch((error: unknown) => {
+    throw unwritable(error, store.location);
+  });
+  logger.info({ store: store.location, service: place.service, ...load }, 'journal loaded');
+  return { journal, isNew };
+}
+
+/**
+ * Reads a journal without holding it: `status`, the inbox and the web page read while a run may write. Nothing to
+ * read where neither the store nor an old journal exists (and then nothing is created).
+ */
+export async function readJournal<T>(
+  place: JournalPlace,
+  read: (tables: JournalTables) => Promise<T>,
+): Promise<T | undefined> {
+  if (!existsSync(join(place.stateDir, STORE_FILE)) && !place.jsonl.some((path) => existsSync(path))) return undefined;
+  const store = SqliteStore.open(place.stateDir);
+  try {
+    const tables = store.journal(place.service);
+    await importInto(tables, place, [], undefined, store.location);
+    return await read(tables);
+  } finally {
+    store.close();
+  }
+}
+
+/** A store that cannot be written as a run opens it: nothing was sent yet, so the run cannot start (exit 2). */
+function unwritable(error: unknown, location: string): unknown {
+  if (error instanceof PayerOnboardError) return error;
+  return new ConfigError(
+    `the store ${location} cannot be written (${(error as Error).message}): free some space or fix its permissions, then run again`,
+  );
+}
+
+/** Forgets the journal of a service and key: a key the service never accepted leaves nothing behind. */
+export async function forgetJournal(place: JournalPlace): Promise<void> {
+  const store = SqliteStore.open(place.stateDir);
+  try {
+    await store.journal(place.service).forget();
+  } finally {
+    store.close();
+  }
+}
+
+async function importInto(
+  tables: JournalTables,
+  place: JournalPlace,
+  warnings: string[],
+  stderr: NodeJS.WritableStream | undefined,
+  location: string,
+): Promise<void> {
+  for (const path of place.jsonl) {
+    const imported = await importOldJournal(tables, path);
+    if (imported === undefined) continue;
+    stderr?.write(`payer-onboard: ${importedLine(imported, location)}\n`);
+    if (imported.corrupt > 0) {
+      const warning = `journal ${path}: skipped ${imported.corrupt} unreadable line${imported.corrupt === 1 ? '' : 's'} (a crash mid-write); what they recorded is read back from the service before anything is created again`;
+      warnings.push(warning);
+      stderr?.write(`warning: ${warning}\n`);
+    }
+  }
+}
+
+function importedLine(imported: Imported, location: string): string {
+  return (
+    `imported the journal ${imported.path} into the store ${location} (${imported.payers} payers, ` +
+    `${imported.calls} calls); the old file is kept as it was, and read no more`
+  );
+}
+
+/** A journal is kept per API and key: a rotated key starts afresh. Say so, since what it forgets matters. */
+function warnOfOtherKeys(
+  place: JournalPlace,
+  services: readonly string[],
+  warnings: string[],
+  stderr: NodeJS.WritableStream | undefined,
+): void {
+  const host = place.service.replace(/-[0-9a-f]{12}$/, '');
+  const others = services.filter((name) => name !== place.service && name.startsWith(`${host}-`));
+  if (others.length === 0) return;
+  const warning =
+    `no journal of this API key at ${host} yet (${others.length} of another key in ${place.stateDir}): this run starts a new one. ` +
+    'What was registered is read back from the service, so nothing is created twice, but payer cells changed since ' +
+    'they were registered cannot be noticed, and --max-wait counts from today';
+  warnings.push(warning);
+  stderr?.write(`warning: ${warning}\n`);
+}

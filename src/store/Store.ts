@@ -1,0 +1,77 @@
+/**
+ * What the tool remembers, behind one interface: the journal of one service and key (what was sent and answered,
+ * its payers, their history). Every method is asynchronous, so that a store on a server fits it as well as the
+ * embedded one; the embedded one answers at once.
+ */
+
+/** A call the service may have carried out: sent (in doubt until its answer), or done with what it answered. */
+export type CallRecord =
+  | { state: 'sent'; answer?: Record<string, string> }
+  | { state: 'done'; status: number; answer: Record<string, string> };
+
+/** What the journal knows of one payer, field by field. */
+export interface PayerRecord {
+  /** The digest of the compliance body registered, and of each of its fields (to name the columns that changed). */
+  digest?: string;
+  fieldDigests?: string;
+  userId?: string;
+  agreementUrl?: string;
+  kycUrl?: string;
+  kycStatus?: string;
+  agreementStatus?: string;
+  /** The service's verdict at the last read that gave one. */
+  isCompliant?: boolean;
+  /** A run completed the payer's agreement (or found it completed). */
+  agreementDone: boolean;
+  /** The stored accounts the payer's rows hold: account key and id. */
+  accountIds: Array<[string, string]>;
+  /** Every account of the payer is known here (it saw the payer behind the KYC gate, or a read listed nothing new). */
+  accountsKnown: boolean;
+  /** ISO times: first seen, and last asked about or registered. */
+  since?: string;
+  checkedAt?: string;
+}
+
+/** One change of a payer's statuses or accounts, as a run saw it. */
+export interface PayerChange {
+  at: string;
+  kycStatus?: string;
+  /** `completed` once the agreement is done, else the status last seen. */
+  agreementStatus?: string;
+  accounts: number;
+}
+
+/** One thing to write; a batch of them is written in one transaction. */
+export type JournalWrite =
+  /** A call's record; none when it certainly changed nothing (neither done nor in doubt). */
+  | { call: string; record: CallRecord | undefined }
+  | { payer: string; record: PayerRecord }
+  | { setting: string; value: string | undefined };
+
+/** The journal of one service and key. */
+export interface JournalTables {
+  readonly service: string;
+  call(key: string): Promise<CallRecord | undefined>;
+  payer(key: string): Promise<PayerRecord | undefined>;
+  /** The payers with these keys, or every payer of the service. */
+  payers(keys?: Iterable<string>): Promise<Map<string, PayerRecord>>;
+  payerKeyOfUser(userId: string): Promise<string | undefined>;
+  /** The payer's changes, oldest first. */
+  changes(key: string): Promise<PayerChange[]>;
+  setting(name: string): Promise<string | undefined>;
+  /** Writes the batch in one transaction: all of it or, when it throws, none. */
+  write(batch: readonly JournalWrite[]): Promise<void>;
+  /** Removes everything of the service and key. */
+  forget(): Promise<void>;
+}
+
+export interface Store {
+  /** Where it is, for messages: a file, never a URL with its password. */
+  readonly location: string;
+  journal(service: string): JournalTables;
+  /** The services and keys with a journal here. */
+  services(): Promise<string[]>;
+  /** What was written so far reaches the disk, without holding up the event loop. */
+  syncSoon(): void;
+  close(): void;
+}

@@ -1,0 +1,75 @@
+/**
+ * The store's schema, as the versioned steps that build it: a store is at the version of the last step it ran, and a
+ * start runs the steps it lacks, in order, each in one transaction with its version. Steps are only ever added at the
+ * end; a step that shipped is never changed, since stores out there already ran it.
+ *
+ * Every table is per service: `service` names one base URL and key (`<host>-<hash>`, as the old journal folders were
+ * named), so a rehearsal against a sandbox never makes a real run think its payers exist. Keys are hashes: the store
+ * holds no personal value, only ids, links, statuses and digests.
+ */
+export interface Migration {
+  version: number;
+  /** What the step adds, for the message of a store that is newer or older than this code. */
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'the journal: calls, payers and their history, settings',
+    sql: `
+      -- A call the service may have carried out: 'sent' until its answer (in doubt if none came), then 'done' with
+      -- the answer's ids. A bank account's create, and each payer's list of the creates sent for it.
+      CREATE TABLE journal_calls (
+        service TEXT NOT NULL,
+        key TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('sent', 'done')),
+        status INTEGER,
+        answer TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (service, key)
+      );
+      -- What the journal knows of a payer, one row each: what was registered (digests), the links and statuses last
+      -- seen, since when it waits and when it was last asked, and the bank accounts its rows hold.
+      CREATE TABLE journal_payers (
+        service TEXT NOT NULL,
+        key TEXT NOT NULL,
+        digest TEXT,
+        field_digests TEXT,
+        user_id TEXT,
+        agreement_url TEXT,
+        kyc_url TEXT,
+        kyc_status TEXT,
+        agreement_status TEXT,
+        is_compliant INTEGER,
+        agreement_done INTEGER NOT NULL DEFAULT 0,
+        account_ids TEXT NOT NULL DEFAULT '[]',
+        accounts_known INTEGER NOT NULL DEFAULT 0,
+        since TEXT,
+        checked_at TEXT,
+        PRIMARY KEY (service, key)
+      );
+      CREATE INDEX journal_payers_by_user ON journal_payers (service, user_id);
+      -- Each change of a payer's statuses or accounts as a run saw it: the payer's page tells its history from these.
+      CREATE TABLE journal_payer_changes (
+        service TEXT NOT NULL,
+        key TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        kyc_status TEXT,
+        agreement_status TEXT,
+        accounts INTEGER NOT NULL,
+        PRIMARY KEY (service, key, seq)
+      );
+      -- What the journal knows of the service itself (its KYC gate), whether the last run closed it, what was imported.
+      CREATE TABLE journal_settings (
+        service TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (service, name)
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

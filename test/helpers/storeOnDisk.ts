@@ -1,0 +1,83 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { STORE_FILE } from '../../src/store/SqliteStore.js';
+import { type HoldingProxy, startHoldingProxy } from './holdingProxy.js';
+import { waitFor } from './waitFor.js';
+
+/** The files of a store on disk: the database and its write-ahead log (the shared-memory index is rebuilt from it). */
+const FILES = [STORE_FILE, `${STORE_FILE}-wal`];
+
+/**
+ * What is on disk of the store of `stateDir` right now: what a process killed at this moment leaves behind, since
+ * every transaction it committed is in the database or its log. Taken between two turns of the event loop, when no
+ * transaction is open. `restore()` puts it back in place of whatever came after, as if the process had died then.
+ */
+export function storeImage(stateDir: string): { restore(): void } {
+  const copy = mkdtempSync(join(tmpdir(), 'payer-onboard-image-'));
+  for (const name of FILES) if (existsSync(join(stateDir, name))) copyFileSync(join(stateDir, name), join(copy, name));
+  return {
+    restore() {
+      for (const name of [...FILES, `${STORE_FILE}-shm`]) rmSync(join(stateDir, name), { force: true });
+      for (const name of FILES) if (existsSync(join(copy, name))) copyFileSync(join(copy, name), join(stateDir, name));
+      rmSync(copy, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A loopback proxy in front of the sandbox that, once armed, holds the answer to the next bank account create: the
+ * service has stored the account, and the run has recorded the create as sent and heard nothing yet. Every run of a
+ * test that uses it goes through its URL (the journal is kept per base URL).
+ */
+export async function crashAtCreate(sandboxUrl: string): Promise<{
+  url: string;
+  /** Waits for the held create, takes the store's image then, and lets the answer through. */
+  imageAtCreate(stateDir: string): Promise<{ restore(): void }>;
+  arm(): void;
+  close(): Promise<void>;
+}> {
+  let armed = false;
+  const proxy: HoldingProxy = await startHoldingProxy(
+    sandboxUrl,
+    (method, path) => armed && method === 'POST' && /\/payment-details$/.test(path),
+  );
+  return {
+    url: proxy.url,
+    arm: () => {
+      armed = true;
+    },
+    async imageAtCreate(stateDir) {
+      await waitFor(() => proxy.holding(), 'the bank account create to be held');
+      const image = storeImage(stateDir);
+      proxy.release();
+      return image;
+    },
+    close: () => proxy.close(),
+  };
+}
+
+/** What the calls in doubt in the store of `stateDir` noted when they went out (every service's, oldest first). */
+export async function callsInDoubt(stateDir: string): Promise<Array<Record<string, string>>> {
+  const db = new DatabaseSync(join(stateDir, STORE_FILE), { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT answer FROM journal_calls WHERE state = 'sent' ORDER BY rowid").all();
+    return rows.map((row) => JSON.parse(String(row['answer'])) as Record<string, string>);
+  } finally {
+    db.close();
+  }
+}
+
+/** The services and keys with a journal in the store of `stateDir`: none where there is no store. */
+export function journalsIn(stateDir: string): string[] {
+  const file = join(stateDir, STORE_FILE);
+  if (!existsSync(file)) return [];
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service").all();
+    return rows.map((row) => String(row['service']));
+  } finally {
+    db.close();
+  }
+}
