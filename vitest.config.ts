@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**'],
+          exclude: ['test/e2e/**', 'test/store/pg-store.test.ts'],
           // The files share a worker's loaded modules: loading src/ again for every file was half of the run's time.
           // Each test still starts its own sandbox and temp folder.
           isolate: false,
@@ -27,6 +27,26 @@ export default defineConfig({
         extends: true,
         // Tests that spawn the bin, drive a browser or a spreadsheet program, or run a whole lifecycle.
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        // The store's tests and the exactly-once tests again, on PostgreSQL (npm run test:postgres): each test gets a
+        // database of its own on the server PAYER_ONBOARD_TEST_DATABASE_URL names, and fails without one.
+        test: {
+          name: 'postgres',
+          include: [
+            'test/store/pg-store.test.ts',
+            'test/journal/journal-store.test.ts',
+            'test/journal/journal-import.test.ts',
+            'test/pipeline/exactly-once-ids.test.ts',
+            'test/pipeline/rerun-journal.test.ts',
+            'test/pipeline/rerun-failed-elsewhere.test.ts',
+            'test/pipeline/run-carried-steps.test.ts',
+            'test/inbox/inbox-waiting.test.ts',
+          ],
+          env: { PAYER_ONBOARD_TEST_BACKEND: 'postgres' },
+          isolate: false,
+        },
       },
     ],
   },

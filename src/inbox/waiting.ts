@@ -5,7 +5,7 @@ import { journalPlace, stateDirs } from '../journal/stateDir.js';
 import { InputError } from '../core/errors.js';
 import { makeRunId, placesOf } from '../pipeline/RunSession.js';
 import { resolveRunOptions } from '../options/resolve.js';
-import { resolveConnection } from '../options/connection.js';
+import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import type { RunContext, RunInput } from '../pipeline/run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
 import { copyInto, type InboxPaths, moveInto, oldestFirst, writeNote } from './folders.js';
@@ -31,7 +31,12 @@ export async function dueWaiting(
     ? undefined
     : (() => {
         const { baseUrl, apiKey } = resolveConnection(options, env, cwd);
-        return journalPlace(stateDirs(options.stateDir, places), baseUrl, apiKey);
+        return journalPlace(
+          stateDirs(options.stateDir, places),
+          baseUrl,
+          apiKey,
+          resolveDatabaseUrl(options, env, cwd),
+        );
       })();
   // Every waiting file's payers first, so the journal is read once for all of them, not once a file.
   const files: Array<{ name: string; ids: string[] }> = [];

@@ -21,6 +21,8 @@ export interface JournalLoad {
 export class Journal {
   /** Records not yet written, by what they are of: the latest wins, and a read sees them first. */
   private pending = new Map<string, JournalWrite>();
+  /** Records being written (a store on a server answers later): read from here until the store has them. */
+  private readonly inFlight = new Map<string, JournalWrite>();
   /** Records whose write failed (the journal failed): this run still reads them from here. */
   private readonly unwritten = new Map<string, JournalWrite>();
   private flushQueued = false;
@@ -46,6 +48,11 @@ export class Journal {
     readonly tables: JournalTables,
   ) {}
 
+  /** Where the journal is kept, for messages: the store's file, or its database's URL without the password. */
+  get location(): string {
+    return this.store.location;
+  }
+
   /** Opens the service's journal in the store (which it then owns, and closes with it), marked open until close(). */
   static async open(store: Store, service: string): Promise<{ journal: Journal; load: JournalLoad }> {
     const started = performance.now();
@@ -56,7 +63,7 @@ export class Journal {
       // From now until close() the journal is open: a run that dies meanwhile leaves it so.
       await journal.tables.write([{ setting: CLOSED, value: undefined }]);
     } catch (error) {
-      store.close();
+      await store.close();
       throw error;
     }
     openJournals.add(journal);
@@ -116,7 +123,7 @@ export class Journal {
 
   /** A record not yet in the store: the write (null when there is none). */
   private kept(id: string): JournalWrite | undefined | null {
-    return this.pending.get(id) ?? this.unwritten.get(id) ?? null;
+    return this.pending.get(id) ?? this.inFlight.get(id) ?? this.unwritten.get(id) ?? null;
   }
 
   private queue(id: string, write: JournalWrite): void {
@@ -149,8 +156,14 @@ export class Journal {
       for (const [id, write] of batch) this.unwritten.set(id, write);
       return Promise.resolve();
     }
-    return this.tables.write([...batch.values()]).catch((error: unknown) => {
+    for (const [id, write] of batch) this.inFlight.set(id, write);
+    const landed = () => {
+      // Unless a later record of the same thing went out meanwhile: that one is read from here until it lands.
+      for (const [id, write] of batch) if (this.inFlight.get(id) === write) this.inFlight.delete(id);
+    };
+    return this.tables.write([...batch.values()]).then(landed, (error: unknown) => {
       for (const [id, write] of batch) this.unwritten.set(id, write);
+      landed();
       this.fail(error);
     });
   }
@@ -173,7 +186,7 @@ export class Journal {
     } catch {
       // the journal stays marked open: the next run reads what it cannot be sure of
     } finally {
-      this.store.close();
+      await this.store.close();
     }
   }
 }

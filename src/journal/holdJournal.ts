@@ -16,6 +16,8 @@ export interface HoldSpec {
   baseUrl: string;
   apiKey: string;
   runId: string;
+  /** A PostgreSQL database that keeps the journal, if one is given. */
+  databaseUrl?: string | undefined;
 }
 
 /** A run's hold on its service and journal: where its journal is, and the locks to release at the end. */
@@ -46,7 +48,7 @@ export function holdJournal(spec: HoldSpec): HeldJournal {
     const journalLock = join(state.dir, 'locks', `${service}.lock`);
     if (journalLock !== serviceLock)
       taken.push(StateLock.acquire(journalLock, runId, { what: 'run', using: state.dir, stateDir: state.dir }));
-    return { place: journalPlace(state, spec.baseUrl, spec.apiKey), release };
+    return { place: journalPlace(state, spec.baseUrl, spec.apiKey, spec.databaseUrl), release };
   } catch (error) {
     release();
     throw error;

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sha256 } from '../plan/identity.js';
-import { pairsOf } from '../store/SqliteStore.js';
+import { pairsOf } from '../store/SqlJournal.js';
 import type { CallRecord, JournalTables, JournalWrite, PayerRecord } from '../store/Store.js';
 
 /** What one import of an old JSONL journal brought into the store. */

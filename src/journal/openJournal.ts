@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, PayerOnboardError } from '../core/errors.js';
-import { SqliteStore, STORE_FILE } from '../store/SqliteStore.js';
+import { openStore, storeMayHold } from '../store/openStore.js';
 import type { JournalTables } from '../store/Store.js';
 import { type Imported, importOldJournal } from './importJournal.js';
 import { Journal } from './Journal.js';
@@ -10,6 +9,8 @@ import { Journal } from './Journal.js';
 /** Where one service and key's journal is: the store of a state dir, and the JSONL files older versions kept it in. */
 export interface JournalPlace {
   stateDir: string;
+  /** A PostgreSQL database to keep it in instead of the state dir's SQLite file. */
+  databaseUrl?: string | undefined;
   /** `<host>-<hash>`: the service's base URL and key, as the old journal folders were named. */
   service: string;
   /** The old journal files, imported once each and kept as they were. */
@@ -27,7 +28,7 @@ export async function openJournal(
   logger: Logger,
   stderr: NodeJS.WritableStream | undefined,
 ): Promise<{ journal: Journal; isNew: boolean }> {
-  const store = SqliteStore.open(place.stateDir);
+  const store = await openStore(place);
   let isNew: boolean;
   try {
     const tables = store.journal(place.service);
@@ -38,7 +39,7 @@ export async function openJournal(
       await tables.write([{ setting: 'opened', value: new Date().toISOString() }]);
     }
   } catch (error) {
-    store.close();
+    await store.close();
     throw unwritable(error, store.location);
   }
   const { journal, load } = await Journal.open(store, place.service).catch((error: unknown) => {
@@ -56,14 +57,14 @@ export async function readJournal<T>(
   place: JournalPlace,
   read: (tables: JournalTables) => Promise<T>,
 ): Promise<T | undefined> {
-  if (!existsSync(join(place.stateDir, STORE_FILE)) && !place.jsonl.some((path) => existsSync(path))) return undefined;
-  const store = SqliteStore.open(place.stateDir);
+  if (!storeMayHold(place) && !place.jsonl.some((path) => existsSync(path))) return undefined;
+  const store = await openStore(place);
   try {
     const tables = store.journal(place.service);
     await importInto(tables, place, [], undefined, store.location);
     return await read(tables);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -77,11 +78,11 @@ function unwritable(error: unknown, location: string): unknown {
 
 /** Forgets the journal of a service and key: a key the service never accepted leaves nothing behind. */
 export async function forgetJournal(place: JournalPlace): Promise<void> {
-  const store = SqliteStore.open(place.stateDir);
+  const store = await openStore(place);
   try {
     await store.journal(place.service).forget();
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -84,9 +84,14 @@ export function stateDirs(given: string | undefined, places: UserPlaces): StateD
  * Where the journal of one base URL and key is: the store of the state dir, and the JSONL files an older version kept
  * it in (its folder in the state dir, and in the old default place), imported by the first command that opens it.
  */
-export function journalPlace(state: StateDirs, baseUrl: string, apiKey: string): JournalPlace {
+export function journalPlace(
+  state: StateDirs,
+  baseUrl: string,
+  apiKey: string,
+  databaseUrl?: string | undefined,
+): JournalPlace {
   const name = journalName(baseUrl, apiKey);
   const jsonl = [join(state.dir, name, 'journal.jsonl')];
   if (state.old !== undefined) jsonl.push(join(state.old, name, 'journal.jsonl'));
-  return { stateDir: state.dir, service: name, jsonl };
+  return { stateDir: state.dir, service: name, jsonl, ...(databaseUrl === undefined ? {} : { databaseUrl }) };
 }

@@ -33,6 +33,27 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
+/**
+ * The PostgreSQL database to keep the store in, from --database-url-file or PAYER_ONBOARD_DATABASE_URL (never a flag
+ * value: it holds a password); none for the embedded store in the state dir.
+ */
+export function resolveDatabaseUrl(options: RunOptions, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  if (options.databaseUrlFile !== undefined) {
+    let url: string;
+    try {
+      url = readFileSync(resolve(cwd, options.databaseUrlFile), 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(
+        `--database-url-file: cannot read ${options.databaseUrlFile} (${(error as NodeJS.ErrnoException).code})`,
+        'E_USAGE',
+      );
+    }
+    if (url === '') throw new ConfigError(`--database-url-file: ${options.databaseUrlFile} is empty`, 'E_USAGE');
+    return url;
+  }
+  return env.PAYER_ONBOARD_DATABASE_URL || undefined;
+}
+
 /** Where to send, with which key, and what to say of the key if the service rejects it. */
 interface Connection {
   baseUrl: string;

@@ -82,6 +82,7 @@ export const RUN_CHECKS = {
   createUnmatchedAccounts: z.boolean(),
   maxWait: z.number({ error: 'must be a number' }).positive('must be more than 0'),
   stateDir: z.string().min(1),
+  databaseUrlFile: z.string(),
   allowHttp: z.boolean(),
   maxConsecutiveFailures: count(1),
   logFile: z.string(),

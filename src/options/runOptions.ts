@@ -217,6 +217,14 @@ export const RUN_OPTIONS = {
       "where the store (payer-onboard.db) keeps the journal that makes re-runs and crashes safe (keep it); by default the same for runs from every folder, and an older version's journal.jsonl found there or in `./.payer-onboard` is imported once",
     commands: CALLING,
   },
+  databaseUrlFile: {
+    flag: 'database-url-file',
+    type: 'string',
+    value: 'FILE',
+    describe:
+      'file holding the URL of a PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DB`) to keep the store in, for a team of machines; without it the URL comes from `PAYER_ONBOARD_DATABASE_URL`, never from a flag value; with neither, the store is SQLite in `--state-dir`',
+    commands: CALLING,
+  },
   allowHttp: {
     flag: 'allow-http',
     type: 'boolean',

@@ -3,7 +3,7 @@ import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { AbortedError, ConfigError } from '../core/errors.js';
+import { AbortedError, PayerOnboardError, ConfigError } from '../core/errors.js';
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
@@ -181,8 +181,11 @@ export class RunSession {
         journal.onFailure = (error) =>
           client.stop(
             'write-failed',
-            `stopped: the journal in ${spec.journal!.stateDir} cannot be written (${error.message}); nothing more is sent. ` +
-              'Free the space and run the same file again: what was sent is read back from the service',
+            // A server's store says what went wrong in a sentence of its own, which never holds its URL's password.
+            error instanceof PayerOnboardError
+              ? `stopped: ${error.message}; nothing more is sent`
+              : `stopped: the journal in ${journal.location} cannot be written (${error.message}); nothing more is sent. ` +
+                  'Free the space and run the same file again: what was sent is read back from the service',
           );
       }
       spec.context.signal?.addEventListener('abort', session.onAbort, { once: true });

@@ -6,7 +6,7 @@ import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
 import { RESULT_COLUMNS, type Summary } from '../output/results.js';
 import { checkInputs } from './checkInputs.js';
 import { finishRun } from './finishRun.js';
-import { resolveConnection } from '../options/connection.js';
+import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import type { Reached, RunFacts } from './RunFacts.js';
 import { makeRunId, placesOf, type RunContext, RunSession, type SessionSpec } from './RunSession.js';
 import { sendInputs } from './sendInputs.js';
@@ -53,7 +53,13 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   // no journal).
   const held =
     command === 'run' && !options.sandbox && connection
-      ? holdJournal({ state: stateDirs(options.stateDir, places), places, ...connection, runId })
+      ? holdJournal({
+          state: stateDirs(options.stateDir, places),
+          places,
+          ...connection,
+          runId,
+          databaseUrl: resolveDatabaseUrl(options, env, cwd),
+        })
       : undefined;
   try {
     return await runPasses(facts, reached, connection, held?.place);

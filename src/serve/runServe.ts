@@ -8,7 +8,7 @@ import type { FileOutcome } from '../inbox/processFile.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import { journalDir, journalPlace, stateDirs, type UserPlaces, userStateDir } from '../journal/stateDir.js';
 import { StateLock } from '../journal/StateLock.js';
-import { resolveConnection } from '../options/connection.js';
+import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
 import { resolveRunOptions } from '../options/resolve.js';
 import { checkServeNumbers, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
@@ -229,7 +229,8 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
       log.close();
       lock.release();
     };
-    return { log, journal: journalPlace(state, baseUrl, apiKey), release };
+    const databaseUrl = resolveDatabaseUrl(run, places.env, places.cwd);
+    return { log, journal: journalPlace(state, baseUrl, apiKey, databaseUrl), release };
   } catch (error) {
     lock.release();
     throw error;

@@ -9,7 +9,7 @@ import { journalPlace, stateDirs, type UserPlaces } from '../journal/stateDir.js
 import { resolveRunOptions, type RunOptions, type RunOptionsInput } from '../options/resolve.js';
 import type { Progress } from '../output/Progress.js';
 import { OrderedSink } from '../output/results.js';
-import { resolveConnection } from '../options/connection.js';
+import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { makeRunId, placesOf, type RunContext, RunSession, runSpan } from '../pipeline/RunSession.js';
 import {
   type CategoryCounts,
@@ -135,7 +135,9 @@ function journaledLinks(
   connection: { baseUrl: string; apiKey: string },
 ): { links: Asking['journaled']; error?: unknown } {
   // Read without its lock: a run may be writing it.
-  const place = journalPlace(stateDirs(options.stateDir, places), connection.baseUrl, connection.apiKey);
+  const state = stateDirs(options.stateDir, places);
+  const databaseUrl = resolveDatabaseUrl(options, places.env, places.cwd);
+  const place = journalPlace(state, connection.baseUrl, connection.apiKey, databaseUrl);
   const read: { links: Asking['journaled']; error?: unknown } = {
     links: journaledPayers(place).catch((error: unknown) => {
       read.error = error;

@@ -1,9 +1,10 @@
 import { chmodSync, closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigError } from '../core/errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import type { CallRecord, JournalTables, JournalWrite, PayerChange, PayerRecord, Store } from './Store.js';
+import { type Executor, SqlJournal } from './SqlJournal.js';
+import type { JournalTables, Store } from './Store.js';
 
 /** The store's file in the state dir; SQLite keeps its `-wal` and `-shm` files beside it. */
 export const STORE_FILE = 'payer-onboard.db';
@@ -55,7 +56,7 @@ export class SqliteStore implements Store {
   }
 
   journal(service: string): JournalTables {
-    return new SqliteJournal(this, service);
+    return new SqlJournal(this.executor, service);
   }
 
   async services(): Promise<string[]> {
@@ -63,8 +64,18 @@ export class SqliteStore implements Store {
     return rows.map((row) => String(row['service']));
   }
 
+  /** The journal's SQL, run at once: each promise is settled when it is returned. */
+  private readonly executor: Executor = {
+    one: async (sql, params) => this.statement(sql).get(...params),
+    all: async (sql, params) => this.statement(sql).all(...params),
+    batch: async (statements) =>
+      this.transaction(() => {
+        for (const [sql, params] of statements) this.statement(sql).run(...params);
+      }),
+  };
+
   /** A statement prepared once for the store's life. */
-  statement(sql: string): StatementSync {
+  private statement(sql: string): StatementSync {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
@@ -74,7 +85,7 @@ export class SqliteStore implements Store {
   }
 
   /** Runs `work` in one write transaction: all of it or nothing. */
-  transaction(work: () => void): void {
+  private transaction(work: () => void): void {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       work();
@@ -169,262 +180,4 @@ function storeError(file: string, error: unknown): ConfigError {
         'or move it aside to start a new one: what was registered is read back from the service, so nothing is created twice',
     );
   return new ConfigError(`the store ${file} cannot be opened (${message})`);
-}
-
-interface PayerRow {
-  digest: string | null;
-  field_digests: string | null;
-  user_id: string | null;
-  agreement_url: string | null;
-  kyc_url: string | null;
-  kyc_status: string | null;
-  agreement_status: string | null;
-  is_compliant: number | null;
-  agreement_done: number;
-  account_ids: string;
-  accounts_known: number;
-  since: string | null;
-  checked_at: string | null;
-}
-
-const PAYER_COLUMNS =
-  'digest, field_digests, user_id, agreement_url, kyc_url, kyc_status, agreement_status, is_compliant, ' +
-  'agreement_done, account_ids, accounts_known, since, checked_at';
-
-class SqliteJournal implements JournalTables {
-  constructor(
-    private readonly store: SqliteStore,
-    readonly service: string,
-  ) {}
-
-  async call(key: string): Promise<CallRecord | undefined> {
-    const row = this.store
-      .statement('SELECT state, status, answer FROM journal_calls WHERE service = ? AND key = ?')
-      .get(this.service, key) as { state: string; status: number | null; answer: string } | undefined;
-    if (row === undefined) return undefined;
-    const answer = JSON.parse(row.answer) as Record<string, string>;
-    if (row.state === 'done') return { state: 'done', status: row.status ?? 200, answer };
-    return Object.keys(answer).length === 0 ? { state: 'sent' } : { state: 'sent', answer };
-  }
-
-  async payer(key: string): Promise<PayerRecord | undefined> {
-    const row = this.store
-      .statement(`SELECT ${PAYER_COLUMNS} FROM journal_payers WHERE service = ? AND key = ?`)
-      .get(this.service, key) as PayerRow | undefined;
-    return row === undefined ? undefined : payerOf(row);
-  }
-
-  async payers(keys?: Iterable<string>): Promise<Map<string, PayerRecord>> {
-    const found = new Map<string, PayerRecord>();
-    if (keys !== undefined) {
-      for (const key of keys) {
-        const payer = await this.payer(key);
-        if (payer !== undefined) found.set(key, payer);
-      }
-      return found;
-    }
-    const rows = this.store
-      .statement(`SELECT key, ${PAYER_COLUMNS} FROM journal_payers WHERE service = ?`)
-      .iterate(this.service) as Iterable<PayerRow & { key: string }>;
-    for (const row of rows) found.set(row.key, payerOf(row));
-    return found;
-  }
-
-  async payerKeyOfUser(userId: string): Promise<string | undefined> {
-    const row = this.store
-      .statement('SELECT key FROM journal_payers WHERE service = ? AND user_id = ? LIMIT 1')
-      .get(this.service, userId) as { key: string } | undefined;
-    return row?.key;
-  }
-
-  async changes(key: string): Promise<PayerChange[]> {
-    const rows = this.store
-      .statement(
-        'SELECT at, kyc_status, agreement_status, accounts FROM journal_payer_changes WHERE service = ? AND key = ? ORDER BY seq',
-      )
-      .all(this.service, key) as Array<{
-      at: string;
-      kyc_status: string | null;
-      agreement_status: string | null;
-      accounts: number;
-    }>;
-    return rows.map((row) => ({
-      at: row.at,
-      ...(row.kyc_status === null ? {} : { kycStatus: row.kyc_status }),
-      ...(row.agreement_status === null ? {} : { agreementStatus: row.agreement_status }),
-      accounts: row.accounts,
-    }));
-  }
-
-  async setting(name: string): Promise<string | undefined> {
-    const row = this.store
-      .statement('SELECT value FROM journal_settings WHERE service = ? AND name = ?')
-      .get(this.service, name) as { value: string } | undefined;
-    return row?.value;
-  }
-
-  async write(batch: readonly JournalWrite[]): Promise<void> {
-    if (batch.length === 0) return;
-    this.store.transaction(() => {
-      for (const item of batch) {
-        if ('call' in item) this.writeCall(item.call, item.record);
-        else if ('payer' in item) this.writePayer(item.payer, item.record);
-        else this.writeSetting(item.setting, item.value);
-      }
-    });
-  }
-
-  async forget(): Promise<void> {
-    this.store.transaction(() => {
-      for (const table of ['journal_calls', 'journal_payers', 'journal_payer_changes', 'journal_settings'])
-        this.store.statement(`DELETE FROM ${table} WHERE service = ?`).run(this.service);
-    });
-  }
-
-  private writeCall(key: string, record: CallRecord | undefined): void {
-    if (record === undefined) {
-      this.store.statement('DELETE FROM journal_calls WHERE service = ? AND key = ?').run(this.service, key);
-      return;
-    }
-    this.store
-      .statement(
-        'INSERT INTO journal_calls (service, key, state, status, answer) VALUES (?, ?, ?, ?, ?) ' +
-          'ON CONFLICT (service, key) DO UPDATE SET state = excluded.state, status = excluded.status, answer = excluded.answer',
-      )
-      .run(
-        this.service,
-        key,
-        record.state,
-        record.state === 'done' ? record.status : null,
-        JSON.stringify(record.answer ?? {}),
-      );
-  }
-
-  /** The payer's row, and a change of its history where its statuses or accounts differ from the row before. */
-  private writePayer(key: string, record: PayerRecord): void {
-    const before = this.store
-      .statement(
-        'SELECT kyc_status, agreement_status, agreement_done, account_ids FROM journal_payers WHERE service = ? AND key = ?',
-      )
-      .get(this.service, key) as
-      | { kyc_status: string | null; agreement_status: string | null; agreement_done: number; account_ids: string }
-      | undefined;
-    const values = payerValues(record);
-    this.store
-      .statement(
-        `INSERT INTO journal_payers (service, key, ${PAYER_COLUMNS}) VALUES (?, ?, ${PAYER_COLUMNS.split(',')
-          .map(() => '?')
-          .join(', ')}) ON CONFLICT (service, key) DO UPDATE SET ${PAYER_COLUMNS.split(', ')
-          .map((column) => `${column} = excluded.${column}`)
-          .join(', ')}`,
-      )
-      .run(this.service, key, ...values);
-    const change = changeOf(record);
-    const old =
-      before === undefined
-        ? undefined
-        : changeOf({
-            ...(before.kyc_status === null ? {} : { kycStatus: before.kyc_status }),
-            ...(before.agreement_status === null ? {} : { agreementStatus: before.agreement_status }),
-            agreementDone: before.agreement_done === 1,
-            accountIds: pairsOf(before.account_ids),
-            accountsKnown: false,
-          });
-    if (
-      old !== undefined &&
-      old.kycStatus === change.kycStatus &&
-      old.agreementStatus === change.agreementStatus &&
-      old.accounts === change.accounts
-    )
-      return;
-    this.store
-      .statement(
-        'INSERT INTO journal_payer_changes (service, key, seq, at, kyc_status, agreement_status, accounts) ' +
-          'SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM journal_payer_changes WHERE service = ? AND key = ?',
-      )
-      .run(
-        this.service,
-        key,
-        record.checkedAt ?? record.since ?? '',
-        change.kycStatus ?? null,
-        change.agreementStatus ?? null,
-        change.accounts,
-        this.service,
-        key,
-      );
-  }
-
-  private writeSetting(name: string, value: string | undefined): void {
-    if (value === undefined) {
-      this.store.statement('DELETE FROM journal_settings WHERE service = ? AND name = ?').run(this.service, name);
-      return;
-    }
-    this.store
-      .statement(
-        'INSERT INTO journal_settings (service, name, value) VALUES (?, ?, ?) ' +
-          'ON CONFLICT (service, name) DO UPDATE SET value = excluded.value',
-      )
-      .run(this.service, name, value);
-  }
-}
-
-/** A payer's row as its record: the one place its columns are decoded. */
-function payerOf(row: PayerRow): PayerRecord {
-  return {
-    ...(row.digest === null ? {} : { digest: row.digest }),
-    ...(row.field_digests === null ? {} : { fieldDigests: row.field_digests }),
-    ...(row.user_id === null ? {} : { userId: row.user_id }),
-    ...(row.agreement_url === null ? {} : { agreementUrl: row.agreement_url }),
-    ...(row.kyc_url === null ? {} : { kycUrl: row.kyc_url }),
-    ...(row.kyc_status === null ? {} : { kycStatus: row.kyc_status }),
-    ...(row.agreement_status === null ? {} : { agreementStatus: row.agreement_status }),
-    ...(row.is_compliant === null ? {} : { isCompliant: row.is_compliant === 1 }),
-    agreementDone: row.agreement_done === 1,
-    accountIds: pairsOf(row.account_ids),
-    accountsKnown: row.accounts_known === 1,
-    ...(row.since === null ? {} : { since: row.since }),
-    ...(row.checked_at === null ? {} : { checkedAt: row.checked_at }),
-  };
-}
-
-/** The record's values in the order of PAYER_COLUMNS. */
-function payerValues(record: PayerRecord): SQLInputValue[] {
-  return [
-    record.digest ?? null,
-    record.fieldDigests ?? null,
-    record.userId ?? null,
-    record.agreementUrl ?? null,
-    record.kycUrl ?? null,
-    record.kycStatus ?? null,
-    record.agreementStatus ?? null,
-    record.isCompliant === undefined ? null : record.isCompliant ? 1 : 0,
-    record.agreementDone ? 1 : 0,
-    JSON.stringify(record.accountIds),
-    record.accountsKnown ? 1 : 0,
-    record.since ?? null,
-    record.checkedAt ?? null,
-  ];
-}
-
-function changeOf(record: PayerRecord): Omit<PayerChange, 'at'> {
-  const agreement = record.agreementDone ? 'completed' : record.agreementStatus;
-  return {
-    ...(record.kycStatus === undefined ? {} : { kycStatus: record.kycStatus }),
-    ...(agreement === undefined ? {} : { agreementStatus: agreement }),
-    accounts: record.accountIds.length,
-  };
-}
-
-/** Account key and id pairs as stored (a JSON array); none when it is not such a list. */
-export function pairsOf(text: string): Array<[string, string]> {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (!Array.isArray(value)) return [];
-    return value.filter(
-      (pair): pair is [string, string] =>
-        Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
-    );
-  } catch {
-    return [];
-  }
 }

@@ -73,5 +73,5 @@ export interface Store {
   services(): Promise<string[]>;
   /** What was written so far reaches the disk, without holding up the event loop. */
   syncSoon(): void;
-  close(): void;
+  close(): Promise<void> | void;
 }

@@ -50,14 +50,15 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (service, key)
       );
       CREATE INDEX journal_payers_by_user ON journal_payers (service, user_id);
-      -- Each change of a payer's statuses or accounts as a run saw it: the payer's page tells its history from these.
+      -- Each change of a payer's statuses or accounts as a run saw it (a status not known yet is ''): the payer's page
+      -- tells its history from these.
       CREATE TABLE journal_payer_changes (
         service TEXT NOT NULL,
         key TEXT NOT NULL,
         seq INTEGER NOT NULL,
         at TEXT NOT NULL,
-        kyc_status TEXT,
-        agreement_status TEXT,
+        kyc_status TEXT NOT NULL,
+        agreement_status TEXT NOT NULL,
         accounts INTEGER NOT NULL,
         PRIMARY KEY (service, key, seq)
       );

@@ -84,7 +84,7 @@ describe('a write that fails stops the run', () => {
 
     reader.close();
     expect(code, stderr).toBe(3);
-    expect(stderr).toContain(`stopped: the journal in ${state} cannot be written (`);
+    expect(stderr).toContain(`stopped: the journal in ${join(state, STORE_FILE)} cannot be written (`);
     // A bank account it could not record first never went out; the rows are left for the next run.
     expect(h.sandbox.stats().byRoute['payment-details'] ?? 0).toBe(accountsBefore);
     expect(readResults(join(out, 'results.csv')).map((r) => r.outcome)).toEqual(['skipped', 'skipped', 'skipped']);

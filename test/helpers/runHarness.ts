@@ -6,6 +6,7 @@ import type { Summary } from '../../src/output/results.js';
 import { openInput } from '../../src/input/openInput.js';
 import type { PayerRowResult } from '../../src/core/types.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
+import { testStore } from './testStore.js';
 import { tempDir } from './tempDir.js';
 
 export const API_KEY = 'test-key-5f1d2c3b4a';
@@ -25,9 +26,12 @@ export function memoryStream() {
 export async function harness(sandboxOptions: SandboxOptions = {}) {
   const sandbox: SandboxHandle = await startSandbox({ port: 0, apiKey: API_KEY, kycAfter: 0, ...sandboxOptions });
   const tmp = tempDir();
+  const store = await testStore(tmp.path('state'));
   return {
     sandbox,
     tmp,
+    /** The store the runs keep their journal in: SQLite in `state/`, or a database of this test's own. */
+    store,
     async run(
       input: Omit<RunInput, 'inputs'> & { inputs: string[] },
       env: NodeJS.ProcessEnv = { PAYER_API_KEY: API_KEY },
@@ -43,12 +47,19 @@ export async function harness(sandboxOptions: SandboxOptions = {}) {
           ...input,
         },
         // Short retry delays: a flaky sandbox's backoff tails would otherwise decide how long a test takes.
-        { cwd: tmp.dir, env, stderr: err.stream, backoff: { baseMs: 50, maxMs: 1000 }, ...(signal ? { signal } : {}) },
+        {
+          cwd: tmp.dir,
+          env: { ...store.env, ...env },
+          stderr: err.stream,
+          backoff: { baseMs: 50, maxMs: 1000 },
+          ...(signal ? { signal } : {}),
+        },
       );
       return { summary, stderr: err.text(), results: readResults(summary.outputs.results) };
     },
     async close() {
       await sandbox.close();
+      await store.close();
       tmp.remove();
     },
   };

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { STORE_FILE } from '../../src/store/SqliteStore.js';
-import { type HoldingProxy, startHoldingProxy } from './holdingProxy.js';
-import { waitFor } from './waitFor.js';
 
 /** The files of a store on disk: the database and its write-ahead log (the shared-memory index is rebuilt from it). */
 const FILES = [STORE_FILE, `${STORE_FILE}-wal`];
@@ -23,38 +21,6 @@ export function storeImage(stateDir: string): { restore(): void } {
       for (const name of FILES) if (existsSync(join(copy, name))) copyFileSync(join(copy, name), join(stateDir, name));
       rmSync(copy, { recursive: true, force: true });
     },
-  };
-}
-
-/**
- * A loopback proxy in front of the sandbox that, once armed, holds the answer to the next bank account create: the
- * service has stored the account, and the run has recorded the create as sent and heard nothing yet. Every run of a
- * test that uses it goes through its URL (the journal is kept per base URL).
- */
-export async function crashAtCreate(sandboxUrl: string): Promise<{
-  url: string;
-  /** Waits for the held create, takes the store's image then, and lets the answer through. */
-  imageAtCreate(stateDir: string): Promise<{ restore(): void }>;
-  arm(): void;
-  close(): Promise<void>;
-}> {
-  let armed = false;
-  const proxy: HoldingProxy = await startHoldingProxy(
-    sandboxUrl,
-    (method, path) => armed && method === 'POST' && /\/payment-details$/.test(path),
-  );
-  return {
-    url: proxy.url,
-    arm: () => {
-      armed = true;
-    },
-    async imageAtCreate(stateDir) {
-      await waitFor(() => proxy.holding(), 'the bank account create to be held');
-      const image = storeImage(stateDir);
-      proxy.release();
-      return image;
-    },
-    close: () => proxy.close(),
   };
 }
 

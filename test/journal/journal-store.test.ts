@@ -1,20 +1,25 @@
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/Journal.js';
-import { SqliteStore } from '../../src/store/SqliteStore.js';
+import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
 import { tempDir } from '../helpers/tempDir.js';
+import { type TestStore, testStore } from '../helpers/testStore.js';
 
 let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => {
+let store: TestStore;
+beforeEach(async () => {
   tmp = tempDir();
+  store = await testStore(tmp.dir);
 });
-afterEach(() => tmp.remove());
+afterEach(async () => {
+  await store.close();
+  tmp.remove();
+});
 
 const SERVICE = 'api.example.com-0123456789ab';
 const key = (n: number) => n.toString(16).padStart(8, '0').repeat(4);
-const open = async (dir = tmp.dir) => (await Journal.open(SqliteStore.open(dir), SERVICE)).journal;
+const openBackend = () => openStore({ stateDir: tmp.dir, databaseUrl: store.env.PAYER_ONBOARD_DATABASE_URL });
+const open = async () => (await Journal.open(await openBackend(), SERVICE)).journal;
 
 describe('the journal over the store', () => {
   it('takes back a call that certainly changed nothing, but never a done one; and so after reopening', async () => {
@@ -74,34 +79,17 @@ describe('the journal over the store', () => {
     await again.close();
   });
 
-  it('writes the records still waiting when the process exits without closing it', async () => {
-    const modules = (path: string) => pathToFileURL(fileURLToPath(new URL(`../../dist/${path}`, import.meta.url))).href;
-    const script = `
-      const { Journal } = await import(${JSON.stringify(modules('journal/Journal.js'))});
-      const { SqliteStore } = await import(${JSON.stringify(modules('store/SqliteStore.js'))});
-      const { journal } = await Journal.open(SqliteStore.open(${JSON.stringify(tmp.dir)}), ${JSON.stringify(SERVICE)});
-      await journal.sent(${JSON.stringify(key(1))});
-      journal.done(${JSON.stringify(key(1))}, 201, { id: 'pd-1' });
-      process.exit(3);`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(child.status, child.stderr).toBe(3);
-    const journal = await open();
-    expect(journal.closedCleanly).toBe(false);
-    expect(await journal.get(key(1))).toEqual({ state: 'done', status: 201, answer: { id: 'pd-1' } });
-    await journal.close();
-  });
-
   it('keeps what a record said when writing it fails, as it is read back, and stops: the failure is told once', async () => {
-    const store = SqliteStore.open(tmp.dir);
+    const backend = await openBackend();
     // The store starts refusing writes (a disk gone full) once the journal is open.
     let full = false;
     const failing: Store = {
-      location: store.location,
-      services: () => store.services(),
-      syncSoon: () => store.syncSoon(),
-      close: () => store.close(),
+      location: backend.location,
+      services: () => backend.services(),
+      syncSoon: () => backend.syncSoon(),
+      close: () => backend.close(),
       journal: (service) => {
-        const tables = store.journal(service);
+        const tables = backend.journal(service);
         return Object.assign(Object.create(tables), {
           write: (batch: Parameters<typeof tables.write>[0]) =>
             full ? Promise.reject(new Error('database or disk is full')) : tables.write(batch),

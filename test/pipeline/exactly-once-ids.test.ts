@@ -1,8 +1,8 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStatus } from '../../src/status/runStatus.js';
-import { callsInDoubt, crashAtCreate } from '../helpers/storeOnDisk.js';
+import { crashAtCreate } from '../helpers/testStore.js';
 import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
 
 // What exactly-once rests on when the service's reads show little: ids, and the service's own verdict. The sandbox
@@ -76,7 +76,7 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
       expect(row.paymentDetailId).toBe(h.sandbox.payer(row.clientUserId!)!.paymentDetails[0]!.id);
 
     // The same file with the state dir deleted (the faults still on): nothing created, every row ok.
-    rmSync(h.tmp.path('state'), { recursive: true, force: true });
+    await h.store.lose();
     const again = await h.run({ inputs: [input], concurrency: 6, retries: 10 });
     expect(again.results.filter((r) => r.outcome !== 'ok')).toEqual([]);
     expect(h.sandbox.stats().paymentDetailsCreated).toBe(30);
@@ -90,7 +90,7 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
     expect((await h.run({ inputs: [input] })).summary.exitCode).toBe(0);
     const created = h.sandbox.stats().paymentDetailsCreated;
 
-    rmSync(h.tmp.path('state'), { recursive: true, force: true });
+    await h.store.lose();
     const { summary, results } = await h.run({ inputs: [input] });
     expect(summary.exitCode).toBe(0);
     expect(results.map((r) => r.steps)).toEqual(
@@ -113,10 +113,10 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
       crash.arm();
       const running = h.run({ inputs: [input], createUnmatchedAccounts: true, baseUrl });
       // The process dies once the create went out: the journal has its sent record (with the ids before it), nothing after.
-      const image = await crash.imageAtCreate(h.tmp.path('state'));
+      const image = await crash.imageAtCreate(h.store);
       expect((await running).results[0]!.outcome).toBe('ok');
-      image.restore();
-      expect(await callsInDoubt(h.tmp.path('state'))).toEqual([{ b: JSON.stringify([other]) }]);
+      await image.restore();
+      expect(await h.store.callsInDoubt()).toEqual([{ b: JSON.stringify([other]) }]);
       // Meanwhile someone added an account at another bank: not the one the create made either.
       await addAccount('cr-1', 'Another Bank');
       const made = h.sandbox.payer('cr-1')!.paymentDetails[1]!.id;
@@ -138,7 +138,7 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
     expect(added.results[0]!.steps).toBe('compliance=done-before payment-details=ok agreement=done-before');
     expect(h.sandbox.payer('tw-1')!.paymentDetails).toHaveLength(2);
 
-    rmSync(h.tmp.path('state'), { recursive: true, force: true });
+    await h.store.lose();
     const { summary, results } = await h.run({ inputs: [second] });
     expect(summary.exitCode).toBe(1);
     const stored = h.sandbox.payer('tw-1')!.paymentDetails.map((d) => d.id);
@@ -166,7 +166,7 @@ describe('bank accounts by ids, against reads that show no numbers', () => {
     h = await harness({ bareReads: true });
     await h.run({ inputs: [h.tmp.write('a.csv', payersCsv(['un-1']))] });
     await h.run({ inputs: [h.tmp.write('b.csv', payersCsv(['un-1'], { 'un-1': { accountNumber: '000999888777' } }))] });
-    rmSync(h.tmp.path('state'), { recursive: true, force: true });
+    await h.store.lose();
     const third = h.tmp.write('c.csv', payersCsv(['un-1'], { 'un-1': { accountNumber: '000111222333' } }));
     expect((await h.run({ inputs: [third] })).results[0]!.outcome).toBe('failed');
     const { results } = await h.run({ inputs: [third], createUnmatchedAccounts: true });
@@ -214,9 +214,9 @@ describe('a crash between a create and its answer, with another account of the p
       crash.arm();
       const running = h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['cx-1']))], baseUrl });
       // The process died once the create had gone out: the journal ends with its sent record.
-      const image = await crash.imageAtCreate(h.tmp.path('state'));
+      const image = await crash.imageAtCreate(h.store);
       await running;
-      image.restore();
+      await image.restore();
       const made = h.sandbox.payer('cx-1')!.paymentDetails[0]!.id;
 
       // The next file has a new account of the payer first, then the one in doubt, at the same bank.

@@ -1,7 +1,5 @@
-import { existsSync, statSync, truncateSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STORE_FILE } from '../../src/store/SqliteStore.js';
-import { crashAtCreate, storeImage } from '../helpers/storeOnDisk.js';
+import { crashAtCreate } from '../helpers/testStore.js';
 import { harness, payersCsv } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
@@ -68,9 +66,9 @@ describe('re-runs through the journal', () => {
       crash.arm();
       const running = h.run({ inputs: [input], baseUrl });
       // A crash after the create went out but before its answer was recorded.
-      const image = await crash.imageAtCreate(h.tmp.path('state'));
+      const image = await crash.imageAtCreate(h.store);
       await running;
-      image.restore();
+      await image.restore();
       const before = h.sandbox.stats().requests;
 
       const { summary, results } = await h.run({ inputs: [input], baseUrl });
@@ -86,24 +84,6 @@ describe('re-runs through the journal', () => {
     } finally {
       await crash.close();
     }
-  });
-
-  it('loses only the transaction a crash tore: the store carries on from the last whole one, nothing twice', async () => {
-    const input = h.tmp.write('payers.csv', payersCsv(['c-1', 'c-2']));
-    await h.run({ inputs: [input] });
-    // The next run dies while writing: the last transaction of its log is torn.
-    const image = storeImage(h.tmp.path('state'));
-    await h.run({ inputs: [h.tmp.write('more.csv', payersCsv(['c-3']))] });
-    image.restore();
-    const wal = h.tmp.path(`state/${STORE_FILE}-wal`);
-    if (existsSync(wal)) truncateSync(wal, Math.max(0, statSync(wal).size - 100));
-    const { summary, results } = await h.run({ inputs: [input] });
-    expect(summary.exitCode).toBe(0);
-    expect(results.map((r) => r.steps)).toEqual([
-      'compliance=done-before payment-details=done-before agreement=done-before',
-      'compliance=done-before payment-details=done-before agreement=done-before',
-    ]);
-    expect(h.sandbox.stats()).toMatchObject({ duplicatePayers: 0, duplicatePaymentDetails: 0 });
   });
 
   it('honours completedSteps with no journal at all (another machine)', async () => {

@@ -1,0 +1,173 @@
+import pg from 'pg';
+import { AbortedError, ConfigError, PayerOnboardError } from '../core/errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
+import type { JournalTables, Store } from './Store.js';
+
+/**
+ * The store on a PostgreSQL server, for a team of machines: every run, `status` and `serve` that is given the same
+ * database shares one memory. Commits are durable when they return (the server's own fsync); the journal's writes go
+ * out one transaction after the other, in the order they were made, on a pool of a few connections.
+ */
+export class PgStore implements Store {
+  /** The writes in flight, one after the other: a later record of a call never lands before an earlier one. */
+  private writing: Promise<unknown> = Promise.resolve();
+  /** An idle connection that broke (the server restarted): said by the next query, not left to crash the process. */
+  private broken: Error | undefined;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly location: string,
+    private readonly password: string,
+  ) {}
+
+  /** Connects, and brings the schema up to this version (once, whoever else starts at the same moment). */
+  static async open(url: string): Promise<PgStore> {
+    const parsed = parseUrl(url);
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 4,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'payer-onboard',
+    });
+    const store = new PgStore(pool, parsed.location, parsed.password);
+    pool.on('error', (error) => {
+      store.broken = error;
+    });
+    try {
+      await store.migrate();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw store.storeError(error, 'cannot be opened');
+    }
+    return store;
+  }
+
+  journal(service: string): JournalTables {
+    return new SqlJournal(this.executor, service);
+  }
+
+  async services(): Promise<string[]> {
+    const rows = await this.executor.all(
+      "SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service",
+      [],
+    );
+    return rows.map((row) => String(row['service']));
+  }
+
+  private readonly executor: Executor = {
+    one: async (sql, params) => (await this.query(sql, params))[0],
+    all: (sql, params) => this.query(sql, params),
+    batch: (statements) => {
+      const write = this.writing.then(() => this.transaction(statements));
+      this.writing = write.catch(() => undefined);
+      return write;
+    },
+  };
+
+  private async query(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    try {
+      return (await this.pool.query(numbered(sql), [...params])).rows;
+    } catch (error) {
+      throw this.storeError(error, 'cannot be read');
+    }
+  }
+
+  private async transaction(statements: readonly Statement[]): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      await client.query('BEGIN');
+      for (const [sql, params] of statements) await client.query(numbered(sql), [...params]);
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      // A connection whose transaction broke is not given back to the pool: it may be the one that is gone.
+      client?.release(error as Error);
+      throw this.storeError(error, 'cannot be written');
+    }
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Two processes starting at once: the second waits here, then finds the steps done.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('payer-onboard: schema'))");
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+      );
+      const { rows } = await client.query('SELECT MAX(version) AS version FROM schema_migrations');
+      const current = Number(rows[0]?.version ?? 0);
+      if (current > SCHEMA_VERSION)
+        throw new ConfigError(
+          `the store ${this.location} is at schema version ${current}, written by a newer payer-onboard; this one knows ` +
+            `version ${SCHEMA_VERSION}: run the newer version (or restore a backup taken before it ran)`,
+        );
+      for (const step of MIGRATIONS) {
+        if (step.version <= current) continue;
+        await client.query(step.sql);
+        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+          step.version,
+          step.name,
+          new Date().toISOString(),
+        ]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  syncSoon(): void {
+    // Every commit is durable when it returns.
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
+    await this.pool.end();
+  }
+
+  /**
+   * A server that cannot be reached, refuses the login or went away: the run stops as it does when the API is down
+   * (exit 3, rows pending), in one sentence that never holds the URL's password.
+   */
+  private storeError(error: unknown, what: string): PayerOnboardError {
+    if (error instanceof PayerOnboardError) return error;
+    const cause = this.broken ?? (error as Error);
+    let reason = (cause as NodeJS.ErrnoException).code ?? '';
+    reason = `${reason && !/^\d/.test(reason) ? `${reason}: ` : ''}${cause.message ?? String(cause)}`;
+    if (this.password !== '') reason = reason.split(this.password).join('***');
+    return new AbortedError(
+      `the store ${this.location} ${what} (${reason}): check that the PostgreSQL server is up and the URL in ` +
+        'PAYER_ONBOARD_DATABASE_URL is right, then run again: what was sent is read back from the service',
+    );
+  }
+}
+
+/** `?` placeholders as PostgreSQL numbers them; the journal's SQL has no `?` anywhere else. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The URL as messages may show it (no password), and its password, to cut out of any message that quotes it. */
+function parseUrl(url: string): { location: string; password: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('PAYER_ONBOARD_DATABASE_URL is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
+    throw new ConfigError(
+      `PAYER_ONBOARD_DATABASE_URL must be a postgres:// URL, not ${parsed.protocol}//: the embedded store needs no URL`,
+    );
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = '';
+  parsed.search = '';
+  return { location: parsed.toString(), password };
+}

@@ -1,0 +1,248 @@
+import type { CallRecord, JournalTables, JournalWrite, PayerChange, PayerRecord } from './Store.js';
+
+type Value = string | number | null;
+type Row = Record<string, unknown>;
+/** One statement: SQL with `?` for each parameter, and the parameters. */
+export type Statement = readonly [sql: string, params: readonly Value[]];
+
+/** What a backend runs the journal's SQL with: the same SQL on SQLite and PostgreSQL. */
+export interface Executor {
+  one(sql: string, params: readonly Value[]): Promise<Row | undefined>;
+  all(sql: string, params: readonly Value[]): Promise<Row[]>;
+  /** The statements in one transaction: all of them or, when it throws, none. */
+  batch(statements: readonly Statement[]): Promise<void>;
+}
+
+const PAYER_COLUMNS = [
+  'digest',
+  'field_digests',
+  'user_id',
+  'agreement_url',
+  'kyc_url',
+  'kyc_status',
+  'agreement_status',
+  'is_compliant',
+  'agreement_done',
+  'account_ids',
+  'accounts_known',
+  'since',
+  'checked_at',
+] as const;
+const COLUMNS = PAYER_COLUMNS.join(', ');
+const UPSERT_PAYER =
+  `INSERT INTO journal_payers (service, key, ${COLUMNS}) VALUES (?, ?, ${PAYER_COLUMNS.map(() => '?').join(', ')}) ` +
+  `ON CONFLICT (service, key) DO UPDATE SET ${PAYER_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+// A change of the payer's history, unless its statuses and accounts are those of its latest change already.
+const ADD_CHANGE = `
+  INSERT INTO journal_payer_changes (service, key, seq, at, kyc_status, agreement_status, accounts)
+  SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, CAST(? AS INTEGER) FROM journal_payer_changes WHERE service = ? AND key = ?
+  HAVING NOT EXISTS (
+    SELECT 1 FROM journal_payer_changes latest
+    WHERE latest.service = ? AND latest.key = ? AND latest.kyc_status = ? AND latest.agreement_status = ?
+      AND latest.accounts = ?
+      AND latest.seq = (SELECT MAX(seq) FROM journal_payer_changes WHERE service = ? AND key = ?))`;
+const TABLES = ['journal_calls', 'journal_payers', 'journal_payer_changes', 'journal_settings'];
+
+/** The journal of one service and key, over either backend's executor. */
+export class SqlJournal implements JournalTables {
+  constructor(
+    private readonly sql: Executor,
+    readonly service: string,
+  ) {}
+
+  async call(key: string): Promise<CallRecord | undefined> {
+    const row = await this.sql.one('SELECT state, status, answer FROM journal_calls WHERE service = ? AND key = ?', [
+      this.service,
+      key,
+    ]);
+    if (row === undefined) return undefined;
+    const answer = JSON.parse(String(row['answer'])) as Record<string, string>;
+    if (row['state'] === 'done') return { state: 'done', status: Number(row['status'] ?? 200), answer };
+    return Object.keys(answer).length === 0 ? { state: 'sent' } : { state: 'sent', answer };
+  }
+
+  async payer(key: string): Promise<PayerRecord | undefined> {
+    const row = await this.sql.one(`SELECT ${COLUMNS} FROM journal_payers WHERE service = ? AND key = ?`, [
+      this.service,
+      key,
+    ]);
+    return row === undefined ? undefined : payerOf(row);
+  }
+
+  async payers(keys?: Iterable<string>): Promise<Map<string, PayerRecord>> {
+    const found = new Map<string, PayerRecord>();
+    if (keys !== undefined) {
+      for (const key of keys) {
+        const payer = await this.payer(key);
+        if (payer !== undefined) found.set(key, payer);
+      }
+      return found;
+    }
+    const rows = await this.sql.all(`SELECT key, ${COLUMNS} FROM journal_payers WHERE service = ?`, [this.service]);
+    for (const row of rows) found.set(String(row['key']), payerOf(row));
+    return found;
+  }
+
+  async payerKeyOfUser(userId: string): Promise<string | undefined> {
+    const row = await this.sql.one('SELECT key FROM journal_payers WHERE service = ? AND user_id = ? LIMIT 1', [
+      this.service,
+      userId,
+    ]);
+    return row === undefined ? undefined : String(row['key']);
+  }
+
+  async changes(key: string): Promise<PayerChange[]> {
+    const rows = await this.sql.all(
+      'SELECT at, kyc_status, agreement_status, accounts FROM journal_payer_changes WHERE service = ? AND key = ? ORDER BY seq',
+      [this.service, key],
+    );
+    return rows.map((row) => ({
+      at: String(row['at']),
+      ...(row['kyc_status'] ? { kycStatus: String(row['kyc_status']) } : {}),
+      ...(row['agreement_status'] ? { agreementStatus: String(row['agreement_status']) } : {}),
+      accounts: Number(row['accounts']),
+    }));
+  }
+
+  async setting(name: string): Promise<string | undefined> {
+    const row = await this.sql.one('SELECT value FROM journal_settings WHERE service = ? AND name = ?', [
+      this.service,
+      name,
+    ]);
+    return row === undefined ? undefined : String(row['value']);
+  }
+
+  async write(batch: readonly JournalWrite[]): Promise<void> {
+    if (batch.length === 0) return;
+    await this.sql.batch(batch.flatMap((item) => this.statements(item)));
+  }
+
+  async forget(): Promise<void> {
+    await this.sql.batch(TABLES.map((table) => [`DELETE FROM ${table} WHERE service = ?`, [this.service]] as const));
+  }
+
+  private statements(item: JournalWrite): Statement[] {
+    const { service } = this;
+    if ('call' in item) {
+      const { call: key, record } = item;
+      if (record === undefined) return [['DELETE FROM journal_calls WHERE service = ? AND key = ?', [service, key]]];
+      const status = record.state === 'done' ? record.status : null;
+      return [
+        [
+          'INSERT INTO journal_calls (service, key, state, status, answer) VALUES (?, ?, ?, ?, ?) ' +
+            'ON CONFLICT (service, key) DO UPDATE SET state = excluded.state, status = excluded.status, answer = excluded.answer',
+          [service, item.call, record.state, status, JSON.stringify(record.answer ?? {})],
+        ],
+      ];
+    }
+    if ('payer' in item) {
+      const { payer: key, record } = item;
+      const change = changeOf(record);
+      const at = record.checkedAt ?? record.since ?? '';
+      const { kycStatus: kyc = '', agreementStatus: agreement = '', accounts } = change;
+      return [
+        [UPSERT_PAYER, [service, key, ...payerValues(record)]],
+        [
+          ADD_CHANGE,
+          [
+            service,
+            key,
+            at,
+            kyc,
+            agreement,
+            accounts,
+            service,
+            key,
+            service,
+            key,
+            kyc,
+            agreement,
+            accounts,
+            service,
+            key,
+          ],
+        ],
+      ];
+    }
+    if (item.value === undefined)
+      return [['DELETE FROM journal_settings WHERE service = ? AND name = ?', [service, item.setting]]];
+    return [
+      [
+        'INSERT INTO journal_settings (service, name, value) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (service, name) DO UPDATE SET value = excluded.value',
+        [service, item.setting, item.value],
+      ],
+    ];
+  }
+}
+
+/** A payer's row as its record: the one place its columns are decoded. */
+function payerOf(row: Row): PayerRecord {
+  const text = (column: string) =>
+    row[column] === null || row[column] === undefined ? undefined : String(row[column]);
+  const record: PayerRecord = {
+    agreementDone: Number(row['agreement_done']) === 1,
+    accountIds: pairsOf(text('account_ids') ?? '[]'),
+    accountsKnown: Number(row['accounts_known']) === 1,
+  };
+  const fields: Array<[keyof PayerRecord, string]> = [
+    ['digest', 'digest'],
+    ['fieldDigests', 'field_digests'],
+    ['userId', 'user_id'],
+    ['agreementUrl', 'agreement_url'],
+    ['kycUrl', 'kyc_url'],
+    ['kycStatus', 'kyc_status'],
+    ['agreementStatus', 'agreement_status'],
+    ['since', 'since'],
+    ['checkedAt', 'checked_at'],
+  ];
+  for (const [field, column] of fields) {
+    const value = text(column);
+    if (value !== undefined) (record as unknown as Record<string, string>)[field] = value;
+  }
+  if (row['is_compliant'] !== null && row['is_compliant'] !== undefined)
+    record.isCompliant = Number(row['is_compliant']) === 1;
+  return record;
+}
+
+/** The record's values in the order of PAYER_COLUMNS. */
+function payerValues(record: PayerRecord): Value[] {
+  return [
+    record.digest ?? null,
+    record.fieldDigests ?? null,
+    record.userId ?? null,
+    record.agreementUrl ?? null,
+    record.kycUrl ?? null,
+    record.kycStatus ?? null,
+    record.agreementStatus ?? null,
+    record.isCompliant === undefined ? null : record.isCompliant ? 1 : 0,
+    record.agreementDone ? 1 : 0,
+    JSON.stringify(record.accountIds),
+    record.accountsKnown ? 1 : 0,
+    record.since ?? null,
+    record.checkedAt ?? null,
+  ];
+}
+
+function changeOf(record: PayerRecord): Omit<PayerChange, 'at'> {
+  const agreement = record.agreementDone ? 'completed' : record.agreementStatus;
+  return {
+    ...(record.kycStatus === undefined ? {} : { kycStatus: record.kycStatus }),
+    ...(agreement === undefined ? {} : { agreementStatus: agreement }),
+    accounts: record.accountIds.length,
+  };
+}
+
+/** Account key and id pairs as stored (a JSON array); none when it is not such a list. */
+export function pairsOf(text: string): Array<[string, string]> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!Array.isArray(value)) return [];
+    return value.filter(
+      (pair): pair is [string, string] =>
+        Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+    );
+  } catch {
+    return [];
+  }
+}
