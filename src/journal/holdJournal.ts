@@ -1,5 +1,8 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { openStore } from '../store/openStore.js';
 import type { JournalPlace } from './openJournal.js';
+import { ServiceLock } from './ServiceLock.js';
 import { StateLock } from './StateLock.js';
 import {
   journalName,
@@ -20,37 +23,48 @@ export interface HoldSpec {
   databaseUrl?: string | undefined;
 }
 
-/** A run's hold on its service and journal: where its journal is, and the locks to release at the end. */
+/** A run's hold on its service and key: where its journal is, and the locks to release at the end. */
 export interface HeldJournal {
   place: JournalPlace;
-  release(): void;
+  release(): Promise<void>;
 }
 
 /**
- * Takes what a run needs before it sends anything: the lock of its service and key, where every run of this user
- * sees it whatever its state dir (two runs each with a journal of their own would both create what neither has
- * recorded), then the lock of its journal (a state dir shared by two users or machines). Locks are named like the
- * old journal folders, by a hash: never the key. With the default state dir both locks are the one file.
+ * Takes what a run needs before it sends anything: its service and key, held for every process of this machine
+ * whatever its user, home or state dir (two runs each with a journal of their own would both create what neither has
+ * recorded), and, on a store shared by machines, for every machine that shares it. Named by the service and a hash
+ * of the key: never the key. The service goes by what the URL names, however it is spelled (case, `localhost`, a
+ * default port, `/x/..`): two runs that spell it differently still talk to one service.
  */
-export function holdJournal(spec: HoldSpec): HeldJournal {
+export async function holdJournal(spec: HoldSpec): Promise<HeldJournal> {
   const { state, runId } = spec;
-  // The service lock goes by the service the URL names, however it is spelled (case, `localhost`, a default port,
-  // `/x/..`): two runs that spell it differently still talk to one service and would both create what it lacks.
   const service = journalName(serviceIdentity(spec.baseUrl), spec.apiKey);
-  const taken: StateLock[] = [];
-  const release = () => {
-    for (const lock of taken.reverse()) lock.release();
+  const using = `${spec.baseUrl.replace(/\/+$/, '')} with this API key`;
+  const place = journalPlace(state, spec.baseUrl, spec.apiKey, spec.databaseUrl);
+  const releases: Array<() => void | Promise<void>> = [];
+  const release = async () => {
+    for (const step of releases.splice(0).reverse()) await step();
   };
   try {
-    const serviceLock = join(userStateDir(spec.places), 'locks', `${service}.lock`);
-    const using = `${spec.baseUrl.replace(/\/+$/, '')} with this API key`;
-    taken.push(StateLock.acquire(serviceLock, runId, { what: 'run', using, stateDir: state.dir }));
-    const journalLock = join(state.dir, 'locks', `${service}.lock`);
-    if (journalLock !== serviceLock)
-      taken.push(StateLock.acquire(journalLock, runId, { what: 'run', using: state.dir, stateDir: state.dir }));
-    return { place: journalPlace(state, spec.baseUrl, spec.apiKey, spec.databaseUrl), release };
+    const holder = { runId, stateDir: state.dir };
+    if (process.platform === 'linux') {
+      const lock = await ServiceLock.acquire(service, holder, using);
+      releases.push(() => lock.release());
+    } else {
+      // Elsewhere a file every run of this user sees (no abstract sockets): two users of one machine are not held.
+      const path = join(userStateDir(spec.places), 'locks', `${service}.lock`);
+      const lock = StateLock.acquire(path, runId, { what: 'run', using, stateDir: state.dir });
+      releases.push(() => lock.release());
+    }
+    if (spec.databaseUrl !== undefined) {
+      const store = await openStore(place);
+      releases.push(() => store.close());
+      const me = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...holder };
+      releases.push(await store.hold(service, me, using));
+    }
+    return { place, release };
   } catch (error) {
-    release();
+    await release();
     throw error;
   }
 }

@@ -53,7 +53,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   // no journal).
   const held =
     command === 'run' && !options.sandbox && connection
-      ? holdJournal({
+      ? await holdJournal({
           state: stateDirs(options.stateDir, places),
           places,
           ...connection,
@@ -67,7 +67,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
     if (!reached.summaryWritten) writeStopSummary(facts, reached, error);
     throw error;
   } finally {
-    held?.release();
+    await held?.release();
   }
 }
 

@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../core/errors.js';
 import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
 import type { FileOutcome } from '../inbox/processFile.js';
 import type { JournalPlace } from '../journal/openJournal.js';
-import { journalDir, journalPlace, stateDirs, type UserPlaces, userStateDir } from '../journal/stateDir.js';
+import { journalDir, journalPlace, stateDirs, type UserPlaces } from '../journal/stateDir.js';
+import { openStore } from '../store/openStore.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
@@ -94,7 +95,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     for (const release of held.reverse()) release();
   };
   try {
-    const events = openEvents(inbox.runInput, places);
+    const events = await openEvents(inbox.runInput, places);
     held.push(events.release);
     const { log } = events;
     const worker = new Worker({
@@ -195,7 +196,7 @@ function openInbox(
  * The event log of the service and key the run options name, in its journal's folder (the events are of that
  * account), with a lock of its own: two serve processes over one state dir would otherwise both act on them.
  */
-function openEvents(runInput: InboxRunInput, places: UserPlaces) {
+async function openEvents(runInput: InboxRunInput, places: UserPlaces) {
   const run = resolveRunOptions({ ...runInput, inputs: ['(serve)'] }, places.env);
   if (run.sandbox)
     throw new ConfigError(
@@ -209,28 +210,20 @@ function openEvents(runInput: InboxRunInput, places: UserPlaces) {
     throw new ConfigError(`serve: ${refused.join(', ')} cannot be used with serve: use them with run`, 'E_USAGE');
   const { baseUrl, apiKey } = resolveConnection(run, places.env, places.cwd);
   const state = stateDirs(run.stateDir, places);
-  // Every run takes its service lock in the user's state folder: one that cannot be written would make every run
-  // stop, and serve would only pause and retry. Said now, once, instead.
-  const locks = join(userStateDir(places), 'locks');
-  try {
-    mkdirSync(locks, { recursive: true, mode: 0o700 });
-    accessSync(locks, constants.W_OK);
-  } catch (error) {
-    throw new ConfigError(
-      `serve: cannot write ${locks} (${(error as NodeJS.ErrnoException).code}), where every run takes its lock: give the user a writable home, or set XDG_STATE_HOME`,
-      'E_USAGE',
-    );
-  }
   const dir = journalDir(state.dir, baseUrl, apiKey);
   const lock = StateLock.acquire(join(dir, 'events.lock'), 'serve', { what: 'serve', using: dir });
   try {
+    const databaseUrl = resolveDatabaseUrl(run, places.env, places.cwd);
+    const journal = journalPlace(state, baseUrl, apiKey, databaseUrl);
+    // The store every run of serve keeps its journal in, opened once now: one that cannot be (a state dir this user
+    // cannot write, a database that refuses) is said at start, once, rather than by every run as serve retries.
+    await (await openStore(journal)).close();
     const log = EventLog.open(join(dir, 'events.jsonl'));
     const release = () => {
       log.close();
       lock.release();
     };
-    const databaseUrl = resolveDatabaseUrl(run, places.env, places.cwd);
-    return { log, journal: journalPlace(state, baseUrl, apiKey, databaseUrl), release };
+    return { log, journal, release };
   } catch (error) {
     lock.release();
     throw error;

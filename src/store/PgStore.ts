@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AbortedError, ConfigError, PayerOnboardError } from '../core/errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
+import { type Holder, lockedBy } from './holder.js';
 import type { JournalTables, Store } from './Store.js';
 
 /**
@@ -12,8 +14,11 @@ import type { JournalTables, Store } from './Store.js';
 export class PgStore implements Store {
   /** The writes in flight, one after the other: a later record of a call never lands before an earlier one. */
   private writing: Promise<unknown> = Promise.resolve();
-  /** An idle connection that broke (the server restarted): said by the next query, not left to crash the process. */
+  /** A connection that broke (the server restarted): said by the next query, not left to crash the process. */
   private broken: Error | undefined;
+  private readonly noteBroken = (error: Error) => {
+    this.broken = error;
+  };
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -31,9 +36,7 @@ export class PgStore implements Store {
       application_name: 'payer-onboard',
     });
     const store = new PgStore(pool, parsed.location, parsed.password);
-    pool.on('error', (error) => {
-      store.broken = error;
-    });
+    pool.on('error', store.noteBroken);
     try {
       await store.migrate();
     } catch (error) {
@@ -53,6 +56,49 @@ export class PgStore implements Store {
       [],
     );
     return rows.map((row) => String(row['service']));
+  }
+
+  /**
+   * A session-level advisory lock on a connection kept for the run: every machine that shares the database sees it,
+   * and the server frees it when that connection ends, however the process ends.
+   */
+  async hold(service: string, holder: Holder, using: string): Promise<() => Promise<void>> {
+    const key = BigInt(`0x${createHash('sha256').update(`payer-onboard: ${service}`).digest('hex').slice(0, 15)}`);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.storeError(error, 'cannot be reached');
+    }
+    // The connection that holds the lock may break while the run goes on (the server restarted): the lock went with
+    // it, and the run's next write, on a connection that no longer reaches the server either, stops it.
+    client.on('error', this.noteBroken);
+    try {
+      const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS held', [key.toString()]);
+      if (rows[0]?.held !== true) {
+        const found = await client.query('SELECT holder FROM service_holders WHERE service = $1', [service]);
+        const other = found.rows[0] ? (JSON.parse(found.rows[0].holder) as Holder) : undefined;
+        throw lockedBy(other ?? { pid: 0, host: 'another machine', startedAt: 'at an unknown time' }, using);
+      }
+      await client.query(
+        'INSERT INTO service_holders (service, holder) VALUES ($1, $2) ON CONFLICT (service) DO UPDATE SET holder = excluded.holder',
+        [service, JSON.stringify(holder)],
+      );
+    } catch (error) {
+      client.off('error', this.noteBroken);
+      client.release();
+      throw this.storeError(error, 'cannot be reached');
+    }
+    return async () => {
+      try {
+        await client.query('SELECT pg_advisory_unlock($1)', [key.toString()]);
+        client.off('error', this.noteBroken);
+        client.release();
+      } catch (error) {
+        // The connection is gone, and the lock with it.
+        client.release(error as Error);
+      }
+    };
   }
 
   private readonly executor: Executor = {
@@ -77,9 +123,11 @@ export class PgStore implements Store {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.pool.connect();
+      client.on('error', this.noteBroken);
       await client.query('BEGIN');
       for (const [sql, params] of statements) await client.query(numbered(sql), [...params]);
       await client.query('COMMIT');
+      client.off('error', this.noteBroken);
       client.release();
     } catch (error) {
       // A connection whose transaction broke is not given back to the pool: it may be the one that is gone.

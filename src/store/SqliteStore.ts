@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigError } from '../core/errors.js';
@@ -42,6 +42,13 @@ export class SqliteStore implements Store {
           'give a folder this user can write with --state-dir, or fix its permissions',
       );
     }
+    const network = networkFilesystem(statfsSync(stateDir).type);
+    if (network !== undefined)
+      throw new ConfigError(
+        `the state dir ${stateDir} is on a network filesystem (${network}), where SQLite's locking and write-ahead log ` +
+          'are not safe: give a local folder with --state-dir, or keep the store in PostgreSQL ' +
+          '(PAYER_ONBOARD_DATABASE_URL), which several machines can share',
+      );
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(file, { timeout: 10_000 });
@@ -62,6 +69,11 @@ export class SqliteStore implements Store {
   async services(): Promise<string[]> {
     const rows = this.statement("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service").all();
     return rows.map((row) => String(row['service']));
+  }
+
+  async hold(): Promise<() => Promise<void>> {
+    // SQLite coordinates one machine, and the machine-wide lock of the service and key does that.
+    return async () => undefined;
   }
 
   /** The journal's SQL, run at once: each promise is settled when it is returned. */
@@ -139,6 +151,27 @@ export class SqliteStore implements Store {
     }
     this.db.close();
   }
+}
+
+/** Filesystems reached over a network, by the magic number statfs(2) gives (linux/magic.h). */
+const NETWORK_FILESYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x6969, 'nfs'],
+  [0x517b, 'smb'],
+  [0xff534d42, 'cifs'],
+  [0xfe534d42, 'smb2'],
+  [0x01021997, '9p'],
+  [0x00c36400, 'ceph'],
+  [0x5346414f, 'afs'],
+  [0x73757245, 'coda'],
+  [0x564c, 'ncp'],
+  [0x01161970, 'gfs2'],
+  [0x7461636f, 'ocfs2'],
+  [0x0bd00bd0, 'lustre'],
+]);
+
+/** The name of the network filesystem a statfs type is, if it is one. */
+export function networkFilesystem(type: number | bigint): string | undefined {
+  return NETWORK_FILESYSTEMS.get(Number(type) >>> 0);
 }
 
 /** Runs the steps of the schema this store lacks, once, whoever else starts at the same time. */

@@ -1,3 +1,5 @@
+import type { Holder } from './holder.js';
+
 /**
  * What the tool remembers, behind one interface: the journal of one service and key (what was sent and answered,
  * its payers, their history). Every method is asynchronous, so that a store on a server fits it as well as the
@@ -71,6 +73,11 @@ export interface Store {
   journal(service: string): JournalTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
+  /**
+   * Holds the service and key for this process until the release it gives, or turns it away naming the holder
+   * (LockedError). Only a store shared by machines does anything here: one machine is held by its own lock.
+   */
+  hold(service: string, holder: Holder, using: string): Promise<() => Promise<void>>;
   /** What was written so far reaches the disk, without holding up the event loop. */
   syncSoon(): void;
   close(): Promise<void> | void;

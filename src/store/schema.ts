@@ -71,6 +71,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'who holds each service and key',
+    sql: `
+      -- The run that holds a service and key across machines (PostgreSQL's advisory lock is the hold itself): what
+      -- a second run is told when it is turned away.
+      CREATE TABLE service_holders (
+        service TEXT PRIMARY KEY,
+        holder TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,13 +1,16 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockedError } from '../../src/core/errors.js';
 import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runStatus } from '../../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
+import { BIN } from '../helpers/spawnBin.js';
+import { crashAtCreate } from '../helpers/testStore.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -17,25 +20,15 @@ afterEach(async () => {
   await h.close();
 });
 
-/** This test's own home: the run locks and the default state dir live under it, never in the user's. */
+/** This test's own home: the default state dir lives under it, never in the user's. */
 const env = () => ({ PAYER_API_KEY: API_KEY, HOME: h.tmp.path('home') });
-const serviceLock = (baseUrl = h.sandbox.url) =>
-  h.tmp.path(`home/.local/state/payer-onboard/locks/${journalName(serviceIdentity(baseUrl), API_KEY)}.lock`);
 
-function writeLock(path: string, pid: number) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(
-    path,
-    JSON.stringify({
-      pid,
-      host: hostname(),
-      startedAt: '2026-11-21T10:00:00.000Z',
-      runId: 'other-run',
-      stateDir: '/x',
-    }),
-  );
-  return path;
-}
+/** The machine's abstract Unix sockets of payer-onboard for this test's sandbox (other tests hold their own). */
+const lockNames = (url = h.sandbox.url) =>
+  readFileSync('/proc/net/unix', 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[7] ?? '')
+    .filter((name) => name.startsWith('@payer-onboard/') && name.includes(`_${new URL(url).port}-`));
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -44,6 +37,29 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `c-${String(i + 1).padStart(3, '0')}`);
+
+/**
+ * The bin, run as another user of this machine (`nobody`), with a home and state dir of its own, through `baseUrl`;
+ * root can start a process as any user, and CI runs as root or with sudo.
+ */
+function binAsNobody(args: string[], baseUrl: string) {
+  const home = h.tmp.path('nobody-home');
+  mkdirSync(home, { recursive: true });
+  chmodSync(home, 0o777);
+  chmodSync(h.tmp.dir, 0o755);
+  const command = [process.execPath, BIN, ...args, '--base-url', baseUrl, '--rate', '0', '--out', join(home, 'out')];
+  const asRoot = process.getuid?.() === 0;
+  const child = spawn(asRoot ? command[0]! : 'sudo', asRoot ? command.slice(1) : ['-n', '-u', 'nobody', ...command], {
+    cwd: home,
+    env: { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: join(home, 'state'), PAYER_API_KEY: API_KEY },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, done, stderr: () => stderr };
+}
 
 describe('one run at a time per service and key, wherever its state dir is', () => {
   it('turns away a second run of the same file with its own --state-dir (exit 2, naming the first): nothing created twice', async () => {
@@ -65,7 +81,7 @@ describe('one run at a time per service and key, wherever its state dir is', () 
     expect(stats.duplicatePaymentDetails).toBe(0);
     // One bank account a payer: 60 rows, 60 accounts.
     expect(stats.paymentDetailsCreated).toBe(60);
-    expect(existsSync(serviceLock())).toBe(false);
+    expect(lockNames()).toEqual([]);
   });
 
   it('knows one service however its URL is spelled (case, localhost, default port, a trailing slash, `/x/..`)', async () => {
@@ -85,10 +101,11 @@ describe('one run at a time per service and key, wherever its state dir is', () 
   it('never names the key: the lock is named by the host and a hash', async () => {
     const input = h.tmp.write('payers.csv', payersCsv(['k-1']));
     const first = h.run({ inputs: [input] }, env());
-    const lock = serviceLock();
-    expect(existsSync(lock)).toBe(true);
-    expect(lock).not.toContain(API_KEY);
+    await waitFor(() => lockNames().length > 0, 'the run to take its lock');
+    expect(lockNames()).toEqual([`@payer-onboard/${journalName(serviceIdentity(h.sandbox.url), API_KEY)}`]);
+    expect(lockNames()[0]).not.toContain(API_KEY);
     await first;
+    expect(lockNames()).toEqual([]);
   });
 
   it('does not hold back a run against another base URL', async () => {
@@ -106,50 +123,90 @@ describe('one run at a time per service and key, wherever its state dir is', () 
     }
   });
 
-  it("turns a second run away from a journal another user's run holds (the journal's own lock)", async () => {
-    const other = spawn('sleep', ['30']);
+  it('holds for every user, home and state dir of the machine: a run as another user turns this one away', async () => {
+    const crash = await crashAtCreate(h.sandbox.url);
     try {
-      const state = h.tmp.path('state');
-      writeLock(join(state, 'locks', `${journalName(serviceIdentity(h.sandbox.url), API_KEY)}.lock`), other.pid!);
-      const input = h.tmp.write('payers.csv', payersCsv(['l-1']));
-      const error = await failure(h.run({ inputs: [input] }, env()));
-      expect(error).toBeInstanceOf(LockedError);
-      expect((error as LockedError).message).toContain(
-        `another run is using ${state}: pid ${other.pid} on ${hostname()}, state dir /x, started 2026-11-21T10:00:00.000Z (run other-run)`,
+      const input = h.tmp.write('payers.csv', payersCsv(['u-1', 'u-2']));
+      chmodSync(input, 0o644);
+      crash.arm();
+      const other = binAsNobody(['run', input, '--no-progress'], crash.url);
+      // Its first create is held: it holds the service and key meanwhile.
+      await crash.held();
+      const error = await failure(
+        h.run(
+          { inputs: [input], baseUrl: crash.url, stateDir: h.tmp.path('root-state') },
+          { ...env(), XDG_STATE_HOME: h.tmp.path('root-xdg') },
+        ),
       );
-      expect(h.sandbox.stats().requests).toBe(0);
-      // The service lock it took first is given back.
-      expect(existsSync(serviceLock())).toBe(false);
+      expect(error).toBeInstanceOf(LockedError);
+      expect((error as LockedError).exitCode).toBe(2);
+      expect((error as LockedError).message).toMatch(
+        new RegExp(
+          `^another run is using ${crash.url} with this API key: pid ${other.child.pid} on ${hostname()}, ` +
+            `state dir ${h.tmp.path('nobody-home/state/payer-onboard')}, started `,
+        ),
+      );
+      crash.release();
+      expect(await other.done, other.stderr()).toBe(0);
+      expect(h.sandbox.stats()).toMatchObject({
+        payersCreated: 2,
+        paymentDetailsCreated: 2,
+        duplicatePaymentDetails: 0,
+      });
     } finally {
-      other.kill();
+      await crash.close();
     }
   });
 
-  it('takes over a lock left by a dead process, and releases its own at the end', async () => {
-    const dead = spawnSync('true').pid;
-    const lock = writeLock(serviceLock(), dead);
-    const input = h.tmp.write('payers.csv', payersCsv(['l-1']));
-    const { summary } = await h.run({ inputs: [input] }, env());
-    expect(summary.exitCode).toBe(0);
-    expect(existsSync(lock)).toBe(false);
+  it('is freed by the kernel when its process is killed: the next run takes it at once', async () => {
+    const crash = await crashAtCreate(h.sandbox.url);
+    try {
+      const input = h.tmp.write('payers.csv', payersCsv(['d-1']));
+      crash.arm();
+      const killed = spawn(
+        process.execPath,
+        [BIN, 'run', input, '--base-url', crash.url, '--rate', '0', '--no-progress'],
+        {
+          cwd: h.tmp.dir,
+          env: { PATH: process.env.PATH, ...env() },
+          stdio: 'ignore',
+        },
+      );
+      await crash.held();
+      expect(lockNames(crash.url)).toHaveLength(1);
+      killed.kill('SIGKILL');
+      await new Promise((resolve) => killed.on('close', resolve));
+      expect(lockNames(crash.url)).toEqual([]);
+      crash.release();
+      const { summary } = await h.run({ inputs: [input], baseUrl: crash.url }, env());
+      expect(summary.exitCode).toBe(0);
+      expect(h.sandbox.stats()).toMatchObject({ paymentDetailsCreated: 1, duplicatePaymentDetails: 0 });
+    } finally {
+      await crash.close();
+    }
   });
 
   it('lets status read while a run holds the lock', async () => {
-    const input = h.tmp.write('payers.csv', payersCsv(['s-1', 's-2']));
-    await h.run({ inputs: [input] }, env());
-    const other = spawn('sleep', ['30']);
+    const crash = await crashAtCreate(h.sandbox.url);
     try {
-      writeLock(serviceLock(), other.pid!);
+      const input = h.tmp.write('payers.csv', payersCsv(['s-1', 's-2']));
+      await h.run({ inputs: [input], baseUrl: crash.url }, env());
+      const more = h.tmp.write('more.csv', payersCsv(['s-3']));
+      crash.arm();
+      const running = h.run({ inputs: [more], baseUrl: crash.url }, env());
+      await crash.held();
       const err = memoryStream();
       const status = await runStatus(
-        { inputs: [input], baseUrl: h.sandbox.url, stateDir: h.tmp.path('state'), rate: 0, out: h.tmp.path('st') },
-        { cwd: h.tmp.dir, env: env(), stderr: err.stream },
+        { inputs: [input], baseUrl: crash.url, stateDir: h.tmp.path('state'), rate: 0, out: h.tmp.path('st') },
+        { cwd: h.tmp.dir, env: { ...h.store.env, ...env() }, stderr: err.stream },
       );
       expect(status.exitCode).toBe(0);
       expect(status.payers.total).toBe(2);
       expect(status.payers.unread).toBe(0);
+      crash.release();
+      expect((await running).summary.exitCode).toBe(0);
     } finally {
-      other.kill();
+      await crash.close();
     }
   });
 });

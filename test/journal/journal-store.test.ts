@@ -83,19 +83,15 @@ describe('the journal over the store', () => {
     const backend = await openBackend();
     // The store starts refusing writes (a disk gone full) once the journal is open.
     let full = false;
-    const failing: Store = {
-      location: backend.location,
-      services: () => backend.services(),
-      syncSoon: () => backend.syncSoon(),
-      close: () => backend.close(),
-      journal: (service) => {
+    const failing: Store = Object.assign(Object.create(backend) as Store, {
+      journal: (service: string) => {
         const tables = backend.journal(service);
         return Object.assign(Object.create(tables), {
           write: (batch: Parameters<typeof tables.write>[0]) =>
             full ? Promise.reject(new Error('database or disk is full')) : tables.write(batch),
         });
       },
-    };
+    });
     const { journal } = await Journal.open(failing, SERVICE);
     const failures: Error[] = [];
     journal.onFailure = (error) => failures.push(error);

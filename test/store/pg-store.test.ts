@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, type PayerOnboardError } from '../../src/core/errors.js';
 import { PgStore } from '../../src/store/PgStore.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
-import { harness, payersCsv } from '../helpers/runHarness.js';
+import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
+import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
 import { crashAtCreate } from '../helpers/testStore.js';
 
 // The PostgreSQL store's own faults (the postgres project only: npm run test:postgres).
@@ -79,6 +80,34 @@ describe('the PostgreSQL store', () => {
     expect(unreachable.exitCode).toBe(3);
     expect(unreachable.message).toContain('(ECONNREFUSED');
     expect(unreachable.message).not.toContain(PASSWORD());
+  });
+
+  it('a service and key held on another machine that shares the database turns a run away, naming that run', async () => {
+    const store = await PgStore.open(url);
+    const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
+    const elsewhere = {
+      pid: 4242,
+      host: 'laptop-7',
+      startedAt: '2026-12-01T09:00:00.000Z',
+      runId: 'r-7',
+      stateDir: '/home/ada/.local/state/payer-onboard',
+    };
+    const release = await store.hold(service, elsewhere, 'that service');
+    try {
+      const input = h.tmp.write('payers.csv', payersCsv(['m-1']));
+      const error = await refusal(h.run({ inputs: [input] }));
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toBe(
+        `another run is using ${h.sandbox.url} with this API key: pid 4242 on laptop-7, state dir ` +
+          '/home/ada/.local/state/payer-onboard, started 2026-12-01T09:00:00.000Z (run r-7). Wait for it to finish.',
+      );
+      expect(h.sandbox.stats().requests).toBe(0);
+    } finally {
+      await release();
+      await store.close();
+    }
+    const { summary } = await h.run({ inputs: [h.tmp.path('payers.csv')] });
+    expect(summary.exitCode).toBe(0);
   });
 
   it('a database gone mid-run stops the run: exit 3, the rows left pending, nothing created twice when it is back', async () => {

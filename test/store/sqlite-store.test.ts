@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
-import { STORE_FILE, SqliteStore } from '../../src/store/SqliteStore.js';
+import { networkFilesystem, STORE_FILE, SqliteStore } from '../../src/store/SqliteStore.js';
 import type { PayerRecord } from '../../src/store/Store.js';
 import { tempDir } from '../helpers/tempDir.js';
 
@@ -120,6 +120,14 @@ describe('the SQLite store', () => {
       `the state dir ${join(file, 'state')} cannot be written (ENOTDIR): give a folder this user can write with --state-dir, or fix its permissions`,
     );
     expect(existsSync(join(file, 'state'))).toBe(false);
+  });
+
+  it('refuses a state dir on a network filesystem, whose locks SQLite cannot trust, and takes a local one', () => {
+    // statfs(2)'s magic numbers as linux/magic.h has them: NFS, CIFS, SMB2, 9p (WSL's Windows drives).
+    expect([0x6969, 0xff534d42, 0xfe534d42, 0x01021997].map(networkFilesystem)).toEqual(['nfs', 'cifs', 'smb2', '9p']);
+    // ext4 and tmpfs, where the tests run.
+    expect([0xef53, 0x01021994].map(networkFilesystem)).toEqual([undefined, undefined]);
+    expect(networkFilesystem(statfsSync(tmp.dir).type)).toBeUndefined();
   });
 
   it('runs its migrations once when several processes open a new store at the same moment', async () => {
