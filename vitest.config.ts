@@ -39,6 +39,7 @@ export default defineConfig({
             'test/journal/journal-store.test.ts',
             'test/journal/journal-import.test.ts',
             'test/pipeline/exactly-once-ids.test.ts',
+            'test/pipeline/two-writers.test.ts',
             'test/pipeline/rerun-journal.test.ts',
             'test/pipeline/rerun-failed-elsewhere.test.ts',
             'test/pipeline/run-carried-steps.test.ts',

@@ -436,8 +436,8 @@ async function slowRow(): Promise<Figure[]> {
 
 /**
  * The nightly re-run: 10,000 payers registered and waiting on KYC (the real-like gate), 10% approved since; the same
- * file again at 50 ms latency, concurrency 16, no cap. A waiting row costs one read; an approved one its bank
- * account too (plus a read where the journal holds a create in doubt). None of these calls go out together, so a
+ * file again at 50 ms latency, concurrency 16, no cap. A waiting row costs one read; an approved one a read of what
+ * it has stored (the journal is one writer's memory) and its bank account too. None of these calls go out together, so a
  * row takes as many round trips as requests: the ideal is 16 / (0.05 x requests per row) rows/s, the bar 85% of it.
  */
 async function nightly(): Promise<Figure[]> {
@@ -466,8 +466,8 @@ async function nightly(): Promise<Figure[]> {
         name: `re-run of ${rows.toLocaleString('en-US')} waiting payers, 10% approved since: requests per row`,
         value: perRow,
         unit: 'req/row',
-        bar: '<= 1.2',
-        pass: perRow <= 1.2 && summary.rows.ok === rows / 10 && created === rows / 10,
+        bar: '<= 1.25',
+        pass: perRow <= 1.25 && summary.rows.ok === rows / 10 && created === rows / 10,
         note: `first run: ${waiting} rows waiting; re-run: ${summary.rows.ok} ok, ${summary.rows.waiting ?? 0} waiting, ${created} bank accounts created, ${after.duplicatePaymentDetails} twice`,
       },
       {

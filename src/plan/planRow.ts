@@ -57,13 +57,11 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   const completing = actions.some((a) => a.kind === 'complete-agreement');
   const mayCreate =
     !rejected && (ctx.knowledge.gate !== 'gated' || (kycDone(s.status) && (agreementDone(s) || completing)));
-  const reading = checking && mayCreate && mustReadStored(s, ctx);
+  // A create rests on a read of what the payer has stored, made by this row, whatever the journal knows: a journal
+  // is one writer's memory, and the same key may have others (another machine's store, the service's dashboard,
+  // another tool). Once a payer's life, at its approval; the reads alongside a create or a status spare it before.
+  const reading = checking && mayCreate;
   if (reading) actions.push({ kind: 'read-accounts' });
-  else if (checking && mayCreate) {
-    // What a read would show is known: nothing of the row's is stored.
-    for (const account of s.accounts)
-      if (account.state === 'check' && account.sameAs === undefined) account.state = 'create';
-  }
   // One create at a time, and none while a read is out: after an unclear answer, the one id new since the create
   // went out is the account it made, so nothing else of the payer may be added before the read that settles it.
   let creating = reading;
