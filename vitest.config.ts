@@ -44,6 +44,7 @@ export default defineConfig({
             'test/pipeline/rerun-failed-elsewhere.test.ts',
             'test/pipeline/run-carried-steps.test.ts',
             'test/inbox/inbox-waiting.test.ts',
+            'test/serve/eventLog.test.ts',
           ],
           env: { PAYER_ONBOARD_TEST_BACKEND: 'postgres' },
           isolate: false,

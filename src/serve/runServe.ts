@@ -90,12 +90,12 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
   const inbox = openInbox(options, timings, metrics, runContext, () => changes.emit('change'));
-  const held: Array<() => void> = [() => inbox.release()];
-  const releaseAll = () => {
-    for (const release of held.reverse()) release();
+  const held: Array<() => void | Promise<void>> = [() => inbox.release()];
+  const releaseAll = async () => {
+    for (const release of held.reverse()) await release();
   };
   try {
-    const events = await openEvents(inbox.runInput, places);
+    const events = await openEvents(inbox.runInput, places, say);
     held.push(events.release);
     const { log } = events;
     const worker = new Worker({
@@ -148,7 +148,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     const closed = whenStopped(signal, async () => {
       await app.close();
       await working;
-      releaseAll();
+      await releaseAll();
       say(failure === undefined ? 'serve: stopped' : 'serve: stopped after a failure');
     });
     return {
@@ -163,7 +163,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       closed,
     };
   } catch (error) {
-    releaseAll();
+    await releaseAll();
     throw error;
   }
 }
@@ -196,7 +196,7 @@ function openInbox(
  * The event log of the service and key the run options name, in its journal's folder (the events are of that
  * account), with a lock of its own: two serve processes over one state dir would otherwise both act on them.
  */
-async function openEvents(runInput: InboxRunInput, places: UserPlaces) {
+async function openEvents(runInput: InboxRunInput, places: UserPlaces, say: (line: string) => void) {
   const run = resolveRunOptions({ ...runInput, inputs: ['(serve)'] }, places.env);
   if (run.sandbox)
     throw new ConfigError(
@@ -215,12 +215,27 @@ async function openEvents(runInput: InboxRunInput, places: UserPlaces) {
   try {
     const databaseUrl = resolveDatabaseUrl(run, places.env, places.cwd);
     const journal = journalPlace(state, baseUrl, apiKey, databaseUrl);
-    // The store every run of serve keeps its journal in, opened once now: one that cannot be (a state dir this user
-    // cannot write, a database that refuses) is said at start, once, rather than by every run as serve retries.
-    await (await openStore(journal)).close();
-    const log = EventLog.open(join(dir, 'events.jsonl'));
-    const release = () => {
-      log.close();
+    // The store every run of serve keeps its journal in, opened now for serve's life (it keeps the events): one that
+    // cannot be (a state dir this user cannot write, a database that refuses) is said at start, once.
+    const store = await openStore(journal);
+    let log: EventLog;
+    try {
+      log = await EventLog.open(
+        store.events(journal.service),
+        store.journal(journal.service),
+        join(dir, 'events.jsonl'),
+      );
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    log.onDoneFailure = (error) =>
+      say(
+        `serve: events acted on could not be marked done (${error.message}); they are acted on again after a restart, which changes nothing`,
+      );
+    const release = async () => {
+      await log.settled();
+      await store.close();
       lock.release();
     };
     return { log, journal, release };

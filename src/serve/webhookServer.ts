@@ -115,7 +115,7 @@ async function receive(
   if ('problem' in parsed) throw new Refused(400, 'not-an-event', parsed.problem);
   let result: 'recorded' | 'duplicate';
   try {
-    result = spec.log.record(parsed.event, EventLog.deliveryId(raw));
+    result = await spec.log.record(parsed.event, EventLog.deliveryId(raw));
   } catch (error) {
     // Not on disk, so not answered 2xx: the service delivers it again.
     throw new Refused(503, 'unavailable', `the event could not be recorded (${(error as Error).message})`);

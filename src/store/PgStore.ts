@@ -4,7 +4,8 @@ import { AbortedError, ConfigError, PayerOnboardError } from '../core/errors.js'
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
 import { type Holder, lockedBy } from './holder.js';
-import type { JournalTables, Store } from './Store.js';
+import { SqlEvents } from './SqlEvents.js';
+import type { EventTables, JournalTables, Store } from './Store.js';
 
 /**
  * The store on a PostgreSQL server, for a team of machines: every run, `status` and `serve` that is given the same
@@ -48,6 +49,10 @@ export class PgStore implements Store {
 
   journal(service: string): JournalTables {
     return new SqlJournal(this.executor, service);
+  }
+
+  events(service: string): EventTables {
+    return new SqlEvents(this.executor, service);
   }
 
   async services(): Promise<string[]> {
@@ -108,6 +113,14 @@ export class PgStore implements Store {
       const write = this.writing.then(() => this.transaction(statements));
       this.writing = write.catch(() => undefined);
       return write;
+    },
+    // Durable when the server answers: its commit is.
+    change: async (sql, params) => {
+      try {
+        return (await this.pool.query(numbered(sql), [...params])).rowCount ?? 0;
+      } catch (error) {
+        throw this.storeError(error, 'cannot be written');
+      }
     },
   };
 

@@ -11,6 +11,11 @@ export interface Executor {
   all(sql: string, params: readonly Value[]): Promise<Row[]>;
   /** The statements in one transaction: all of them or, when it throws, none. */
   batch(statements: readonly Statement[]): Promise<void>;
+  /**
+   * One statement on its own, and how many rows it changed. `durable`: on disk when the promise settles, even
+   * against a power loss (what is answered 2xx to a sender that will not send again).
+   */
+  change(sql: string, params: readonly Value[], durable?: boolean): Promise<number>;
 }
 
 const PAYER_COLUMNS = [

@@ -4,7 +4,8 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigError } from '../core/errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
-import type { JournalTables, Store } from './Store.js';
+import { SqlEvents } from './SqlEvents.js';
+import type { EventTables, JournalTables, Store } from './Store.js';
 
 /** The store's file in the state dir; SQLite keeps its `-wal` and `-shm` files beside it. */
 export const STORE_FILE = 'payer-onboard.db';
@@ -66,6 +67,10 @@ export class SqliteStore implements Store {
     return new SqlJournal(this.executor, service);
   }
 
+  events(service: string): EventTables {
+    return new SqlEvents(this.executor, service);
+  }
+
   async services(): Promise<string[]> {
     const rows = this.statement("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service").all();
     return rows.map((row) => String(row['service']));
@@ -84,7 +89,23 @@ export class SqliteStore implements Store {
       this.transaction(() => {
         for (const [sql, params] of statements) this.statement(sql).run(...params);
       }),
+    change: async (sql, params, durable) => {
+      const { changes } = this.statement(sql).run(...params);
+      if (durable) this.syncNow();
+      else this.syncSoon();
+      return Number(changes);
+    },
   };
+
+  /** The log on disk now, before this returns: what is answered 2xx must survive a power loss. */
+  private syncNow(): void {
+    const fd = openSync(`${this.location}-wal`, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
 
   /** A statement prepared once for the store's life. */
   private statement(sql: string): StatementSync {

@@ -67,10 +67,30 @@ export interface JournalTables {
   forget(): Promise<void>;
 }
 
+/** A webhook delivery as stored: its id (the body's digest), when it came, what it said (JSON), when it was acted on. */
+export interface StoredEvent {
+  id: string;
+  at: string;
+  body: string;
+  doneAt?: string;
+}
+
+/** The webhooks serve received for one service and key. */
+export interface EventTables {
+  /** Records the delivery, durably, unless it came since `sameSince` already: false then. */
+  record(event: StoredEvent, sameSince: string): Promise<boolean>;
+  /** The deliveries not yet acted on, oldest first. */
+  pending(): Promise<StoredEvent[]>;
+  done(ids: readonly string[], at: string): Promise<void>;
+  /** Forgets the deliveries acted on that came before this. */
+  prune(before: string): Promise<void>;
+}
+
 export interface Store {
   /** Where it is, for messages: a file, never a URL with its password. */
   readonly location: string;
   journal(service: string): JournalTables;
+  events(service: string): EventTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**

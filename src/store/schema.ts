@@ -83,6 +83,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "the service's webhooks received",
+    sql: `
+      -- Each delivery serve took (named by its body's digest), recorded before it was answered 2xx, and when it was
+      -- acted on; a delivery acted on is kept a day, so that the same body sent again is known as the same.
+      CREATE TABLE serve_events (
+        service TEXT NOT NULL,
+        id TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        event TEXT NOT NULL,
+        done_at TEXT,
+        PRIMARY KEY (service, id)
+      );
+      CREATE INDEX serve_events_pending ON serve_events (service, done_at, received_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { eventsIn } from '../helpers/storeOnDisk.js';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -22,21 +23,8 @@ afterEach(async () => {
 });
 
 /** Every event line of the log, and the ids marked done. */
-function eventLog(stateDir: string): { recorded: string[]; done: Set<string> } {
-  const journal = readdirSync(stateDir).find((d) => existsSync(join(stateDir, d, 'events.jsonl')));
-  if (journal === undefined) return { recorded: [], done: new Set() };
-  const lines = readFileSync(join(stateDir, journal, 'events.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean);
-  const recorded: string[] = [];
-  const done = new Set<string>();
-  for (const line of lines) {
-    const parsed = JSON.parse(line) as { ev?: { id: string }; done?: string[] };
-    if (parsed.ev) recorded.push(parsed.ev.id);
-    for (const id of parsed.done ?? []) done.add(id);
-  }
-  return { recorded, done };
-}
+/** What serve's store holds of the webhooks: recorded, and acted on. */
+const eventLog = eventsIn;
 
 it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 accounts twice', async () => {
   sandbox = await startSandbox({

@@ -47,3 +47,22 @@ export function journalsIn(stateDir: string): string[] {
     db.close();
   }
 }
+
+/** The webhooks recorded in the store of `stateDir` (read while serve writes it), and those acted on. */
+export function eventsIn(stateDir: string): { recorded: string[]; done: Set<string> } {
+  const file = join(stateDir, STORE_FILE);
+  if (!existsSync(file)) return { recorded: [], done: new Set() };
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT id, done_at FROM serve_events ORDER BY received_at, id').all();
+    return {
+      recorded: rows.map((row) => String(row['id'])),
+      done: new Set(rows.filter((row) => row['done_at'] !== null).map((row) => String(row['id']))),
+    };
+  } catch {
+    // serve has not made its tables yet
+    return { recorded: [], done: new Set() };
+  } finally {
+    db.close();
+  }
+}
