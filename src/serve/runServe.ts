@@ -8,6 +8,7 @@ import type { FileOutcome } from '../inbox/processFile.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import { journalDir, journalPlace, stateDirs, type UserPlaces } from '../journal/stateDir.js';
 import { openStore } from '../store/openStore.js';
+import type { Store } from '../store/Store.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
@@ -114,11 +115,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       say,
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
-    const web = await webPage(options, places, inbox, runContext, {
-      wake: () => worker.wake(),
-      changes,
-      journal: events.journal,
-    });
+    const web = await webPage(options, places, inbox, runContext, { wake: () => worker.wake(), changes, ...events });
     worker.checkApproved = web !== undefined;
     const app = webhookServer({
       path: webhookPath,
@@ -238,7 +235,7 @@ async function openEvents(runInput: InboxRunInput, places: UserPlaces, say: (lin
       await store.close();
       lock.release();
     };
-    return { log, journal, release };
+    return { log, journal, store, release };
   } catch (error) {
     lock.release();
     throw error;
@@ -261,7 +258,7 @@ async function webPage(
   places: UserPlaces,
   inbox: Inbox,
   context: RunContext,
-  serving: { wake: () => void; changes: EventEmitter; journal: JournalPlace },
+  serving: { wake: () => void; changes: EventEmitter; journal: JournalPlace; store: Store },
 ): Promise<WebPage | undefined> {
   const password = secretFrom(
     '--web-password-file',
@@ -270,18 +267,26 @@ async function webPage(
     places.cwd,
   );
   if (password === undefined) return undefined;
-  const { webRoutes, WebAuth, Uploads, PayerBook, SECURITY_HEADERS, MIN_PASSWORD } = await import('../web/index.js');
+  const { webRoutes, WebAuth, Uploads, Mappings, PayerBook, SECURITY_HEADERS, MIN_PASSWORD } = await import(
+    '../web/index.js'
+  );
   if (password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
       'E_USAGE',
     );
-  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming);
+  // Sessions and saved mappings live in serve's store: a restart signs nobody out, and a second serve sees them.
+  const kept = {
+    web: serving.store.web(serving.journal.service),
+    settings: serving.store.journal(serving.journal.service),
+  };
+  const mappings = new Mappings(kept.web);
+  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings);
   uploads.prune(UPLOADS_KEPT_MS);
   const hosts = new Set<string>();
   if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl));
   const spec = {
-    auth: await WebAuth.create(password),
+    auth: await WebAuth.create(password, Date.now, kept),
     uploads,
     hosts,
     limitMb: options.uploadLimitMb ?? 25,

@@ -5,7 +5,8 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
 import { type Holder, lockedBy } from './holder.js';
 import { SqlEvents } from './SqlEvents.js';
-import type { EventTables, JournalTables, Store } from './Store.js';
+import { SqlWeb } from './SqlWeb.js';
+import type { EventTables, JournalTables, Store, WebTables } from './Store.js';
 
 /**
  * The store on a PostgreSQL server, for a team of machines: every run, `status` and `serve` that is given the same
@@ -53,6 +54,10 @@ export class PgStore implements Store {
 
   events(service: string): EventTables {
     return new SqlEvents(this.executor, service);
+  }
+
+  web(service: string): WebTables {
+    return new SqlWeb(this.executor, service);
   }
 
   async services(): Promise<string[]> {

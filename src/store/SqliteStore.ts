@@ -5,7 +5,8 @@ import { ConfigError } from '../core/errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
 import { SqlEvents } from './SqlEvents.js';
-import type { EventTables, JournalTables, Store } from './Store.js';
+import { SqlWeb } from './SqlWeb.js';
+import type { EventTables, JournalTables, Store, WebTables } from './Store.js';
 
 /** The store's file in the state dir; SQLite keeps its `-wal` and `-shm` files beside it. */
 export const STORE_FILE = 'payer-onboard.db';
@@ -69,6 +70,10 @@ export class SqliteStore implements Store {
 
   events(service: string): EventTables {
     return new SqlEvents(this.executor, service);
+  }
+
+  web(service: string): WebTables {
+    return new SqlWeb(this.executor, service);
   }
 
   async services(): Promise<string[]> {

@@ -86,11 +86,30 @@ export interface EventTables {
   prune(before: string): Promise<void>;
 }
 
+/** A web page session as stored: the hash of its token, its CSRF token, when it ends and when it was last used. */
+export interface StoredSession {
+  tokenHash: string;
+  csrf: string;
+  endsAt: number;
+  seenAt: number;
+}
+
+/** What the web page of one service and key keeps: its sessions and the mappings saved by header. */
+export interface WebTables {
+  sessions(): Promise<StoredSession[]>;
+  putSession(session: StoredSession): Promise<void>;
+  /** Ends the sessions with these hashes, or every one. */
+  deleteSessions(tokenHashes?: readonly string[]): Promise<void>;
+  mappings(): Promise<Map<string, string>>;
+  putMapping(headerKey: string, mapping: string): Promise<void>;
+}
+
 export interface Store {
   /** Where it is, for messages: a file, never a URL with its password. */
   readonly location: string;
   journal(service: string): JournalTables;
   events(service: string): EventTables;
+  web(service: string): WebTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**

@@ -100,6 +100,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX serve_events_pending ON serve_events (service, done_at, received_at);
     `,
   },
+  {
+    version: 4,
+    name: "the web page's sessions and saved mappings",
+    sql: `
+      -- Who is signed in to the web page: by a hash of the cookie's token (never the token), with the session's CSRF
+      -- token and when it ends (epoch ms), so that a restart of serve signs nobody out.
+      CREATE TABLE web_sessions (
+        service TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        ends_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL,
+        PRIMARY KEY (service, token_hash)
+      );
+      -- The column mappings saved on the web page, by a hash of the header row they were made for (the --map JSON).
+      CREATE TABLE web_mappings (
+        service TEXT NOT NULL,
+        header_key TEXT NOT NULL,
+        mapping TEXT NOT NULL,
+        PRIMARY KEY (service, header_key)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadColumnMap } from '../rows/columns.js';
+import type { WebTables } from '../store/Store.js';
 
 /**
- * The column mappings people saved on the web page (`.web/mappings/<hash>.json`, mode 0600), each the JSON `--map`
- * reads (`{"Type": "beneficiaryType"}`), kept by a hash of the header row it was made for: the next file with that
- * same header gets it.
+ * The column mappings people saved on the web page, in the store, each the JSON `--map` reads
+ * (`{"Type": "beneficiaryType"}`), kept by a hash of the header row it was made for: the next file with that same
+ * header gets it, on any serve that shares the store.
  */
 export class Mappings {
-  constructor(private readonly dir: string) {}
+  constructor(private readonly web: WebTables) {}
 
   /** The key of a header: its columns as written, in order (a column added or moved is another header). */
   static keyOf(header: readonly string[]): string {
@@ -17,21 +16,18 @@ export class Mappings {
   }
 
   /** The mapping saved for this header, if one was and `--map` still takes it (a field renamed since is dropped). */
-  get(header: readonly string[]): Record<string, string> | undefined {
-    const path = join(this.dir, `${Mappings.keyOf(header)}.json`);
-    if (!existsSync(path)) return undefined;
+  async get(header: readonly string[]): Promise<Record<string, string> | undefined> {
+    const text = (await this.web.mappings()).get(Mappings.keyOf(header));
+    if (text === undefined) return undefined;
     try {
-      const text = readFileSync(path, 'utf8');
-      loadColumnMap(text, this.dir);
+      loadColumnMap(text, '.');
       return JSON.parse(text) as Record<string, string>;
     } catch {
       return undefined;
     }
   }
 
-  save(header: readonly string[], mapping: Readonly<Record<string, string>>): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const path = join(this.dir, `${Mappings.keyOf(header)}.json`);
-    writeFileSync(path, `${JSON.stringify(mapping, null, 2)}\n`, { mode: 0o600 });
+  async save(header: readonly string[], mapping: Readonly<Record<string, string>>): Promise<void> {
+    await this.web.putMapping(Mappings.keyOf(header), JSON.stringify(mapping));
   }
 }

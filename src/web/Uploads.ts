@@ -11,12 +11,12 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { type FileFacts, fileFacts } from './fileFacts.js';
 import { checkFile, type UploadCheck } from './checkUpload.js';
-import { Mappings } from './Mappings.js';
+import type { Mappings } from './Mappings.js';
 import { writeSentWorkbook } from './sentWorkbook.js';
 import { type Edits, type Fix, readTable, type UploadTable, writeSentFile } from './uploadTable.js';
 
@@ -54,16 +54,14 @@ export interface CheckWith {
  * a person sends one: it is then copied into incoming/, where the inbox takes it as any dropped file.
  */
 export class Uploads {
-  /** Mappings saved by header, beside the uploads (`.web/mappings/`). */
-  readonly mappings: Mappings;
   private readonly busy = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly root: string,
     private readonly incoming: string,
-  ) {
-    this.mappings = new Mappings(join(dirname(root), 'mappings'));
-  }
+    /** Mappings saved by header, in the store. */
+    readonly mappings: Mappings,
+  ) {}
 
   /**
    * `work` on an upload once the work before it on that upload is done: a change reads the upload, writes its file and
@@ -112,7 +110,7 @@ export class Uploads {
       found: await fileFacts(path),
     };
     const table = await readTable(path);
-    const saved = table === undefined ? undefined : this.mappings.get(table.header);
+    const saved = table === undefined ? undefined : await this.mappings.get(table.header);
     if (saved !== undefined) Object.assign(upload, { mapping: saved, mappingSaved: true });
     return this.recheck(upload, { input, context });
   }
@@ -132,7 +130,7 @@ export class Uploads {
 
   /** A mapping chosen on the page: saved for the next file with this header, and the upload checked again with it. */
   async map(upload: Upload, header: string[], mapping: Record<string, string>, check: CheckWith): Promise<Upload> {
-    this.mappings.save(header, mapping);
+    await this.mappings.save(header, mapping);
     return this.recheck({ ...upload, mapping, mappingSaved: false }, check);
   }
 

@@ -1,6 +1,7 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { FastifyRequest } from 'fastify';
+import type { JournalTables, WebTables } from '../store/Store.js';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -32,13 +33,20 @@ interface Tries {
   nextTryAt: number;
 }
 
+/** How often a session's last use is written to the store: the idle clock needs no finer grain across a restart. */
+const SEEN_WRITE_MS = 60_000;
+
 /**
  * Who may use the web page: one password set by the operator, kept only as a scrypt hash with a salt of this process,
- * and the sessions of those who gave it (in memory: a restart signs everyone out). Wrong tries slow the next ones of
- * the same client address, so that one guesser cannot lock the team out; tries are checked one at a time.
+ * and the sessions of those who gave it, kept in the store by a hash of their token, so that a restart of serve signs
+ * nobody out (a changed password does: every session ends). Wrong tries slow the next ones of the same client address,
+ * so that one guesser cannot lock the team out; tries are checked one at a time.
  */
 export class WebAuth {
+  /** By the hash of the token. */
   private readonly sessions = new Map<string, Session>();
+  /** When each session's last use was last written. */
+  private readonly written = new Map<string, number>();
   private readonly tries = new Map<string, Tries>();
   private lastTry: Promise<void> = Promise.resolve();
 
@@ -46,13 +54,49 @@ export class WebAuth {
     private readonly salt: Buffer,
     private readonly hash: Buffer,
     private readonly now: () => number,
+    private readonly kept: WebTables | undefined,
   ) {}
 
-  static async create(password: string, now: () => number = Date.now): Promise<WebAuth> {
+  /**
+   * `kept`: where sessions outlive the process, with the journal's settings that remember which password they were
+   * opened with (a scrypt of it, under a salt of its own); without, sessions live in memory only.
+   */
+  static async create(
+    password: string,
+    now: () => number = Date.now,
+    kept?: { web: WebTables; settings: JournalTables },
+  ): Promise<WebAuth> {
     if (password.length < MIN_PASSWORD)
       throw new Error(`the web page's password must be at least ${MIN_PASSWORD} characters`);
     const salt = randomBytes(16);
-    return new WebAuth(salt, await scryptAsync(password, salt, 32), now);
+    const auth = new WebAuth(salt, await scryptAsync(password, salt, 32), now, kept?.web);
+    if (kept !== undefined) await auth.restore(password, kept.settings);
+    return auth;
+  }
+
+  /** The sessions opened with this same password before a restart; none when the password changed since. */
+  private async restore(password: string, settings: JournalTables): Promise<void> {
+    const web = this.kept!;
+    let markSalt = await settings.setting('web password salt');
+    if (markSalt === undefined) {
+      markSalt = randomBytes(16).toString('hex');
+      await settings.write([{ setting: 'web password salt', value: markSalt }]);
+    }
+    const mark = (await scryptAsync(password, Buffer.from(markSalt, 'hex'), 32)).toString('hex');
+    if ((await settings.setting('web password')) !== mark) {
+      await web.deleteSessions();
+      await settings.write([{ setting: 'web password', value: mark }]);
+      return;
+    }
+    const at = this.now();
+    for (const kept of await web.sessions())
+      if (at <= kept.endsAt && at - kept.seenAt <= IDLE_MS)
+        this.sessions.set(kept.tokenHash, { csrf: kept.csrf, endsAt: kept.endsAt, seenAt: kept.seenAt });
+  }
+
+  /** Writes to the store that may fail (the database away): the session still works until the process ends. */
+  private keep(write: (web: WebTables) => Promise<void>): void {
+    if (this.kept !== undefined) write(this.kept).catch(() => undefined);
   }
 
   /**
@@ -89,32 +133,50 @@ export class WebAuth {
     const token = randomBytes(32).toString('base64url');
     const at = this.now();
     const session = { csrf: randomBytes(24).toString('base64url'), endsAt: at + LONGEST_MS, seenAt: at };
-    this.sessions.set(token, session);
+    const tokenHash = hashOf(token);
+    this.sessions.set(tokenHash, session);
+    this.written.set(tokenHash, at);
+    this.keep((web) => web.putSession({ tokenHash, ...session }));
     return { token, session };
   }
 
   /** The session of a token, when it is one and has not ended; its idle clock starts again. */
   session(token: string | undefined): Session | undefined {
     if (token === undefined) return undefined;
-    const session = this.sessions.get(token);
+    const tokenHash = hashOf(token);
+    const session = this.sessions.get(tokenHash);
     if (session === undefined) return undefined;
     const at = this.now();
     if (at > session.endsAt || at - session.seenAt > IDLE_MS) {
-      this.sessions.delete(token);
+      this.end([tokenHash]);
       return undefined;
     }
     session.seenAt = at;
+    if (at - (this.written.get(tokenHash) ?? 0) >= SEEN_WRITE_MS) {
+      this.written.set(tokenHash, at);
+      this.keep((web) => web.putSession({ tokenHash, ...session }));
+    }
     return session;
   }
 
   signOut(token: string | undefined): void {
-    if (token !== undefined) this.sessions.delete(token);
+    if (token !== undefined) this.end([hashOf(token)]);
+  }
+
+  private end(tokenHashes: string[]): void {
+    if (tokenHashes.length === 0) return;
+    for (const tokenHash of tokenHashes) {
+      this.sessions.delete(tokenHash);
+      this.written.delete(tokenHash);
+    }
+    this.keep((web) => web.deleteSessions(tokenHashes));
   }
 
   /** Sessions over, and clients whose wait is long past, forgotten (at each sign-in: memory stays bounded). */
   private sweep(): void {
     const at = this.now();
-    for (const [token, s] of this.sessions) if (at > s.endsAt || at - s.seenAt > IDLE_MS) this.sessions.delete(token);
+    const over = [...this.sessions].filter(([, s]) => at > s.endsAt || at - s.seenAt > IDLE_MS).map(([hash]) => hash);
+    this.end(over);
     for (const [client, t] of this.tries) if (at - t.nextTryAt > 3_600_000) this.tries.delete(client);
   }
 
@@ -125,4 +187,9 @@ export class WebAuth {
     const b = Buffer.from(session.csrf);
     return a.length === b.length && timingSafeEqual(a, b);
   }
+}
+
+/** What the store knows a session by: the cookie's token is never kept, so reading the store signs nobody in. */
+function hashOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }

@@ -3,3 +3,4 @@ export { PayerBook } from './payerBook.js';
 export { Uploads } from './Uploads.js';
 export { MIN_PASSWORD, WebAuth } from './WebAuth.js';
 export { SECURITY_HEADERS, webRoutes } from './webRoutes.js';
+export { Mappings } from './Mappings.js';

@@ -1,6 +1,5 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/SqliteStore.js';
 import { Mappings } from '../../src/web/Mappings.js';
 import { mappingView, postedMapping } from '../../src/web/mapSection.js';
 import type { UploadTable } from '../../src/web/uploadTable.js';
@@ -21,21 +20,27 @@ const TABLE: UploadTable = {
   ],
 };
 
-describe('Mappings: saved by header, found by the same header only', () => {
-  it('saves the JSON --map reads, mode 0600, and finds it for the same columns in the same order', () => {
-    const mappings = new Mappings(tmp.path('mappings'));
-    mappings.save(HEADER, { Type: 'beneficiaryType' });
-    expect(mappings.get([...HEADER])).toEqual({ Type: 'beneficiaryType' });
-    const [file] = [join(tmp.path('mappings'), `${Mappings.keyOf(HEADER)}.json`)];
-    expect(statSync(file!).mode & 0o777).toBe(0o600);
-    expect(mappings.get(HEADER.slice(1))).toBeUndefined();
-    expect(mappings.get([...HEADER].reverse())).toBeUndefined();
+describe('Mappings: saved by header in the store, found by the same header only', () => {
+  it('saves the JSON --map reads, and finds it for the same columns in the same order, after a restart too', async () => {
+    const first = SqliteStore.open(tmp.path('state'));
+    await new Mappings(first.web('s')).save(HEADER, { Type: 'beneficiaryType' });
+    first.close();
+    const store = SqliteStore.open(tmp.path('state'));
+    const mappings = new Mappings(store.web('s'));
+    expect(await mappings.get([...HEADER])).toEqual({ Type: 'beneficiaryType' });
+    expect(await mappings.get(HEADER.slice(1))).toBeUndefined();
+    expect(await mappings.get([...HEADER].reverse())).toBeUndefined();
+    // Another service and key's page has mappings of its own.
+    expect(await new Mappings(store.web('other')).get(HEADER)).toBeUndefined();
+    store.close();
   });
 
-  it('a saved mapping --map would refuse (a field renamed since) is not applied', () => {
-    const mappings = new Mappings(tmp.path('mappings'));
-    mappings.save(HEADER, { Type: 'kindOfPayer' });
-    expect(mappings.get(HEADER)).toBeUndefined();
+  it('a saved mapping --map would refuse (a field renamed since) is not applied', async () => {
+    const store = SqliteStore.open(tmp.path('state'));
+    const mappings = new Mappings(store.web('s'));
+    await mappings.save(HEADER, { Type: 'kindOfPayer' });
+    expect(await mappings.get(HEADER)).toBeUndefined();
+    store.close();
   });
 });
 
