@@ -30,6 +30,8 @@ export interface InboxSpec {
 export class Inbox {
   readonly files: FileOutcome[] = [];
   going = true;
+  /** Who held the service and key when a file last had to wait for it (another process sending with the key). */
+  heldBy: string | undefined;
   private readonly tracker: SettleTracker;
 
   private constructor(
@@ -119,6 +121,7 @@ export class Inbox {
           ? settleWaiting(this.paths, name, ran)
           : settleIncoming(this.paths, name, ran);
     this.files.push(outcome);
+    this.heldBy = outcome.heldBy;
     this.context.stderr?.write(describe(outcome));
     this.spec.onFile?.(outcome);
     if (outcome.stop) this.going = false;

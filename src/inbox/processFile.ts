@@ -1,5 +1,5 @@
 import { basename, join, relative } from 'node:path';
-import { InputError, PayerOnboardError } from '../core/errors.js';
+import { InputError, LockedError, PayerOnboardError } from '../core/errors.js';
 import { pendingReason, type Summary } from '../output/results.js';
 import { makeRunId } from '../pipeline/RunSession.js';
 import { run, type RunContext, type RunInput } from '../pipeline/run.js';
@@ -24,6 +24,8 @@ export interface FileOutcome {
   summary?: Summary;
   /** The inbox should take no further file: the API is down, the key refused, interrupted, or not configured. */
   stop: boolean;
+  /** Another process holds the service and key (who, in words): the file waits its turn, nothing is wrong with it. */
+  heldBy?: string;
 }
 
 /**
@@ -122,6 +124,7 @@ export async function runInboxFile(
       exitCode: error.exitCode,
       reason: error.message,
       stop: !unusable,
+      ...(error instanceof LockedError ? { heldBy: error.message } : {}),
     };
     return { outcome };
   }

@@ -50,6 +50,11 @@ export interface RunContext {
    * kept, since it dies with the caller, and the report's command to run again starts a sandbox of its own.
    */
   sandbox?: boolean;
+  /**
+   * What holds the service and key while the run sends, as a second process is told: `serve` for the runs of serve
+   * (a person is told to stop serve, not to wait for it), else the run itself.
+   */
+  holder?: 'serve';
 }
 
 /** The working directory, environment and home a command goes by: its context's, else the process's own. */

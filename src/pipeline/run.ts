@@ -57,7 +57,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
           state: stateDirs(options.stateDir, places),
           places,
           ...connection,
-          runId,
+          runId: context.holder ?? runId,
           databaseUrl: resolveDatabaseUrl(options, env, cwd),
         })
       : undefined;

@@ -30,6 +30,8 @@ export interface WorkerSpec {
 const BATCH_MS = 200;
 
 /** The longest pause after runs that keep stopping (the API down, the key refused). */
+/** How soon work held up by another process's run is tried again. */
+const HELD_RETRY_MS = 2000;
 const MOST_PAUSE_MS = 600_000;
 
 /**
@@ -90,6 +92,7 @@ export class Worker {
   private async pass(signal: AbortSignal): Promise<void> {
     const { inbox, log } = this.spec;
     inbox.going = true;
+    inbox.heldBy = undefined;
     let trouble: string | undefined;
     try {
       await this.busily(async () => {
@@ -108,6 +111,15 @@ export class Worker {
     if (trouble === undefined || signal.aborted) {
       this.pauseMs = this.spec.pauseMs;
       this.stopReason = undefined;
+      return;
+    }
+    if (inbox.heldBy !== undefined) {
+      // No fault: another process sends with the key (a person's run). The work waits its turn, tried again soon and
+      // without backing off, since that run may end any moment; said once, and shown by /healthz meanwhile.
+      const reason = `waiting its turn: ${inbox.heldBy}`;
+      if (this.stopReason !== reason) this.spec.say(`serve: ${reason}`);
+      this.stopReason = reason;
+      this.pausedUntil = Date.now() + Math.min(this.spec.pauseMs, HELD_RETRY_MS);
       return;
     }
     this.stopReason = trouble;

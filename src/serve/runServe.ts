@@ -85,7 +85,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   const say = (line: string) => context.stderr?.write(`${line}\n`);
   const stop = new AbortController();
   const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
-  const runContext: RunContext = { ...context, signal };
+  const runContext: RunContext = { ...context, signal, holder: 'serve' };
   const metrics = new ServeMetrics();
   // Each run, batch of events or check that ends: the web page's Payers table follows.
   const changes = new EventEmitter();

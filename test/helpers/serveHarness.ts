@@ -11,7 +11,13 @@ export const WEBHOOK_SECRET = 'whsec-test-3f9a';
  * loopback. KYC moves only when the test says (`setKyc`), as for real payers.
  */
 export async function serveHarness(
-  options: { sandbox?: SandboxOptions; serve?: Partial<ServeOptions>; startServe?: boolean } = {},
+  options: {
+    sandbox?: SandboxOptions;
+    serve?: Partial<ServeOptions>;
+    startServe?: boolean;
+    /** Where serve sends instead of the sandbox itself (a proxy in front of it). */
+    baseUrlFor?: (sandboxUrl: string) => Promise<string>;
+  } = {},
 ) {
   const sandbox: SandboxHandle = await startSandbox({
     port: 0,
@@ -31,7 +37,7 @@ export async function serveHarness(
     webhookSecret: WEBHOOK_SECRET,
     settle: 0,
     pollMs: 50,
-    run: { baseUrl: sandbox.url, rate: 0, stateDir: tmp.path('state') },
+    run: { baseUrl: (await options.baseUrlFor?.(sandbox.url)) ?? sandbox.url, rate: 0, stateDir: tmp.path('state') },
     ...options.serve,
   };
   const env = { PAYER_API_KEY: API_KEY };
