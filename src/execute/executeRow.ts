@@ -3,11 +3,19 @@ import { finishRow } from '../plan/finishRow.js';
 import { definitelyNotStored } from '../plan/planAccounts.js';
 import { applyRound, nextActions, type Action } from '../plan/planRow.js';
 import { identityText, idempotencyKey } from '../plan/identity.js';
-import { type Answer, startRow, type PlanContext, type RowState, type RowWork } from '../plan/rowState.js';
+import {
+  type Answer,
+  type RowMemory,
+  startRow,
+  type PlanContext,
+  type RowState,
+  type RowWork,
+} from '../plan/rowState.js';
 import type { PayerResult } from '../core/types.js';
 import type { ApiClient } from './ApiClient.js';
 import type { CallResult } from '../core/answers.js';
 import type { PersonalData } from './scrubServerText.js';
+import { ApiError } from '../core/apiError.js';
 
 export interface RowDeps {
   client: Pick<
@@ -59,7 +67,7 @@ export async function executeRow(
   const turn = hasAccounts ? deps.turns.take(work.clientUserId) : undefined;
   const endTurn = typeof turn === 'function' || turn === undefined ? turn : await turn;
   try {
-    const memory = (await deps.journal?.recall(work)) ?? {
+    const memory = (await recall(deps.journal, work)) ?? {
       accounts: work.details.map(() => ({ state: 'unknown' as const })),
     };
     const state = startRow(work, fresh === undefined ? memory : { ...memory, fresh }, ctx);
@@ -81,7 +89,8 @@ export async function executeRow(
       for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
     }
     const result = finishRow(state, ctx);
-    await deps.journal?.remember(state, ctx.now);
+    // The row's result stands whatever the store does now: a failure to record it has stopped the run already.
+    await deps.journal?.remember(state, ctx.now).catch(() => undefined);
     for (const account of state.accounts) {
       if (!account.unsettled || account.before === undefined) continue;
       const list = deps.inDoubt.get(work.clientUserId) ?? [];
@@ -164,7 +173,14 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
   const account = state.accounts[index]!;
   // A new attempt after an unclear one (and the read that found nothing) waits its backoff like any retry.
   if (account.attempts > 0) await client.backoff(account.attempts - 1);
-  const call = await deps.journal?.accountSent(state, account);
+  let call: { key: string } | undefined;
+  try {
+    call = await deps.journal?.accountSent(state, account);
+  } catch {
+    // Not recorded, so not sent: the journal's failure has stopped the run, and the next run reads what is stored.
+    const error = new ApiError({ step: 'payment-details', kind: 'stopped', retryable: false });
+    return { ok: false, error } as unknown as Answer<never>;
+  }
   const result = await client.createPaymentDetail(id, detail, {
     idempotencyKey: idempotencyKey('payment-details', id, detail),
     personal: personalOf(state.work),
@@ -175,6 +191,18 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
       await deps.journal!.accountNotStored(call);
   }
   return result as unknown as Answer<never>;
+}
+
+/**
+ * What the journal knows of the row; nothing when the store cannot be read, which has stopped the run already: no
+ * call goes out after that, and the row is left for the next run.
+ */
+async function recall(journal: RowJournal | undefined, work: RowWork): Promise<RowMemory | undefined> {
+  try {
+    return await journal?.recall(work);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Everything the row holds of the payer: any call's answer may quote any of it. */

@@ -26,6 +26,8 @@ export class Journal {
   /** Records whose write failed (the journal failed): this run still reads them from here. */
   private readonly unwritten = new Map<string, JournalWrite>();
   private flushQueued = false;
+  /** Every write made so far, settled: close() waits for them before it marks the journal closed. */
+  private writes: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
   private readonly settings = new Map<string, string | undefined>();
@@ -75,16 +77,21 @@ export class Journal {
   async get(callKey: string): Promise<JournalEntry | undefined> {
     const kept = this.kept(`c${callKey}`);
     if (kept !== null) return kept && 'call' in kept ? kept.record : undefined;
-    return this.tables.call(callKey);
+    return this.read(() => this.tables.call(callKey));
   }
 
-  /** Records the call as sent, at once: before it goes out. A call already done stays done. */
+  /**
+   * Records the call as sent, at once: before it goes out. Resolves only once the record is in the store; rejects
+   * otherwise (the journal failed, or is closed), and then the call must not go out. A call already done stays done.
+   */
   async sent(callKey: string, note?: Record<string, string>): Promise<void> {
     if ((await this.get(callKey))?.state === 'done') return;
+    if (this.failure !== undefined || this.closed) throw new Error('the journal cannot record this call');
     const record: CallRecord = note === undefined ? { state: 'sent' } : { state: 'sent', answer: note };
     this.queue(`c${callKey}`, { call: callKey, record });
-    // With what waits: a write that fails has stopped the run (onFailure) before the call could go out.
+    // With what waits; a write that fails has stopped the run (onFailure), and this call does not go out.
     await this.flush();
+    if (this.failure !== undefined) throw new Error('the journal cannot record this call');
   }
 
   done(callKey: string, status: number, answer: Record<string, string>): void {
@@ -104,7 +111,17 @@ export class Journal {
   async payer(payerKey: string): Promise<PayerRecord | undefined> {
     const kept = this.kept(`p${payerKey}`);
     if (kept !== null) return kept && 'payer' in kept ? kept.record : undefined;
-    return this.tables.payer(payerKey);
+    return this.read(() => this.tables.payer(payerKey));
+  }
+
+  /** A read of the store; one that fails (the database gone) stops the run as a failed write does. */
+  private async read<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
   }
 
   putPayer(payerKey: string, record: PayerRecord): void {
@@ -161,11 +178,13 @@ export class Journal {
       // Unless a later record of the same thing went out meanwhile: that one is read from here until it lands.
       for (const [id, write] of batch) if (this.inFlight.get(id) === write) this.inFlight.delete(id);
     };
-    return this.tables.write([...batch.values()]).then(landed, (error: unknown) => {
+    const written = this.tables.write([...batch.values()]).then(landed, (error: unknown) => {
       for (const [id, write] of batch) this.unwritten.set(id, write);
       landed();
       this.fail(error);
     });
+    this.writes = this.writes.then(() => written);
+    return written;
   }
 
   private fail(error: unknown): void {
@@ -180,6 +199,7 @@ export class Journal {
     this.closed = true;
     try {
       await this.flush();
+      await this.writes;
       // Marked closed, unless a record of this run could not be written.
       if (this.failure === undefined && this.unwritten.size === 0)
         await this.tables.write([{ setting: CLOSED, value: '1' }]);

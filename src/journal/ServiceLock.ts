@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createConnection, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { LockedError } from '../core/errors.js';
@@ -6,7 +7,8 @@ import { type Holder, lockedBy } from '../store/holder.js';
 /**
  * One process at a time per service and key on this machine, whatever its user, HOME, XDG_STATE_HOME, --state-dir or
  * systemd sandboxing (PrivateTmp): a Unix socket in Linux's abstract namespace, named by the service and a hash of the
- * key. It is no file, so no folder's permissions or mount decide who sees it: every process of the machine's network
+ * key. The namespace is the network namespace's: a container or a unit with a network of its own has its own, and
+ * its runs are held apart by the lock of the state dir's store instead. It is no file, so no folder's permissions or mount decide who sees it: every process of the machine's network
  * namespace does. The kernel frees it when its process ends however it ends, so a lock is never left behind. The
  * holder answers whoever connects with who it is, and that one is turned away naming it.
  */
@@ -19,9 +21,14 @@ export class ServiceLock {
     using: string,
   ): Promise<ServiceLock> {
     const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...holder };
-    const address = `\0payer-onboard/${name}`;
+    // A socket's name holds at most 107 bytes: a long host name gives way to a hash of the whole name.
+    const address = `\0payer-onboard/${name.length <= 80 ? name : createHash('sha256').update(name).digest('hex')}`;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const server = createServer((socket) => socket.end(`${JSON.stringify(me)}\n`));
+      const server = createServer((socket) => {
+        // Whoever connects (any process of the machine may) and goes away at once must not end the holder.
+        socket.on('error', () => undefined);
+        socket.end(`${JSON.stringify(me)}\n`);
+      });
       const taken = await new Promise<boolean>((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) =>
           error.code === 'EADDRINUSE' ? resolve(false) : reject(error),
@@ -29,8 +36,9 @@ export class ServiceLock {
         server.listen(address, () => resolve(true));
       });
       if (taken) {
-        // A lock never keeps the process alive by itself.
+        // A lock never keeps the process alive by itself, and nothing that happens to it later ends the process.
         server.unref();
+        server.on('error', () => undefined);
         return new ServiceLock(server);
       }
       const other = await askHolder(address);
@@ -55,13 +63,30 @@ function askHolder(address: string): Promise<Holder | undefined> {
       text += chunk;
     });
     socket.on('error', () => resolve(undefined));
-    socket.on('close', () => {
-      try {
-        resolve(JSON.parse(text) as Holder);
-      } catch {
-        // it answered nothing we can read: still, it holds the name
-        resolve({ pid: 0, host: 'this machine', startedAt: 'at an unknown time' });
-      }
-    });
+    socket.on('close', () => resolve(holderOf(text)));
   });
+}
+
+/**
+ * What the holder said of itself, as plain words: any process could be answering, so nothing of its answer reaches a
+ * terminal but printable text of a bounded length.
+ */
+function holderOf(text: string): Holder {
+  const unknown: Holder = { pid: 0, host: 'this machine', startedAt: 'at an unknown time' };
+  let value: Partial<Record<keyof Holder, unknown>>;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return unknown;
+  }
+  const words = (v: unknown) =>
+    typeof v === 'string' && v !== '' ? v.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').slice(0, 300) : undefined;
+  const holder: Holder = {
+    pid: typeof value.pid === 'number' && Number.isInteger(value.pid) ? value.pid : 0,
+    host: words(value.host) ?? unknown.host,
+    startedAt: words(value.startedAt) ?? unknown.startedAt,
+  };
+  const runId = words(value.runId);
+  const stateDir = words(value.stateDir);
+  return { ...holder, ...(runId ? { runId } : {}), ...(stateDir ? { stateDir } : {}) };
 }

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../store/openStore.js';
+import type { Hold } from '../store/Store.js';
 import type { JournalPlace } from './openJournal.js';
 import { ServiceLock } from './ServiceLock.js';
 import { StateLock } from './StateLock.js';
+import { StoreLock } from './StoreLock.js';
 import {
   journalName,
   journalPlace,
@@ -27,12 +29,15 @@ export interface HoldSpec {
 export interface HeldJournal {
   place: JournalPlace;
   release(): Promise<void>;
+  /** Told if a hold is lost while the run goes on (a shared store's connection ended): the run must stop sending. */
+  onLost(listener: (why: string) => void): void;
 }
 
 /**
  * Takes what a run needs before it sends anything: its service and key, held for every process of this machine
  * whatever its user, home or state dir (two runs each with a journal of their own would both create what neither has
- * recorded), and, on a store shared by machines, for every machine that shares it. Named by the service and a hash
+ * recorded), and for every process that shares its store: the state dir's (a container that mounts it), or a
+ * database every machine that shares it sees. Named by the service and a hash
  * of the key: never the key. The service goes by what the URL names, however it is spelled (case, `localhost`, a
  * default port, `/x/..`): two runs that spell it differently still talk to one service.
  */
@@ -42,6 +47,7 @@ export async function holdJournal(spec: HoldSpec): Promise<HeldJournal> {
   const using = `${spec.baseUrl.replace(/\/+$/, '')} with this API key`;
   const place = journalPlace(state, spec.baseUrl, spec.apiKey, spec.databaseUrl);
   const releases: Array<() => void | Promise<void>> = [];
+  let shared: Hold | undefined;
   const release = async () => {
     for (const step of releases.splice(0).reverse()) await step();
   };
@@ -56,13 +62,19 @@ export async function holdJournal(spec: HoldSpec): Promise<HeldJournal> {
       const lock = StateLock.acquire(path, runId, { what: 'run', using, stateDir: state.dir });
       releases.push(() => lock.release());
     }
-    if (spec.databaseUrl !== undefined) {
+    const me = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...holder };
+    if (spec.databaseUrl === undefined) {
+      // The state dir's store, whoever shares it (a container with it mounted has a network, and a lock, of its own).
+      const lock = StoreLock.acquire(state.dir, service, me, using);
+      releases.push(() => lock.release());
+    } else {
       const store = await openStore(place);
       releases.push(() => store.close());
-      const me = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...holder };
-      releases.push(await store.hold(service, me, using));
+      const hold = await store.hold(service, me, using);
+      releases.push(() => hold.release());
+      shared = hold;
     }
-    return { place, release };
+    return { place, release, onLost: (listener) => shared?.onLost(listener) };
   } catch (error) {
     await release();
     throw error;

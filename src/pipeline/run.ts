@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { holdJournal } from '../journal/holdJournal.js';
-import type { JournalPlace } from '../journal/openJournal.js';
+import { type HeldJournal, holdJournal } from '../journal/holdJournal.js';
 import { stateDirs } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
 import { RESULT_COLUMNS, type Summary } from '../output/results.js';
@@ -25,7 +24,6 @@ export type RunInput = RunOptionsInput & { command?: 'run' | 'validate' };
 export async function run(input: RunInput, context: RunContext = {}): Promise<Summary> {
   const places = placesOf(context);
   const { env, cwd } = places;
-  const _stderr = context.stderr;
   const options = resolveRunOptions(input, env);
   const command = options.dryRun || input.command === 'validate' ? 'validate' : 'run';
   const startedAt = new Date();
@@ -48,7 +46,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   // What the run got to, for the summary of a run that stops on the way (a bad input, a workbook that cannot be read
   // again): a results folder never holds half-written files without a summary.json that says why.
   const reached: Reached = { warnings: [], summaryWritten: false };
-  // One run at a time per service and key, and per journal, taken before anything else so a second run is turned
+  // One run at a time per service and key, taken before anything else so a second run is turned
   // away at once. Not for validate (it sends nothing) nor a sandbox rehearsal (its API lives only as long as the run:
   // no journal).
   const held =
@@ -62,7 +60,7 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
         })
       : undefined;
   try {
-    return await runPasses(facts, reached, connection, held?.place);
+    return await runPasses(facts, reached, connection, held);
   } catch (error) {
     if (!reached.summaryWritten) writeStopSummary(facts, reached, error);
     throw error;
@@ -73,13 +71,13 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
 
 /**
  * The passes, with the locks held: every input read and checked, then a session opened for the rows to be sent and
- * written, then the summary. `journal`: the journal whose lock the run holds, if it keeps one.
+ * written, then the summary. `held`: the hold of the service and key, and where its journal is, if it keeps one.
  */
 async function runPasses(
   facts: RunFacts,
   reached: Reached,
   connection: SessionSpec['connection'],
-  journal: JournalPlace | undefined,
+  held: HeldJournal | undefined,
 ): Promise<Summary> {
   const checked = await checkInputs(facts, reached);
   const session = await RunSession.open({
@@ -88,11 +86,13 @@ async function runPasses(
     cwd: facts.cwd,
     connection,
     results: { name: 'results.csv', columns: RESULT_COLUMNS },
-    ...(journal !== undefined ? { journal } : {}),
+    ...(held !== undefined ? { journal: held.place } : {}),
     warnings: checked.warnings,
     context: facts.context,
   });
   reached.session = session;
+  // Another machine may take the service and key once this run's hold is gone: nothing more may be sent.
+  held?.onLost((why) => session.client?.stop('write-failed', `stopped: ${why}; nothing more is sent`));
   try {
     const tally = await sendInputs(session, checked, facts, reached);
     return await finishRun(session, checked, tally, facts, reached);

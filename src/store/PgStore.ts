@@ -6,7 +6,7 @@ import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
 import { type Holder, lockedBy } from './holder.js';
 import { SqlEvents } from './SqlEvents.js';
 import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, JournalTables, Store, WebTables } from './Store.js';
+import type { EventTables, Hold, JournalTables, Store, WebTables } from './Store.js';
 
 /**
  * The store on a PostgreSQL server, for a team of machines: every run, `status` and `serve` that is given the same
@@ -16,7 +16,10 @@ import type { EventTables, JournalTables, Store, WebTables } from './Store.js';
 export class PgStore implements Store {
   /** The writes in flight, one after the other: a later record of a call never lands before an earlier one. */
   private writing: Promise<unknown> = Promise.resolve();
-  /** A connection that broke (the server restarted): said by the next query, not left to crash the process. */
+  /**
+   * A connection that broke (the server restarted): said by the next failure, once, rather than left to crash the
+   * process; a failure after that one is said in its own words.
+   */
   private broken: Error | undefined;
   private readonly noteBroken = (error: Error) => {
     this.broken = error;
@@ -25,7 +28,8 @@ export class PgStore implements Store {
   private constructor(
     private readonly pool: pg.Pool,
     readonly location: string,
-    private readonly password: string,
+    /** The password as given and as decoded: never in a message. */
+    private readonly secrets: readonly string[],
   ) {}
 
   /** Connects, and brings the schema up to this version (once, whoever else starts at the same moment). */
@@ -35,9 +39,11 @@ export class PgStore implements Store {
       connectionString: url,
       max: 4,
       connectionTimeoutMillis: 10_000,
+      // A server across a network that went away is noticed (and the hold held on it given up) within minutes.
+      keepAlive: true,
       application_name: 'payer-onboard',
     });
-    const store = new PgStore(pool, parsed.location, parsed.password);
+    const store = new PgStore(pool, parsed.location, parsed.secrets);
     pool.on('error', store.noteBroken);
     try {
       await store.migrate();
@@ -70,9 +76,10 @@ export class PgStore implements Store {
 
   /**
    * A session-level advisory lock on a connection kept for the run: every machine that shares the database sees it,
-   * and the server frees it when that connection ends, however the process ends.
+   * and the server frees it when that connection ends, however the process ends. That connection ending while the
+   * run goes on (the server restarted, the session killed) loses the lock: the listeners are told, and the run stops.
    */
-  async hold(service: string, holder: Holder, using: string): Promise<() => Promise<void>> {
+  async hold(service: string, holder: Holder, using: string): Promise<Hold> {
     const key = BigInt(`0x${createHash('sha256').update(`payer-onboard: ${service}`).digest('hex').slice(0, 15)}`);
     let client: pg.PoolClient;
     try {
@@ -80,9 +87,22 @@ export class PgStore implements Store {
     } catch (error) {
       throw this.storeError(error, 'cannot be reached');
     }
-    // The connection that holds the lock may break while the run goes on (the server restarted): the lock went with
-    // it, and the run's next write, on a connection that no longer reaches the server either, stops it.
-    client.on('error', this.noteBroken);
+    let released = false;
+    let lostWhy: string | undefined;
+    const listeners: Array<(why: string) => void> = [];
+    const lose = (why: string) => {
+      if (released || lostWhy !== undefined) return;
+      lostWhy = `the hold of ${using} in ${this.location} was lost (${this.scrub(why)})`;
+      for (const listener of listeners) listener(lostWhy);
+    };
+    const onError = (error: Error) => lose(error.message);
+    const onEnd = () => lose('its connection ended');
+    client.on('error', onError);
+    client.on('end', onEnd);
+    const detach = () => {
+      client.off('error', onError);
+      client.off('end', onEnd);
+    };
     try {
       const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS held', [key.toString()]);
       if (rows[0]?.held !== true) {
@@ -95,19 +115,27 @@ export class PgStore implements Store {
         [service, JSON.stringify(holder)],
       );
     } catch (error) {
-      client.off('error', this.noteBroken);
+      detach();
       client.release();
       throw this.storeError(error, 'cannot be reached');
     }
-    return async () => {
-      try {
-        await client.query('SELECT pg_advisory_unlock($1)', [key.toString()]);
-        client.off('error', this.noteBroken);
-        client.release();
-      } catch (error) {
-        // The connection is gone, and the lock with it.
-        client.release(error as Error);
-      }
+    return {
+      release: async () => {
+        released = true;
+        try {
+          await client.query('SELECT pg_advisory_unlock($1)', [key.toString()]);
+          detach();
+          client.release();
+        } catch (error) {
+          // The connection is gone, and the lock with it.
+          detach();
+          client.release(error as Error);
+        }
+      },
+      onLost: (listener) => {
+        if (lostWhy !== undefined) listener(lostWhy);
+        else listeners.push(listener);
+      },
     };
   }
 
@@ -156,6 +184,7 @@ export class PgStore implements Store {
 
   private async migrate(): Promise<void> {
     const client = await this.pool.connect();
+    client.on('error', this.noteBroken);
     try {
       await client.query('BEGIN');
       // Two processes starting at once: the second waits here, then finds the steps done.
@@ -184,12 +213,9 @@ export class PgStore implements Store {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      client.off('error', this.noteBroken);
       client.release();
     }
-  }
-
-  syncSoon(): void {
-    // Every commit is durable when it returns.
   }
 
   async close(): Promise<void> {
@@ -201,12 +227,17 @@ export class PgStore implements Store {
    * A server that cannot be reached, refuses the login or went away: the run stops as it does when the API is down
    * (exit 3, rows pending), in one sentence that never holds the URL's password.
    */
+  /** A server's words with the URL's password cut out, wherever they quote it. */
+  private scrub(text: string): string {
+    return this.secrets.reduce((clean, secret) => clean.split(secret).join('***'), text);
+  }
+
   private storeError(error: unknown, what: string): PayerOnboardError {
     if (error instanceof PayerOnboardError) return error;
     const cause = this.broken ?? (error as Error);
-    let reason = (cause as NodeJS.ErrnoException).code ?? '';
-    reason = `${reason && !/^\d/.test(reason) ? `${reason}: ` : ''}${cause.message ?? String(cause)}`;
-    if (this.password !== '') reason = reason.split(this.password).join('***');
+    this.broken = undefined;
+    const code = (cause as NodeJS.ErrnoException).code ?? '';
+    const reason = this.scrub(`${code && !/^\d/.test(code) ? `${code}: ` : ''}${cause.message ?? String(cause)}`);
     return new AbortedError(
       `the store ${this.location} ${what} (${reason}): check that the PostgreSQL server is up and the URL in ` +
         'PAYER_ONBOARD_DATABASE_URL is right, then run again: what was sent is read back from the service',
@@ -220,8 +251,8 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** The URL as messages may show it (no password), and its password, to cut out of any message that quotes it. */
-function parseUrl(url: string): { location: string; password: string } {
+/** The URL as messages may show it (no password), and the password, to cut out of any message that quotes it. */
+function parseUrl(url: string): { location: string; secrets: string[] } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -232,8 +263,16 @@ function parseUrl(url: string): { location: string; password: string } {
     throw new ConfigError(
       `PAYER_ONBOARD_DATABASE_URL must be a postgres:// URL, not ${parsed.protocol}//: the embedded store needs no URL`,
     );
-  const password = decodeURIComponent(parsed.password);
+  // The password in the user part, or as pg also takes it, in the query (`?password=`).
+  const given = [parsed.password, parsed.searchParams.get('password') ?? ''].filter((p) => p !== '');
+  const secrets = given.flatMap((p) => {
+    try {
+      return [p, decodeURIComponent(p)];
+    } catch {
+      return [p];
+    }
+  });
   parsed.password = '';
   parsed.search = '';
-  return { location: parsed.toString(), password };
+  return { location: parsed.toString(), secrets: secrets.filter((p) => p.length > 0) };
 }

@@ -6,7 +6,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
 import { SqlEvents } from './SqlEvents.js';
 import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, JournalTables, Store, WebTables } from './Store.js';
+import type { EventTables, Hold, JournalTables, Store, WebTables } from './Store.js';
 
 /** The store's file in the state dir; SQLite keeps its `-wal` and `-shm` files beside it. */
 export const STORE_FILE = 'payer-onboard.db';
@@ -81,9 +81,9 @@ export class SqliteStore implements Store {
     return rows.map((row) => String(row['service']));
   }
 
-  async hold(): Promise<() => Promise<void>> {
+  async hold(): Promise<Hold> {
     // SQLite coordinates one machine, and the machine-wide lock of the service and key does that.
-    return async () => undefined;
+    return { release: async () => undefined, onLost: () => undefined };
   }
 
   /** The journal's SQL, run at once: each promise is settled when it is returned. */

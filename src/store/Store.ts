@@ -104,6 +104,13 @@ export interface WebTables {
   putMapping(headerKey: string, mapping: string): Promise<void>;
 }
 
+/** A hold of a service and key. */
+export interface Hold {
+  release(): Promise<void>;
+  /** Told once if the hold is lost while the run goes on (its connection to the server ended): stop sending. */
+  onLost(listener: (why: string) => void): void;
+}
+
 export interface Store {
   /** Where it is, for messages: a file, never a URL with its password. */
   readonly location: string;
@@ -113,11 +120,9 @@ export interface Store {
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**
-   * Holds the service and key for this process until the release it gives, or turns it away naming the holder
+   * Holds the service and key for this process until it is released, or turns it away naming the holder
    * (LockedError). Only a store shared by machines does anything here: one machine is held by its own lock.
    */
-  hold(service: string, holder: Holder, using: string): Promise<() => Promise<void>>;
-  /** What was written so far reaches the disk, without holding up the event loop. */
-  syncSoon(): void;
+  hold(service: string, holder: Holder, using: string): Promise<Hold>;
   close(): Promise<void> | void;
 }

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockedError } from '../../src/core/errors.js';
 import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
+import { StoreLock } from '../../src/journal/StoreLock.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runStatus } from '../../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
@@ -203,6 +205,62 @@ describe('one run at a time per service and key, wherever its state dir is', () 
       expect(status.exitCode).toBe(0);
       expect(status.payers.total).toBe(2);
       expect(status.payers.unread).toBe(0);
+      crash.release();
+      expect((await running).summary.exitCode).toBe(0);
+    } finally {
+      await crash.close();
+    }
+  });
+
+  it('holds the state dir for whoever shares it (a container has a network, and a machine lock, of its own)', async () => {
+    // Another namespace's run on this state dir: its lock of the store, as `run` takes it there.
+    const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
+    const other = {
+      pid: 4242,
+      host: 'container-7',
+      startedAt: '2026-12-01T09:00:00.000Z',
+      runId: 'r-7',
+      stateDir: '/state',
+    };
+    const lock = StoreLock.acquire(h.tmp.path('state'), service, other, 'that service');
+    try {
+      const input = h.tmp.write('payers.csv', payersCsv(['ns-1']));
+      const error = await failure(h.run({ inputs: [input] }, env()));
+      expect(error).toBeInstanceOf(LockedError);
+      expect((error as LockedError).message).toBe(
+        `another run is using ${h.sandbox.url} with this API key: pid 4242 on container-7, state dir /state, ` +
+          'started 2026-12-01T09:00:00.000Z (run r-7). Wait for it to finish.',
+      );
+      expect(h.sandbox.stats().requests).toBe(0);
+      // Its machine lock was given back: with the store free, the next run goes.
+      expect(lockNames()).toEqual([]);
+    } finally {
+      lock.release();
+    }
+    const { summary } = await h.run({ inputs: [h.tmp.path('payers.csv')] }, env());
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('survives whoever connects to its lock and goes away at once (any process of the machine may)', async () => {
+    const crash = await crashAtCreate(h.sandbox.url);
+    try {
+      const input = h.tmp.write('payers.csv', payersCsv(['poke-1']));
+      crash.arm();
+      const running = h.run({ inputs: [input], baseUrl: crash.url }, env());
+      await crash.held();
+      const [name] = lockNames(crash.url);
+      await Promise.all(
+        Array.from(
+          { length: 200 },
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = createConnection(`\0${name!.slice(1)}`);
+              socket.on('connect', () => socket.destroy());
+              socket.on('error', () => resolve());
+              socket.on('close', () => resolve());
+            }),
+        ),
+      );
       crash.release();
       expect((await running).summary.exitCode).toBe(0);
     } finally {

@@ -102,7 +102,8 @@ describe('the journal over the store', () => {
     expect(failures.map((e) => e.message)).toEqual(['database or disk is full']);
     expect(await journal.get(key(1))).toEqual({ state: 'done', status: 201, answer: { id: 'pd-1' } });
     await journal.sent(key(1));
-    await journal.sent(key(2));
+    // A call it cannot record first must not go out: sent() says so.
+    await expect(journal.sent(key(2))).rejects.toThrow('the journal cannot record this call');
     expect(await journal.get(key(1))).toMatchObject({ state: 'done' });
     expect(failures).toHaveLength(1);
     await journal.close();

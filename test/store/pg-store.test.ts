@@ -92,7 +92,7 @@ describe('the PostgreSQL store', () => {
       runId: 'r-7',
       stateDir: '/home/ada/.local/state/payer-onboard',
     };
-    const release = await store.hold(service, elsewhere, 'that service');
+    const hold = await store.hold(service, elsewhere, 'that service');
     try {
       const input = h.tmp.write('payers.csv', payersCsv(['m-1']));
       const error = await refusal(h.run({ inputs: [input] }));
@@ -103,11 +103,45 @@ describe('the PostgreSQL store', () => {
       );
       expect(h.sandbox.stats().requests).toBe(0);
     } finally {
-      await release();
+      await hold.release();
       await store.close();
     }
     const { summary } = await h.run({ inputs: [h.tmp.path('payers.csv')] });
     expect(summary.exitCode).toBe(0);
+  });
+
+  it('a hold lost mid-run (its session ended on the server) stops the run before another machine can take over', async () => {
+    const crash = await crashAtCreate(h.sandbox.url);
+    const name = new URL(url).pathname.slice(1);
+    try {
+      const input = h.tmp.write('payers.csv', payersCsv(['lost-1', 'lost-2', 'lost-3']));
+      crash.arm();
+      const running = h.run({ inputs: [input], baseUrl: crash.url, concurrency: 1 });
+      await crash.held();
+      // The session that holds the run's advisory lock is ended (a DBA, an idle timeout, a restart).
+      await sql(
+        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+         WHERE l.locktype = 'advisory' AND l.granted AND d.datname = '${name}'`,
+        'postgres',
+      );
+      const stopped = await (async () => {
+        crash.release();
+        return running;
+      })();
+      expect(stopped.summary.exitCode).toBe(3);
+      expect(stopped.summary.aborted?.reason).toBe('write-failed');
+      expect(stopped.summary.aborted?.message).toMatch(
+        /^stopped: the hold of .* was lost \(.*\); nothing more is sent$/,
+      );
+      expect(stopped.summary.aborted?.message).not.toContain(PASSWORD());
+      expect(stopped.results.map((r) => r.outcome)).toContain('skipped');
+      // Nothing was lost: the next run finishes the file, creating nothing twice.
+      const again = await h.run({ inputs: [input], baseUrl: crash.url });
+      expect(again.summary.rows.ok).toBe(3);
+      expect(h.sandbox.stats()).toMatchObject({ paymentDetailsCreated: 3, duplicatePaymentDetails: 0 });
+    } finally {
+      await crash.close();
+    }
   });
 
   it('a database gone mid-run stops the run: exit 3, the rows left pending, nothing created twice when it is back', async () => {
@@ -128,8 +162,13 @@ describe('the PostgreSQL store', () => {
       expect(stopped.summary.aborted?.reason).toBe('write-failed');
       const location = new URL(url);
       location.password = '';
-      expect(stopped.stderr).toContain(`stopped: the store ${location} cannot be written (`);
+      // Whichever it met first: its hold's session cut, or its next write refused.
+      expect(stopped.stderr).toMatch(
+        new RegExp(`stopped: (the store ${location} cannot be written|the hold of .* in ${location} was lost) \\(`),
+      );
       expect(stopped.results.filter((r) => r.outcome === 'ok').length).toBeLessThan(3);
+      // No row is failed for it: what was done is said, the rest is left for the next run.
+      expect(stopped.results.filter((r) => r.outcome === 'failed')).toEqual([]);
       for (const text of [
         stopped.stderr,
         readFileSync(stopped.summary.outputs.results, 'utf8'),

@@ -1,0 +1,45 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { type Holder, lockedBy } from '../store/holder.js';
+
+/**
+ * One run at a time per service and key on a state dir, whoever shares it: a SQLite database in the state dir's
+ * `locks/` held in an exclusive transaction for the run's life. The kernel's file locks hold across every process
+ * that opens the file, also from another network namespace (a container with the state dir mounted), where the
+ * machine's lock does not reach; the lock goes with its process, however it ends. Who holds it is written beside it.
+ */
+export class StoreLock {
+  private constructor(private readonly db: DatabaseSync) {}
+
+  static acquire(stateDir: string, service: string, holder: Holder, using: string): StoreLock {
+    const dir = join(stateDir, 'locks');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const who = join(dir, `${service}.holder.json`);
+    // No waiting: a busy lock is refused at once.
+    const db = new DatabaseSync(join(dir, `${service}.lock`), { timeout: 0 });
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (error) {
+      db.close();
+      if (!/locked|busy/i.test((error as Error).message)) throw error;
+      throw lockedBy(holderIn(who), using);
+    }
+    writeFileSync(who, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+    return new StoreLock(db);
+  }
+
+  release(): void {
+    if (this.db.isTransaction) this.db.exec('ROLLBACK');
+    this.db.close();
+  }
+}
+
+function holderIn(path: string): Holder {
+  try {
+    if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Holder;
+  } catch {
+    // written by the holder as it took the lock: gone or half written, it names nobody
+  }
+  return { pid: 0, host: 'a process that shares this state dir', startedAt: 'at an unknown time' };
+}
