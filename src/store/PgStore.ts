@@ -25,18 +25,22 @@ export class PgStore implements Store {
     private readonly pool: pg.Pool,
     readonly location: string,
     private readonly password: string,
+    private readonly given: string,
   ) {}
 
-  /** Connects, and brings the schema up to this version (once, whoever else starts at the same moment). */
-  static async open(url: string): Promise<PgStore> {
-    const parsed = parseUrl(url);
+  /**
+   * Connects, and brings the schema up to this version (once, whoever else starts at the same moment). `given`:
+   * where the URL came from, as messages name it.
+   */
+  static async open(url: string, given = 'PAYER_ONBOARD_DATABASE_URL'): Promise<PgStore> {
+    const parsed = parseUrl(url, given);
     const pool = new pg.Pool({
       connectionString: url,
       max: 4,
       connectionTimeoutMillis: 10_000,
       application_name: 'payer-onboard',
     });
-    const store = new PgStore(pool, parsed.location, parsed.password);
+    const store = new PgStore(pool, parsed.location, parsed.password, given);
     pool.on('error', store.noteBroken);
     try {
       await store.migrate();
@@ -48,18 +52,15 @@ export class PgStore implements Store {
   }
 
   journal(service: string): JournalTables {
-    return new SqlJournal(this.executor, service);
+    return new SqlJournal(this.sql, service);
   }
 
   events(service: string): EventTables {
-    return new SqlEvents(this.executor, service);
+    return new SqlEvents(this.sql, service);
   }
 
   async services(): Promise<string[]> {
-    const rows = await this.executor.all(
-      "SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service",
-      [],
-    );
+    const rows = await this.sql.all("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service", []);
     return rows.map((row) => String(row['service']));
   }
 
@@ -106,7 +107,8 @@ export class PgStore implements Store {
     };
   }
 
-  private readonly executor: Executor = {
+  /** The journal's SQL on the pool; also what `store copy` writes whole tables through. */
+  readonly sql: Executor = {
     one: async (sql, params) => (await this.query(sql, params))[0],
     all: (sql, params) => this.query(sql, params),
     batch: (statements) => {
@@ -204,7 +206,7 @@ export class PgStore implements Store {
     if (this.password !== '') reason = reason.split(this.password).join('***');
     return new AbortedError(
       `the store ${this.location} ${what} (${reason}): check that the PostgreSQL server is up and the URL in ` +
-        'PAYER_ONBOARD_DATABASE_URL is right, then run again: what was sent is read back from the service',
+        `${this.given} is right, then run again: what was sent is read back from the service`,
     );
   }
 }
@@ -216,16 +218,16 @@ function numbered(sql: string): string {
 }
 
 /** The URL as messages may show it (no password), and its password, to cut out of any message that quotes it. */
-function parseUrl(url: string): { location: string; password: string } {
+function parseUrl(url: string, given: string): { location: string; password: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError('PAYER_ONBOARD_DATABASE_URL is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+    throw new ConfigError(`${given} is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
     throw new ConfigError(
-      `PAYER_ONBOARD_DATABASE_URL must be a postgres:// URL, not ${parsed.protocol}//: the embedded store needs no URL`,
+      `${given} must be a postgres:// URL, not ${parsed.protocol}//: the embedded store needs no URL`,
     );
   const password = decodeURIComponent(parsed.password);
   parsed.password = '';
