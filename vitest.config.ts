@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/store/pg-store.test.ts'],
+          exclude: ['test/e2e/**', 'test/store/pg-store.test.ts', 'test/store/pg-copy.test.ts'],
           // The files share a worker's loaded modules: loading src/ again for every file was half of the run's time.
           // Each test still starts its own sandbox and temp folder.
           isolate: false,
@@ -36,6 +36,7 @@ export default defineConfig({
           name: 'postgres',
           include: [
             'test/store/pg-store.test.ts',
+            'test/store/pg-copy.test.ts',
             'test/journal/journal-store.test.ts',
             'test/journal/journal-import.test.ts',
             'test/pipeline/exactly-once-ids.test.ts',

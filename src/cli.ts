@@ -46,6 +46,11 @@ export const commands: CliCommand[] = [
     load: async () => (await import('./commands/sandboxCommand.js')).sandboxCommand,
   },
   {
+    command: 'store',
+    describe: 'back up the SQLite store while runs go on (store backup FILE), or copy it into PostgreSQL (store copy)',
+    load: async () => (await import('./commands/storeCommand.js')).storeCommand,
+  },
+  {
     command: 'template',
     describe: 'write a blank input file with every column and one example row',
     load: async () => (await import('./commands/templateCommand.js')).templateCommand,
@@ -99,7 +104,9 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
     .fail((msg, err) => {
       // Thrown, not recorded: yargs would otherwise still run the handler after an unknown option.
       if (err) throw err;
-      throw new ConfigError(`${msg}\n(see payer-onboard --help, or payer-onboard <command> --help)`, 'E_USAGE');
+      // "Unknown argument: postgres://USER:PASSWORD@..." (a database URL typed where no flag takes it): not the password.
+      const said = msg.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@');
+      throw new ConfigError(`${said}\n(see payer-onboard --help, or payer-onboard <command> --help)`, 'E_USAGE');
     })
     .exitProcess(false);
   // The command runs after parsing, not as yargs' handler: a failure of the command is then not yargs' to report.

@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sha256 } from '../plan/identity.js';
+import { mergedPayer } from '../store/mergePayer.js';
 import { pairsOf } from '../store/SqlJournal.js';
 import type { CallRecord, JournalTables, JournalWrite, PayerRecord } from '../store/Store.js';
 
@@ -39,7 +40,7 @@ export async function importOldJournal(tables: JournalTables, path: string): Pro
   for (const [key, lines] of old.payers) {
     const known = await tables.payer(key);
     if (known === undefined) for (const line of lines) batch.push({ payer: key, record: payerOf(line) });
-    else batch.push({ payer: key, record: merged(known, payerOf(lines[lines.length - 1]!)) });
+    else batch.push({ payer: key, record: mergedPayer(known, payerOf(lines[lines.length - 1]!)) });
   }
   if (old.gate !== undefined && (await tables.setting('gate')) === undefined)
     batch.push({ setting: 'gate', value: old.gate });
@@ -125,22 +126,6 @@ function payerOf(a: PayerLine): PayerRecord {
     accountsKnown: a.ak === '1',
     ...(a.since ? { since: a.since } : {}),
     ...(a.chk ? { checkedAt: a.chk } : {}),
-  };
-}
-
-/** A payer both know: the store's record, with what only the old one knew, and every account id of either. */
-function merged(known: PayerRecord, old: PayerRecord): PayerRecord {
-  const accountIds = [...known.accountIds];
-  for (const pair of old.accountIds) if (!accountIds.some(([k]) => k === pair[0])) accountIds.push(pair);
-  const since = [known.since, old.since].filter((t) => t !== undefined).sort()[0];
-  return {
-    ...old,
-    ...known,
-    agreementDone: known.agreementDone || old.agreementDone,
-    accountIds,
-    // Two memories of one payer: neither can say it knows every account the service stores.
-    accountsKnown: false,
-    ...(since === undefined ? {} : { since }),
   };
 }
 

@@ -38,20 +38,20 @@ function isLoopback(hostname: string): boolean {
  * value: it holds a password); none for the embedded store in the state dir.
  */
 export function resolveDatabaseUrl(options: RunOptions, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  if (options.databaseUrlFile !== undefined) {
-    let url: string;
-    try {
-      url = readFileSync(resolve(cwd, options.databaseUrlFile), 'utf8').trim();
-    } catch (error) {
-      throw new ConfigError(
-        `--database-url-file: cannot read ${options.databaseUrlFile} (${(error as NodeJS.ErrnoException).code})`,
-        'E_USAGE',
-      );
-    }
-    if (url === '') throw new ConfigError(`--database-url-file: ${options.databaseUrlFile} is empty`, 'E_USAGE');
-    return url;
-  }
+  if (options.databaseUrlFile !== undefined) return readUrlFile(options.databaseUrlFile, '--database-url-file', cwd);
   return env.PAYER_ONBOARD_DATABASE_URL || undefined;
+}
+
+/** A database URL from the file a flag names: never the flag's own value, since the URL holds a password. */
+export function readUrlFile(file: string, flag: string, cwd: string): string {
+  let url: string;
+  try {
+    url = readFileSync(resolve(cwd, file), 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 'E_USAGE');
+  }
+  if (url === '') throw new ConfigError(`${flag}: ${file} is empty`, 'E_USAGE');
+  return url;
 }
 
 /** Where to send, with which key, and what to say of the key if the service rejects it. */

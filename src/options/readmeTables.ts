@@ -4,6 +4,7 @@ import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
 import { SANDBOX_OPTIONS } from './sandboxOptions.js';
 import { SERVE_OPTIONS } from './serveOptions.js';
+import { STORE_OPTIONS } from './storeOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
 
 // The option tables rendered as the README's options tables, from the same OptionDef that `--help` shows
@@ -67,6 +68,7 @@ export const README_BLOCKS: Record<string, () => string> = {
     return `${optionsMarkdown(RUN_OPTIONS, own)}\n\nIt takes these options of \`run\` too: ${flagList(shared.map((name) => RUN_OPTIONS[name]))}.`;
   },
   sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
+  store: () => optionsMarkdown(STORE_OPTIONS),
   template: () => optionsMarkdown(TEMPLATE_OPTIONS),
 };
 

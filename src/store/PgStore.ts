@@ -30,11 +30,16 @@ export class PgStore implements Store {
     readonly location: string,
     /** The password as given and as decoded: never in a message. */
     private readonly secrets: readonly string[],
+    /** Where the URL came from, as messages name it. */
+    private readonly given: string,
   ) {}
 
-  /** Connects, and brings the schema up to this version (once, whoever else starts at the same moment). */
-  static async open(url: string): Promise<PgStore> {
-    const parsed = parseUrl(url);
+  /**
+   * Connects, and brings the schema up to this version (once, whoever else starts at the same moment). `given`:
+   * where the URL came from, as messages name it.
+   */
+  static async open(url: string, given = 'PAYER_ONBOARD_DATABASE_URL'): Promise<PgStore> {
+    const parsed = parseUrl(url, given);
     const pool = new pg.Pool({
       connectionString: url,
       max: 4,
@@ -43,7 +48,7 @@ export class PgStore implements Store {
       keepAlive: true,
       application_name: 'payer-onboard',
     });
-    const store = new PgStore(pool, parsed.location, parsed.secrets);
+    const store = new PgStore(pool, parsed.location, parsed.secrets, given);
     pool.on('error', store.noteBroken);
     try {
       await store.migrate();
@@ -55,22 +60,19 @@ export class PgStore implements Store {
   }
 
   journal(service: string): JournalTables {
-    return new SqlJournal(this.executor, service);
+    return new SqlJournal(this.sql, service);
   }
 
   events(service: string): EventTables {
-    return new SqlEvents(this.executor, service);
+    return new SqlEvents(this.sql, service);
   }
 
   web(service: string): WebTables {
-    return new SqlWeb(this.executor, service);
+    return new SqlWeb(this.sql, service);
   }
 
   async services(): Promise<string[]> {
-    const rows = await this.executor.all(
-      "SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service",
-      [],
-    );
+    const rows = await this.sql.all("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service", []);
     return rows.map((row) => String(row['service']));
   }
 
@@ -139,7 +141,8 @@ export class PgStore implements Store {
     };
   }
 
-  private readonly executor: Executor = {
+  /** The journal's SQL on the pool; also what `store copy` writes whole tables through. */
+  readonly sql: Executor = {
     one: async (sql, params) => (await this.query(sql, params))[0],
     all: (sql, params) => this.query(sql, params),
     batch: (statements) => {
@@ -240,7 +243,7 @@ export class PgStore implements Store {
     const reason = this.scrub(`${code && !/^\d/.test(code) ? `${code}: ` : ''}${cause.message ?? String(cause)}`);
     return new AbortedError(
       `the store ${this.location} ${what} (${reason}): check that the PostgreSQL server is up and the URL in ` +
-        'PAYER_ONBOARD_DATABASE_URL is right, then run again: what was sent is read back from the service',
+        `${this.given} is right, then run again: what was sent is read back from the service`,
     );
   }
 }
@@ -252,20 +255,20 @@ function numbered(sql: string): string {
 }
 
 /** The URL as messages may show it (no password), and the password, to cut out of any message that quotes it. */
-function parseUrl(url: string): { location: string; secrets: string[] } {
+function parseUrl(url: string, given: string): { location: string; secrets: string[] } {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError('PAYER_ONBOARD_DATABASE_URL is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+    throw new ConfigError(`${given} is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
     throw new ConfigError(
-      `PAYER_ONBOARD_DATABASE_URL must be a postgres:// URL, not ${parsed.protocol}//: the embedded store needs no URL`,
+      `${given} must be a postgres:// URL, not ${parsed.protocol}//: the embedded store needs no URL`,
     );
   // The password in the user part, or as pg also takes it, in the query (`?password=`).
-  const given = [parsed.password, parsed.searchParams.get('password') ?? ''].filter((p) => p !== '');
-  const secrets = given.flatMap((p) => {
+  const passwords = [parsed.password, parsed.searchParams.get('password') ?? ''].filter((p) => p !== '');
+  const secrets = passwords.flatMap((p) => {
     try {
       return [p, decodeURIComponent(p)];
     } catch {

@@ -126,7 +126,8 @@ export class SqlJournal implements JournalTables {
     await this.sql.batch(TABLES.map((table) => [`DELETE FROM ${table} WHERE service = ?`, [this.service]] as const));
   }
 
-  private statements(item: JournalWrite): Statement[] {
+  /** The SQL of one write: what `write` runs, and what `store copy` puts in a transaction of its own. */
+  statements(item: JournalWrite): Statement[] {
     const { service } = this;
     if ('call' in item) {
       const { call: key, record } = item;

@@ -65,15 +65,15 @@ export class SqliteStore implements Store {
   }
 
   journal(service: string): JournalTables {
-    return new SqlJournal(this.executor, service);
+    return new SqlJournal(this.sql, service);
   }
 
   events(service: string): EventTables {
-    return new SqlEvents(this.executor, service);
+    return new SqlEvents(this.sql, service);
   }
 
   web(service: string): WebTables {
-    return new SqlWeb(this.executor, service);
+    return new SqlWeb(this.sql, service);
   }
 
   async services(): Promise<string[]> {
@@ -86,8 +86,11 @@ export class SqliteStore implements Store {
     return { release: async () => undefined, onLost: () => undefined };
   }
 
-  /** The journal's SQL, run at once: each promise is settled when it is returned. */
-  private readonly executor: Executor = {
+  /**
+   * The journal's SQL, run at once: each promise is settled when it is returned. Also what `store copy` reads whole
+   * tables through.
+   */
+  readonly sql: Executor = {
     one: async (sql, params) => this.statement(sql).get(...params),
     all: async (sql, params) => this.statement(sql).all(...params),
     batch: async (statements) =>

@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../core/errors.js';
+import { addsTo, mergedPayer } from './mergePayer.js';
+import { PgStore } from './PgStore.js';
+import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
+import { STORE_FILE, SqliteStore } from './SqliteStore.js';
+
+/** What one copy did: rows the target had not (copied), and rows it knew and learned something of (merged). */
+export interface Copied {
+  from: string;
+  to: string;
+  services: number;
+  payers: { copied: number; merged: number };
+  calls: { copied: number; merged: number };
+  settings: number;
+  events: number;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * Copies everything of the SQLite store of a state dir into a PostgreSQL database (its schema made or brought up to
+ * this version first), in one transaction: a copy that fails leaves the database as it was. Where the database knows
+ * a thing already, both memories are kept: a call done in either is done, a payer known to both keeps every account
+ * id either knew (the rules of an old journal's import), a setting or a webhook delivery it has stays as it is. So
+ * two machines' stores copied into one database lose nothing, and a copy made again changes nothing.
+ */
+export async function copyStore(stateDir: string, to: { url: string; given: string }): Promise<Copied> {
+  if (!existsSync(join(stateDir, STORE_FILE)))
+    throw new ConfigError(
+      `no store to copy in ${stateDir} (no ${STORE_FILE}): give the state dir the runs used with --state-dir`,
+      'E_USAGE',
+    );
+  const source = SqliteStore.open(stateDir);
+  try {
+    const target = await PgStore.open(to.url, to.given);
+    try {
+      const copied: Copied = {
+        from: source.location,
+        to: target.location,
+        services: 0,
+        payers: { copied: 0, merged: 0 },
+        calls: { copied: 0, merged: 0 },
+        settings: 0,
+        events: 0,
+      };
+      const statements: Statement[] = [];
+      for (const row of await source.sql.all(SERVICES, [])) {
+        const tables = { from: source.sql, to: target.sql, service: String(row['service']) };
+        statements.push(...(await calls(tables, copied)), ...(await payers(tables, copied)));
+        statements.push(...(await settingsAndEvents(tables, copied)));
+        copied.services++;
+      }
+      if (statements.length > 0) await target.sql.batch(statements);
+      return copied;
+    } finally {
+      await target.close();
+    }
+  } finally {
+    source.close();
+  }
+}
+
+/** Every service and key the store holds anything of (`status` may have imported an old journal it never opened). */
+const SERVICES = `
+  SELECT service FROM journal_settings UNION SELECT service FROM journal_calls
+  UNION SELECT service FROM journal_payers UNION SELECT service FROM serve_events ORDER BY service`;
+
+/** One service's tables on both sides. */
+interface Tables {
+  from: Executor;
+  to: Executor;
+  service: string;
+}
+
+/** A call the target holds as sent takes the answer the source has; one it holds as done is never changed. */
+const ANSWERED =
+  "state = excluded.state, status = excluded.status, answer = excluded.answer WHERE journal_calls.state = 'sent'";
+
+/** A call the target lacks, or holds only as sent where the source has its answer. */
+async function calls({ from, to, service }: Tables, copied: Copied): Promise<Statement[]> {
+  const known = await keyed(to, 'SELECT key, state FROM journal_calls WHERE service = ?', service);
+  const statements: Statement[] = [];
+  for (const row of await from.all('SELECT * FROM journal_calls WHERE service = ?', [service])) {
+    const state = known.get(String(row['key']));
+    if (state !== undefined && !(state === 'sent' && row['state'] === 'done')) continue;
+    if (state === undefined) copied.calls.copied++;
+    else copied.calls.merged++;
+    statements.push(insert('journal_calls', row, ANSWERED));
+  }
+  return statements;
+}
+
+/** A payer the target lacks, with its history; one it knows, merged where the source knows more. */
+async function payers({ from, to, service }: Tables, copied: Copied): Promise<Statement[]> {
+  const ours = new SqlJournal(from, service);
+  const theirs = new SqlJournal(to, service);
+  const known = await theirs.payers();
+  const history = new Map<string, Row[]>();
+  for (const change of await from.all('SELECT * FROM journal_payer_changes WHERE service = ?', [service])) {
+    const changes = history.get(String(change['key']));
+    if (changes === undefined) history.set(String(change['key']), [change]);
+    else changes.push(change);
+  }
+  const statements: Statement[] = [];
+  for (const row of await from.all('SELECT * FROM journal_payers WHERE service = ?', [service])) {
+    const key = String(row['key']);
+    const their = known.get(key);
+    if (their === undefined) {
+      statements.push(insert('journal_payers', row));
+      for (const change of history.get(key) ?? []) statements.push(insert('journal_payer_changes', change));
+      copied.payers.copied++;
+      continue;
+    }
+    const our = (await ours.payer(key))!;
+    if (!addsTo(their, our)) continue;
+    statements.push(...theirs.statements({ payer: key, record: mergedPayer(their, our) }));
+    copied.payers.merged++;
+  }
+  return statements;
+}
+
+/**
+ * The settings the target lacks, but for `closed`: it says that the last run closed the source's journal, which the
+ * target's own runs cannot say of what came from elsewhere; without it, a run reads again what it is not sure of.
+ */
+async function settingsAndEvents({ from, to, service }: Tables, copied: Copied): Promise<Statement[]> {
+  const statements: Statement[] = [];
+  const names = await keyed(to, 'SELECT name FROM journal_settings WHERE service = ?', service);
+  for (const row of await from.all('SELECT * FROM journal_settings WHERE service = ?', [service])) {
+    if (row['name'] === 'closed' || names.has(String(row['name']))) continue;
+    statements.push(insert('journal_settings', row));
+    copied.settings++;
+  }
+  const ids = await keyed(to, 'SELECT id FROM serve_events WHERE service = ?', service);
+  for (const row of await from.all('SELECT * FROM serve_events WHERE service = ?', [service])) {
+    if (ids.has(String(row['id']))) continue;
+    statements.push(insert('serve_events', row));
+    copied.events++;
+  }
+  return statements;
+}
+
+/** A query's rows as their first column to their last. */
+async function keyed(sql: Executor, query: string, service: string): Promise<Map<string, string>> {
+  const rows = await sql.all(query, [service]);
+  return new Map(rows.map((row) => [String(Object.values(row)[0]), String(Object.values(row).at(-1))]));
+}
+
+/** The row as it is; where the target has it already, nothing, or the update given. */
+function insert(table: string, row: Row, update?: string): Statement {
+  const columns = Object.keys(row);
+  const conflict = update === undefined ? 'DO NOTHING' : `(service, key) DO UPDATE SET ${update}`;
+  const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT ${conflict}`;
+  return [sql, columns.map((column) => row[column] as string | number | null)];
+}
