@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { ConfigError, PayerOnboardError } from '../core/errors.js';
 import { openStore, storeMayHold } from '../store/openStore.js';
-import type { JournalTables } from '../store/Store.js';
+import type { JournalTables, Store } from '../store/Store.js';
 import { type Imported, importOldJournal } from './importJournal.js';
 import { Journal } from './Journal.js';
 
@@ -15,6 +15,8 @@ export interface JournalPlace {
   service: string;
   /** The old journal files, imported once each and kept as they were. */
   jsonl: readonly string[];
+  /** The store, open already (serve's, for its life): read without opening another each time. */
+  open?: Store;
 }
 
 /**
@@ -57,14 +59,15 @@ export async function readJournal<T>(
   place: JournalPlace,
   read: (tables: JournalTables) => Promise<T>,
 ): Promise<T | undefined> {
-  if (!storeMayHold(place) && !place.jsonl.some((path) => existsSync(path))) return undefined;
-  const store = await openStore(place);
+  if (place.open === undefined && !storeMayHold(place) && !place.jsonl.some((path) => existsSync(path)))
+    return undefined;
+  const store = place.open ?? (await openStore(place));
   try {
     const tables = store.journal(place.service);
     await importInto(tables, place, [], undefined, store.location);
     return await read(tables);
   } finally {
-    await store.close();
+    if (place.open === undefined) await store.close();
   }
 }
 

@@ -235,7 +235,8 @@ async function openEvents(runInput: InboxRunInput, places: UserPlaces, say: (lin
       await store.close();
       lock.release();
     };
-    return { log, journal, store, release };
+    // What serve reads of the journal (events matched to payers, the web page) goes through this store too.
+    return { log, journal: { ...journal, open: store }, store, release };
   } catch (error) {
     lock.release();
     throw error;

@@ -138,7 +138,7 @@ export class SqliteStore implements Store {
     this.syncSoon();
   }
 
-  syncSoon(): void {
+  private syncSoon(): void {
     if (this.syncTimer !== undefined || this.closed) return;
     this.syncTimer = setTimeout(() => {
       this.syncTimer = undefined;

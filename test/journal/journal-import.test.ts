@@ -1,7 +1,9 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importOldJournal } from '../../src/journal/importJournal.js';
 import { journaledPayers } from '../../src/journal/RowJournal.js';
+import { SqliteStore } from '../../src/store/SqliteStore.js';
 import { journalName, journalPlace } from '../../src/journal/stateDir.js';
 import { runStatus } from '../../src/status/runStatus.js';
 import { API_KEY, harness, memoryStream, readResults } from '../helpers/runHarness.js';
@@ -105,14 +107,14 @@ describe('a journal the version before kept in JSONL', () => {
     );
     expect(text).toContain('pd-other');
     oldJournalIn(join(folder, '.payer-onboard'), text);
-    const env = { PAYER_API_KEY: API_KEY, HOME: h.tmp.path('home') };
+    const env = { ...h.store.env, PAYER_API_KEY: API_KEY, HOME: h.tmp.path('home') };
     mkdirSync(folder, { recursive: true });
     const status = await runStatus(
       { inputs: [PAYERS], baseUrl: h.sandbox.url, rate: 0, out: h.tmp.path('status') },
       { cwd: folder, env, stderr: memoryStream().stream },
     );
     expect(status.exitCode).toBe(0);
-    const place = journalPlace({ dir: state }, h.sandbox.url, API_KEY);
+    const place = journalPlace({ dir: state }, h.sandbox.url, API_KEY, h.store.env.PAYER_ONBOARD_DATABASE_URL);
     const known = await journaledPayers(place);
     expect(known('v0-1')?.accounts).toBe(2);
     expect(known('v0-2')?.accounts).toBe(1);
@@ -127,11 +129,41 @@ describe('a journal the version before kept in JSONL', () => {
     copyFileSync(old, `${old}.copy`);
     const status = await runStatus(
       { inputs: [PAYERS], baseUrl: h.sandbox.url, rate: 0, out: h.tmp.path('status'), stateDir: state },
-      { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, stderr: memoryStream().stream },
+      { cwd: h.tmp.dir, env: { ...h.store.env, PAYER_API_KEY: API_KEY }, stderr: memoryStream().stream },
     );
     expect(readResults(status.outputs.status).map((line) => [line.clientUserId, line.kycUrl])).toEqual(
       OLD_RESULTS.map((r) => [r.clientUserId, r.kycUrl]),
     );
     expect(readFileSync(old)).toEqual(readFileSync(`${old}.copy`));
+  });
+});
+
+describe('importing an old journal into a store that has lived since', () => {
+  it("keeps every create either sent in a payer's list of creates, and a create the store holds in doubt", async () => {
+    const store = SqliteStore.open(h.tmp.path('merge-state'));
+    const tables = store.journal('svc');
+    const creates = '0123456789abcdef0123456789abcdef';
+    const inDoubt = 'fedcba9876543210fedcba9876543210';
+    await tables.write([
+      { call: creates, record: { state: 'done', status: 200, answer: { keys: JSON.stringify(['k-new']) } } },
+      { call: inDoubt, record: { state: 'sent', answer: { b: '["pd-1"]' } } },
+    ]);
+    const old = h.tmp.write(
+      'old.jsonl',
+      [
+        { k: creates, s: 'done', c: 200, a: { keys: JSON.stringify(['k-old']) } },
+        { k: inDoubt, s: 'done', c: 201, a: { id: 'pd-old' } },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    await importOldJournal(tables, old);
+    expect(await tables.call(creates)).toEqual({
+      state: 'done',
+      status: 200,
+      answer: { keys: JSON.stringify(['k-new', 'k-old']) },
+    });
+    expect(await tables.call(inDoubt)).toEqual({ state: 'sent', answer: { b: '["pd-1"]' } });
+    store.close();
   });
 });
