@@ -5,9 +5,42 @@ import type { PayerLine } from './payerBook.js';
 
 const LABEL = new Map(CATEGORIES.map((c) => [c.key, c]));
 
+/** Payers shown a page: a team of 50,000 payers gets a page a browser shows at once, not one of 25 MB. */
+export const PAGE_SIZE = 100;
+
+/** What of the payers a page shows: a category, the ids holding a text, which page of them. */
+export interface PayerView {
+  category?: Category | undefined;
+  /** Part of a clientUserId, any case. */
+  search?: string | undefined;
+  /** 1-based. */
+  page: number;
+}
+
+/** The view's query string, for the links and forms that keep it (`page` when not the first). */
+export function viewQuery(view: PayerView, page = view.page): string {
+  const params = new URLSearchParams();
+  if (view.category) params.set('category', view.category);
+  if (view.search) params.set('q', view.search);
+  if (page > 1) params.set('page', String(page));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** The payers of the view's category and search, in the book's order. */
+export function matching(lines: readonly PayerLine[], view: PayerView): PayerLine[] {
+  const text = view.search?.toLowerCase();
+  return lines.filter(
+    (l) =>
+      (view.category === undefined || l.category === view.category) &&
+      (!text || l.clientUserId.toLowerCase().includes(text)),
+  );
+}
+
 /** The Payers page: what is live (counts and table, swapped in when something changes) and the refresh form. */
-export function payersPage(lines: PayerLine[], category: Category | undefined, csrf: string, note?: string): SafeHtml {
-  const query = category ? `?category=${category}` : '';
+export function payersPage(lines: PayerLine[], view: PayerView, csrf: string, note?: string): SafeHtml {
+  const query = viewQuery(view);
+  const csv = viewQuery({ ...view, page: 1 });
   return html`<h1>Payers</h1>
 <p>Where each payer stands, from what serve has run and read. It changes by itself as the service's webhooks come in.</p>
 ${note ? html`<p class="ok" role="status">${note}</p>` : ''}
@@ -16,31 +49,54 @@ ${note ? html`<p class="ok" role="status">${note}</p>` : ''}
     <input type="hidden" name="_csrf" value="${csrf}">
     <button type="submit">Ask the service again</button>
   </form>
-  <a class="button" href="/payers.csv${query}" download>Download as CSV</a>
+  <a class="button" href="/payers.csv${csv}" download>Download as CSV</a>
 </div>
+<form method="get" action="/payers" class="search" role="search">
+  ${view.category ? html`<input type="hidden" name="category" value="${view.category}">` : ''}
+  <label for="q">Find a payer by id</label>
+  <input id="q" name="q" type="search" value="${view.search ?? ''}" autocomplete="off">
+  <button type="submit">Find</button>
+</form>
 <div id="payers-live" data-live="/payers/live" data-fragment="/payers/fragment${query}" aria-live="polite">
-${payersFragment(lines, category)}
+${payersFragment(lines, view)}
 </div>`;
 }
 
-/** The counts by category (each a filter) and the table of the payers shown. */
-export function payersFragment(lines: PayerLine[], category: Category | undefined): SafeHtml {
+/** The counts by category (each a filter), the table of the payers of the view's page, and the way to the others. */
+export function payersFragment(lines: PayerLine[], view: PayerView): SafeHtml {
+  const { category } = view;
   const counts = new Map<Category, number>();
   for (const line of lines) counts.set(line.category, (counts.get(line.category) ?? 0) + 1);
-  const shown = category ? lines.filter((l) => l.category === category) : lines;
+  const found = matching(lines, view);
+  const pages = Math.max(1, Math.ceil(found.length / PAGE_SIZE));
+  const page = Math.min(Math.max(1, view.page), pages);
+  const shown = found.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const filters = CATEGORIES.filter((c) => counts.has(c.key)).map(
     (c) =>
-      html`<li><a href="/payers?category=${c.key}" ${c.key === category ? html`aria-current="true"` : ''}>${c.label}: <strong>${counts.get(c.key)}</strong></a><span class="hint"> ${c.action}</span></li>`,
+      html`<li><a href="/payers${viewQuery({ category: c.key, search: view.search, page: 1 })}" ${c.key === category ? html`aria-current="true"` : ''}>${c.label}: <strong>${counts.get(c.key)}</strong></a><span class="hint"> ${c.action}</span></li>`,
   );
   return html`<ul class="counts" id="counts">
-  <li><a href="/payers" ${category === undefined ? html`aria-current="true"` : ''}>All: <strong>${lines.length}</strong></a></li>
+  <li><a href="/payers${viewQuery({ search: view.search, page: 1 })}" ${category === undefined ? html`aria-current="true"` : ''}>All: <strong>${lines.length}</strong></a></li>
   ${filters}
 </ul>
+${pager(found.length, page, pages, view)}
 <table id="payers">
 <thead><tr><th scope="col">Payer</th><th scope="col">Where it stands</th><th scope="col">KYC</th><th scope="col">Agreement</th><th scope="col">Bank account</th><th scope="col">Links to send</th><th scope="col">First seen</th><th scope="col">Last asked</th><th scope="col">Note</th></tr></thead>
 <tbody>${shown.map(payerRow)}</tbody>
 </table>
-${shown.length === 0 ? html`<p class="hint">No payer here yet.</p>` : ''}`;
+${shown.length === 0 ? html`<p class="hint">${view.search ? 'No payer with that id here.' : 'No payer here yet.'}</p>` : ''}
+${pages > 1 ? pager(found.length, page, pages, view) : ''}`;
+}
+
+/** Which payers the table shows of how many, and the links to the pages before and after. */
+function pager(total: number, page: number, pages: number, view: PayerView): SafeHtml | string {
+  if (total === 0) return '';
+  const first = (page - 1) * PAGE_SIZE + 1;
+  const last = Math.min(total, page * PAGE_SIZE);
+  const link = (to: number, label: string, rel: string) =>
+    to >= 1 && to <= pages ? html`<a href="/payers${viewQuery(view, to)}" rel="${rel}">${label}</a>` : '';
+  return html`<nav class="pager" aria-label="Pages of payers"><span>${first.toLocaleString('en-US')}–${last.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}</span>
+${link(page - 1, 'Previous', 'prev')} ${link(page + 1, 'Next', 'next')}</nav>`;
 }
 
 function payerRow(line: PayerLine): SafeHtml {

@@ -1,16 +1,17 @@
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { EventEmitter } from 'node:events';
-import { stringify } from 'csv-stringify/sync';
+import { once } from 'node:events';
+import { stringify } from 'csv-stringify';
 import type { FastifyInstance } from 'fastify';
 import { csvSafe } from '../core/formulaGuard.js';
 import { payerHistory } from '../journal/RowJournal.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
-import { CATEGORIES, type Category } from '../status/payerStatus.js';
+import { CATEGORIES } from '../status/payerStatus.js';
 import { statusOfIds } from '../status/statusOfIds.js';
 import { html, layout, toText } from './html.js';
 import type { PayerBook, PayerLine } from './payerBook.js';
-import { payerPage, payersFragment, payersPage } from './payerPages.js';
+import { matching, type PayerView, payerPage, payersFragment, payersPage } from './payerPages.js';
 import type { SignedIn } from './WebAuth.js';
 
 export interface PayerSpec {
@@ -48,11 +49,10 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
 
   app.get('/payers', async (request, reply) => {
     const { csrf } = (request as SignedIn).session;
-    const category = categoryOf(request.query);
     const note = refreshing
       ? 'Asking the service about every payer: the table follows as the answers come.'
       : undefined;
-    const body = payersPage(await spec.book.lines(), category, csrf, note);
+    const body = payersPage(await spec.book.lines(), viewOf(request.query), csrf, note);
     return reply.type('text/html').send(layout('Payers', body, { csrf }, ['live.js']));
   });
 
@@ -70,17 +70,21 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
   });
 
   app.get('/payers/fragment', async (request, reply) =>
-    reply.type('text/html').send(toText(payersFragment(await spec.book.lines(), categoryOf(request.query)))),
+    reply.type('text/html').send(toText(payersFragment(await spec.book.lines(), viewOf(request.query)))),
   );
 
+  // Every payer of the view (all its pages), written as it goes rather than built whole in memory first.
   app.get('/payers.csv', async (request, reply) => {
-    const category = categoryOf(request.query);
-    const lines = (await spec.book.lines()).filter((l) => category === undefined || l.category === category);
-    const rows = lines.map((l) => CSV_COLUMNS.map((c) => csvSafe(l[c])));
+    const lines = matching(await spec.book.lines(), { ...viewOf(request.query), page: 1 });
+    const csv = stringify({ header: true, columns: CSV_COLUMNS });
+    void (async () => {
+      for (const line of lines) if (!csv.write(CSV_COLUMNS.map((c) => csvSafe(line[c])))) await once(csv, 'drain');
+      csv.end();
+    })();
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="payers.csv"')
-      .send(stringify([CSV_COLUMNS, ...rows]));
+      .send(csv);
   });
 
   app.get('/payers/live', (request, reply) => {
@@ -122,7 +126,11 @@ async function refresh(spec: PayerSpec): Promise<void> {
   await statusOfIds(ids, spec.resultsDir, 'status', spec.runInput, quiet).catch(() => undefined);
 }
 
-function categoryOf(query: unknown): Category | undefined {
-  const given = (query as Record<string, unknown> | undefined)?.category;
-  return CATEGORIES.find((c) => c.key === given)?.key;
+/** The view a query asks for; what it does not say (or says wrongly) is the default. */
+function viewOf(query: unknown): PayerView {
+  const given = (query ?? {}) as Record<string, unknown>;
+  const category = CATEGORIES.find((c) => c.key === given.category)?.key;
+  const search = typeof given.q === 'string' && given.q.trim() !== '' ? given.q.trim().slice(0, 200) : undefined;
+  const page = typeof given.page === 'string' && /^\d{1,6}$/.test(given.page) ? Number(given.page) : 1;
+  return { category, search, page };
 }
