@@ -46,6 +46,7 @@ export default defineConfig({
             'test/pipeline/run-carried-steps.test.ts',
             'test/inbox/inbox-waiting.test.ts',
             'test/serve/eventLog.test.ts',
+            'test/journal/journal-payers-named.test.ts',
           ],
           env: { PAYER_ONBOARD_TEST_BACKEND: 'postgres' },
           isolate: false,

@@ -242,6 +242,29 @@ export async function journalPayerIndex(place: JournalPlace): Promise<PayerIndex
   return { knows: (key) => records.has(key), keyOfUser: (userId) => byUser.get(userId), states };
 }
 
+/**
+ * The payers a few events name, looked up one by one by their index (not the whole journal read): whether the journal
+ * knows each, and the key of each userId named. What an event batch needs, whatever the number of payers.
+ */
+export async function journalPayersNamed(
+  place: JournalPlace,
+  named: ReadonlyArray<{ clientUserId?: string | undefined; userId?: string | undefined }>,
+): Promise<Pick<PayerIndex, 'knows' | 'keyOfUser'>> {
+  const known = new Set<string>();
+  const byUser = new Map<string, string>();
+  await readJournal(place, async (tables) => {
+    for (const { clientUserId, userId } of named) {
+      let key = clientUserId === undefined ? undefined : payerKeyOf(clientUserId);
+      if (key === undefined && userId !== undefined) {
+        key = await tables.payerKeyOfUser(userId);
+        if (key !== undefined) byUser.set(userId, key);
+      }
+      if (key !== undefined && !known.has(key) && (await tables.payer(key)) !== undefined) known.add(key);
+    }
+  });
+  return { knows: (key) => known.has(key), keyOfUser: (userId) => byUser.get(userId) };
+}
+
 /** One thing the journal saw happen to a payer, and when (the time of the run that saw it). */
 export interface PayerEvent {
   at: string;

@@ -76,15 +76,20 @@ export class SqlJournal implements JournalTables {
 
   async payers(keys?: Iterable<string>): Promise<Map<string, PayerRecord>> {
     const found = new Map<string, PayerRecord>();
-    if (keys !== undefined) {
-      for (const key of keys) {
+    const wanted = keys === undefined ? undefined : new Set(keys);
+    // A few payers are looked up one by one; many (a page of them, a whole file) in one pass over the service's.
+    if (wanted !== undefined && wanted.size <= 200) {
+      for (const key of wanted) {
         const payer = await this.payer(key);
         if (payer !== undefined) found.set(key, payer);
       }
       return found;
     }
     const rows = await this.sql.all(`SELECT key, ${COLUMNS} FROM journal_payers WHERE service = ?`, [this.service]);
-    for (const row of rows) found.set(String(row['key']), payerOf(row));
+    for (const row of rows) {
+      const key = String(row['key']);
+      if (wanted === undefined || wanted.has(key)) found.set(key, payerOf(row));
+    }
     return found;
   }
 
