@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AbortedError, ConfigError, PayerOnboardError } from '../core/errors.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
+import type { Executor, Statement } from './SqlJournal.js';
 import { type Holder, lockedBy } from './holder.js';
-import { SqlEvents } from './SqlEvents.js';
-import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, Hold, JournalTables, Store, WebTables } from './Store.js';
+import { stepsAfter } from './schema.js';
+import { SqlStore } from './SqlStore.js';
+import type { Hold } from './Store.js';
 
 /**
  * The store on a PostgreSQL server, for a team of machines: every run, `status` and `serve` that is given the same
  * database shares one memory. Commits are durable when they return (the server's own fsync); the journal's writes go
  * out one transaction after the other, in the order they were made, on a pool of a few connections.
  */
-export class PgStore implements Store {
+export class PgStore extends SqlStore {
   /** The writes in flight, one after the other: a later record of a call never lands before an earlier one. */
   private writing: Promise<unknown> = Promise.resolve();
   /**
@@ -32,7 +31,9 @@ export class PgStore implements Store {
     private readonly secrets: readonly string[],
     /** Where the URL came from, as messages name it. */
     private readonly given: string,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Connects, and brings the schema up to this version (once, whoever else starts at the same moment). `given`:
@@ -57,23 +58,6 @@ export class PgStore implements Store {
       throw store.storeError(error, 'cannot be opened');
     }
     return store;
-  }
-
-  journal(service: string): JournalTables {
-    return new SqlJournal(this.sql, service);
-  }
-
-  events(service: string): EventTables {
-    return new SqlEvents(this.sql, service);
-  }
-
-  web(service: string): WebTables {
-    return new SqlWeb(this.sql, service);
-  }
-
-  async services(): Promise<string[]> {
-    const rows = await this.sql.all("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service", []);
-    return rows.map((row) => String(row['service']));
   }
 
   /**
@@ -196,14 +180,7 @@ export class PgStore implements Store {
         'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
       );
       const { rows } = await client.query('SELECT MAX(version) AS version FROM schema_migrations');
-      const current = Number(rows[0]?.version ?? 0);
-      if (current > SCHEMA_VERSION)
-        throw new ConfigError(
-          `the store ${this.location} is at schema version ${current}, written by a newer payer-onboard; this one knows ` +
-            `version ${SCHEMA_VERSION}: run the newer version (or restore a backup taken before it ran)`,
-        );
-      for (const step of MIGRATIONS) {
-        if (step.version <= current) continue;
+      for (const step of stepsAfter(Number(rows[0]?.version ?? 0), this.location)) {
         await client.query(step.sql);
         await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
           step.version,

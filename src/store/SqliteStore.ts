@@ -2,11 +2,10 @@ import { chmodSync, closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigError } from '../core/errors.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import { type Executor, SqlJournal } from './SqlJournal.js';
-import { SqlEvents } from './SqlEvents.js';
-import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, Hold, JournalTables, Store, WebTables } from './Store.js';
+import type { Executor } from './SqlJournal.js';
+import { stepsAfter } from './schema.js';
+import { SqlStore } from './SqlStore.js';
+import type { Hold } from './Store.js';
 
 /** The store's file in the state dir; SQLite keeps its `-wal` and `-shm` files beside it. */
 export const STORE_FILE = 'payer-onboard.db';
@@ -19,7 +18,7 @@ export const STORE_FILE = 'payer-onboard.db';
  *
  * node:sqlite is synchronous: every statement here is a lookup by primary key or index, or one short transaction.
  */
-export class SqliteStore implements Store {
+export class SqliteStore extends SqlStore {
   private readonly statements = new Map<string, StatementSync>();
   private syncTimer: NodeJS.Timeout | undefined;
   private syncing = false;
@@ -28,7 +27,9 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: DatabaseSync,
     readonly location: string,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Opens (or creates) the store of a state dir and brings its schema up to this version. */
   static open(stateDir: string): SqliteStore {
@@ -64,23 +65,6 @@ export class SqliteStore implements Store {
     return new SqliteStore(db, file);
   }
 
-  journal(service: string): JournalTables {
-    return new SqlJournal(this.sql, service);
-  }
-
-  events(service: string): EventTables {
-    return new SqlEvents(this.sql, service);
-  }
-
-  web(service: string): WebTables {
-    return new SqlWeb(this.sql, service);
-  }
-
-  async services(): Promise<string[]> {
-    const rows = this.statement("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service").all();
-    return rows.map((row) => String(row['service']));
-  }
-
   async hold(): Promise<Hold> {
     // SQLite coordinates one machine, and the machine-wide lock of the service and key does that.
     return { release: async () => undefined, onLost: () => undefined };
@@ -107,7 +91,9 @@ export class SqliteStore implements Store {
 
   /** The log on disk now, before this returns: what is answered 2xx must survive a power loss. */
   private syncNow(): void {
-    const fd = openSync(`${this.location}-wal`, 'r');
+    const wal = `${this.location}-wal`;
+    if (!existsSync(wal)) return;
+    const fd = openSync(wal, 'r');
     try {
       fsyncSync(fd);
     } finally {
@@ -169,15 +155,7 @@ export class SqliteStore implements Store {
     this.closed = true;
     clearTimeout(this.syncTimer);
     // Another connection (a reader) keeps the WAL from being checkpointed by this close: make it durable here.
-    const wal = `${this.location}-wal`;
-    if (existsSync(wal)) {
-      const fd = openSync(wal, 'r');
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
+    this.syncNow();
     this.db.close();
   }
 }
@@ -211,14 +189,7 @@ function migrate(db: DatabaseSync, file: string): void {
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
     );
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
-    const current = row.version ?? 0;
-    if (current > SCHEMA_VERSION)
-      throw new ConfigError(
-        `the store ${file} is at schema version ${current}, written by a newer payer-onboard; this one knows version ` +
-          `${SCHEMA_VERSION}: run the newer version (or restore a backup taken before it ran)`,
-      );
-    for (const step of MIGRATIONS) {
-      if (step.version <= current) continue;
+    for (const step of stepsAfter(row.version ?? 0, file)) {
       db.exec(step.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         step.version,

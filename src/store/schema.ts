@@ -1,3 +1,5 @@
+import { ConfigError } from '../core/errors.js';
+
 /**
  * The store's schema, as the versioned steps that build it: a store is at the version of the last step it ran, and a
  * start runs the steps it lacks, in order, each in one transaction with its version. Steps are only ever added at the
@@ -14,7 +16,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'the journal: calls, payers and their history, settings',
@@ -126,3 +128,16 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * The steps a store at `current` lacks, in order; a store written by a newer version is refused (exit 2), naming
+ * both versions: this one would not know what the newer one keeps.
+ */
+export function stepsAfter(current: number, location: string): Migration[] {
+  if (current > SCHEMA_VERSION)
+    throw new ConfigError(
+      `the store ${location} is at schema version ${current}, written by a newer payer-onboard; this one knows ` +
+        `version ${SCHEMA_VERSION}: run the newer version (or restore a backup taken before it ran)`,
+    );
+  return MIGRATIONS.filter((step) => step.version > current);
+}

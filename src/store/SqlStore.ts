@@ -1,0 +1,30 @@
+import { SqlEvents } from './SqlEvents.js';
+import { type Executor, SqlJournal } from './SqlJournal.js';
+import { SqlWeb } from './SqlWeb.js';
+import type { EventTables, Hold, JournalTables, Store, WebTables } from './Store.js';
+import type { Holder } from './holder.js';
+
+/** What both backends share: the same tables over the executor each gives. */
+export abstract class SqlStore implements Store {
+  abstract readonly location: string;
+  abstract readonly sql: Executor;
+  abstract hold(service: string, holder: Holder, using: string): Promise<Hold>;
+  abstract close(): Promise<void> | void;
+
+  journal(service: string): JournalTables {
+    return new SqlJournal(this.sql, service);
+  }
+
+  events(service: string): EventTables {
+    return new SqlEvents(this.sql, service);
+  }
+
+  web(service: string): WebTables {
+    return new SqlWeb(this.sql, service);
+  }
+
+  async services(): Promise<string[]> {
+    const rows = await this.sql.all("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service", []);
+    return rows.map((row) => String(row['service']));
+  }
+}
