@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type Holder, lockedBy } from '../store/holder.js';
+import { unwritableStateDir } from '../store/SqliteStore.js';
 
 /**
  * One run at a time per service and key on a state dir, whoever shares it: a SQLite database in the state dir's
@@ -14,10 +15,15 @@ export class StoreLock {
 
   static acquire(stateDir: string, service: string, holder: Holder, using: string): StoreLock {
     const dir = join(stateDir, 'locks');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const who = join(dir, `${service}.holder.json`);
-    // No waiting: a busy lock is refused at once.
-    const db = new DatabaseSync(join(dir, `${service}.lock`), { timeout: 0 });
+    let db: DatabaseSync;
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // No waiting: a busy lock is refused at once.
+      db = new DatabaseSync(join(dir, `${service}.lock`), { timeout: 0 });
+    } catch (error) {
+      throw unwritableStateDir(stateDir, error);
+    }
     try {
       db.exec('BEGIN EXCLUSIVE');
     } catch (error) {

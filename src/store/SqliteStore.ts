@@ -40,10 +40,7 @@ export class SqliteStore extends SqlStore {
       if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
       for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
     } catch (error) {
-      throw new ConfigError(
-        `the state dir ${stateDir} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): ` +
-          'give a folder this user can write with --state-dir, or fix its permissions',
-      );
+      throw unwritableStateDir(stateDir, error);
     }
     const network = networkFilesystem(statfsSync(stateDir).type);
     if (network !== undefined)
@@ -158,6 +155,14 @@ export class SqliteStore extends SqlStore {
     this.syncNow();
     this.db.close();
   }
+}
+
+/** A state dir that cannot be made or written, in one sentence (exit 2: nothing was sent). */
+export function unwritableStateDir(stateDir: string, error: unknown): ConfigError {
+  const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new ConfigError(
+    `the state dir ${stateDir} cannot be written (${why}): give a folder this user can write with --state-dir, or fix its permissions`,
+  );
 }
 
 /** Filesystems reached over a network, by the magic number statfs(2) gives (linux/magic.h). */

@@ -75,3 +75,18 @@ describe('a state dir of its own in ./.payer-onboard (the old default place)', (
     });
   });
 });
+
+describe('a state dir the run cannot use', () => {
+  it('is refused before anything is sent, exit 2, in one sentence naming it', async () => {
+    const file = h.tmp.write('not-a-folder', '');
+    const input = h.tmp.write('payers.csv', payersCsv(['u-1']));
+    const error = await runFrom(h.tmp.path('cwd'), { inputs: [input], stateDir: join(file, 'state') }).catch(
+      (e: unknown) => e,
+    );
+    expect((error as { exitCode?: number }).exitCode).toBe(2);
+    expect((error as Error).message).toBe(
+      `the state dir ${join(file, 'state')} cannot be written (ENOTDIR): give a folder this user can write with --state-dir, or fix its permissions`,
+    );
+    expect(h.sandbox.stats().requests).toBe(0);
+  });
+});
