@@ -58,7 +58,7 @@ export const commands: CliCommand[] = [
   {
     command: 'demo',
     describe:
-      'onboard the bundled example payers against a built-in sandbox that behaves like the service: two runs, KYC in between',
+      'onboard the bundled example payers against a built-in sandbox that behaves like the service: a run, then serve taking its webhooks as KYC passes, then status',
     load: async () => (await import('./commands/demoCommand.js')).demoCommand,
   },
 ];

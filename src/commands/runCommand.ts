@@ -7,13 +7,24 @@ import type { CliIo, CommandBody } from './CliCommand.js';
 
 /**
  * Adds the options `command` takes from the table (validate and inbox take some of them), in that command's words.
- * `--api-key` is taken too, unlisted, only to be refused with the ways the key is given (see runInputFromArgv).
+ * `--api-key` and `--database-url` are taken too, unlisted, only to be refused with the ways the secret is given
+ * (see runInputFromArgv).
  */
 export function withRunOptions(yargs: Argv, command: RunCommandName): Argv {
   const names = runOptionNames(command);
   const table = Object.fromEntries(names.map((name) => [name, runOptionFor(name, command)]));
-  return addOptions(yargs, table).option('api-key', { type: 'string', hidden: true });
+  let flags = addOptions(yargs, table);
+  for (const flag of Object.keys(SECRET_FLAGS)) flags = flags.option(flag, { type: 'string', hidden: true });
+  return flags;
 }
+
+/** Flags that would carry a secret in a shell's history and in ps: each refused, saying how to give it instead. */
+const SECRET_FLAGS: Record<string, string> = {
+  'api-key':
+    'the key is never taken as a flag value (it would stay in your shell history and show in ps): set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE',
+  'database-url':
+    'the database URL holds its password, so it is never taken as a flag value (it would stay in your shell history and show in ps): set PAYER_ONBOARD_DATABASE_URL, or put the URL in a file and give --database-url-file FILE',
+};
 
 /**
  * The input files, as `--help` lists them. yargs gives a list argument an empty list as its default and shows it
@@ -28,12 +39,8 @@ export const INPUT_FILES: PositionalOptions = {
 
 /** Turns parsed flags back into the options object `run()` takes (camelCase names of the table). */
 export function runInputFromArgv(argv: Record<string, unknown>): RunOptionsInput {
-  if (argv['api-key'] !== undefined)
-    throw new ConfigError(
-      '--api-key: the key is never taken as a flag value (it would stay in your shell history and show in ps): ' +
-        'set PAYER_API_KEY, or put the key in a file and give --api-key-file FILE',
-      'E_USAGE',
-    );
+  for (const [flag, why] of Object.entries(SECRET_FLAGS))
+    if (argv[flag] !== undefined) throw new ConfigError(`--${flag}: ${why}`, 'E_USAGE');
   const input: Record<string, unknown> = { inputs: (argv.input as string[] | undefined) ?? [] };
   for (const [name, def] of Object.entries(RUN_OPTIONS)) {
     const value = argv[def.flag];

@@ -220,7 +220,7 @@ export class PgStore extends SqlStore {
     const reason = this.scrub(`${code && !/^\d/.test(code) ? `${code}: ` : ''}${cause.message ?? String(cause)}`);
     return new AbortedError(
       `the store ${this.location} ${what} (${reason}): check that the PostgreSQL server is up and the URL in ` +
-        `${this.given} is right, then run again: what was sent is read back from the service`,
+        `${this.given} is right, then run the command again: nothing is lost (a run reads back what it sent, a copy is one transaction)`,
     );
   }
 }

@@ -50,6 +50,22 @@ describe('the API key as a flag', () => {
   );
 });
 
+describe('the database URL as a flag', () => {
+  it.each(['run', 'status', 'inbox'])(
+    '%s --database-url is refused, pointing at the ways to give it',
+    async (command) => {
+      const r = await payerOnboard([command, 'payers.csv', '--database-url', 'postgres://u:s3cret@db/x'], {
+        PAYER_API_KEY: 'k',
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        'payer-onboard: --database-url: the database URL holds its password, so it is never taken as a flag value (it would stay in your shell history and show in ps): set PAYER_ONBOARD_DATABASE_URL, or put the URL in a file and give --database-url-file FILE\n',
+      );
+      expect(r.stderr).not.toContain('s3cret');
+    },
+  );
+});
+
 describe('--help', () => {
   it("status offers no --sandbox: it is not one of status's options", async () => {
     const help = (await payerOnboard(['status', '--help'])).stdout;
