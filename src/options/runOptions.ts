@@ -14,6 +14,8 @@ interface RunOptionDef extends OptionDef {
   commands: readonly RunCommandName[];
   /** Its `--help` line for a command where `describe` would name an option that command does not take. */
   describeFor?: Partial<Record<RunCommandName, string>>;
+  /** Its default, for a command whose default differs (the inbox keeps its state beside its folders). */
+  defaultTextFor?: Partial<Record<RunCommandName, string>>;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -212,6 +214,11 @@ export const RUN_OPTIONS = {
     type: 'string',
     value: 'DIR',
     defaultText: '`$XDG_STATE_HOME/payer-onboard`, else `~/.local/state/payer-onboard`',
+    defaultTextFor: { inbox: "`.payer-onboard` in the inbox's folder" },
+    describeFor: {
+      inbox:
+        "where the store (payer-onboard.db) keeps the inbox's journal that makes re-runs and crashes safe (keep it); an older version's journal.jsonl found there is imported once",
+    },
     env: 'PAYER_ONBOARD_STATE_DIR',
     describe:
       "where the store (payer-onboard.db) keeps the journal that makes re-runs and crashes safe (keep it); by default the same for runs from every folder, and an older version's journal.jsonl found there or in `./.payer-onboard` is imported once",
@@ -294,8 +301,13 @@ export type RunOptionName = keyof typeof RUN_OPTIONS;
 /** An option as `command`'s `--help` shows it: its own words for that command where it has them. */
 export function runOptionFor(name: RunOptionName, command: RunCommandName): OptionDef {
   const def: RunOptionDef = RUN_OPTIONS[name];
-  const own = def.describeFor?.[command];
-  return own === undefined ? def : { ...def, describe: own };
+  const describe = def.describeFor?.[command];
+  const defaultText = def.defaultTextFor?.[command];
+  return {
+    ...def,
+    ...(describe === undefined ? {} : { describe }),
+    ...(defaultText === undefined ? {} : { defaultText }),
+  };
 }
 
 /** The options a command takes, in the table's order. */
