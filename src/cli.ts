@@ -105,7 +105,7 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
       // Thrown, not recorded: yargs would otherwise still run the handler after an unknown option.
       if (err) throw err;
       // "Unknown argument: postgres://USER:PASSWORD@..." (a database URL typed where no flag takes it): not the password.
-      const said = msg.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@');
+      const said = msg.replace(/(\/\/[^/:@\s]*:)[^@]*@/g, '$1***@').replace(/([?&]password=)[^&\s,]*/gi, '$1***');
       throw new ConfigError(`${said}\n(see payer-onboard --help, or payer-onboard <command> --help)`, 'E_USAGE');
     })
     .exitProcess(false);

@@ -90,7 +90,9 @@ export async function executeRow(
     }
     const result = finishRow(state, ctx);
     // The row's result stands whatever the store does now: a failure to record it has stopped the run already.
-    await deps.journal?.remember(state, ctx.now).catch(() => undefined);
+    await deps.journal?.remember(state, ctx.now).catch((error: unknown) => {
+      if (!deps.journal?.failed()) throw error;
+    });
     for (const account of state.accounts) {
       if (!account.unsettled || account.before === undefined) continue;
       const list = deps.inDoubt.get(work.clientUserId) ?? [];
@@ -178,7 +180,12 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
     call = await deps.journal?.accountSent(state, account);
   } catch {
     // Not recorded, so not sent: the journal's failure has stopped the run, and the next run reads what is stored.
-    const error = new ApiError({ step: 'payment-details', kind: 'stopped', retryable: false });
+    const error = new ApiError({
+      step: 'payment-details',
+      kind: 'stopped',
+      retryable: false,
+      stoppedBecause: 'the journal could not record it first',
+    });
     return { ok: false, error } as unknown as Answer<never>;
   }
   const result = await client.createPaymentDetail(id, detail, {
@@ -200,7 +207,9 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
 async function recall(journal: RowJournal | undefined, work: RowWork): Promise<RowMemory | undefined> {
   try {
     return await journal?.recall(work);
-  } catch {
+  } catch (error) {
+    // Only a store that failed is taken as knowing nothing; anything else is a fault to see, not to run past.
+    if (!journal?.failed()) throw error;
     return undefined;
   }
 }

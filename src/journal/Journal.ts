@@ -50,6 +50,11 @@ export class Journal {
     readonly tables: JournalTables,
   ) {}
 
+  /** The journal could not read or write its store: the run has been told to stop (onFailure). */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
   /** Where the journal is kept, for messages: the store's file, or its database's URL without the password. */
   get location(): string {
     return this.store.location;

@@ -117,6 +117,11 @@ export class RowJournal {
     return this.journal.notDone(call.key);
   }
 
+  /** The store failed under the journal (the run is stopping): what it would have said is not known. */
+  failed(): boolean {
+    return this.journal.failed;
+  }
+
   /** Every record of the run before reached the disk: what the journal says it never sent, it never sent. */
   whole(): boolean {
     return this.journal.closedCleanly;

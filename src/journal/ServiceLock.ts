@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createConnection, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { LockedError } from '../core/errors.js';
-import { type Holder, lockedBy } from '../store/holder.js';
+import { type Holder, holderOf, lockedBy } from '../store/holder.js';
 
 /**
  * One process at a time per service and key on this machine, whatever its user, HOME, XDG_STATE_HOME, --state-dir or
@@ -25,8 +25,11 @@ export class ServiceLock {
     const address = `\0payer-onboard/${name.length <= 80 ? name : createHash('sha256').update(name).digest('hex')}`;
     for (let attempt = 0; attempt < 3; attempt++) {
       const server = createServer((socket) => {
-        // Whoever connects (any process of the machine may) and goes away at once must not end the holder.
+        // Whoever connects (any process of the machine may) must neither end the holder by going away at once, nor
+        // keep it alive by staying: it gets one line, and a second to take it.
         socket.on('error', () => undefined);
+        socket.unref();
+        socket.setTimeout(1000, () => socket.destroy());
         socket.end(`${JSON.stringify(me)}\n`);
       });
       const taken = await new Promise<boolean>((resolve, reject) => {
@@ -58,35 +61,14 @@ function askHolder(address: string): Promise<Holder | undefined> {
   return new Promise((resolve) => {
     let text = '';
     const socket = createConnection(address);
-    socket.setTimeout(5000, () => socket.destroy());
+    // Whatever answers has 5 s in all and 4 kB to say who it is: a squatter on the name cannot hold a run up.
+    const deadline = setTimeout(() => socket.destroy(), 5000);
     socket.on('data', (chunk) => {
       text += chunk;
+      if (text.length > 4096) socket.destroy();
     });
+    socket.on('close', () => clearTimeout(deadline));
     socket.on('error', () => resolve(undefined));
     socket.on('close', () => resolve(holderOf(text)));
   });
-}
-
-/**
- * What the holder said of itself, as plain words: any process could be answering, so nothing of its answer reaches a
- * terminal but printable text of a bounded length.
- */
-function holderOf(text: string): Holder {
-  const unknown: Holder = { pid: 0, host: 'this machine', startedAt: 'at an unknown time' };
-  let value: Partial<Record<keyof Holder, unknown>>;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return unknown;
-  }
-  const words = (v: unknown) =>
-    typeof v === 'string' && v !== '' ? v.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').slice(0, 300) : undefined;
-  const holder: Holder = {
-    pid: typeof value.pid === 'number' && Number.isInteger(value.pid) ? value.pid : 0,
-    host: words(value.host) ?? unknown.host,
-    startedAt: words(value.startedAt) ?? unknown.startedAt,
-  };
-  const runId = words(value.runId);
-  const stateDir = words(value.stateDir);
-  return { ...holder, ...(runId ? { runId } : {}), ...(stateDir ? { stateDir } : {}) };
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { type Holder, lockedBy } from '../store/holder.js';
+import { type Holder, holderOf, lockedBy } from '../store/holder.js';
 import { unwritableStateDir } from '../store/SqliteStore.js';
 
 /**
@@ -11,7 +11,11 @@ import { unwritableStateDir } from '../store/SqliteStore.js';
  * machine's lock does not reach; the lock goes with its process, however it ends. Who holds it is written beside it.
  */
 export class StoreLock {
-  private constructor(private readonly db: DatabaseSync) {}
+  private constructor(
+    private readonly db: DatabaseSync,
+    /** Who holds it, written beside it for the one turned away. */
+    private readonly who: string,
+  ) {}
 
   static acquire(stateDir: string, service: string, holder: Holder, using: string): StoreLock {
     const dir = join(stateDir, 'locks');
@@ -28,14 +32,21 @@ export class StoreLock {
       db.exec('BEGIN EXCLUSIVE');
     } catch (error) {
       db.close();
-      if (!/locked|busy/i.test((error as Error).message)) throw error;
+      if (!/locked|busy/i.test((error as Error).message)) throw unwritableStateDir(stateDir, error);
       throw lockedBy(holderIn(who), using);
     }
-    writeFileSync(who, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
-    return new StoreLock(db);
+    const lock = new StoreLock(db, who);
+    try {
+      writeFileSync(who, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+    } catch (error) {
+      lock.release();
+      throw unwritableStateDir(stateDir, error);
+    }
+    return lock;
   }
 
   release(): void {
+    rmSync(this.who, { force: true });
     if (this.db.isTransaction) this.db.exec('ROLLBACK');
     this.db.close();
   }
@@ -43,7 +54,7 @@ export class StoreLock {
 
 function holderIn(path: string): Holder {
   try {
-    if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Holder;
+    if (existsSync(path)) return holderOf(readFileSync(path, 'utf8'));
   } catch {
     // written by the holder as it took the lock: gone or half written, it names nobody
   }

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sha256 } from '../plan/identity.js';
-import { mergedPayer } from '../store/mergePayer.js';
+import { mergedCall, mergedPayer } from '../store/mergePayer.js';
 import { pairsOf } from '../store/SqlJournal.js';
 import type { CallRecord, JournalTables, JournalWrite, PayerRecord } from '../store/Store.js';
 
@@ -102,32 +102,6 @@ async function readOldJournal(path: string): Promise<OldJournal> {
   }
   old.closedCleanly = last === CLOSED_KEY && old.corrupt === 0;
   return old;
-}
-
-/**
- * What the store keeps of a call both know, when the old journal adds to it (none otherwise): a payer's list of the
- * creates sent for it holds every create either sent; of anything else, the store's record stands (a create it holds
- * in doubt is settled by a read, never by an older answer).
- */
-function mergedCall(known: CallRecord | undefined, old: CallRecord | undefined): CallRecord | undefined {
-  if (old === undefined) return undefined;
-  if (known === undefined) return old;
-  const keys = (record: CallRecord) => {
-    if (record.state !== 'done' || record.answer['keys'] === undefined) return undefined;
-    try {
-      const list: unknown = JSON.parse(record.answer['keys']);
-      return Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const mine = keys(known);
-  const theirs = keys(old);
-  if (mine === undefined || theirs === undefined || theirs.every((k) => mine.includes(k))) return undefined;
-  return {
-    ...known,
-    answer: { ...known.answer, keys: JSON.stringify([...mine, ...theirs.filter((k) => !mine.includes(k))]) },
-  } as CallRecord;
 }
 
 function recordOf(line: Line): CallRecord | undefined {

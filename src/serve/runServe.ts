@@ -286,6 +286,8 @@ async function webPage(
   uploads.prune(UPLOADS_KEPT_MS);
   const hosts = new Set<string>();
   if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl));
+  const book = new PayerBook(inbox.paths.results, serving.journal);
+  serving.changes.on('change', () => book.changed());
   const spec = {
     auth: await WebAuth.create(password, Date.now, kept),
     uploads,
@@ -295,7 +297,7 @@ async function webPage(
     context,
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: serving.wake,
-    book: new PayerBook(inbox.paths.results, serving.journal),
+    book,
     journal: serving.journal,
     changes: serving.changes,
     resultsDir: inbox.paths.results,

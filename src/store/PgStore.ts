@@ -45,8 +45,9 @@ export class PgStore extends SqlStore {
       connectionString: url,
       max: 4,
       connectionTimeoutMillis: 10_000,
-      // A server across a network that went away is noticed (and the hold held on it given up) within minutes.
+      // A server across a network that went away is noticed by the socket too, not only by the hold's heartbeat.
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'payer-onboard',
     });
     const store = new PgStore(pool, parsed.location, parsed.secrets, given);
@@ -105,9 +106,27 @@ export class PgStore extends SqlStore {
       client.release();
       throw this.storeError(error, 'cannot be reached');
     }
+    // A connection the network dropped says nothing: asked every few seconds whether it still holds the lock, it
+    // either answers within the heartbeat or the hold counts as lost (the run stops before another can take over).
+    const beat = setInterval(() => {
+      const asked = client.query(
+        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted LIMIT 1",
+      );
+      const late = new Promise<never>((_, reject) => {
+        setTimeout(() => reject(new Error('no answer within 5 s')), HEARTBEAT_MS).unref();
+      });
+      Promise.race([asked, late]).then(
+        (answer) => {
+          if ((answer as pg.QueryResult).rowCount === 0) lose('the server no longer has it');
+        },
+        (error: Error) => lose(error.message),
+      );
+    }, HEARTBEAT_MS);
+    beat.unref();
     return {
       release: async () => {
         released = true;
+        clearInterval(beat);
         try {
           await client.query('SELECT pg_advisory_unlock($1)', [key.toString()]);
           detach();
@@ -224,6 +243,9 @@ export class PgStore extends SqlStore {
     );
   }
 }
+
+/** How often the connection that holds a service and key is asked whether it still does, and how long it has. */
+const HEARTBEAT_MS = 5000;
 
 /** `?` placeholders as PostgreSQL numbers them; the journal's SQL has no `?` anywhere else. */
 function numbered(sql: string): string {

@@ -8,12 +8,14 @@ export class SqlWeb implements WebTables {
     readonly service: string,
   ) {}
 
-  async sessions(): Promise<StoredSession[]> {
-    const rows = await this.sql.all('SELECT token_hash, csrf, ends_at, seen_at FROM web_sessions WHERE service = ?', [
-      this.service,
-    ]);
+  async sessions(passwordMark: string): Promise<StoredSession[]> {
+    const rows = await this.sql.all(
+      'SELECT token_hash, csrf, ends_at, seen_at FROM web_sessions WHERE service = ? AND password_mark = ?',
+      [this.service, passwordMark],
+    );
     return rows.map((row) => ({
       tokenHash: String(row['token_hash']),
+      passwordMark,
       csrf: String(row['csrf']),
       // PostgreSQL gives a BIGINT as text.
       endsAt: Number(row['ends_at']),
@@ -23,10 +25,17 @@ export class SqlWeb implements WebTables {
 
   async putSession(session: StoredSession): Promise<void> {
     await this.sql.change(
-      'INSERT INTO web_sessions (service, token_hash, csrf, ends_at, seen_at) VALUES (?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (service, token_hash) DO UPDATE SET seen_at = excluded.seen_at',
-      [this.service, session.tokenHash, session.csrf, session.endsAt, session.seenAt],
+      'INSERT INTO web_sessions (service, token_hash, password_mark, csrf, ends_at, seen_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [this.service, session.tokenHash, session.passwordMark, session.csrf, session.endsAt, session.seenAt],
     );
+  }
+
+  async touchSession(tokenHash: string, seenAt: number): Promise<void> {
+    await this.sql.change('UPDATE web_sessions SET seen_at = ? WHERE service = ? AND token_hash = ?', [
+      seenAt,
+      this.service,
+      tokenHash,
+    ]);
   }
 
   async deleteSessions(tokenHashes?: readonly string[]): Promise<void> {

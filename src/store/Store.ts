@@ -89,6 +89,8 @@ export interface EventTables {
 /** A web page session as stored: the hash of its token, its CSRF token, when it ends and when it was last used. */
 export interface StoredSession {
   tokenHash: string;
+  /** Which password it was opened with: a session of another one is never taken. */
+  passwordMark: string;
   csrf: string;
   endsAt: number;
   seenAt: number;
@@ -96,8 +98,12 @@ export interface StoredSession {
 
 /** What the web page of one service and key keeps: its sessions and the mappings saved by header. */
 export interface WebTables {
-  sessions(): Promise<StoredSession[]>;
+  /** The sessions opened with this password. */
+  sessions(passwordMark: string): Promise<StoredSession[]>;
+  /** A session opened now. */
   putSession(session: StoredSession): Promise<void>;
+  /** A session's last use; a session ended meanwhile (signed out elsewhere) stays ended. */
+  touchSession(tokenHash: string, seenAt: number): Promise<void>;
   /** Ends the sessions with these hashes, or every one. */
   deleteSessions(tokenHashes?: readonly string[]): Promise<void>;
   mappings(): Promise<Map<string, string>>;

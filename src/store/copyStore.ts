@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { addsTo, mergedPayer } from './mergePayer.js';
+import { addsTo, mergedCall, mergedPayer } from './mergePayer.js';
 import { PgStore } from './PgStore.js';
 import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
 import { STORE_FILE, SqliteStore } from './SqliteStore.js';
@@ -65,7 +65,8 @@ export async function copyStore(stateDir: string, to: { url: string; given: stri
 /** Every service and key the store holds anything of (`status` may have imported an old journal it never opened). */
 const SERVICES = `
   SELECT service FROM journal_settings UNION SELECT service FROM journal_calls
-  UNION SELECT service FROM journal_payers UNION SELECT service FROM serve_events ORDER BY service`;
+  UNION SELECT service FROM journal_payers UNION SELECT service FROM serve_events
+  UNION SELECT service FROM web_mappings ORDER BY service`;
 
 /** One service's tables on both sides. */
 interface Tables {
@@ -74,20 +75,22 @@ interface Tables {
   service: string;
 }
 
-/** A call the target holds as sent takes the answer the source has; one it holds as done is never changed. */
-const ANSWERED =
-  "state = excluded.state, status = excluded.status, answer = excluded.answer WHERE journal_calls.state = 'sent'";
-
-/** A call the target lacks, or holds only as sent where the source has its answer. */
+/**
+ * A call the target lacks; of one both know, what the target keeps (mergedCall, as an old journal's import does): a
+ * payer's list of creates gets every create either sent, and a create the target holds in doubt stays so (a read
+ * settles it, never an older answer).
+ */
 async function calls({ from, to, service }: Tables, copied: Copied): Promise<Statement[]> {
-  const known = await keyed(to, 'SELECT key, state FROM journal_calls WHERE service = ?', service);
+  const theirs = new SqlJournal(to, service);
   const statements: Statement[] = [];
-  for (const row of await from.all('SELECT * FROM journal_calls WHERE service = ?', [service])) {
-    const state = known.get(String(row['key']));
-    if (state !== undefined && !(state === 'sent' && row['state'] === 'done')) continue;
-    if (state === undefined) copied.calls.copied++;
+  for (const row of await from.all('SELECT key FROM journal_calls WHERE service = ?', [service])) {
+    const key = String(row['key']);
+    const known = await theirs.call(key);
+    const record = mergedCall(known, await new SqlJournal(from, service).call(key));
+    if (record === undefined) continue;
+    if (known === undefined) copied.calls.copied++;
     else copied.calls.merged++;
-    statements.push(insert('journal_calls', row, ANSWERED));
+    statements.push(...theirs.statements({ call: key, record }));
   }
   return statements;
 }
@@ -139,6 +142,10 @@ async function settingsAndEvents({ from, to, service }: Tables, copied: Copied):
     statements.push(insert('serve_events', row));
     copied.events++;
   }
+  // The web page's saved column mappings too (its sessions are not: each serve's sign-ins are its own).
+  const headers = await keyed(to, 'SELECT header_key FROM web_mappings WHERE service = ?', service);
+  for (const row of await from.all('SELECT * FROM web_mappings WHERE service = ?', [service]))
+    if (!headers.has(String(row['header_key']))) statements.push(insert('web_mappings', row));
   return statements;
 }
 

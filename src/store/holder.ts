@@ -22,3 +22,27 @@ export function lockedBy(holder: Holder, using: string): LockedError {
     `${who} is using ${using}: pid ${holder.pid} on ${holder.host}${where}, started ${holder.startedAt}${run}. ${then}.`,
   );
 }
+
+/**
+ * What the holder said of itself, as plain words: any process could be answering, so nothing of its answer reaches a
+ * terminal but printable text of a bounded length.
+ */
+export function holderOf(text: string): Holder {
+  const unknown: Holder = { pid: 0, host: 'this machine', startedAt: 'at an unknown time' };
+  let value: Partial<Record<keyof Holder, unknown>>;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return unknown;
+  }
+  const words = (v: unknown) =>
+    typeof v === 'string' && v !== '' ? v.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').slice(0, 300) : undefined;
+  const holder: Holder = {
+    pid: typeof value.pid === 'number' && Number.isInteger(value.pid) ? value.pid : 0,
+    host: words(value.host) ?? unknown.host,
+    startedAt: words(value.startedAt) ?? unknown.startedAt,
+  };
+  const runId = words(value.runId);
+  const stateDir = words(value.stateDir);
+  return { ...holder, ...(runId ? { runId } : {}), ...(stateDir ? { stateDir } : {}) };
+}

@@ -1,4 +1,4 @@
-import type { PayerRecord } from './Store.js';
+import type { CallRecord, PayerRecord } from './Store.js';
 
 // Two memories of one payer (an old JSONL journal imported, or a SQLite store copied into PostgreSQL) made one: what
 // either knew is kept, and what `known` says wins where both say something.
@@ -30,4 +30,31 @@ export function addsTo(known: PayerRecord, other: PayerRecord): boolean {
   if (other.since !== undefined && (known.since === undefined || other.since < known.since)) return true;
   const fields = Object.keys(other) as Array<keyof PayerRecord>;
   return fields.some((field) => other[field] !== undefined && known[field] === undefined);
+}
+
+/**
+ * What the store keeps of a call both know, when the other memory (an old journal, a store copied in) adds to it
+ * (none otherwise): a payer's list of the
+ * creates sent for it holds every create either sent; of anything else, the store's record stands (a create it holds
+ * in doubt is settled by a read, never by an older answer).
+ */
+export function mergedCall(known: CallRecord | undefined, old: CallRecord | undefined): CallRecord | undefined {
+  if (old === undefined) return undefined;
+  if (known === undefined) return old;
+  const keys = (record: CallRecord) => {
+    if (record.state !== 'done' || record.answer['keys'] === undefined) return undefined;
+    try {
+      const list: unknown = JSON.parse(record.answer['keys']);
+      return Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const mine = keys(known);
+  const theirs = keys(old);
+  if (mine === undefined || theirs === undefined || theirs.every((k) => mine.includes(k))) return undefined;
+  return {
+    ...known,
+    answer: { ...known.answer, keys: JSON.stringify([...mine, ...theirs.filter((k) => !mine.includes(k))]) },
+  } as CallRecord;
 }

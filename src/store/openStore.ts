@@ -11,7 +11,9 @@ export interface StoreLocation {
 }
 
 export async function openStore(where: StoreLocation): Promise<Store> {
-  return where.databaseUrl === undefined ? SqliteStore.open(where.stateDir) : PgStore.open(where.databaseUrl);
+  return where.databaseUrl === undefined
+    ? SqliteStore.open(where.stateDir)
+    : PgStore.open(where.databaseUrl, 'PAYER_ONBOARD_DATABASE_URL (or the file of --database-url-file)');
 }
 
 /** Whether there may be anything to read: a server's store always, an embedded one once its file exists. */

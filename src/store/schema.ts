@@ -107,10 +107,12 @@ const MIGRATIONS: readonly Migration[] = [
     name: "the web page's sessions and saved mappings",
     sql: `
       -- Who is signed in to the web page: by a hash of the cookie's token (never the token), with the session's CSRF
-      -- token and when it ends (epoch ms), so that a restart of serve signs nobody out.
+      -- token, when it ends (epoch ms) and which password it was opened with (a mark of it), so that a restart of
+      -- serve signs nobody out, and a changed password everyone.
       CREATE TABLE web_sessions (
         service TEXT NOT NULL,
         token_hash TEXT NOT NULL,
+        password_mark TEXT NOT NULL,
         csrf TEXT NOT NULL,
         ends_at BIGINT NOT NULL,
         seen_at BIGINT NOT NULL,

@@ -49,6 +49,8 @@ export class WebAuth {
   private readonly written = new Map<string, number>();
   private readonly tries = new Map<string, Tries>();
   private lastTry: Promise<void> = Promise.resolve();
+  /** Which password the sessions kept in the store are opened with: a mark of it (a scrypt under a salt of its own). */
+  private passwordMark = '';
 
   private constructor(
     private readonly salt: Buffer,
@@ -83,13 +85,15 @@ export class WebAuth {
       await settings.write([{ setting: 'web password salt', value: markSalt }]);
     }
     const mark = (await scryptAsync(password, Buffer.from(markSalt, 'hex'), 32)).toString('hex');
+    this.passwordMark = mark;
     if ((await settings.setting('web password')) !== mark) {
       await web.deleteSessions();
       await settings.write([{ setting: 'web password', value: mark }]);
       return;
     }
     const at = this.now();
-    for (const kept of await web.sessions())
+    // Only the sessions opened with this same password: another serve still running with an old one may write its own.
+    for (const kept of await web.sessions(mark))
       if (at <= kept.endsAt && at - kept.seenAt <= IDLE_MS)
         this.sessions.set(kept.tokenHash, { csrf: kept.csrf, endsAt: kept.endsAt, seenAt: kept.seenAt });
   }
@@ -136,7 +140,7 @@ export class WebAuth {
     const tokenHash = hashOf(token);
     this.sessions.set(tokenHash, session);
     this.written.set(tokenHash, at);
-    this.keep((web) => web.putSession({ tokenHash, ...session }));
+    this.keep((web) => web.putSession({ tokenHash, passwordMark: this.passwordMark, ...session }));
     return { token, session };
   }
 
@@ -154,7 +158,7 @@ export class WebAuth {
     session.seenAt = at;
     if (at - (this.written.get(tokenHash) ?? 0) >= SEEN_WRITE_MS) {
       this.written.set(tokenHash, at);
-      this.keep((web) => web.putSession({ tokenHash, ...session }));
+      this.keep((web) => web.touchSession(tokenHash, at));
     }
     return session;
   }

@@ -37,13 +37,28 @@ interface Seen {
  */
 export class PayerBook {
   private readonly files = new Map<string, { mtimeMs: number; records: Array<Record<string, string>> }>();
+  /** The lines as last read, shared by every request until something changes (a run, a batch, a check ends). */
+  private cached: Promise<PayerLine[]> | undefined;
 
   constructor(
     private readonly resultsDir: string,
     private readonly journal: JournalPlace,
   ) {}
 
-  async lines(): Promise<PayerLine[]> {
+  lines(): Promise<PayerLine[]> {
+    this.cached ??= this.readAll().catch((error: unknown) => {
+      this.cached = undefined;
+      throw error;
+    });
+    return this.cached;
+  }
+
+  /** What serve did since makes the lines read again at the next request. */
+  changed(): void {
+    this.cached = undefined;
+  }
+
+  private async readAll(): Promise<PayerLine[]> {
     const seen = this.scan();
     const journal = await journaledPayers(this.journal, seen.keys());
     return [...seen.entries()].map(([id, s]) => payerLine(id, s, journal(id)));

@@ -162,9 +162,11 @@ describe('the PostgreSQL store', () => {
       expect(stopped.summary.aborted?.reason).toBe('write-failed');
       const location = new URL(url);
       location.password = '';
-      // Whichever it met first: its hold's session cut, or its next write refused.
+      // Whichever it met first: its hold's session cut, its next read or its next write refused.
       expect(stopped.stderr).toMatch(
-        new RegExp(`stopped: (the store ${location} cannot be written|the hold of .* in ${location} was lost) \\(`),
+        new RegExp(
+          `stopped: (the store ${location} cannot be (written|read)|the hold of .* in ${location} was lost) \\(`,
+        ),
       );
       expect(stopped.results.filter((r) => r.outcome === 'ok').length).toBeLessThan(3);
       // No row is failed for it: what was done is said, the rest is left for the next run.

@@ -33,15 +33,18 @@ describe('the Payers page, a page at a time', () => {
   });
 
   it('a later page, a category and a search by id keep each other in every link', () => {
-    const view = { category: 'payable' as const, search: 'p-0001', page: 2 };
+    const view = { category: 'payable' as const, search: 'p-0', page: 2 };
     const text = toText(payersFragment(lines, view));
-    // P-00010 .. P-00019 and P-00100 .. P-00199 hold "p-0001"; a third of them are payable.
-    const found = lines.filter((l) => l.category === 'payable' && l.clientUserId.toLowerCase().includes('p-0001'));
-    expect(found.length).toBeLessThanOrEqual(PAGE_SIZE);
-    // Page 2 of fewer than a page is the last page, that is the first.
-    expect(rowsOf(text)).toEqual(found.map((l) => l.clientUserId));
-    expect(viewQuery(view)).toBe('?category=payable&q=p-0001&page=2');
-    expect(text).toContain('href="/payers?category=kyc-pending&amp;q=p-0001"');
+    // P-00001 .. P-09999 hold "p-0"; a third of them are payable: page 2 is the 101st to the 200th of those.
+    const found = lines.filter((l) => l.category === 'payable' && l.clientUserId.toLowerCase().includes('p-0'));
+    expect(found.length).toBeGreaterThan(2 * PAGE_SIZE);
+    expect(rowsOf(text)).toEqual(found.slice(PAGE_SIZE, 2 * PAGE_SIZE).map((l) => l.clientUserId));
+    expect(viewQuery(view)).toBe('?category=payable&q=p-0&page=2');
+    expect(text).toContain('<a href="/payers?category=payable&amp;q=p-0" rel="prev">Previous</a>');
+    expect(text).toContain('<a href="/payers?category=payable&amp;q=p-0&amp;page=3" rel="next">Next</a>');
+    expect(text).toContain(`101–200 of ${found.length.toLocaleString('en-US')}`);
+    // The other categories' filters keep the search, and start again at the first page.
+    expect(text).toContain('href="/payers?category=kyc-pending&amp;q=p-0"');
   });
 
   it('says so when no payer has the id searched for', () => {

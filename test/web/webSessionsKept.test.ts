@@ -61,4 +61,27 @@ describe('web sessions kept in the store', () => {
     expect(bytes).not.toContain('right-password');
     expect(bytes).toContain(session.csrf);
   });
+
+  it('with two serves over one store: a sign-out stays, and a session of an old password is never taken', async () => {
+    let now = 1_000_000;
+    const clock = () => now;
+    const x = await started('right-password', clock);
+    const kept = await signedIn(x.auth, 'right-password');
+    // A second serve (a rolling restart) starts with the same password and takes the session on.
+    const y = await started('right-password', clock);
+    expect(y.auth.session(kept.token)).toBeDefined();
+    // Signed out on the first; the second's next use of it, a minute on, does not bring it back into the store.
+    x.auth.signOut(kept.token);
+    now += 61_000;
+    y.auth.session(kept.token);
+    const z = await started('right-password', clock);
+    expect(z.auth.session(kept.token)).toBeUndefined();
+    // The password changed: a serve still running with the old one opens a session meanwhile; none of the new
+    // password's serves takes it.
+    const changed = await started('another-password', clock);
+    const old = await signedIn(y.auth, 'right-password');
+    const next = await started('another-password', clock);
+    expect(next.auth.session(old.token)).toBeUndefined();
+    for (const s of [x, y, z, changed, next]) s.store.close();
+  });
 });
