@@ -48,6 +48,8 @@ export class PgStore extends SqlStore {
       // A server across a network that went away is noticed by the socket too, not only by the hold's heartbeat.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
+      // A query on a connection the network dropped in silence fails instead of waiting for ever.
+      query_timeout: 30_000,
       application_name: 'payer-onboard',
     });
     const store = new PgStore(pool, parsed.location, parsed.secrets, given);
