@@ -43,21 +43,7 @@ export class RowJournal {
       const othersInDoubt = await this.othersInDoubt(memory.createsKey, accounts);
       if (othersInDoubt.length > 0) memory.othersInDoubt = othersInDoubt;
     }
-    if (record === undefined) return memory;
-    memory.payer = {
-      ...(record.digest ? { digest: record.digest } : {}),
-      ...(record.fieldDigests ? { fields: record.fieldDigests } : {}),
-      ...(record.userId ? { userId: record.userId } : {}),
-      ...(record.agreementUrl ? { agreementUrl: record.agreementUrl } : {}),
-      ...(record.kycUrl ? { kycUrl: record.kycUrl } : {}),
-      ...(record.kycStatus ? { kycStatus: record.kycStatus } : {}),
-      ...(record.agreementStatus ? { agreementStatus: record.agreementStatus } : {}),
-      ...(record.isCompliant !== undefined ? { isCompliant: record.isCompliant } : {}),
-      ...(record.since ? { since: record.since } : {}),
-      agreementDone: record.agreementDone,
-      ...(record.accountIds.length > 0 ? { accountIds: record.accountIds } : {}),
-      ...(record.accountsKnown ? { accountsKnown: true } : {}),
-    };
+    if (record !== undefined) memory.payer = record;
     return memory;
   }
 

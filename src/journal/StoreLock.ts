@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type Holder, holderOf, lockedBy } from '../store/holder.js';
@@ -23,8 +23,11 @@ export class StoreLock {
     let db: DatabaseSync;
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Made by us first, readable by this user only, like everything of the state dir.
+      const file = join(dir, `${service}.lock`);
+      if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
       // No waiting: a busy lock is refused at once.
-      db = new DatabaseSync(join(dir, `${service}.lock`), { timeout: 0 });
+      db = new DatabaseSync(file, { timeout: 0 });
     } catch (error) {
       throw unwritableStateDir(stateDir, error);
     }

@@ -1,3 +1,4 @@
+import type { PayerRecord } from '../store/Store.js';
 import type { ApiError } from '../core/apiError.js';
 import type { ComplianceRequest, CompliancePath, PaymentDetailRequest } from '../core/schemas.js';
 import type { RowError, Step, StepStatus, ValidBankRow, ValidPayerRow } from '../core/types.js';
@@ -62,24 +63,7 @@ export function isoTime(date: Date): string {
 }
 
 /** What the journal remembers of a payer (every field optional: an earlier run may have known less). */
-interface PayerMemory {
-  /** Digest of the create-compliance body registered, and of each of its fields. */
-  digest?: string;
-  fields?: string;
-  userId?: string;
-  agreementUrl?: string;
-  kycUrl?: string;
-  kycStatus?: string;
-  agreementStatus?: string;
-  isCompliant?: boolean;
-  /** When the journal first saw the payer (ISO): waiting is counted from here. */
-  since?: string;
-  agreementDone?: boolean;
-  /** The stored accounts the journal knows as this payer's rows' (created or adopted): account key and id. */
-  accountIds?: ReadonlyArray<readonly [string, string]>;
-  /** Every account the service stores for the payer is one the journal knows (RowState.accountsKnown). */
-  accountsKnown?: boolean;
-}
+type PayerMemory = Partial<PayerRecord>;
 
 /**
  * What the journal says of one bank account's create: never sent, sent without a clear answer, or done; and the key
@@ -298,7 +282,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     if (!registered) state.compliance.send = 'create';
     else if (before === undefined || before === digest) state.compliance.step = 'done-before';
     else {
-      const named = changedFields(payer?.digest === before ? payer.fields : undefined, work.compliance);
+      const named = changedFields(payer?.digest === before ? payer.fieldDigests : undefined, work.compliance);
       const columns = named.length > 0 ? named : ['payer cells'];
       if (ctx.compliancePath === '/v2/payer') {
         state.compliance.send = 'update';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +223,8 @@ describe('one run at a time per service and key, wherever its state dir is', () 
       stateDir: '/state',
     };
     const lock = StoreLock.acquire(h.tmp.path('state'), service, other, 'that service');
+    for (const file of [`${service}.lock`, `${service}.holder.json`])
+      expect(statSync(h.tmp.path(`state/locks/${file}`)).mode & 0o777).toBe(0o600);
     try {
       const input = h.tmp.write('payers.csv', payersCsv(['ns-1']));
       const error = await failure(h.run({ inputs: [input] }, env()));

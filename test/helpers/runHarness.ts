@@ -11,6 +11,16 @@ import { tempDir } from './tempDir.js';
 
 export const API_KEY = 'test-key-5f1d2c3b4a';
 
+/** The bank cells of a payer row left blank: a payer registered without a bank account. */
+export const NO_BANK = {
+  bankName: '',
+  accountName: '',
+  currency: '',
+  accountNumber: '',
+  routingNumber: '',
+  accountType: '',
+};
+
 /** Collects what a run writes to stderr. */
 export function memoryStream() {
   const chunks: string[] = [];

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStatus } from '../../src/status/runStatus.js';
 import { crashAtCreate } from '../helpers/testStore.js';
-import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
+import { API_KEY, harness, memoryStream, NO_BANK, payersCsv } from '../helpers/runHarness.js';
 
 // What exactly-once rests on when the service's reads show little: ids, and the service's own verdict. The sandbox
 // lists stored accounts as only id, userId, bankName and status (--bare-reads), and reports an approved KYC as
@@ -16,9 +16,6 @@ afterEach(async () => {
 });
 
 const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
-
-/** The payer cells of a row without a bank account. */
-const NO_BANK = { bankName: '', accountName: '', currency: '', accountNumber: '', routingNumber: '', accountType: '' };
 
 /** A bank-details file of the payer's accounts, one row each, at the same bank. */
 function bankCsv(clientUserId: string, accountNumbers: string[]): string {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crashAtCreate } from '../helpers/testStore.js';
-import { harness, payersCsv } from '../helpers/runHarness.js';
+import { harness, NO_BANK, payersCsv } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -53,15 +53,7 @@ describe('re-runs through the journal', () => {
     try {
       const baseUrl = crash.url;
       // The payer registered by an earlier file; its bank account comes in this one.
-      const noBank = {
-        bankName: '',
-        accountName: '',
-        currency: '',
-        accountNumber: '',
-        routingNumber: '',
-        accountType: '',
-      };
-      await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['d-1'], { 'd-1': noBank }))], baseUrl });
+      await h.run({ inputs: [h.tmp.write('registered.csv', payersCsv(['d-1'], { 'd-1': NO_BANK }))], baseUrl });
       const input = h.tmp.write('payers.csv', payersCsv(['d-1']));
       crash.arm();
       const running = h.run({ inputs: [input], baseUrl });

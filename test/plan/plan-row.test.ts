@@ -329,7 +329,7 @@ describe('plan: re-runs', () => {
 
   it('changed payer data: /v1/payer fails the row naming the columns, and its other steps go on; /v2/payer sends it again', () => {
     const memory: RowMemory = {
-      ...known({ fields: fieldDigests(complianceBody()) }),
+      ...known({ fieldDigests: fieldDigests(complianceBody()) }),
       accounts: [{ state: 'unknown' }],
     };
     const changed = work({ compliance: { ...complianceBody(), email: 'new@example.com' } });
@@ -354,7 +354,7 @@ describe('plan: re-runs', () => {
 
   it('a row whose SSN differs from what is registered under its id is someone else: nothing of it is sent', () => {
     const memory: RowMemory = {
-      ...known({ fields: fieldDigests(complianceBody()) }),
+      ...known({ fieldDigests: fieldDigests(complianceBody()) }),
       accounts: [{ state: 'unknown' }],
     };
     const other = work({
