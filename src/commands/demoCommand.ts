@@ -80,7 +80,7 @@ export const demoCommand: CommandBody = {
       say(
         `${stats.payersCreated} payers and ${stats.paymentDetailsCreated} bank accounts stored, ${stats.duplicatePaymentDetails} created twice. ` +
           `Results in ${relative(io.cwd, first.outputs.dir) || '.'}/: the first run's files (the invalid rows are on purpose: see its ` +
-          "failed-* files), and serve's inbox as it left it in serve-inbox/: its waiting/ holds the rows still waiting on their payers.",
+          "failed-* files), and serve's inbox as it left it in serve-inbox/: each of its runs in results/, the last pending-* files the rows still waiting on their payers.",
       );
       say('and the question of every morning after: who can be paid now, and whom to chase? (status reads only)');
       const { runStatus } = await import('../status/runStatus.js');
@@ -115,7 +115,7 @@ interface ServeLoop {
 
 /**
  * serve in this process over an inbox in the demo's temp folder: the first run's pending files dropped into its
- * incoming/ (how payers from a run join serve), kept in waiting/; then the approvals, and serve attaching the
+ * incoming/ (how payers from a run join serve), their rows kept waiting in the store; then the approvals, and serve attaching the
  * accounts on the webhooks. Ends with serve closed and its inbox copied beside the first run's results. 0 when it
  * went as designed, else the exit code.
  */
@@ -141,13 +141,13 @@ async function serveLoop(loop: ServeLoop): Promise<number> {
   const stop = AbortSignal.any([context.signal, whenClosed(handle)]);
   const names = first.outputs.pending.map((path) => basename(path));
   say(
-    `serve starts: it takes the service's webhooks and runs an inbox folder. The first run's ${names.join(' and ')} are dropped into its incoming/ (how payers onboarded by a run join serve), and it keeps their rows in waiting/:`,
+    `serve starts: it takes the service's webhooks and runs an inbox folder. The first run's ${names.join(' and ')} are dropped into its incoming/ (how payers onboarded by a run join serve), and it keeps their rows waiting in its store:`,
   );
   for (const path of first.outputs.pending) copyFileSync(path, join(loop.inbox, 'incoming', basename(path)));
   const taken = () => names.every((name) => files.outcomes.some((o) => o.file === name));
   if (!(await files.until(taken, stop))) return notServed(loop, handle, 'take the pending files');
   const dropped = files.outcomes.filter((o) => names.includes(o.file) && o.folder !== 'done');
-  if (dropped.length > 0) return notServed(loop, handle, 'keep every pending file in waiting/');
+  if (dropped.length > 0) return notServed(loop, handle, "keep every pending file's rows waiting");
 
   const registered = waitingIds(first.outputs.results);
   const approved = registered.slice(0, Math.ceil(registered.length * APPROVED_SHARE));

@@ -1,12 +1,18 @@
-import { existsSync, renameSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { readingOptions } from '../input/openInput.js';
+import { payerKeyOf } from '../journal/RowJournal.js';
+import { journalPlace, stateDirs } from '../journal/stateDir.js';
 import { StateLock } from '../journal/StateLock.js';
+import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveRunOptions } from '../options/resolve.js';
+import { makeRunId, placesOf } from '../pipeline/RunSession.js';
 import type { RunContext, RunInput } from '../pipeline/run.js';
+import type { WaitingPlace } from '../store/Store.js';
 import { type InboxPaths, inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { type FileOutcome, runInboxFile, settleIncoming } from './processFile.js';
-import { dueWaiting, settleWaiting } from './waiting.js';
+import { settleWaiting, type WaitingRun, WaitingRows } from './waiting.js';
 
 export type InboxRunInput = Omit<RunInput, 'inputs' | 'out'>;
 
@@ -14,7 +20,7 @@ export interface InboxSpec {
   dir: string;
   /** Seconds a file's size and mtime must stay the same before it is taken. */
   settle: number;
-  /** Hours after a payer's last check before a waiting/ file with it is run again. */
+  /** Hours after a payer's last check before its waiting rows are run again. */
   recheckAfter: number;
   run?: InboxRunInput;
   onFile?: (outcome: FileOutcome) => void;
@@ -40,6 +46,8 @@ export class Inbox {
     private readonly spec: InboxSpec,
     private readonly context: RunContext,
     private readonly lock: StateLock,
+    /** Where rows waiting on their payers are kept; none for a rehearsal (its sandbox ends with its run). */
+    readonly waiting: WaitingRows | undefined,
   ) {
     this.tracker = new SettleTracker(spec.settle * 1000);
   }
@@ -55,11 +63,20 @@ export class Inbox {
     if (runInput.stateDir === undefined && !env.PAYER_ONBOARD_STATE_DIR)
       runInput.stateDir = join(root, '.payer-onboard');
     // Bad flags are reported now, not after the first file has been moved.
-    resolveRunOptions({ ...runInput, inputs: ['(inbox)'] }, env);
+    const options = resolveRunOptions({ ...runInput, inputs: ['(inbox)'] }, env);
     const paths = inboxPaths(root);
+    const say = (line: string) => context.stderr?.write(`${line}\n`);
+    const where = () => {
+      const places = placesOf(context);
+      const { baseUrl, apiKey } = resolveConnection(options, env, places.cwd);
+      const databaseUrl = resolveDatabaseUrl(options, env, places.cwd);
+      return journalPlace(stateDirs(options.stateDir, places), baseUrl, apiKey, databaseUrl);
+    };
+    // A rehearsal keeps no rows waiting: its sandbox ends with its run.
+    const waiting = options.sandbox ? undefined : new WaitingRows(where, readingOptions(options, cwd), paths, say);
     const holder = spec.holder ?? 'inbox';
     const lock = StateLock.acquire(join(root, 'lock'), holder, { what: holder, using: root });
-    return new Inbox(paths, runInput, spec, context, lock);
+    return new Inbox(paths, runInput, spec, context, lock, waiting);
   }
 
   private get stopped(): boolean {
@@ -70,18 +87,21 @@ export class Inbox {
   async resume(): Promise<void> {
     for (const name of oldestFirst(this.paths.processing)) {
       if (this.stopped) return;
-      await this.take(name, 'incoming');
+      await this.take(name);
     }
   }
 
-  /** The files of waiting/ with a payer not checked for --recheck-after, run again. */
+  /**
+   * The rows waiting whose payer was not checked for --recheck-after, run again, a file of them at a time (what an
+   * older version left in waiting/ is taken into the store first).
+   */
   async recheckDue(): Promise<void> {
-    // A rehearsal sends nothing: its rows would all look done, and their waiting file would go.
-    if (this.runInput.dryRun) return;
-    const due = await dueWaiting(this.paths, this.runInput, this.spec.recheckAfter * 3_600_000, this.context);
-    for (const name of due) {
+    // A rehearsal sends nothing: its rows would all look done, and would stop waiting.
+    if (this.runInput.dryRun || this.waiting === undefined) return;
+    await this.waiting.takeOldFiles(makeRunId(new Date()));
+    for (const run of await this.waiting.due(this.spec.recheckAfter * 3_600_000)) {
       if (this.stopped) return;
-      await this.take(name, 'waiting');
+      await this.runKept(run);
     }
   }
 
@@ -91,35 +111,53 @@ export class Inbox {
       if (this.stopped) return;
       this.tracker.forget(name);
       if (!claim(this.paths, name)) continue;
-      await this.take(name, 'incoming');
+      await this.take(name);
     }
   }
 
-  /** One file of waiting/ run again for some of its payers only (the rest stay in it as they were). */
-  async runWaiting(name: string, only: string[]): Promise<FileOutcome | undefined> {
-    if (this.stopped || this.runInput.dryRun || !existsSync(join(this.paths.waiting, name))) return undefined;
-    return this.take(name, 'waiting', only);
+  /** Where the rows of these payers (by the journal's key) wait. */
+  async waitingOf(keys: readonly string[]): Promise<WaitingPlace[]> {
+    return this.waiting === undefined ? [] : this.waiting.ofPayers(keys);
   }
 
-  release(): void {
+  /** The rows of one kept file of these payers run again (the rest wait on as they were). */
+  async runWaiting(fileId: string, only: readonly string[]): Promise<FileOutcome | undefined> {
+    if (this.stopped || this.runInput.dryRun) return undefined;
+    const places = await this.waitingOf(only.map(payerKeyOf));
+    const seqs = places.filter((p) => p.fileId === fileId).map((p) => p.seq);
+    return seqs.length === 0 ? undefined : this.runKept({ fileId, seqs });
+  }
+
+  async release(): Promise<void> {
     this.lock.release();
+    await this.waiting?.close();
   }
 
-  private async take(name: string, from: 'incoming' | 'waiting', only?: string[]): Promise<FileOutcome> {
-    const input = only === undefined ? this.runInput : { ...this.runInput, only };
-    const ran = await runInboxFile(
-      this.paths,
-      from === 'waiting' ? 'waiting' : 'processing',
-      name,
-      input,
-      this.context,
-    );
-    const outcome =
-      'outcome' in ran
-        ? ran.outcome
-        : from === 'waiting'
-          ? settleWaiting(this.paths, name, ran)
-          : settleIncoming(this.paths, name, ran);
+  /** Kept rows as a file of their own, run; what the run left pending takes their place. */
+  private async runKept(run: WaitingRun): Promise<FileOutcome | undefined> {
+    const waiting = this.waiting!;
+    const prepared = await waiting.prepare(run);
+    if (prepared === undefined) return undefined;
+    const { file, path, dir } = prepared;
+    try {
+      const ran = await runInboxFile(this.paths, 'waiting', path, file.name, this.runInput, this.context);
+      // A file of kept rows the tool cannot read is in failed/ now, with its note: they wait no more.
+      if ('outcome' in ran && ran.outcome.folder === 'failed') await waiting.replace(file, run.seqs, undefined);
+      return this.settled(
+        'outcome' in ran ? ran.outcome : await settleWaiting(this.paths, waiting, file, run.seqs, ran),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async take(name: string): Promise<FileOutcome> {
+    const at = join(this.paths.processing, name);
+    const ran = await runInboxFile(this.paths, 'processing', at, name, this.runInput, this.context);
+    return this.settled('outcome' in ran ? ran.outcome : await settleIncoming(this.paths, name, ran, this.waiting));
+  }
+
+  private settled(outcome: FileOutcome): FileOutcome {
     this.files.push(outcome);
     this.heldBy = outcome.heldBy;
     this.context.stderr?.write(describe(outcome));

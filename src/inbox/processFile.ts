@@ -3,7 +3,7 @@ import { InputError, LockedError, PayerOnboardError } from '../core/errors.js';
 import { pendingReason, type Summary } from '../output/results.js';
 import { makeRunId } from '../pipeline/RunSession.js';
 import { run, type RunContext, type RunInput } from '../pipeline/run.js';
-import { copyInto, moveInto, type InboxPaths, writeNote } from './folders.js';
+import { moveInto, type InboxPaths, writeNote } from './folders.js';
 
 /** What became of one file of the inbox. */
 export interface FileOutcome {
@@ -33,7 +33,12 @@ export interface FileOutcome {
  * the end (aborted, interrupted, not configured, state dir busy) leaves it in processing/: the next inbox run
  * resumes it first, and the journal makes sending its rows again safe.
  */
-export function settleIncoming(paths: InboxPaths, name: string, ran: InboxRun): FileOutcome {
+export async function settleIncoming(
+  paths: InboxPaths,
+  name: string,
+  ran: InboxRun,
+  waiting: { keep(pendingFile: string, runId: string): Promise<number> } | undefined,
+): Promise<FileOutcome> {
   const { runId, at, summary } = ran;
   const rel = (p: string) => relative(paths.root, p);
   const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
@@ -48,15 +53,16 @@ export function settleIncoming(paths: InboxPaths, name: string, ran: InboxRun): 
     };
   }
   const r = summary.rows;
-  // Rows left waiting go on in waiting/: later ticks run them again until nothing is left.
+  // Rows left waiting wait on in the store: later ticks and events run them again until nothing is left. A
+  // rehearsal keeps none: its sandbox is gone with its run.
   const pending = summary.outputs.pending[0];
-  const pendingFile = pending === undefined ? undefined : copyInto(pending, paths.waiting, basename(pending), runId);
+  const kept = pending !== undefined && waiting !== undefined && (await waiting.keep(pending, runId)) > 0;
+  const where = kept && pending !== undefined ? `; they wait in the store (as ${rel(pending)})` : '';
   // Rows waiting on the payer are the normal state of onboarding: named, never as something to fix.
-  const waiting =
+  const waitingRows =
     r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} of ${r.total} rows ${pendingReason(r, false)}` : undefined;
   if (summary.exitCode === 0) {
-    const reason =
-      waiting && `${waiting}${pendingFile ? `; kept in ${rel(pendingFile)}, run again as they come due` : ''}`;
+    const reason = waitingRows && `${waitingRows}${kept ? `${where}, run again as they come due` : ''}`;
     return {
       ...base,
       folder: 'done',
@@ -74,8 +80,8 @@ export function settleIncoming(paths: InboxPaths, name: string, ran: InboxRun): 
     '',
     `Rows ok are done and are not sent again. See ${rel(summary.outputs.report)} for what went wrong.`,
     failedFile ? `Fix the rows in ${rel(failedFile)} and drop that file into incoming/.` : '',
-    waiting && pendingFile
-      ? `${waiting}: nothing in them to change; they are kept in ${rel(pendingFile)} and the inbox runs them again as they come due.`
+    waitingRows && kept
+      ? `${waitingRows}: nothing in them to change${where}, and the inbox runs them again as they come due.`
       : '',
   ]);
   return { ...base, folder: 'failed', path: rel(moved), reason, stop: false };
@@ -96,12 +102,12 @@ export interface InboxRun {
 export async function runInboxFile(
   paths: InboxPaths,
   folder: 'processing' | 'waiting',
+  at: string,
   name: string,
   input: Omit<RunInput, 'inputs' | 'out'>,
   context: RunContext,
 ): Promise<{ outcome: FileOutcome } | InboxRun> {
   const runId = makeRunId(new Date());
-  const at = join(paths[folder], name);
   try {
     const out = join(paths.results, `${name}-${runId}`);
     return { runId, at, summary: await run({ ...input, inputs: [at], out }, { ...context, runId }) };

@@ -60,7 +60,7 @@ export async function runInbox(options: InboxOptions, context: RunContext = {}):
       await sleep(pollMs, context.signal);
     }
   } finally {
-    inbox.release();
+    await inbox.release();
   }
   const files = inbox.files;
   return { exitCode: files.reduce((worst, f) => Math.max(worst, f.exitCode), 0), files };

@@ -1,91 +1,189 @@
-import { copyFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { journaledPayers } from '../journal/RowJournal.js';
-import { journalPlace, stateDirs } from '../journal/stateDir.js';
 import { InputError } from '../core/errors.js';
-import { makeRunId, placesOf } from '../pipeline/RunSession.js';
-import { resolveRunOptions } from '../options/resolve.js';
-import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
-import type { RunContext, RunInput } from '../pipeline/run.js';
-import { readStatusInputs } from '../status/statusInputs.js';
-import { copyInto, type InboxPaths, moveInto, oldestFirst, writeNote } from './folders.js';
+import type { ReadingOptions } from '../input/InputFile.js';
+import type { JournalPlace } from '../journal/openJournal.js';
+import { openStore, storeMayHold } from '../store/openStore.js';
+import type { Store, WaitingFile, WaitingPlace, WaitingTables } from '../store/Store.js';
+import { copyInto, type InboxPaths, listFiles, moveInto, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';
+import { readWaiting, writeWaiting } from './waitingFiles.js';
 
-/**
- * The files of waiting/ with a row due for another look: a payer the journal has not checked for `recheckAfterMs`
- * (or never). Reads the files and the journal, sends nothing: a tick with nothing due costs no request.
- */
-export async function dueWaiting(
-  paths: InboxPaths,
-  input: Omit<RunInput, 'inputs' | 'out'>,
-  recheckAfterMs: number,
-  context: RunContext,
-): Promise<string[]> {
-  const names = oldestFirst(paths.waiting);
-  if (names.length === 0) return [];
-  const places = placesOf(context);
-  const { env, cwd } = places;
-  const options = resolveRunOptions({ ...input, inputs: ['(waiting)'] }, env);
-  // A rehearsal's sandbox keeps no journal: every row is due.
-  const journal = options.sandbox
-    ? undefined
-    : (() => {
-        const { baseUrl, apiKey } = resolveConnection(options, env, cwd);
-        return journalPlace(
-          stateDirs(options.stateDir, places),
-          baseUrl,
-          apiKey,
-          resolveDatabaseUrl(options, env, cwd),
-        );
-      })();
-  // Every waiting file's payers first, so the journal is read once for all of them, not once a file.
-  const files: Array<{ name: string; ids: string[] }> = [];
-  for (const name of names) {
-    try {
-      const { targets } = await readStatusInputs([join(paths.waiting, name)], { reading: {} });
-      files.push({ name, ids: targets.map((t) => t.clientUserId) });
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      // Someone put or changed a file there that is no rows of ours: it would stop every tick, so it goes to failed/.
-      const moved = moveInto(join(paths.waiting, name), paths.failed, name, makeRunId(new Date()));
-      writeNote(moved, [
-        `${basename(moved)} was in waiting/ but cannot be read as rows: ${error.message}`,
-        '',
-        'Nothing was sent for it. Fix the file and drop it into incoming/.',
-      ]);
-      context.stderr?.write(`inbox: waiting/${name}: cannot be read (${error.message}); moved to failed/\n`);
-    }
-  }
-  const known =
-    journal === undefined
-      ? undefined
-      : await journaledPayers(
-          journal,
-          files.flatMap((f) => f.ids),
-        );
-  const now = Date.now();
-  const isDue = (id: string) => {
-    const checked = known?.(id)?.checkedAt;
-    return checked === undefined || now - Date.parse(checked) >= recheckAfterMs;
-  };
-  const due = files.filter((f) => f.ids.length === 0 || f.ids.some(isDue)).map((f) => f.name);
-  return due;
+/** Rows of one kept file to run again: the file, and the numbers of its rows. */
+export interface WaitingRun {
+  fileId: string;
+  seqs: number[];
 }
 
 /**
- * Runs one file of waiting/ again. Its new pending file takes its place, or, with nothing left to wait for, it
- * goes; rows that now need a person (a KYC rejected, a bank account refused) land in failed/ with a note. A run
- * that did not get to the end leaves the file as it was: the next tick tries again, and the journal makes that safe.
+ * The rows of an inbox waiting on their payers, kept in the store of its service and key: each file's rows by payer,
+ * so that an event finds its payer's rows by the index, and a recheck the rows of payers not checked for a while.
+ * A run of some of them is a file of just those rows, written in their own format; what it leaves pending takes
+ * their place. The store is opened at the first need and kept until `close`.
  */
-export function settleWaiting(paths: InboxPaths, name: string, ran: InboxRun): FileOutcome {
-  const { runId, at, summary } = ran;
+export class WaitingRows {
+  private opened: Promise<{ store: Store; tables: WaitingTables }> | undefined;
+  private shared: Store | undefined;
+  private known: JournalPlace | undefined;
+
+  /** `where`: the store of the inbox's service and key, worked out at the first need (as a run's would be). */
+  constructor(
+    private readonly where: () => JournalPlace,
+    private readonly reading: ReadingOptions,
+    private readonly paths: InboxPaths,
+    private readonly say: (line: string) => void,
+  ) {}
+
+  /** Keeps the rows in a store open already for the process's life (serve's), the same one its journal is in. */
+  share(store: Store): void {
+    this.shared = store;
+  }
+
+  private get place(): JournalPlace {
+    this.known ??= this.where();
+    return this.shared === undefined ? this.known : { ...this.known, open: this.shared };
+  }
+
+  /** Whether any row may wait: none where no store was made yet (a look creates none: cron's empty tick leaves no trace). */
+  private mayHold(): boolean {
+    return this.opened !== undefined || this.shared !== undefined || storeMayHold(this.place);
+  }
+
+  private async tables(): Promise<WaitingTables> {
+    this.opened ??= (async () => {
+      const store = this.place.open ?? (await openStore(this.place));
+      const tables = store.waiting(this.place.service);
+      return { store, tables };
+    })();
+    const { tables } = await this.opened.catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return tables;
+  }
+
+  /** A run's pending file, kept: its rows wait here now. How many rows. */
+  async keep(pendingFile: string, runId: string): Promise<number> {
+    const read = await readWaiting(pendingFile, this.reading);
+    const name = basename(pendingFile);
+    const file = {
+      id: `${runId}/${name}`,
+      name,
+      format: read.format,
+      shape: read.shape,
+      addedAt: new Date().toISOString(),
+    };
+    await (await this.tables()).replace(file, [], read.rows);
+    return read.rows.length;
+  }
+
+  /**
+   * Files an older version left in waiting/ (or a person put there): their rows kept in the store, each file then
+   * moved to done/; one that cannot be read as rows goes to failed/ with a note.
+   */
+  async takeOldFiles(runId: string): Promise<void> {
+    for (const { name } of listFiles(this.paths.waiting)) {
+      const path = join(this.paths.waiting, name);
+      try {
+        const rows = await this.keep(path, runId);
+        const moved = moveInto(path, this.paths.done, name, runId);
+        this.say(
+          `inbox: waiting/${name}: its ${rows} rows wait in the store now, run as they come due; the file moved to ${relative(this.paths.root, moved)}`,
+        );
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        const moved = moveInto(path, this.paths.failed, name, runId);
+        writeNote(moved, [
+          `${basename(moved)} was in waiting/ but cannot be read as rows: ${error.message}`,
+          '',
+          'Nothing was sent for it. Fix the file and drop it into incoming/.',
+        ]);
+        this.say(`inbox: waiting/${name}: cannot be read (${error.message}); moved to failed/`);
+      }
+    }
+  }
+
+  /** The rows whose payer was not checked for `recheckAfterMs` (or never), by file, oldest file first. */
+  async due(recheckAfterMs: number): Promise<WaitingRun[]> {
+    if (!this.mayHold()) return [];
+    const cutoff = new Date(Date.now() - recheckAfterMs).toISOString();
+    return byFile(await (await this.tables()).checkedBefore(cutoff));
+  }
+
+  /** Where the rows of these payers (by the journal's key) wait. */
+  async ofPayers(keys: readonly string[]): Promise<WaitingPlace[]> {
+    if (!this.mayHold()) return [];
+    return (await this.tables()).ofPayers(keys);
+  }
+
+  async payerCount(): Promise<number> {
+    if (!this.mayHold()) return 0;
+    return (await this.tables()).payerCount();
+  }
+
+  /**
+   * The rows as a file of their own in a folder of their own under waiting/ (hidden: a look at the folder lists no
+   * file of a run under way), with the kept file they came from; none when they went meanwhile.
+   */
+  async prepare(run: WaitingRun): Promise<{ file: WaitingFile; path: string; dir: string } | undefined> {
+    const tables = await this.tables();
+    const file = await tables.file(run.fileId);
+    const rows = await tables.rows(run.fileId, run.seqs);
+    if (file === undefined || rows.length === 0) return undefined;
+    const dir = mkdtempSync(join(this.paths.waiting, '.run-'));
+    try {
+      return { file, path: await writeWaiting(dir, file, rows), dir };
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** The rows run are gone, the rows the run left pending take their place. */
+  async replace(file: WaitingFile, run: readonly number[], pendingFile: string | undefined): Promise<number> {
+    const read = pendingFile === undefined ? undefined : await readWaiting(pendingFile, this.reading);
+    await (await this.tables()).replace(file, run, read?.rows ?? []);
+    return read?.rows.length ?? 0;
+  }
+
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    if (opened === undefined || this.shared !== undefined) return;
+    await (await opened.catch(() => undefined))?.store.close();
+  }
+}
+
+function byFile(places: readonly WaitingPlace[]): WaitingRun[] {
+  const runs = new Map<string, number[]>();
+  for (const { fileId, seq } of places) {
+    const seqs = runs.get(fileId);
+    if (seqs === undefined) runs.set(fileId, [seq]);
+    else seqs.push(seq);
+  }
+  return [...runs].map(([fileId, seqs]) => ({ fileId, seqs }));
+}
+
+/**
+ * Settles a run of kept rows: the rows it left pending wait on in their place, rows that now need a person (a KYC
+ * rejected, a bank account refused) land in failed/ with a note, and the rest are done. A run that did not get to
+ * the end leaves the rows as they were: the next tick tries again, and the journal makes that safe.
+ */
+export async function settleWaiting(
+  paths: InboxPaths,
+  waiting: WaitingRows,
+  file: WaitingFile,
+  seqs: readonly number[],
+  ran: InboxRun,
+): Promise<FileOutcome> {
+  const { runId, summary } = ran;
   const rel = (p: string) => relative(paths.root, p);
-  const base = { file: name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
+  const base = { file: file.name, exitCode: summary.exitCode, results: rel(summary.outputs.dir), summary };
   if (summary.aborted)
     return {
       ...base,
       folder: 'waiting',
-      path: rel(at),
+      path: base.results,
       reason: `the run stopped (${summary.aborted.reason}); the next inbox run tries it again`,
       stop: true,
     };
@@ -94,20 +192,18 @@ export function settleWaiting(paths: InboxPaths, name: string, ran: InboxRun): F
   const fix = failedFile ? copyInto(failedFile, paths.failed, basename(failedFile), runId) : undefined;
   if (fix)
     writeNote(fix, [
-      `${basename(fix)}: ${r.invalid + r.failed} rows of ${name} (from waiting/) need a person now.`,
+      `${basename(fix)}: ${r.invalid + r.failed} rows of ${file.name} (rows waiting) need a person now.`,
       '',
       `See ${rel(summary.outputs.report)} for why. Fix the rows and drop this file into incoming/.`,
     ]);
   const pendingFile = summary.outputs.pending[0];
+  const left = await waiting.replace(file, seqs, pendingFile);
   const reasons = [
     r.ok > 0 ? `${r.ok} of ${r.total} rows done` : '',
     r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} still waiting` : '',
     fix ? `${r.invalid + r.failed} to fix in ${rel(fix)}` : '',
   ].filter(Boolean);
-  if (pendingFile) {
-    copyFileSync(pendingFile, at);
-    return { ...base, folder: 'waiting', path: rel(at), reason: reasons.join('; '), stop: false };
-  }
-  rmSync(at, { force: true });
-  return { ...base, folder: 'done', path: rel(summary.outputs.dir), reason: reasons.join('; '), stop: false };
+  if (left > 0 && pendingFile !== undefined)
+    return { ...base, folder: 'waiting', path: rel(pendingFile), reason: reasons.join('; '), stop: false };
+  return { ...base, folder: 'done', path: base.results, reason: reasons.join('; '), stop: false };
 }

@@ -5,13 +5,18 @@ import type { RunContext } from '../pipeline/RunSession.js';
 import { checkBankAccounts } from './checkBankAccounts.js';
 import type { EventLog, RecordedEvent } from './EventLog.js';
 import type { ServeMetrics } from './metrics.js';
-import { type EventWork, IGNORE_TEXT, type IgnoreReason, planEvents } from './planEvents.js';
-import type { WaitingRows } from './waitingRows.js';
+import {
+  type EventWork,
+  eventPayerKey,
+  IGNORE_TEXT,
+  type IgnoreReason,
+  planEvents,
+  type WaitingPayer,
+} from './planEvents.js';
 
 export interface WorkerSpec {
   inbox: Inbox;
   log: EventLog;
-  waiting: WaitingRows;
   metrics: ServeMetrics;
   /** The journal's file, read (never written) to match events to payers. */
   journal: JournalPlace;
@@ -36,7 +41,7 @@ const MOST_PAUSE_MS = 600_000;
 
 /**
  * The one place `serve` sends from, one thing at a time so that nothing fights over the state dir: the events
- * recorded first (each batch runs the waiting rows of the payers they name), then waiting/ files due a recheck (the
+ * recorded first (each batch runs the waiting rows of the payers they name), then waiting rows due a recheck (the
  * cover for events never delivered), then new files of incoming/. An event wakes it at once; otherwise it looks
  * every `pollMs`. A run that stops pauses the worker, and the events stay recorded until one succeeds.
  */
@@ -75,7 +80,7 @@ export class Worker {
       if (this.paused() || log.pending().length === 0) {
         const wait = this.paused() ? Math.min(this.spec.pollMs, this.pausedUntil - Date.now()) : this.spec.pollMs;
         await this.sleep(wait, signal);
-        // Events a moment apart go in one batch: each batch runs (and rewrites) a whole waiting file.
+        // Events a moment apart go in one batch: each batch is a run of its own.
         if (log.pending().length > 0 && !signal.aborted) await this.sleep(BATCH_MS, signal, false);
       }
     }
@@ -87,8 +92,8 @@ export class Worker {
   }
 
   /**
-   * One pass: files a stopped run left in processing/ first (their rows are not in waiting/ yet), then the events, then
-   * the waiting files due a recheck, then new files. A stop, or anything unexpected, pauses the worker with backoff; the
+   * One pass: files a stopped run left in processing/ first (their rows are not waiting yet), then the events, then
+   * the waiting rows due a recheck, then new files. A stop, or anything unexpected, pauses the worker with backoff; the
    * HTTP side goes on recording events meanwhile.
    */
   private async pass(signal: AbortSignal): Promise<void> {
@@ -147,8 +152,15 @@ export class Worker {
     const { inbox, log, metrics, context } = this.spec;
     const journal = await journalPayersNamed(this.spec.journal, events);
     await this.countPayers();
-    const waiting = await this.spec.waiting.byPayer();
-    metrics.waitingPayers.set(waiting.size);
+    // The rows of the events' payers only, found by the index: a batch costs the same with 10 or 100,000 waiting.
+    const keys = events.flatMap((event) => eventPayerKey(event, journal) ?? []);
+    const waiting = new Map<string, WaitingPayer[]>();
+    for (const place of await inbox.waitingOf(keys)) {
+      const rows = waiting.get(place.payerKey) ?? [];
+      if (!rows.some((row) => row.file === place.fileId))
+        rows.push({ file: place.fileId, clientUserId: place.clientUserId });
+      waiting.set(place.payerKey, rows);
+    }
     const work = planEvents(events, journal, waiting, { checkApproved: this.checkApproved });
     this.settleIgnored(work.ignored);
     const acting = events.filter((e) => !work.ignored.some((i) => i.event === e));
@@ -188,6 +200,7 @@ export class Worker {
     this.nextCount = Date.now() + 60_000;
     const { states } = await journalPayerIndex(this.spec.journal);
     for (const [state, count] of Object.entries(states)) this.spec.metrics.payers.set({ state }, count);
+    this.spec.metrics.waitingPayers.set((await this.spec.inbox.waiting?.payerCount()) ?? 0);
   }
 
   /** Events with nothing to act on: settled at once, one line a reason (a first run's agreements bring one a payer). */

@@ -37,7 +37,7 @@ export class ServeMetrics {
   });
   readonly waitingPayers = new Gauge({
     name: 'payer_onboard_waiting_payers',
-    help: "Payers with rows in the inbox's waiting/ files, as of the last event batch",
+    help: 'Payers with rows waiting on them (KYC, the agreement), counted at most once a minute',
     registers: [this.registry],
   });
   readonly payers = new Gauge({

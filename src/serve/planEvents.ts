@@ -1,10 +1,15 @@
 import { payerKeyOf, type PayerIndex } from '../journal/RowJournal.js';
 import type { RecordedEvent } from './EventLog.js';
-import type { WaitingPayer } from './waitingRows.js';
 
-/** What a batch of events asks for: files of waiting/ to run for some payers, and payers whose accounts to check. */
+/** A payer with rows waiting: the kept file they are of, and the payer's id as its rows spell it. */
+export interface WaitingPayer {
+  file: string;
+  clientUserId: string;
+}
+
+/** What a batch of events asks for: kept files of waiting rows to run for some payers, and accounts to check. */
 export interface EventWork {
-  /** waiting/ file -> the payers of it to run (as its rows spell their ids). */
+  /** A kept file of waiting rows -> the payers of it to run (as its rows spell their ids). */
   runs: Map<string, Set<string>>;
   /** Payers a `payment_detail.updated` said failed: their accounts are read to see whether the service says so. */
   bankChecks: Set<string>;
@@ -20,6 +25,12 @@ export type IgnoreReason =
   | 'nothing-to-do'
   | 'no-payer-id';
 
+/** The event's payer, by the journal's key: from its clientUserId, else from its userId through the journal. */
+export function eventPayerKey(event: RecordedEvent, journal: Pick<PayerIndex, 'keyOfUser'>): string | undefined {
+  if (event.clientUserId !== undefined) return payerKeyOf(event.clientUserId);
+  return event.userId !== undefined ? journal.keyOfUser(event.userId) : undefined;
+}
+
 /**
  * The KYC words that mean the payer has not finished: an event saying so moves no row (a bank account waits for an
  * approval), so it costs no read. Any other word, or none, is read: it may be one that means approved.
@@ -30,13 +41,13 @@ export const IGNORE_TEXT: Record<IgnoreReason, string> = {
   'unknown-event': 'an event type the tool does not act on',
   'unknown-payer': 'a payer the journal does not know (onboarded by another tool, or another key)',
   'kyc-not-yet': "the event says the payer's KYC is still under way: no row can move yet",
-  'nothing-waiting': 'no row of this payer waits in waiting/ (done, to fix, or being run now)',
+  'nothing-waiting': 'no row of this payer is waiting (done, to fix, or being run now)',
   'nothing-to-do': 'the bank account is not failed: nothing to do',
   'no-payer-id': 'the event names no clientUserId and no waiting row of the payer gives it: check it in the portal',
 };
 
 /**
- * Decides what each event asks for, from the payers the journal knows and the rows waiting/ holds. An event is a
+ * Decides what each event asks for, from the payers the journal knows and the rows waiting on them. An event is a
  * hint: the runs and reads it leads to decide, as a run would. Pure: the caller reads the journal and the folder.
  */
 export function planEvents(
@@ -52,12 +63,7 @@ export function planEvents(
       ignore(event, 'unknown-event');
       continue;
     }
-    const key =
-      event.clientUserId !== undefined
-        ? payerKeyOf(event.clientUserId)
-        : event.userId !== undefined
-          ? journal.keyOfUser(event.userId)
-          : undefined;
+    const key = eventPayerKey(event, journal);
     if (key === undefined || !journal.knows(key)) {
       ignore(event, 'unknown-payer');
       continue;

@@ -17,7 +17,6 @@ import { checkServeNumbers, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../op
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
-import { WaitingRows } from './waitingRows.js';
 import { webhookServer } from './webhookServer.js';
 import { Worker } from './Worker.js';
 
@@ -98,13 +97,11 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   try {
     const events = await openEvents(inbox.runInput, places, say);
     held.push(events.release);
+    inbox.waiting?.share(events.store);
     const { log } = events;
     const worker = new Worker({
       inbox,
       log,
-      waiting: new WaitingRows(inbox.paths.waiting, (file, why) =>
-        say(`serve: waiting/${file} cannot be read (${why})`),
-      ),
       metrics,
       journal: events.journal,
       recheckAfterMs: timings.recheckAfter * 3_600_000,

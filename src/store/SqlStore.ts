@@ -1,7 +1,8 @@
 import { SqlEvents } from './SqlEvents.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
+import { SqlWaiting } from './SqlWaiting.js';
 import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, Hold, JournalTables, Store, WebTables } from './Store.js';
+import type { EventTables, Hold, JournalTables, Store, WaitingTables, WebTables } from './Store.js';
 import type { Holder } from './holder.js';
 
 /** What both backends share: the same tables over the executor each gives. */
@@ -21,6 +22,10 @@ export abstract class SqlStore implements Store {
 
   web(service: string): WebTables {
     return new SqlWeb(this.sql, service);
+  }
+
+  waiting(service: string): WaitingTables {
+    return new SqlWaiting(this.sql, service);
   }
 
   async services(): Promise<string[]> {

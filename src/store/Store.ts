@@ -110,6 +110,51 @@ export interface WebTables {
   putMapping(headerKey: string, mapping: string): Promise<void>;
 }
 
+/** A file of rows waiting on their payers: its name as dropped, its format, and its parts' shape (JSON). */
+export interface WaitingFile {
+  id: string;
+  name: string;
+  format: string;
+  shape: string;
+  addedAt: string;
+}
+
+/** One row waiting on its payer: which part of its file, its payer, its cells as read (JSON), the steps it carries. */
+export interface WaitingRow {
+  seq: number;
+  part: number;
+  payerKey: string;
+  clientUserId: string;
+  original: string;
+  completedSteps: string;
+}
+
+/** Where a waiting row is, and whose it is: what choosing rows to run needs (not their cells). */
+export interface WaitingPlace {
+  fileId: string;
+  seq: number;
+  payerKey: string;
+  clientUserId: string;
+}
+
+/** The rows of one service and key waiting on their payers, by file and by payer. */
+export interface WaitingTables {
+  file(id: string): Promise<WaitingFile | undefined>;
+  /** The rows of these payers (by the journal's key), each file's in order. */
+  ofPayers(keys: readonly string[]): Promise<WaitingPlace[]>;
+  /** The rows whose payer was last checked before this (or never), oldest file first. */
+  checkedBefore(at: string): Promise<WaitingPlace[]>;
+  /** The rows of a file with these numbers, in order. */
+  rows(fileId: string, seqs: readonly number[]): Promise<WaitingRow[]>;
+  /** How many payers have a row waiting. */
+  payerCount(): Promise<number>;
+  /**
+   * In one transaction: the rows with these numbers go, `added` take the numbers after the file's last (the file is
+   * created with them if new), and a file with no row left goes.
+   */
+  replace(file: WaitingFile, gone: readonly number[], added: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Promise<void>;
+}
+
 /** A hold of a service and key. */
 export interface Hold {
   release(): Promise<void>;
@@ -123,6 +168,7 @@ export interface Store {
   journal(service: string): JournalTables;
   events(service: string): EventTables;
   web(service: string): WebTables;
+  waiting(service: string): WaitingTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**

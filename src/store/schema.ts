@@ -6,8 +6,9 @@ import { ConfigError } from '../core/errors.js';
  * end; a step that shipped is never changed, since stores out there already ran it.
  *
  * Every table is per service: `service` names one base URL and key (`<host>-<hash>`, as the old journal folders were
- * named), so a rehearsal against a sandbox never makes a real run think its payers exist. Keys are hashes: the store
- * holds no personal value, only ids, links, statuses and digests.
+ * named), so a rehearsal against a sandbox never makes a real run think its payers exist. Keys are hashes: the journal
+ * holds no personal value, only ids, links, statuses and digests; a row waiting on its payer is kept whole (it is run
+ * again from here), and only while it waits.
  */
 export interface Migration {
   version: number;
@@ -125,6 +126,38 @@ const MIGRATIONS: readonly Migration[] = [
         mapping TEXT NOT NULL,
         PRIMARY KEY (service, header_key)
       );
+    `,
+  },
+  {
+    version: 5,
+    name: 'the rows waiting on their payers',
+    sql: `
+      -- A file of rows waiting on their payers (KYC, the agreement), as the inbox took it: its name, its format, and
+      -- the shape its rows are written back in (each part's sheet, header and CSV dialect, as JSON).
+      CREATE TABLE waiting_files (
+        service TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        format TEXT NOT NULL,
+        shape TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (service, id)
+      );
+      -- Each row of such a file: its part (an .xlsx sheet), its payer (by the journal's key, so an event finds it by
+      -- the index), its cells as read (JSON) and the steps it carries. The personal data a row holds lives here only
+      -- while the row waits: a row that is run to its end is deleted.
+      CREATE TABLE waiting_rows (
+        service TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        part INTEGER NOT NULL,
+        payer_key TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        original TEXT NOT NULL,
+        completed_steps TEXT NOT NULL,
+        PRIMARY KEY (service, file_id, seq)
+      );
+      CREATE INDEX waiting_rows_by_payer ON waiting_rows (service, payer_key);
     `,
   },
 ];

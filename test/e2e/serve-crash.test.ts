@@ -1,3 +1,4 @@
+import { waitingIn } from '../helpers/storeOnDisk.js';
 import { eventsIn } from '../helpers/storeOnDisk.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +56,7 @@ it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 account
   const payers = Array.from({ length: 30 }, (_, i) => `k-${String(i + 1).padStart(2, '0')}`);
   const first = await start();
   inbox.drop('payers.csv', payersCsv(payers));
-  await waitFor(() => inbox.list('waiting').length > 0, 'the rows to wait in waiting/');
+  await waitFor(() => Object.keys(waitingIn(state)).length > 0, 'the rows to wait');
 
   // Approvals stream in; serve is killed once it has recorded some of their events and acted on few or none.
   // The first run's own changes (agreements completed) were told too: only the approvals' events count here.
@@ -75,7 +76,7 @@ it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 account
 
   await start();
   for (const id of payers.slice(15)) sandbox.setKyc(id, 'approved');
-  await waitFor(() => inbox.list('waiting').length === 0, 'every payer finished after the restart', {
+  await waitFor(() => Object.keys(waitingIn(state)).length === 0, 'every payer finished after the restart', {
     timeoutMs: 60_000,
   });
 
@@ -105,6 +106,6 @@ it('SIGTERM: stops taking requests, ends what is in flight, exits 0 and leaves n
   // What was cut short stays in processing/ and is resumed by the next start: a second serve finishes it.
   const again = spawnBin(args, { cwd: tmp.dir, env });
   children.push(again);
-  await waitFor(() => inbox.list('waiting').length > 0, 'the next start to finish the file');
+  await waitFor(() => Object.keys(waitingIn(tmp.path('state'))).length > 0, 'the next start to finish the file');
   expect(sandbox.stats().payersCreated).toBe(40);
 });

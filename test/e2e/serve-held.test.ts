@@ -22,7 +22,7 @@ describe('serve while another run holds the service and key', () => {
   it('waits its turn, says who holds it (/healthz), and acts on the events once that run ends', async () => {
     h = await serveHarness();
     h.inbox.drop('payers.csv', payersCsv(['held-1']));
-    await waitFor(() => h!.inbox.list('waiting').length > 0, 'the first run to leave its row in waiting/');
+    await waitFor(() => h!.waitingFiles() > 0, 'the first run to leave its row waiting');
     // A person's run of the same service and key, on this machine (its lock, as `run` takes it).
     const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
     const person = await ServiceLock.acquire(
@@ -83,7 +83,7 @@ describe('serve while another run holds the service and key', () => {
       );
       expect((error as LockedError).message).toContain('Stop it first (or let it do this: it runs the inbox itself)');
       proxy!.release();
-      await waitFor(() => h!.inbox.list('waiting').length > 0, "serve's run to end");
+      await waitFor(() => h!.waitingFiles() > 0, "serve's run to end");
     } finally {
       await proxy?.close();
     }

@@ -24,7 +24,7 @@ function accountsOf(harness: NonNullable<typeof h>, payers: string[]): number[] 
 
 async function registered(harness: NonNullable<typeof h>, payers: string[], file = 'payers.csv') {
   harness.inbox.drop(file, payersCsv(payers));
-  await waitFor(() => harness.inbox.list('waiting').length > 0, 'the first run to leave its rows in waiting/');
+  await waitFor(() => harness.waitingFiles() > 0, 'the first run to leave its rows waiting');
   expect(harness.sandbox.stats()).toMatchObject({ payersCreated: payers.length, paymentDetailsCreated: 0 });
 }
 
@@ -42,7 +42,7 @@ describe('serve: webhooks move waiting payers on', () => {
     const readsBefore = h.sandbox.stats().requests;
     for (const id of payers) h.sandbox.setKyc(id, 'approved');
     await waitFor(() => accountsOf(h!, payers).every((n) => n === 1), 'every account attached');
-    await waitFor(() => h!.inbox.list('waiting').length === 0, 'waiting/ to empty');
+    await waitFor(() => h!.waitingFiles() === 0, 'no row to be left waiting');
     expect(accountsOf(h, payers)).toEqual(payers.map(() => 1));
     for (const id of payers) expect(h.sandbox.payer(id)?.agreementStatus).toBe('completed');
     const metrics = await (await fetch(`${h.serve.url}/metrics`)).text();
@@ -105,7 +105,7 @@ describe('serve: webhooks move waiting payers on', () => {
     const payers = ids(5, 'd');
     await registered(h, payers);
     for (const id of payers) h.sandbox.setKyc(id, 'approved');
-    await waitFor(() => h!.inbox.list('waiting').length === 0, 'the recheck to finish every payer');
+    await waitFor(() => h!.waitingFiles() === 0, 'the recheck to finish every payer');
     expect(accountsOf(h, payers)).toEqual(payers.map(() => 1));
     expect(h.sandbox.stats()).toMatchObject({ webhooksSent: 0 });
   });

@@ -68,7 +68,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await page.getByRole('button', { name: 'Send 2 rows' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Sent to the inbox');
     await shot(page, '4-sent');
-    await waitFor(() => h!.inbox.list('waiting').length > 0, 'the inbox to run the file');
+    await waitFor(() => h!.waitingFiles() > 0, 'the inbox to run the file');
     expect(h.sandbox.stats().payersCreated).toBe(2);
     // Sending again does nothing more: the form is gone and the upload is marked sent.
     await page.reload();

@@ -106,7 +106,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
 
     await page.getByRole('button', { name: 'Send 3 rows' }).click();
     await expect.poll(() => page.locator('#status').textContent()).toContain('Sent to the inbox as march payers.xlsx');
-    await waitFor(() => h!.inbox.list('waiting').length > 0, 'the inbox to run the file');
+    await waitFor(() => h!.waitingFiles() > 0, 'the inbox to run the file');
     expect(h.sandbox.stats().payersCreated).toBe(3);
     // Kept for the audit: the workbook as uploaded and the changes, readable by serve's user only.
     const folder = h.inbox.path('.web', 'uploads', id);
@@ -142,7 +142,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     expect(await page.locator('[data-fact="rows"]').textContent()).toBe('2');
     expect(await page.locator('#fix tr.out').count()).toBe(1);
     await page.getByRole('button', { name: 'Send 2 rows' }).click();
-    await waitFor(() => h!.inbox.list('waiting').length > 0, 'the inbox to run the file');
+    await waitFor(() => h!.waitingFiles() > 0, 'the inbox to run the file');
     expect(h.sandbox.stats().payersCreated).toBe(2);
   });
 });

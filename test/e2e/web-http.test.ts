@@ -165,7 +165,7 @@ describe('the web page over plain HTTP', () => {
     const cut = (line: string) => line.split(',').slice(0, payerColumns).join(',');
     const payers = payersCsv(['k-1', 'k-2']).trim().split('\n').map(cut).join('\n');
     h.inbox.drop('payers.csv', `${payers}\n`);
-    await waitFor(() => h!.inbox.list('waiting').length === 1, 'the payers to wait for KYC');
+    await waitFor(() => h!.waitingFiles() === 1, 'the payers to wait for KYC');
 
     const { cookie, csrf } = await signedIn(url);
     const bank = [
@@ -191,7 +191,7 @@ describe('the web page over plain HTTP', () => {
       redirect: 'manual',
     });
     expect(send.status).toBe(303);
-    await waitFor(() => h!.inbox.list('waiting').length === 2, 'the bank rows to wait for KYC too');
+    await waitFor(() => h!.waitingFiles() === 2, 'the bank rows to wait for KYC too');
     for (const id of ['k-1', 'k-2']) h.sandbox.setKyc(id, 'approved');
     await waitFor(
       () => ['k-1', 'k-2'].every((id) => h!.sandbox.payer(id)?.paymentDetails.length === 1),

@@ -1,3 +1,4 @@
+import { waitingIn } from './storeOnDisk.js';
 import { type ServeHandle, type ServeOptions, startServe } from '../../src/serve/runServe.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { inboxAt } from './inboxFixtures.js';
@@ -60,6 +61,10 @@ export async function serveHarness(
     tmp,
     inbox,
     env,
+    /** How many rows wait in serve's store (its state dir), by the file they were kept from. */
+    waiting: () => waitingIn(tmp.path('state')),
+    /** How many files of rows wait in serve's store. */
+    waitingFiles: () => Object.keys(waitingIn(tmp.path('state'))).length,
     get serve(): ServeHandle {
       if (serve === undefined) throw new Error('serve is not running');
       return serve;

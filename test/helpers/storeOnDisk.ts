@@ -67,3 +67,24 @@ export function eventsIn(stateDir: string): { recorded: string[]; done: Set<stri
     db.close();
   }
 }
+
+/**
+ * The rows waiting in the store of `stateDir`, by the name of the file they were kept from: how many rows each (every
+ * service's); none where there is no store.
+ */
+export function waitingIn(stateDir: string): Record<string, number> {
+  const file = join(stateDir, STORE_FILE);
+  if (!existsSync(file)) return {};
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db
+      .prepare(
+        'SELECT f.name AS name, COUNT(*) AS n FROM waiting_rows w JOIN waiting_files f ' +
+          'ON f.service = w.service AND f.id = w.file_id GROUP BY f.name ORDER BY f.name',
+      )
+      .all();
+    return Object.fromEntries(rows.map((row) => [String(row['name']), Number(row['n'])]));
+  } finally {
+    db.close();
+  }
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { type HoldingProxy, startHoldingProxy } from './holdingProxy.js';
-import { callsInDoubt, journalsIn, storeImage } from './storeOnDisk.js';
+import { callsInDoubt, journalsIn, storeImage, waitingIn } from './storeOnDisk.js';
 import { waitFor } from './waitFor.js';
 
 /**
@@ -21,6 +21,8 @@ export interface TestStore {
   callsInDoubt(): Promise<Array<Record<string, string>>>;
   /** The services and keys with a journal. */
   journals(): Promise<string[]>;
+  /** The rows waiting on their payers, by the name of the file they were kept from: how many rows each. */
+  waiting(): Promise<Record<string, number>>;
   /** Everything it holds is lost (a state dir deleted, a database restored from nothing). */
   lose(): Promise<void>;
   close(): Promise<void>;
@@ -36,12 +38,20 @@ export async function testStore(stateDir: string): Promise<TestStore> {
     },
     callsInDoubt: () => callsInDoubt(stateDir),
     journals: async () => journalsIn(stateDir),
+    waiting: async () => waitingIn(stateDir),
     lose: async () => rmSync(stateDir, { recursive: true, force: true }),
     close: async () => undefined,
   };
 }
 
-const TABLES = ['journal_calls', 'journal_payers', 'journal_payer_changes', 'journal_settings'];
+const TABLES = [
+  'journal_calls',
+  'journal_payers',
+  'journal_payer_changes',
+  'journal_settings',
+  'waiting_files',
+  'waiting_rows',
+];
 
 /** The server's URL with another database in its path. */
 function urlOf(database: string): string {
@@ -98,6 +108,13 @@ async function postgresStore(): Promise<TestStore> {
         () => ({ rows: [] as Array<{ service: string }> }),
       );
       return rows.map((row: { service: string }) => row.service);
+    },
+    async waiting() {
+      const { rows } = await query(
+        'SELECT f.name AS name, COUNT(*) AS n FROM waiting_rows w JOIN waiting_files f ' +
+          'ON f.service = w.service AND f.id = w.file_id GROUP BY f.name ORDER BY f.name',
+      ).catch(() => ({ rows: [] as Array<{ name: string; n: string }> }));
+      return Object.fromEntries(rows.map((row: { name: string; n: string }) => [row.name, Number(row.n)]));
     },
     async lose() {
       for (const table of TABLES) await query(`DELETE FROM ${table}`);

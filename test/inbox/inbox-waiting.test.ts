@@ -21,10 +21,10 @@ async function once(recheckAfter?: number) {
     {
       dir: inbox.root,
       settle: 1,
-      run: { baseUrl: h.sandbox.url, rate: 0 },
+      run: { baseUrl: h.sandbox.url, rate: 0, stateDir: h.tmp.path('state') },
       ...(recheckAfter === undefined ? {} : { recheckAfter }),
     },
-    { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY }, stderr: err.stream },
+    { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY, ...h.store.env }, stderr: err.stream },
   );
   return { ...result, stderr: err.text() };
 }
@@ -39,7 +39,7 @@ describe('inbox: rows waiting on the payers', () => {
     expect(inbox.list(file!.results!)).toContain('pending-monday.csv');
     expect(inbox.list(file!.results!)).not.toContain('failed-monday.csv');
     expect(file!.reason).toBe(
-      '2 of 2 rows waiting on the payers (KYC, agreement); kept in waiting/pending-monday.csv, run again as they come due',
+      `2 of 2 rows waiting on the payers (KYC, agreement); they wait in the store (as ${file!.results}/pending-monday.csv), run again as they come due`,
     );
     expect(r.stderr).not.toMatch(/fix/i);
   });
@@ -56,17 +56,17 @@ describe('inbox: rows waiting on the payers', () => {
     expect(note).toContain(`Fix the rows in ${file!.results}/failed-tuesday.csv and drop that file into incoming/.`);
     const pendingLine = note.split('\n').find((l) => l.includes('pending-tuesday.csv'));
     expect(pendingLine).toBe(
-      '1 of 2 rows waiting on the payers (KYC, agreement): nothing in them to change; they are kept in waiting/pending-tuesday.csv and the inbox runs them again as they come due.',
+      `1 of 2 rows waiting on the payers (KYC, agreement): nothing in them to change; they wait in the store (as ${file!.results}/pending-tuesday.csv), and the inbox runs them again as they come due.`,
     );
   });
 
-  it('carries onboarding to the end over ticks: waiting/ runs again as rows come due, then empties; nothing more is sent', async () => {
+  it('carries onboarding to the end over ticks: rows waiting run again as they come due, then none is left; nothing more is sent', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `w-${String(i + 1).padStart(2, '0')}`);
     inbox.drop('payers.csv', payersCsv(ids));
 
     const tick1 = await once(0);
     expect(tick1.files.map((f) => [f.file, f.folder, f.summary?.rows.waiting])).toEqual([['payers.csv', 'done', 20]]);
-    expect(inbox.list('waiting')).toEqual(['pending-payers.csv']);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 20 });
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 20, paymentDetailsCreated: 0 });
 
     for (const id of ids.slice(0, 10)) h.sandbox.setKyc(id, 'approved');
@@ -74,7 +74,8 @@ describe('inbox: rows waiting on the payers', () => {
     expect(tick2.files.map((f) => [f.file, f.folder, f.summary?.rows.ok, f.summary?.rows.waiting])).toEqual([
       ['pending-payers.csv', 'waiting', 10, 10],
     ]);
-    expect(readFileSync(inbox.path('waiting', 'pending-payers.csv'), 'utf8').trim().split('\n')).toHaveLength(11);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 10 });
+    expect(readFileSync(inbox.path(tick2.files[0]!.path), 'utf8').trim().split('\n')).toHaveLength(11);
     expect(h.sandbox.stats().paymentDetailsCreated).toBe(10);
 
     for (const id of ids.slice(10)) h.sandbox.setKyc(id, 'approved');
@@ -82,6 +83,7 @@ describe('inbox: rows waiting on the payers', () => {
     expect(tick3.files.map((f) => [f.file, f.folder, f.summary?.rows.ok])).toEqual([
       ['pending-payers.csv', 'done', 10],
     ]);
+    expect(await h.store.waiting()).toEqual({});
     expect(inbox.list('waiting')).toEqual([]);
     expect(inbox.list('done')).toEqual(['payers.csv']);
     expect(inbox.list('results')).toHaveLength(3);
@@ -104,6 +106,6 @@ describe('inbox: rows waiting on the payers', () => {
     const r = await once(6);
     expect([r.files, r.stderr, r.exitCode]).toEqual([[], '', 0]);
     expect(h.sandbox.stats().requests).toBe(before);
-    expect(inbox.list('waiting')).toEqual(['pending-payers.csv']);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
   });
 });

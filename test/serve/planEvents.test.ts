@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { payerKeyOf } from '../../src/journal/RowJournal.js';
 import type { RecordedEvent } from '../../src/serve/EventLog.js';
-import { planEvents } from '../../src/serve/planEvents.js';
-import type { WaitingPayer } from '../../src/serve/waitingRows.js';
+import { planEvents, type WaitingPayer } from '../../src/serve/planEvents.js';
 
 let n = 0;
 const ev = (fields: Omit<RecordedEvent, 'id' | 'at'>): RecordedEvent => ({

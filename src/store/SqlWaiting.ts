@@ -1,0 +1,151 @@
+import type { Executor, Statement } from './SqlJournal.js';
+import type { WaitingFile, WaitingPlace, WaitingRow, WaitingTables } from './Store.js';
+
+type Row = Record<string, unknown>;
+
+/**
+ * Rows a statement names at most: numbers are padded to this many (one SQL text, prepared once), and rows are
+ * inserted this many a statement (a few hundred parameters, far under either backend's limit).
+ */
+const CHUNK = 100;
+
+const PLACE = 'w.file_id, w.seq, w.payer_key, w.client_user_id';
+const ROW = 'seq, part, payer_key, client_user_id, original, completed_steps';
+const SEQS = Array.from({ length: CHUNK }, () => '?').join(', ');
+
+/** The rows waiting on their payers for one service and key, over either backend's executor. */
+export class SqlWaiting implements WaitingTables {
+  constructor(
+    private readonly sql: Executor,
+    readonly service: string,
+  ) {}
+
+  async file(id: string): Promise<WaitingFile | undefined> {
+    const row = await this.sql.one(
+      'SELECT id, name, format, shape, added_at FROM waiting_files WHERE service = ? AND id = ?',
+      [this.service, id],
+    );
+    return row === undefined
+      ? undefined
+      : {
+          id: String(row['id']),
+          name: String(row['name']),
+          format: String(row['format']),
+          shape: String(row['shape']),
+          addedAt: String(row['added_at']),
+        };
+  }
+
+  async ofPayers(keys: readonly string[]): Promise<WaitingPlace[]> {
+    const places: WaitingPlace[] = [];
+    // An event batch names a few payers: one lookup by the index each.
+    for (const key of new Set(keys))
+      for (const row of await this.sql.all(
+        `SELECT ${PLACE} FROM waiting_rows w WHERE w.service = ? AND w.payer_key = ? ORDER BY w.file_id, w.seq`,
+        [this.service, key],
+      ))
+        places.push(placeOf(row));
+    return places;
+  }
+
+  async checkedBefore(at: string): Promise<WaitingPlace[]> {
+    const rows = await this.sql.all(
+      `SELECT ${PLACE} FROM waiting_rows w
+       JOIN waiting_files f ON f.service = w.service AND f.id = w.file_id
+       LEFT JOIN journal_payers p ON p.service = w.service AND p.key = w.payer_key
+       WHERE w.service = ? AND (p.checked_at IS NULL OR p.checked_at < ?)
+       ORDER BY f.added_at, w.file_id, w.seq`,
+      [this.service, at],
+    );
+    return rows.map(placeOf);
+  }
+
+  async rows(fileId: string, seqs: readonly number[]): Promise<WaitingRow[]> {
+    const rows: WaitingRow[] = [];
+    for (const chunk of chunks([...seqs].sort((a, b) => a - b)))
+      for (const row of await this.sql.all(
+        `SELECT ${ROW} FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS}) ORDER BY seq`,
+        [this.service, fileId, ...padded(chunk)],
+      ))
+        rows.push({
+          seq: Number(row['seq']),
+          part: Number(row['part']),
+          payerKey: String(row['payer_key']),
+          clientUserId: String(row['client_user_id']),
+          original: String(row['original']),
+          completedSteps: String(row['completed_steps']),
+        });
+    return rows;
+  }
+
+  async payerCount(): Promise<number> {
+    const row = await this.sql.one('SELECT COUNT(DISTINCT payer_key) AS n FROM waiting_rows WHERE service = ?', [
+      this.service,
+    ]);
+    return Number(row?.['n'] ?? 0);
+  }
+
+  async replace(
+    file: WaitingFile,
+    gone: readonly number[],
+    added: ReadonlyArray<Omit<WaitingRow, 'seq'>>,
+  ): Promise<void> {
+    const last = await this.sql.one('SELECT MAX(seq) AS n FROM waiting_rows WHERE service = ? AND file_id = ?', [
+      this.service,
+      file.id,
+    ]);
+    let seq = Number(last?.['n'] ?? 0);
+    const statements: Statement[] = [
+      [
+        'INSERT INTO waiting_files (service, id, name, format, shape, added_at) VALUES (?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (service, id) DO NOTHING',
+        [this.service, file.id, file.name, file.format, file.shape, file.addedAt],
+      ],
+    ];
+    for (const chunk of chunks(gone))
+      statements.push([
+        `DELETE FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS})`,
+        [this.service, file.id, ...padded(chunk)],
+      ]);
+    for (const chunk of chunks(added)) {
+      const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const params = chunk.flatMap((row) => [
+        this.service,
+        file.id,
+        ++seq,
+        row.part,
+        row.payerKey,
+        row.clientUserId,
+        row.original,
+        row.completedSteps,
+      ]);
+      statements.push([`INSERT INTO waiting_rows (service, file_id, ${ROW}) VALUES ${values}`, params]);
+    }
+    statements.push([
+      'DELETE FROM waiting_files WHERE service = ? AND id = ? AND NOT EXISTS ' +
+        '(SELECT 1 FROM waiting_rows WHERE service = ? AND file_id = ?)',
+      [this.service, file.id, this.service, file.id],
+    ]);
+    await this.sql.batch(statements);
+  }
+}
+
+function placeOf(row: Row): WaitingPlace {
+  return {
+    fileId: String(row['file_id']),
+    seq: Number(row['seq']),
+    payerKey: String(row['payer_key']),
+    clientUserId: String(row['client_user_id']),
+  };
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** A chunk of row numbers filled up to CHUNK with one no row has. */
+function padded(seqs: readonly number[]): number[] {
+  return [...seqs, ...Array.from({ length: CHUNK - seqs.length }, () => -1)];
+}
