@@ -74,7 +74,7 @@ async function copy(argv: Record<string, unknown>, io: CliIo, stateDir: string):
   io.stderr.write(
     `copied the store ${done.from} into ${done.to}: ${done.services} service${done.services === 1 ? '' : 's'}; ` +
       `payers ${payers.copied} copied, ${payers.merged} merged; calls ${calls.copied} copied, ${calls.merged} merged; ` +
-      `${done.settings} settings and ${done.events} webhook deliveries copied\n`,
+      `${done.settings} settings, ${done.events} webhook deliveries and ${done.waiting} rows waiting copied\n`,
   );
   return 0;
 }

@@ -21,8 +21,7 @@ export const INBOX_OPTIONS = {
     type: 'number',
     value: 'H',
     default: 6,
-    describe:
-      "hours after a payer's last check before a file in `waiting/` is run again (counted per row from the journal)",
+    describe: "hours after a payer's last check before its waiting rows are run again (from the journal)",
   },
 } as const satisfies Record<string, OptionDef>;
 

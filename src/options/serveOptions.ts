@@ -12,7 +12,7 @@ export const SERVE_OPTIONS = {
     type: 'string',
     value: 'DIR',
     describe:
-      "the inbox folder `serve` runs (as `inbox --watch` does): files dropped in `incoming/`, rows waiting in `waiting/`, which the webhooks' events move on",
+      "the inbox folder `serve` runs (as `inbox --watch` does): files dropped in `incoming/`; the rows they leave waiting on their payers are kept in the store, and the webhooks' events move them on",
   },
   host: {
     flag: 'host',

@@ -15,6 +15,8 @@ export interface Copied {
   calls: { copied: number; merged: number };
   settings: number;
   events: number;
+  /** Rows waiting on their payers. */
+  waiting: number;
 }
 
 type Row = Record<string, unknown>;
@@ -44,12 +46,13 @@ export async function copyStore(stateDir: string, to: { url: string; given: stri
         calls: { copied: 0, merged: 0 },
         settings: 0,
         events: 0,
+        waiting: 0,
       };
       const statements: Statement[] = [];
       for (const row of await source.sql.all(SERVICES, [])) {
         const tables = { from: source.sql, to: target.sql, service: String(row['service']) };
         statements.push(...(await calls(tables, copied)), ...(await payers(tables, copied)));
-        statements.push(...(await settingsAndEvents(tables, copied)));
+        statements.push(...(await settingsAndEvents(tables, copied)), ...(await waiting(tables, copied)));
         copied.services++;
       }
       if (statements.length > 0) await target.sql.batch(statements);
@@ -66,7 +69,7 @@ export async function copyStore(stateDir: string, to: { url: string; given: stri
 const SERVICES = `
   SELECT service FROM journal_settings UNION SELECT service FROM journal_calls
   UNION SELECT service FROM journal_payers UNION SELECT service FROM serve_events
-  UNION SELECT service FROM web_mappings ORDER BY service`;
+  UNION SELECT service FROM web_mappings UNION SELECT service FROM waiting_files ORDER BY service`;
 
 /** One service's tables on both sides. */
 interface Tables {
@@ -146,6 +149,27 @@ async function settingsAndEvents({ from, to, service }: Tables, copied: Copied):
   const headers = await keyed(to, 'SELECT header_key FROM web_mappings WHERE service = ?', service);
   for (const row of await from.all('SELECT * FROM web_mappings WHERE service = ?', [service]))
     if (!headers.has(String(row['header_key']))) statements.push(insert('web_mappings', row));
+  return statements;
+}
+
+/**
+ * The files of rows waiting the target lacks, with their rows: a file kept by both (the same copy made again) stays
+ * as the target has it, since its rows may have moved on there.
+ */
+async function waiting({ from, to, service }: Tables, copied: Copied): Promise<Statement[]> {
+  const statements: Statement[] = [];
+  const ids = await keyed(to, 'SELECT id FROM waiting_files WHERE service = ?', service);
+  for (const file of await from.all('SELECT * FROM waiting_files WHERE service = ?', [service])) {
+    if (ids.has(String(file['id']))) continue;
+    statements.push(insert('waiting_files', file));
+    for (const row of await from.all('SELECT * FROM waiting_rows WHERE service = ? AND file_id = ?', [
+      service,
+      file['id'] as string,
+    ])) {
+      statements.push(insert('waiting_rows', row));
+      copied.waiting++;
+    }
+  }
   return statements;
 }
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { payersCsv } from '../helpers/runHarness.js';
+import { payersCsv, readResults } from '../helpers/runHarness.js';
 import { serveHarness, WEBHOOK_SECRET } from '../helpers/serveHarness.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -50,6 +50,20 @@ describe('serve: webhooks move waiting payers on', () => {
     // One status read and one create a payer, sent in the runs the events started: no recheck polled them.
     const spent = h.sandbox.stats().requests - readsBefore;
     expect(spent).toBeLessThanOrEqual(payers.length * 3);
+  });
+
+  it("an approval runs its payer's rows only, found by the index: one row run, whatever else waits", async () => {
+    h = await serveHarness();
+    const payers = ids(12);
+    await registered(h, payers);
+    h.sandbox.setKyc('w-05', 'approved');
+    await waitFor(() => accountsOf(h!, ['w-05'])[0] === 1, "w-05's account attached");
+    await waitFor(() => h!.waiting()['pending-payers.csv'] === 11, 'its row to stop waiting');
+    const runs = h.inbox.list('results').filter((name) => name.startsWith('pending-payers.csv-'));
+    expect(runs).toHaveLength(1);
+    const rows = readResults(h.inbox.path('results', runs[0]!, 'results.csv'));
+    expect(rows.map((r) => [r.clientUserId, r.outcome])).toEqual([['w-05', 'ok']]);
+    expect(accountsOf(h, payers)).toEqual(payers.map((id) => (id === 'w-05' ? 1 : 0)));
   });
 
   it('a bad signature, an oversized body, a slow body and a body that is no event are refused, and change nothing', async () => {

@@ -108,4 +108,21 @@ describe('inbox: rows waiting on the payers', () => {
     expect(h.sandbox.stats().requests).toBe(before);
     expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
   });
+
+  it('a file an older version left in waiting/ is taken into the store once, moved to done/, its rows run as they come due', async () => {
+    const first = await h.run({ inputs: [h.tmp.write('payers.csv', payersCsv(['o-1', 'o-2', 'o-3']))] });
+    expect(first.summary.rows.waiting).toBe(3);
+    inbox.drop('pending-payers.csv', readFileSync(first.summary.outputs.pending[0]!, 'utf8'), 60, 'waiting');
+    h.sandbox.setKyc('o-2', 'approved');
+    const r = await once(0);
+    expect(r.stderr).toContain(
+      'inbox: waiting/pending-payers.csv: its 3 rows wait in the store now, run as they come due; the file moved to done/pending-payers.csv',
+    );
+    expect(r.files.map((f) => [f.file, f.folder, f.summary?.rows.ok, f.summary?.rows.waiting])).toEqual([
+      ['pending-payers.csv', 'waiting', 1, 2],
+    ]);
+    expect([inbox.list('waiting'), inbox.list('done')]).toEqual([[], ['pending-payers.csv']]);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
+    expect(h.sandbox.stats()).toMatchObject({ payersCreated: 3, paymentDetailsCreated: 1, duplicatePaymentDetails: 0 });
+  });
 });

@@ -68,7 +68,7 @@ describe('store copy into PostgreSQL', () => {
     const copied = await storeCopy(laptop);
     expect(copied).toMatchObject({ code: 0, stdout: '' });
     expect(copied.stderr).toMatch(
-      /^copied the store \S+\/laptop\/payer-onboard\.db into postgres:\/\/[^:@/]+@127\.0\.0\.1:\d+\/\w+: 1 service; payers 3 copied, 0 merged; calls \d+ copied, 0 merged; \d+ settings and 0 webhook deliveries copied\n$/,
+      /^copied the store \S+\/laptop\/payer-onboard\.db into postgres:\/\/[^:@/]+@127\.0\.0\.1:\d+\/\w+: 1 service; payers 3 copied, 0 merged; calls \d+ copied, 0 merged; \d+ settings, 0 webhook deliveries and 0 rows waiting copied\n$/,
     );
     const requests = h.sandbox.stats().requests;
     const server = h.tmp.path('server');
@@ -89,7 +89,7 @@ describe('store copy into PostgreSQL', () => {
     const once = await tablesOf(url);
     const twice = await storeCopy(laptop);
     expect(twice.stderr).toContain(
-      ': 1 service; payers 0 copied, 0 merged; calls 0 copied, 0 merged; 0 settings and 0 webhook deliveries copied\n',
+      ': 1 service; payers 0 copied, 0 merged; calls 0 copied, 0 merged; 0 settings, 0 webhook deliveries and 0 rows waiting copied\n',
     );
     expect(await tablesOf(url)).toEqual(once);
   });
@@ -105,6 +105,15 @@ describe('store copy into PostgreSQL', () => {
       { setting: 'closed', value: '1' },
     ]);
     await laptop.events(service).record({ id: 'e-1', at: '2025-03-02', body: '{"event":"x"}' }, '2025-03-01');
+    const kept = {
+      id: 'r/pending-payers.csv',
+      name: 'pending-payers.csv',
+      format: 'csv',
+      shape: '{"parts":[]}',
+      addedAt: '2025-03-02',
+    };
+    const row = { part: 0, payerKey: 'laptop-only', clientUserId: 'l-1', original: '["l-1"]', completedSteps: '' };
+    await laptop.waiting(service).replace(kept, [], [row]);
     laptop.close();
     const server = SqliteStore.open(h.tmp.path('server'));
     await server.journal(service).write([
@@ -115,10 +124,10 @@ describe('store copy into PostgreSQL', () => {
     server.close();
 
     expect((await storeCopy(h.tmp.path('laptop'))).stderr).toContain(
-      ': 1 service; payers 2 copied, 0 merged; calls 1 copied, 0 merged; 1 settings and 1 webhook deliveries copied\n',
+      ': 1 service; payers 2 copied, 0 merged; calls 1 copied, 0 merged; 1 settings, 1 webhook deliveries and 1 rows waiting copied\n',
     );
     expect((await storeCopy(h.tmp.path('server'))).stderr).toContain(
-      ': 1 service; payers 0 copied, 1 merged; calls 0 copied, 0 merged; 0 settings and 0 webhook deliveries copied\n',
+      ': 1 service; payers 0 copied, 1 merged; calls 0 copied, 0 merged; 0 settings, 0 webhook deliveries and 0 rows waiting copied\n',
     );
     const store = await PgStore.open(url);
     try {
@@ -144,6 +153,9 @@ describe('store copy into PostgreSQL', () => {
       expect(await journal.setting('gate')).toBe('gated');
       expect(await journal.setting('closed')).toBeUndefined();
       expect((await store.events(service).pending()).map((e) => e.id)).toEqual(['e-1']);
+      expect(await store.waiting(service).ofPayers(['laptop-only'])).toEqual([
+        { fileId: kept.id, seq: 1, payerKey: 'laptop-only', clientUserId: 'l-1' },
+      ]);
     } finally {
       await store.close();
     }

@@ -1,0 +1,94 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/openStore.js';
+import type { Store, WaitingRow } from '../../src/store/Store.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { type TestStore, testStore } from '../helpers/testStore.js';
+
+// The rows waiting on their payers, on either backend (the postgres project runs this file on PostgreSQL).
+
+let tmp: ReturnType<typeof tempDir>;
+let test: TestStore;
+let store: Store;
+beforeEach(async () => {
+  tmp = tempDir();
+  test = await testStore(tmp.dir);
+  store = await openStore({ stateDir: tmp.dir, databaseUrl: test.env.PAYER_ONBOARD_DATABASE_URL });
+});
+afterEach(async () => {
+  await store.close();
+  await test.close();
+  tmp.remove();
+});
+
+const SERVICE = 'api.example.com-0123456789ab';
+const file = (id: string) => ({
+  id,
+  name: `${id}.csv`,
+  format: 'csv',
+  shape: '{"parts":[]}',
+  addedAt: `2026-12-0${id.length}T00:00:00Z`,
+});
+const row = (n: number, payer = `p-${n}`): Omit<WaitingRow, 'seq'> => ({
+  part: 0,
+  payerKey: `key-${payer}`,
+  clientUserId: payer,
+  original: JSON.stringify([payer, `cell ${n}`]),
+  completedSteps: n % 2 === 0 ? 'compliance' : '',
+});
+
+describe('the rows waiting, in the store', () => {
+  it('keeps a file of 250 rows, finds a payer by the index, and replaces the rows run with what they left', async () => {
+    const waiting = store.waiting(SERVICE);
+    await waiting.replace(
+      file('a'),
+      [],
+      Array.from({ length: 250 }, (_, i) => row(i + 1)),
+    );
+    expect(await waiting.payerCount()).toBe(250);
+    expect(await waiting.ofPayers(['key-p-7', 'key-p-200', 'key-nobody'])).toEqual([
+      { fileId: 'a', seq: 7, payerKey: 'key-p-7', clientUserId: 'p-7' },
+      { fileId: 'a', seq: 200, payerKey: 'key-p-200', clientUserId: 'p-200' },
+    ]);
+    const picked = await waiting.rows('a', [200, 7, 150]);
+    expect(picked.map((r) => [r.seq, r.clientUserId, r.original, r.completedSteps])).toEqual([
+      [7, 'p-7', '["p-7","cell 7"]', ''],
+      [150, 'p-150', '["p-150","cell 150"]', 'compliance'],
+      [200, 'p-200', '["p-200","cell 200"]', 'compliance'],
+    ]);
+    // 7 and 200 ran: 7 is done, 200 waits on with what its run left (new steps), numbered after the file's last row.
+    await waiting.replace(file('a'), [7, 200], [{ ...row(200), completedSteps: 'compliance,agreement' }]);
+    expect(await waiting.ofPayers(['key-p-7', 'key-p-200'])).toEqual([
+      { fileId: 'a', seq: 251, payerKey: 'key-p-200', clientUserId: 'p-200' },
+    ]);
+    expect((await waiting.rows('a', [251]))[0]?.completedSteps).toBe('compliance,agreement');
+    expect(await waiting.payerCount()).toBe(249);
+    // Every other row run, none left: the file goes too.
+    const all = Array.from({ length: 251 }, (_, i) => i + 1);
+    await waiting.replace(file('a'), all, []);
+    expect([await waiting.payerCount(), await waiting.file('a')]).toEqual([0, undefined]);
+  });
+
+  it("finds the rows due: payers never checked, or checked before the time given, oldest file first; another service's none", async () => {
+    const journal = store.journal(SERVICE);
+    await journal.write([
+      {
+        payer: 'key-p-1',
+        record: { agreementDone: false, accountIds: [], accountsKnown: false, checkedAt: '2026-12-01T10:00:00Z' },
+      },
+      {
+        payer: 'key-p-2',
+        record: { agreementDone: false, accountIds: [], accountsKnown: false, checkedAt: '2026-12-01T12:00:00Z' },
+      },
+    ]);
+    const waiting = store.waiting(SERVICE);
+    await waiting.replace(file('bb'), [], [row(3)]);
+    await waiting.replace(file('a'), [], [row(1), row(2)]);
+    await store.waiting('other-service').replace(file('a'), [], [row(9)]);
+    const due = await waiting.checkedBefore('2026-12-01T11:00:00Z');
+    expect(due.map((p) => [p.fileId, p.clientUserId])).toEqual([
+      ['a', 'p-1'],
+      ['bb', 'p-3'],
+    ]);
+    expect(await waiting.file('a')).toEqual(file('a'));
+  });
+});
