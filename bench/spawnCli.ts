@@ -20,6 +20,14 @@ export interface ProcessFigures {
 
 export const HTTP_FLOOR = fileURLToPath(new URL('./httpFloor.js', import.meta.url));
 
+/** The node flags the bin's `#!` line gives it (what runs it directly, or through npx, starts with). */
+const BIN_FLAGS =
+  /^#!.*?\bnode\b(.*)$/m
+    .exec(readFileSync(BIN, 'utf8').split('\n', 1)[0] ?? '')?.[1]
+    ?.trim()
+    .split(/\s+/)
+    .filter(Boolean) ?? [];
+
 /** Runs the real bin (`node bin/payer-onboard.js ...`) as a user would, measuring its own peak RSS and CPU. */
 export function runCli(
   args: string[],
@@ -27,7 +35,7 @@ export function runCli(
   onSpawn?: (pid: number) => void,
   nodeArgs: string[] = [],
 ): Promise<ProcessFigures> {
-  return runNode(BIN, args, env, onSpawn, nodeArgs);
+  return runNode(BIN, args, env, onSpawn, [...BIN_FLAGS, ...nodeArgs]);
 }
 
 /** Runs `node ...nodeArgs script ...args` in its own process, measuring its own peak RSS and CPU. */
