@@ -283,7 +283,7 @@ async function webPage(
   uploads.prune(UPLOADS_KEPT_MS);
   const hosts = new Set<string>();
   if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl));
-  const book = new PayerBook(inbox.paths.results, serving.journal);
+  const book = new PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store });
   serving.changes.on('change', () => book.changed());
   const spec = {
     auth: await WebAuth.create(password, Date.now, kept),

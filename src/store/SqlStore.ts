@@ -1,8 +1,9 @@
 import { SqlEvents } from './SqlEvents.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
+import { SqlPayers } from './SqlPayers.js';
 import { SqlWaiting } from './SqlWaiting.js';
 import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, Hold, JournalTables, Store, WaitingTables, WebTables } from './Store.js';
+import type { EventTables, Hold, JournalTables, PayerTables, Store, WaitingTables, WebTables } from './Store.js';
 import type { Holder } from './holder.js';
 
 /** What both backends share: the same tables over the executor each gives. */
@@ -26,6 +27,10 @@ export abstract class SqlStore implements Store {
 
   waiting(service: string): WaitingTables {
     return new SqlWaiting(this.sql, service);
+  }
+
+  payers(service: string): PayerTables {
+    return new SqlPayers(this.sql, service);
   }
 
   async services(): Promise<string[]> {

@@ -155,6 +155,34 @@ export interface WaitingTables {
   replace(file: WaitingFile, gone: readonly number[], added: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Promise<void>;
 }
 
+/** A payer as the web page keeps it: its line (JSON), its category, and what it was made from (JSON). */
+export interface StoredPayer {
+  clientUserId: string;
+  category: string;
+  line: string;
+  seen: string;
+}
+
+/** Which payers of the web page: of a category, whose id holds a text (any case). */
+export interface PayerFilter {
+  category?: string | undefined;
+  search?: string | undefined;
+}
+
+/** The web page's payers of one service and key, and the results files they were made from. */
+export interface PayerTables {
+  /** The results files taken in, with their time then. */
+  sources(): Promise<Map<string, number>>;
+  get(ids: readonly string[]): Promise<Map<string, StoredPayer>>;
+  /** In one transaction: the payers (new ones after the others), and the files they were made from. */
+  put(payers: readonly StoredPayer[], sources: ReadonlyArray<readonly [path: string, mtimeMs: number]>): Promise<void>;
+  /** How many payers each category has. */
+  counts(): Promise<Map<string, number>>;
+  count(filter: PayerFilter): Promise<number>;
+  /** The lines of the payers the filter keeps, in the order first seen, `limit` of them after `offset`. */
+  find(filter: PayerFilter, offset: number, limit: number): Promise<string[]>;
+}
+
 /** A hold of a service and key. */
 export interface Hold {
   release(): Promise<void>;
@@ -169,6 +197,7 @@ export interface Store {
   events(service: string): EventTables;
   web(service: string): WebTables;
   waiting(service: string): WaitingTables;
+  payers(service: string): PayerTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**

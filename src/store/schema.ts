@@ -160,6 +160,33 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX waiting_rows_by_payer ON waiting_rows (service, payer_key);
     `,
   },
+  {
+    version: 6,
+    name: "the web page's payers",
+    sql: `
+      -- Where each payer stands as the web page shows it (its line as JSON, its category to filter by), made from the
+      -- runs' results.csv and status.csv lines (the latest of each kept, with the file's time) and the journal; in
+      -- the order first seen. Ids, links, statuses and the runs' words only: what results.csv holds.
+      CREATE TABLE web_payers (
+        service TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        category TEXT NOT NULL,
+        line TEXT NOT NULL,
+        seen TEXT NOT NULL,
+        PRIMARY KEY (service, client_user_id)
+      );
+      CREATE INDEX web_payers_in_order ON web_payers (service, seq);
+      CREATE INDEX web_payers_by_category ON web_payers (service, category, seq);
+      -- The results files taken into web_payers, with the time each had then: a file is read again only when it changed.
+      CREATE TABLE web_payer_sources (
+        service TEXT NOT NULL,
+        path TEXT NOT NULL,
+        mtime_ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (service, path)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,7 +1,8 @@
-import type { JournalPlace } from '../journal/openJournal.js';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
+import { parse } from 'csv-parse';
+import type { JournalPlace } from '../journal/openJournal.js';
+import type { PayerTables, Store } from '../store/Store.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { agreementCompleted, kycDone, kycRejected } from '../plan/verdict.js';
 import type { Category } from '../status/payerStatus.js';
@@ -30,80 +31,153 @@ interface Seen {
   status?: { at: number; cells: Record<string, string> };
 }
 
+/** The cells of each file a payer's line is made from (the rest of a results.csv line says nothing of where it stands). */
+const KEPT = {
+  row: ['outcome', 'error', 'userId', 'kycStatus', 'agreementStatus', 'paymentDetailId', 'kycUrl', 'agreementUrl'],
+  status: ['payable', 'bankAccounts', 'checkedAt', 'error'],
+} as const;
+
+/** Payers taken in at a time before the event loop is let go: a 100,000-row results.csv never holds up a webhook. */
+const CHUNK = 500;
+
+/** What of the payers a page shows: a category, the ids holding a text, which page of them. */
+export interface PayerView {
+  category?: Category | undefined;
+  /** Part of a clientUserId, any case. */
+  search?: string | undefined;
+  /** 1-based. */
+  page: number;
+}
+
+/** What a page of payers shows: its lines, the counts by category, and how many the view finds in all. */
+export interface PayerPage {
+  lines: PayerLine[];
+  counts: Map<Category, number>;
+  all: number;
+  found: number;
+}
+
 /**
- * The payers serve has run, from what it keeps: each run's results.csv (ids, links, the row's outcome), the status.csv
- * of its checks (the service's word on the bank accounts: only a read says a payer is payable) and the journal (the
- * statuses last seen). Nothing is asked of the service here. Files are read again only when they change.
+ * The payers serve has run, kept in the store: from each run's results.csv (ids, links, the row's outcome), the
+ * status.csv of its checks (the service's word on the bank accounts: only a read says a payer is payable) and the
+ * journal (the statuses last seen). Nothing is asked of the service here. A results file is taken in once, when it is
+ * new or changed (read as a stream, a chunk of payers at a time), and the pages are queries of the store, paged.
  */
 export class PayerBook {
-  private readonly files = new Map<string, { mtimeMs: number; records: Array<Record<string, string>> }>();
-  /** The lines as last read, shared by every request until something changes (a run, a batch, a check ends). */
-  private cached: Promise<PayerLine[]> | undefined;
+  private dirty = true;
+  private syncing: Promise<void> | undefined;
 
   constructor(
     private readonly resultsDir: string,
-    private readonly journal: JournalPlace,
+    /** The journal's place, its store open (serve's). */
+    private readonly journal: JournalPlace & { open: Store },
   ) {}
 
-  lines(): Promise<PayerLine[]> {
-    this.cached ??= this.readAll().catch((error: unknown) => {
-      this.cached = undefined;
-      throw error;
-    });
-    return this.cached;
-  }
-
-  /** What serve did since makes the lines read again at the next request. */
+  /** What serve did since is taken in before the next page is shown. */
   changed(): void {
-    this.cached = undefined;
+    this.dirty = true;
   }
 
-  private async readAll(): Promise<PayerLine[]> {
-    const seen = this.scan();
-    const journal = await journaledPayers(this.journal, seen.keys());
-    return [...seen.entries()].map(([id, s]) => payerLine(id, s, journal(id)));
+  async page(view: PayerView, size: number): Promise<PayerPage> {
+    const tables = await this.fresh();
+    const filter = { category: view.category, search: view.search };
+    const [counts, found] = [await tables.counts(), await tables.count(filter)];
+    const pages = Math.max(1, Math.ceil(found / size));
+    const page = Math.min(Math.max(1, view.page), pages);
+    const lines = (await tables.find(filter, (page - 1) * size, size)).map((text) => JSON.parse(text) as PayerLine);
+    const all = [...counts.values()].reduce((a, b) => a + b, 0);
+    return { lines, counts: counts as Map<Category, number>, all, found };
   }
 
-  /** Every results.csv and status.csv under results/, latest line per payer (by the file's time). */
-  private scan(): Map<string, Seen> {
-    const seen = new Map<string, Seen>();
-    if (!existsSync(this.resultsDir)) return seen;
-    for (const folder of readdirSync(this.resultsDir)) {
+  /** One payer, its statuses from the journal as of now. */
+  async line(clientUserId: string): Promise<PayerLine | undefined> {
+    const stored = (await (await this.fresh()).get([clientUserId])).get(clientUserId);
+    if (stored === undefined) return undefined;
+    const journal = await journaledPayers(this.journal, [clientUserId]);
+    return payerLine(clientUserId, JSON.parse(stored.seen) as Seen, journal(clientUserId));
+  }
+
+  /** Every payer of the view, a page of the store at a time (for the CSV download and the refresh). */
+  async *each(view: Pick<PayerView, 'category' | 'search'>): AsyncGenerator<PayerLine> {
+    const tables = await this.fresh();
+    const filter = { category: view.category, search: view.search };
+    for (let offset = 0; ; offset += 1000) {
+      const texts = await tables.find(filter, offset, 1000);
+      for (const text of texts) yield JSON.parse(text) as PayerLine;
+      if (texts.length < 1000) return;
+    }
+  }
+
+  /** The store's payers with every results file taken in (one taking in at a time; a change meanwhile, once more). */
+  private async fresh(): Promise<PayerTables> {
+    while (this.dirty || this.syncing !== undefined) {
+      if (this.syncing === undefined) {
+        this.dirty = false;
+        this.syncing = this.takeIn().finally(() => {
+          this.syncing = undefined;
+        });
+      }
+      await this.syncing.catch((error: unknown) => {
+        this.dirty = true;
+        throw error;
+      });
+    }
+    return this.tables();
+  }
+
+  private tables(): PayerTables {
+    return this.journal.open.payers(this.journal.service);
+  }
+
+  /** Every results.csv and status.csv under results/ that is new or changed since it was taken in. */
+  private async takeIn(): Promise<void> {
+    if (!existsSync(this.resultsDir)) return;
+    const tables = this.tables();
+    const known = await tables.sources();
+    for (const folder of readdirSync(this.resultsDir).sort()) {
       for (const [file, kind] of [
         ['results.csv', 'row'],
         ['status.csv', 'status'],
       ] as const) {
         const path = join(this.resultsDir, folder, file);
-        const read = this.read(path);
-        if (read === undefined) continue;
-        for (const cells of read.records) {
-          const id = cells.clientUserId;
-          // A batch of events leaves the file's other rows `skipped`: they say nothing new of their payer.
-          if (!id || (kind === 'row' && cells.outcome === 'skipped')) continue;
-          const entry = seen.get(id) ?? {};
-          if ((entry[kind]?.at ?? -1) <= read.mtimeMs) entry[kind] = { at: read.mtimeMs, cells };
-          seen.set(id, entry);
+        let mtimeMs: number;
+        try {
+          mtimeMs = statSync(path).mtimeMs;
+        } catch {
+          continue;
         }
+        if (known.get(path) === mtimeMs) continue;
+        await this.takeFile(tables, path, kind, mtimeMs);
       }
     }
-    return seen;
   }
 
-  private read(path: string): { mtimeMs: number; records: Array<Record<string, string>> } | undefined {
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(path).mtimeMs;
-    } catch {
-      return undefined;
+  private async takeFile(tables: PayerTables, path: string, kind: keyof Seen, at: number): Promise<void> {
+    let chunk = new Map<string, Record<string, string>>();
+    const flush = async () => {
+      const stored = await tables.get([...chunk.keys()]);
+      const journal = await journaledPayers(this.journal, chunk.keys());
+      const payers = [...chunk].map(([id, cells]) => {
+        const seen = JSON.parse(stored.get(id)?.seen ?? '{}') as Seen;
+        if ((seen[kind]?.at ?? -1) <= at) seen[kind] = { at, cells };
+        const line = payerLine(id, seen, journal(id));
+        return { clientUserId: id, category: line.category, line: JSON.stringify(line), seen: JSON.stringify(seen) };
+      });
+      await tables.put(payers, []);
+      chunk = new Map();
+      // A webhook or a page waiting meanwhile is answered before the next chunk.
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    const parser = createReadStream(path).pipe(parse({ columns: true, relax_column_count: true }));
+    for await (const record of parser as AsyncIterable<Record<string, string>>) {
+      const id = record.clientUserId;
+      // A run stopped midway leaves rows `skipped`: they say nothing new of their payer.
+      if (!id || (kind === 'row' && record.outcome === 'skipped')) continue;
+      chunk.set(id, Object.fromEntries(KEPT[kind].map((c) => [c, record[c] ?? ''])));
+      if (chunk.size >= CHUNK) await flush();
     }
-    const cached = this.files.get(path);
-    if (cached?.mtimeMs === mtimeMs) return cached;
-    const records = parse(readFileSync(path), { columns: true, relax_column_count: true }) as Array<
-      Record<string, string>
-    >;
-    const read = { mtimeMs, records };
-    this.files.set(path, read);
-    return read;
+    if (chunk.size > 0) await flush();
+    await tables.put([], [[path, at]]);
   }
 }
 

@@ -1,21 +1,12 @@
-import { CATEGORIES, type Category } from '../status/payerStatus.js';
+import { CATEGORIES } from '../status/payerStatus.js';
 import { html, type SafeHtml } from './html.js';
 import type { PayerEvent } from '../journal/RowJournal.js';
-import type { PayerLine } from './payerBook.js';
+import type { PayerLine, PayerPage, PayerView } from './payerBook.js';
 
 const LABEL = new Map(CATEGORIES.map((c) => [c.key, c]));
 
 /** Payers shown a page: a team of 50,000 payers gets a page a browser shows at once, not one of 25 MB. */
 export const PAGE_SIZE = 100;
-
-/** What of the payers a page shows: a category, the ids holding a text, which page of them. */
-export interface PayerView {
-  category?: Category | undefined;
-  /** Part of a clientUserId, any case. */
-  search?: string | undefined;
-  /** 1-based. */
-  page: number;
-}
 
 /** The view's query string, for the links and forms that keep it (`page` when not the first). */
 export function viewQuery(view: PayerView, page = view.page): string {
@@ -27,18 +18,8 @@ export function viewQuery(view: PayerView, page = view.page): string {
   return text ? `?${text}` : '';
 }
 
-/** The payers of the view's category and search, in the book's order. */
-export function matching(lines: readonly PayerLine[], view: PayerView): PayerLine[] {
-  const text = view.search?.toLowerCase();
-  return lines.filter(
-    (l) =>
-      (view.category === undefined || l.category === view.category) &&
-      (!text || l.clientUserId.toLowerCase().includes(text)),
-  );
-}
-
 /** The Payers page: what is live (counts and table, swapped in when something changes) and the refresh form. */
-export function payersPage(lines: PayerLine[], view: PayerView, csrf: string, note?: string): SafeHtml {
+export function payersPage(shown: PayerPage, view: PayerView, csrf: string, note?: string): SafeHtml {
   const query = viewQuery(view);
   const csv = viewQuery({ ...view, page: 1 });
   return html`<h1>Payers</h1>
@@ -58,34 +39,30 @@ ${note ? html`<p class="ok" role="status">${note}</p>` : ''}
   <button type="submit">Find</button>
 </form>
 <div id="payers-live" data-live="/payers/live" data-fragment="/payers/fragment${query}" aria-live="polite">
-${payersFragment(lines, view)}
+${payersFragment(shown, view)}
 </div>`;
 }
 
 /** The counts by category (each a filter), the table of the payers of the view's page, and the way to the others. */
-export function payersFragment(lines: PayerLine[], view: PayerView): SafeHtml {
+export function payersFragment({ lines: shown, counts, all, found }: PayerPage, view: PayerView): SafeHtml {
   const { category } = view;
-  const counts = new Map<Category, number>();
-  for (const line of lines) counts.set(line.category, (counts.get(line.category) ?? 0) + 1);
-  const found = matching(lines, view);
-  const pages = Math.max(1, Math.ceil(found.length / PAGE_SIZE));
+  const pages = Math.max(1, Math.ceil(found / PAGE_SIZE));
   const page = Math.min(Math.max(1, view.page), pages);
-  const shown = found.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const filters = CATEGORIES.filter((c) => counts.has(c.key)).map(
     (c) =>
       html`<li><a href="/payers${viewQuery({ category: c.key, search: view.search, page: 1 })}" ${c.key === category ? html`aria-current="true"` : ''}>${c.label}: <strong>${counts.get(c.key)}</strong></a><span class="hint"> ${c.action}</span></li>`,
   );
   return html`<ul class="counts" id="counts">
-  <li><a href="/payers${viewQuery({ search: view.search, page: 1 })}" ${category === undefined ? html`aria-current="true"` : ''}>All: <strong>${lines.length}</strong></a></li>
+  <li><a href="/payers${viewQuery({ search: view.search, page: 1 })}" ${category === undefined ? html`aria-current="true"` : ''}>All: <strong>${all}</strong></a></li>
   ${filters}
 </ul>
-${pager(found.length, page, pages, view)}
+${pager(found, page, pages, view)}
 <table id="payers">
 <thead><tr><th scope="col">Payer</th><th scope="col">Where it stands</th><th scope="col">KYC</th><th scope="col">Agreement</th><th scope="col">Bank account</th><th scope="col">Links to send</th><th scope="col">First seen</th><th scope="col">Last asked</th><th scope="col">Note</th></tr></thead>
 <tbody>${shown.map(payerRow)}</tbody>
 </table>
 ${shown.length === 0 ? html`<p class="hint">${view.search ? 'No payer with that id here.' : 'No payer here yet.'}</p>` : ''}
-${pages > 1 ? pager(found.length, page, pages, view) : ''}`;
+${pages > 1 ? pager(found, page, pages, view) : ''}`;
 }
 
 /** Which payers the table shows of how many, and the links to the pages before and after. */

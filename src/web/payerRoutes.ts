@@ -10,8 +10,8 @@ import type { RunContext } from '../pipeline/RunSession.js';
 import { CATEGORIES } from '../status/payerStatus.js';
 import { statusOfIds } from '../status/statusOfIds.js';
 import { html, layout, toText } from './html.js';
-import type { PayerBook, PayerLine } from './payerBook.js';
-import { matching, type PayerView, payerPage, payersFragment, payersPage } from './payerPages.js';
+import type { PayerBook, PayerLine, PayerView } from './payerBook.js';
+import { PAGE_SIZE, payerPage, payersFragment, payersPage } from './payerPages.js';
 import type { SignedIn } from './WebAuth.js';
 
 export interface PayerSpec {
@@ -52,14 +52,15 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
     const note = refreshing
       ? 'Asking the service about every payer: the table follows as the answers come.'
       : undefined;
-    const body = payersPage(await spec.book.lines(), viewOf(request.query), csrf, note);
+    const view = viewOf(request.query);
+    const body = payersPage(await spec.book.page(view, PAGE_SIZE), view, csrf, note);
     return reply.type('text/html').send(layout('Payers', body, { csrf }, ['live.js']));
   });
 
   app.get('/payers/:id', async (request, reply) => {
     const { csrf } = (request as SignedIn).session;
     const id = (request.params as { id: string }).id;
-    const line = (await spec.book.lines()).find((l) => l.clientUserId === id);
+    const line = await spec.book.line(id);
     if (line === undefined)
       return reply
         .code(404)
@@ -69,18 +70,20 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
     return reply.type('text/html').send(layout(id, payerPage(line, history), { csrf }, ['live.js']));
   });
 
-  app.get('/payers/fragment', async (request, reply) =>
-    reply.type('text/html').send(toText(payersFragment(await spec.book.lines(), viewOf(request.query)))),
-  );
+  app.get('/payers/fragment', async (request, reply) => {
+    const view = viewOf(request.query);
+    return reply.type('text/html').send(toText(payersFragment(await spec.book.page(view, PAGE_SIZE), view)));
+  });
 
   // Every payer of the view (all its pages), written as it goes rather than built whole in memory first.
   app.get('/payers.csv', async (request, reply) => {
-    const lines = matching(await spec.book.lines(), { ...viewOf(request.query), page: 1 });
+    const lines = spec.book.each(viewOf(request.query));
     const csv = stringify({ header: true, columns: CSV_COLUMNS });
     void (async () => {
-      for (const line of lines) if (!csv.write(CSV_COLUMNS.map((c) => csvSafe(line[c])))) await once(csv, 'drain');
+      for await (const line of lines)
+        if (!csv.write(CSV_COLUMNS.map((c) => csvSafe(line[c])))) await once(csv, 'drain');
       csv.end();
-    })();
+    })().catch((error: unknown) => csv.destroy(error as Error));
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="payers.csv"')
@@ -119,7 +122,8 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
 
 /** `status` over every payer the page knows: one read each (two where its bank account is the question). */
 async function refresh(spec: PayerSpec): Promise<void> {
-  const ids = (await spec.book.lines()).map((l) => l.clientUserId);
+  const ids: string[] = [];
+  for await (const line of spec.book.each({})) ids.push(line.clientUserId);
   if (ids.length === 0) return;
   const quiet: RunContext = { ...spec.context, stderr: undefined };
   // What failed is in that run's folder; the page stays as it was.

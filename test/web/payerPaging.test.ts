@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/openStore.js';
+import type { Store } from '../../src/store/Store.js';
 import { toText } from '../../src/web/html.js';
-import type { PayerLine } from '../../src/web/payerBook.js';
+import { PayerBook, type PayerLine, type PayerView } from '../../src/web/payerBook.js';
 import { PAGE_SIZE, payersFragment, payersPage, viewQuery } from '../../src/web/payerPages.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { type TestStore, testStore } from '../helpers/testStore.js';
+
+// The pages are queries of the store (the postgres project runs this file on PostgreSQL too).
 
 const line = (i: number, category: PayerLine['category'] = i % 3 === 0 ? 'payable' : 'kyc-pending'): PayerLine => ({
   clientUserId: `P-${String(i).padStart(5, '0')}`,
@@ -17,12 +23,37 @@ const line = (i: number, category: PayerLine['category'] = i % 3 === 0 ? 'payabl
   error: '',
 });
 const lines = Array.from({ length: 50_000 }, (_, i) => line(i + 1));
+
+let tmp: ReturnType<typeof tempDir>;
+let test: TestStore;
+let store: Store;
+let book: PayerBook;
+beforeAll(async () => {
+  tmp = tempDir();
+  test = await testStore(tmp.dir);
+  store = await openStore({ stateDir: tmp.dir, databaseUrl: test.env.PAYER_ONBOARD_DATABASE_URL });
+  const service = 'api.example.com-0123456789ab';
+  const stored = lines.map((l) => ({
+    clientUserId: l.clientUserId,
+    category: l.category,
+    line: JSON.stringify(l),
+    seen: '{}',
+  }));
+  for (let i = 0; i < stored.length; i += 5000) await store.payers(service).put(stored.slice(i, i + 5000), []);
+  book = new PayerBook(tmp.path('results'), { stateDir: tmp.dir, service, jsonl: [], open: store });
+});
+afterAll(async () => {
+  await store.close();
+  await test.close();
+  tmp.remove();
+});
+const pageOf = (view: PayerView) => book.page(view, PAGE_SIZE);
 const rowsOf = (text: string) =>
   [...text.matchAll(/<tr data-category="[^"]+">\s*<td><a href="\/payers\/([^"]+)"/g)].map((m) => m[1]);
 
 describe('the Payers page, a page at a time', () => {
-  it('shows 100 payers a page of 50,000, with counts over all and the way to the next page, in a page of a few dozen kB', () => {
-    const page = toText(payersPage(lines, { page: 1 }, 'csrf'));
+  it('shows 100 payers a page of 50,000, with counts over all and the way to the next page, in a page of a few dozen kB', async () => {
+    const page = toText(payersPage(await pageOf({ page: 1 }), { page: 1 }, 'csrf'));
     expect(rowsOf(page)).toHaveLength(PAGE_SIZE);
     expect(rowsOf(page)[0]).toBe('P-00001');
     expect(page).toContain('All: <strong>50000</strong>');
@@ -32,9 +63,9 @@ describe('the Payers page, a page at a time', () => {
     expect(Buffer.byteLength(page)).toBeLessThan(300_000);
   });
 
-  it('a later page, a category and a search by id keep each other in every link', () => {
+  it('a later page, a category and a search by id keep each other in every link', async () => {
     const view = { category: 'payable' as const, search: 'p-0', page: 2 };
-    const text = toText(payersFragment(lines, view));
+    const text = toText(payersFragment(await pageOf(view), view));
     // P-00001 .. P-09999 hold "p-0"; a third of them are payable: page 2 is the 101st to the 200th of those.
     const found = lines.filter((l) => l.category === 'payable' && l.clientUserId.toLowerCase().includes('p-0'));
     expect(found.length).toBeGreaterThan(2 * PAGE_SIZE);
@@ -47,9 +78,19 @@ describe('the Payers page, a page at a time', () => {
     expect(text).toContain('href="/payers?category=kyc-pending&amp;q=p-0"');
   });
 
-  it('says so when no payer has the id searched for', () => {
-    const text = toText(payersFragment(lines, { search: 'nobody', page: 1 }));
+  it('says so when no payer has the id searched for, and takes % and _ as they are', async () => {
+    const text = toText(payersFragment(await pageOf({ search: 'nobody', page: 1 }), { search: 'nobody', page: 1 }));
     expect(rowsOf(text)).toEqual([]);
     expect(text).toContain('No payer with that id here.');
+    expect((await pageOf({ search: 'P-0000_', page: 1 })).found).toBe(0);
+    expect((await pageOf({ search: '%', page: 1 })).found).toBe(0);
+  });
+
+  it('a page past the last shows the last; the CSV download is every payer of the view', async () => {
+    const last = await pageOf({ category: 'payable', page: 999 });
+    expect(last.lines.at(-1)?.clientUserId).toBe('P-49998');
+    let count = 0;
+    for await (const l of book.each({ category: 'payable' })) if (l.category === 'payable') count++;
+    expect(count).toBe(lines.filter((l) => l.category === 'payable').length);
   });
 });

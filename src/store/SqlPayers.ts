@@ -1,0 +1,97 @@
+import type { Executor, Statement } from './SqlJournal.js';
+import type { PayerFilter, PayerTables, StoredPayer } from './Store.js';
+
+type Value = string | number | null;
+
+/** The web page's payers of one service and key, over either backend's executor. */
+export class SqlPayers implements PayerTables {
+  constructor(
+    private readonly sql: Executor,
+    readonly service: string,
+  ) {}
+
+  async sources(): Promise<Map<string, number>> {
+    const rows = await this.sql.all('SELECT path, mtime_ms FROM web_payer_sources WHERE service = ?', [this.service]);
+    return new Map(rows.map((row) => [String(row['path']), Number(row['mtime_ms'])]));
+  }
+
+  async get(ids: readonly string[]): Promise<Map<string, StoredPayer>> {
+    const found = new Map<string, StoredPayer>();
+    for (const id of new Set(ids)) {
+      const row = await this.sql.one(
+        'SELECT category, line, seen FROM web_payers WHERE service = ? AND client_user_id = ?',
+        [this.service, id],
+      );
+      if (row !== undefined)
+        found.set(id, {
+          clientUserId: id,
+          category: String(row['category']),
+          line: String(row['line']),
+          seen: String(row['seen']),
+        });
+    }
+    return found;
+  }
+
+  async put(
+    payers: readonly StoredPayer[],
+    sources: ReadonlyArray<readonly [path: string, mtimeMs: number]>,
+  ): Promise<void> {
+    const last = await this.sql.one('SELECT MAX(seq) AS n FROM web_payers WHERE service = ?', [this.service]);
+    let seq = Number(last?.['n'] ?? 0);
+    const statements: Statement[] = payers.map((payer) => [
+      // A payer known keeps its place in the order; a new one comes after the others.
+      'INSERT INTO web_payers (service, client_user_id, seq, category, line, seen) VALUES (?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (service, client_user_id) DO UPDATE SET category = excluded.category, line = excluded.line, ' +
+        'seen = excluded.seen',
+      [this.service, payer.clientUserId, ++seq, payer.category, payer.line, payer.seen],
+    ]);
+    for (const [path, mtimeMs] of sources)
+      statements.push([
+        'INSERT INTO web_payer_sources (service, path, mtime_ms) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (service, path) DO UPDATE SET mtime_ms = excluded.mtime_ms',
+        [this.service, path, mtimeMs],
+      ]);
+    await this.sql.batch(statements);
+  }
+
+  async counts(): Promise<Map<string, number>> {
+    const rows = await this.sql.all(
+      'SELECT category, COUNT(*) AS n FROM web_payers WHERE service = ? GROUP BY category',
+      [this.service],
+    );
+    return new Map(rows.map((row) => [String(row['category']), Number(row['n'])]));
+  }
+
+  async count(filter: PayerFilter): Promise<number> {
+    const { where, params } = this.where(filter);
+    const row = await this.sql.one(`SELECT COUNT(*) AS n FROM web_payers WHERE ${where}`, params);
+    return Number(row?.['n'] ?? 0);
+  }
+
+  async find(filter: PayerFilter, offset: number, limit: number): Promise<string[]> {
+    const { where, params } = this.where(filter);
+    const rows = await this.sql.all(`SELECT line FROM web_payers WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?`, [
+      ...params,
+      limit,
+      offset,
+    ]);
+    return rows.map((row) => String(row['line']));
+  }
+
+  /** The condition of a filter: four texts at most, so each is prepared once. */
+  private where(filter: PayerFilter): { where: string; params: Value[] } {
+    const conditions = ['service = ?'];
+    const params: Value[] = [this.service];
+    if (filter.category !== undefined) {
+      conditions.push('category = ?');
+      params.push(filter.category);
+    }
+    if (filter.search !== undefined) {
+      // A text to find anywhere in the id, in any case; its own % and _ are taken as they are.
+      conditions.push("LOWER(client_user_id) LIKE ? ESCAPE '\\'");
+      params.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+    return { where: conditions.join(' AND '), params };
+  }
+}
