@@ -113,7 +113,14 @@ export class WaitingRows {
   /** Where the rows of these payers (by the journal's key) wait. */
   async ofPayers(keys: readonly string[]): Promise<WaitingPlace[]> {
     if (!this.mayHold()) return [];
-    return (await this.tables()).ofPayers(keys);
+    const tables = await this.tables();
+    const places: WaitingPlace[] = [];
+    // A lookup each: a batch of thousands of approvals lets a webhook be answered every few hundred of them.
+    for (let i = 0; i < keys.length; i += 500) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      places.push(...(await tables.ofPayers(keys.slice(i, i + 500))));
+    }
+    return places;
   }
 
   async payerCount(): Promise<number> {

@@ -69,6 +69,11 @@ export class EventLog {
   }
 
   /** The events not yet acted on, oldest first. */
+  /** How many events wait to be acted on (without a copy of them). */
+  pendingCount(): number {
+    return this.pendingEvents.size;
+  }
+
   pending(): RecordedEvent[] {
     return [...this.pendingEvents.values()];
   }

@@ -10,6 +10,7 @@ import {
   eventPayerKey,
   IGNORE_TEXT,
   type IgnoreReason,
+  ignoredAtSight,
   planEvents,
   type WaitingPayer,
 } from './planEvents.js';
@@ -75,13 +76,13 @@ export class Worker {
     const { log } = this.spec;
     while (!signal.aborted) {
       if (Date.now() >= this.pausedUntil) await this.pass(signal);
-      this.spec.metrics.pendingEvents.set(log.pending().length);
+      this.spec.metrics.pendingEvents.set(log.pendingCount());
       this.spec.metrics.paused.set(this.paused() ? 1 : 0);
-      if (this.paused() || log.pending().length === 0) {
+      if (this.paused() || log.pendingCount() === 0) {
         const wait = this.paused() ? Math.min(this.spec.pollMs, this.pausedUntil - Date.now()) : this.spec.pollMs;
         await this.sleep(wait, signal);
         // Events a moment apart go in one batch: each batch is a run of its own.
-        if (log.pending().length > 0 && !signal.aborted) await this.sleep(BATCH_MS, signal, false);
+        if (log.pendingCount() > 0 && !signal.aborted) await this.sleep(BATCH_MS, signal, false);
       }
     }
   }
@@ -104,7 +105,7 @@ export class Worker {
     try {
       await this.busily(async () => {
         await inbox.resume();
-        if (inbox.going && log.pending().length > 0) await this.act(log.pending(), signal);
+        if (inbox.going && log.pendingCount() > 0) await this.act(log.pending(), signal);
         if (inbox.going && Date.now() >= this.nextRecheck) {
           this.nextRecheck = Date.now() + Math.min(this.spec.recheckAfterMs, 60_000);
           await inbox.recheckDue();
@@ -150,10 +151,13 @@ export class Worker {
    */
   private async act(events: RecordedEvent[], signal: AbortSignal): Promise<void> {
     const { inbox, log, metrics, context } = this.spec;
-    const journal = await journalPayersNamed(this.spec.journal, events);
+    // Only the events that may move a row look up their payer and its rows (found by the index: a batch costs the
+    // same with 10 or 100,000 waiting); the rest, most of a first run's, are settled as they are.
+    const options = { checkApproved: this.checkApproved };
+    const looked = events.filter((event) => ignoredAtSight(event, options) === undefined);
+    const journal = await journalPayersNamed(this.spec.journal, looked);
     await this.countPayers();
-    // The rows of the events' payers only, found by the index: a batch costs the same with 10 or 100,000 waiting.
-    const keys = events.flatMap((event) => eventPayerKey(event, journal) ?? []);
+    const keys = looked.flatMap((event) => eventPayerKey(event, journal) ?? []);
     const waiting = new Map<string, WaitingPayer[]>();
     for (const place of await inbox.waitingOf(keys)) {
       const rows = waiting.get(place.payerKey) ?? [];
@@ -161,9 +165,10 @@ export class Worker {
         rows.push({ file: place.fileId, clientUserId: place.clientUserId });
       waiting.set(place.payerKey, rows);
     }
-    const work = planEvents(events, journal, waiting, { checkApproved: this.checkApproved });
+    const work = planEvents(events, journal, waiting, options);
     this.settleIgnored(work.ignored);
-    const acting = events.filter((e) => !work.ignored.some((i) => i.event === e));
+    const ignored = new Set(work.ignored.map((i) => i.event));
+    const acting = events.filter((e) => !ignored.has(e));
     const stopped = () => signal.aborted || !inbox.going;
     for (const [file, ids] of work.runs) {
       if (stopped()) return;

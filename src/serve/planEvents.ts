@@ -47,6 +47,22 @@ export const IGNORE_TEXT: Record<IgnoreReason, string> = {
 };
 
 /**
+ * Why an event needs nothing, as it says itself: a type the tool does not act on, a KYC still under way, a bank account
+ * not failed. Such events (a first run of a file brings one a payer) cost no lookup of their payer.
+ */
+export function ignoredAtSight(
+  event: RecordedEvent,
+  options: { checkApproved?: boolean } = {},
+): IgnoreReason | undefined {
+  if (event.event === 'payment_detail.updated') {
+    const status = event.status?.toLowerCase();
+    return status === 'failed' || (options.checkApproved && status === 'approved') ? undefined : 'nothing-to-do';
+  }
+  if (event.event !== 'compliance.updated') return 'unknown-event';
+  return KYC_UNDER_WAY.has(event.kycStatus?.toLowerCase() ?? '') ? 'kyc-not-yet' : undefined;
+}
+
+/**
  * Decides what each event asks for, from the payers the journal knows and the rows waiting on them. An event is a
  * hint: the runs and reads it leads to decide, as a run would. Pure: the caller reads the journal and the folder.
  */
@@ -59,8 +75,9 @@ export function planEvents(
   const work: EventWork = { runs: new Map(), bankChecks: new Set(), ignored: [] };
   const ignore = (event: RecordedEvent, reason: IgnoreReason) => work.ignored.push({ event, reason });
   for (const event of events) {
-    if (event.event !== 'compliance.updated' && event.event !== 'payment_detail.updated') {
-      ignore(event, 'unknown-event');
+    const atSight = ignoredAtSight(event, options);
+    if (atSight !== undefined) {
+      ignore(event, atSight);
       continue;
     }
     const key = eventPayerKey(event, journal);
@@ -70,17 +87,9 @@ export function planEvents(
     }
     const rows = waiting.get(key) ?? [];
     if (event.event === 'payment_detail.updated') {
-      const status = event.status?.toLowerCase();
-      if (status !== 'failed' && !(options.checkApproved && status === 'approved')) ignore(event, 'nothing-to-do');
-      else {
-        const id = event.clientUserId ?? rows[0]?.clientUserId;
-        if (id === undefined) ignore(event, 'no-payer-id');
-        else work.bankChecks.add(id);
-      }
-      continue;
-    }
-    if (KYC_UNDER_WAY.has(event.kycStatus?.toLowerCase() ?? '')) {
-      ignore(event, 'kyc-not-yet');
+      const id = event.clientUserId ?? rows[0]?.clientUserId;
+      if (id === undefined) ignore(event, 'no-payer-id');
+      else work.bankChecks.add(id);
       continue;
     }
     if (rows.length === 0) ignore(event, 'nothing-waiting');

@@ -326,7 +326,7 @@ function localHosts(url: string): string[] {
 /** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
 function health(log: EventLog, worker: Worker): Record<string, unknown> {
   return {
-    eventsPending: log.pending().length,
+    eventsPending: log.pendingCount(),
     busy: worker.busy,
     worker: worker.paused() ? 'paused' : 'going',
     ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
