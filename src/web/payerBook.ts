@@ -37,8 +37,11 @@ const KEPT = {
   status: ['payable', 'bankAccounts', 'checkedAt', 'error'],
 } as const;
 
-/** Payers taken in at a time before the event loop is let go: a 100,000-row results.csv never holds up a webhook. */
-const CHUNK = 500;
+/**
+ * Payers taken in at a time before the event loop is let go (a 100,000-row results.csv never holds up a webhook), and
+ * few enough that the journal looks each one up by its key rather than reading every payer.
+ */
+const CHUNK = 200;
 
 /** What of the payers a page shows: a category, the ids holding a text, which page of them. */
 export interface PayerView {

@@ -1,0 +1,114 @@
+import { mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { payerKeyOf } from '../../src/journal/RowJournal.js';
+import { openStore } from '../../src/store/openStore.js';
+import type { PayerRecord, Store } from '../../src/store/Store.js';
+import { PayerBook } from '../../src/web/payerBook.js';
+import { tempDir } from '../helpers/tempDir.js';
+
+// The Payers page's payers: taken into the store from the runs' results.csv and status.csv, each file once.
+
+let tmp: ReturnType<typeof tempDir>;
+let store: Store;
+let book: PayerBook;
+const SERVICE = 'api.example.com-0123456789ab';
+beforeEach(async () => {
+  tmp = tempDir();
+  store = await openStore({ stateDir: tmp.dir });
+  book = new PayerBook(tmp.path('results'), { stateDir: tmp.dir, service: SERVICE, jsonl: [], open: store });
+});
+afterEach(async () => {
+  await store.close();
+  tmp.remove();
+});
+
+const record = (over: Partial<PayerRecord>): PayerRecord => ({
+  agreementDone: false,
+  accountIds: [],
+  accountsKnown: false,
+  ...over,
+});
+
+/** A results folder's file, its time set (seconds since the epoch): later files say newer things. */
+function file(folder: string, name: string, lines: string[], at: number): string {
+  mkdirSync(tmp.path(join('results', folder)), { recursive: true });
+  const path = tmp.path(join('results', folder, name));
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  utimesSync(path, at, at);
+  return path;
+}
+
+const RESULTS = 'clientUserId,outcome,error,userId,kycStatus,agreementStatus,paymentDetailId,kycUrl,agreementUrl';
+const categories = async () =>
+  Object.fromEntries((await book.page({ page: 1 }, 100)).lines.map((l) => [l.clientUserId, l.category]));
+
+describe('the payers of the web page, from the results files', () => {
+  it('a run, then a later check: each payer where the latest file and the journal put it; a skipped row says nothing', async () => {
+    await store.journal(SERVICE).write([
+      {
+        payer: payerKeyOf('a'),
+        record: record({
+          userId: 'u-a',
+          kycStatus: 'approved',
+          agreementStatus: 'completed',
+          accountIds: [['k', 'pd-1']],
+        }),
+      },
+      { payer: payerKeyOf('b'), record: record({ userId: 'u-b', kycStatus: 'pending', kycUrl: 'https://kyc/b' }) },
+    ]);
+    file(
+      'payers.csv-1',
+      'results.csv',
+      [
+        RESULTS,
+        'a,ok,,u-a,approved,completed,pd-1,,',
+        'b,waiting,,u-b,pending,,,https://kyc/b,',
+        'c,invalid,email: not an e-mail,,,,,,',
+        'd,skipped,,,,,,,',
+      ],
+      1000,
+    );
+    expect(await categories()).toEqual({ a: 'bank-pending', b: 'kyc-pending', c: 'fix-rows' });
+    expect((await book.page({ page: 1 }, 100)).lines[1]).toMatchObject({
+      kycUrl: 'https://kyc/b',
+      bank: 'waits for KYC and the agreement',
+    });
+
+    file(
+      'status-2',
+      'status.csv',
+      ['clientUserId,payable,bankAccounts,checkedAt,error', 'a,true,approved=1,2026-12-02T10:00:00Z,'],
+      2000,
+    );
+    book.changed();
+    const page = await book.page({ page: 1 }, 100);
+    expect(Object.fromEntries(page.lines.map((l) => [l.clientUserId, l.category]))).toEqual({
+      a: 'payable',
+      b: 'kyc-pending',
+      c: 'fix-rows',
+    });
+    expect(Object.fromEntries(page.counts)).toEqual({ payable: 1, 'kyc-pending': 1, 'fix-rows': 1 });
+    expect(await book.line('a')).toMatchObject({
+      category: 'payable',
+      bank: 'approved',
+      checkedAt: '2026-12-02T10:00:00Z',
+      userId: 'u-a',
+    });
+    expect(await book.line('nobody')).toBeUndefined();
+  });
+
+  it('a file is read once: unchanged since, it is not read again; changed, it is', async () => {
+    const path = file('payers.csv-1', 'results.csv', [RESULTS, 'x,invalid,bad,,,,,,'], 1000);
+    expect(await categories()).toEqual({ x: 'fix-rows' });
+    // The same time, other content: not read (a results file is never rewritten in place by the tool).
+    writeFileSync(path, `${RESULTS}\ny,invalid,bad,,,,,,\n`);
+    utimesSync(path, 1000, 1000);
+    book.changed();
+    expect(await categories()).toEqual({ x: 'fix-rows' });
+    utimesSync(path, 3000, 3000);
+    expect(statSync(path).mtimeMs).toBe(3_000_000);
+    book.changed();
+    expect(await categories()).toEqual({ x: 'fix-rows', y: 'fix-rows' });
+  });
+});
