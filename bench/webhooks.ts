@@ -145,12 +145,18 @@ export interface Serving {
   stop(): Promise<ProcessFigures>;
 }
 
-export function startServe(sandbox: SandboxHandle, root: string, port: number, rate = RATE): Serving {
+export function startServe(
+  sandbox: SandboxHandle,
+  root: string,
+  port: number,
+  rate = RATE,
+  moreEnv: NodeJS.ProcessEnv = {},
+): Serving {
   let pid: number | undefined;
   const args = ['serve', '--inbox', join(root, 'inbox'), '--port', String(port), '--base-url', sandbox.url];
   // --settle 0: the file is renamed into incoming/ whole, so there is nothing to wait for.
   args.push('--state-dir', join(root, 'state'), '--rate', String(rate), '--settle', '0', '--log-level', 'warn');
-  const env = { PAYER_API_KEY: API_KEY, PAYER_WEBHOOK_SECRET: SECRET };
+  const env = { PAYER_API_KEY: API_KEY, PAYER_WEBHOOK_SECRET: SECRET, ...moreEnv };
   // BENCH_SERVE_NODE_ARGS: node flags for serve alone (`--cpu-prof --cpu-prof-dir=/tmp/prof` to see where it spends).
   const nodeArgs = process.env.BENCH_SERVE_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const done = runCli(args, env, (p) => (pid = p), nodeArgs);

@@ -10,8 +10,8 @@ export interface FileOutcome {
   /** The file's name as it was dropped. */
   file: string;
   /**
-   * Where it is now: `done`, `failed`, still `processing` (to be resumed by the next inbox run), or, for a file of
-   * waiting/ run again, still `waiting` (rows left for a later tick).
+   * Where it is now: `done`, `failed`, still `processing` (to be resumed by the next inbox run), or, for rows kept
+   * waiting and run again, still `waiting` (rows left for a later tick; `path` is then the run's pending file).
    */
   folder: 'done' | 'failed' | 'processing' | 'waiting';
   /** Its path now, relative to the inbox. */

@@ -12,7 +12,7 @@ export interface InboxOptions {
   settle?: number;
   /** Milliseconds between looks in --watch mode. Default: half of settle, between 200 ms and 5 s. */
   pollMs?: number;
-  /** Hours after a payer's last check before a waiting/ file with it is run again (default: INBOX_OPTIONS). */
+  /** Hours after a payer's last check before its waiting rows are run again (default: INBOX_OPTIONS). */
   recheckAfter?: number;
   /** Every run option but inputs and out (each file gets results/<file>-<run id>/). */
   run?: Omit<RunInput, 'inputs' | 'out'>;

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestCounts } from '../output/results.js';
 
 /** What `serve` counts, for Prometheus at GET /metrics. Every name starts `payer_onboard_`; no label holds an id. */
@@ -58,6 +58,12 @@ export class ServeMetrics {
     labelNames: ['status'],
     registers: [this.registry],
   });
+
+  constructor() {
+    // The process's own (memory, CPU, the event loop's delay since the last scrape: whether a page or a batch held
+    // the webhooks up), under the same prefix.
+    collectDefaultMetrics({ register: this.registry, prefix: 'payer_onboard_' });
+  }
 
   /**
    * A run's or a status check's rows and requests, added up. `skipped` is left out: a batch of events runs a waiting

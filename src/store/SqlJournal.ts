@@ -93,6 +93,14 @@ export class SqlJournal implements JournalTables {
     return found;
   }
 
+  async payersAfter(after: string, limit: number): Promise<Array<[string, PayerRecord]>> {
+    const rows = await this.sql.all(
+      `SELECT key, ${COLUMNS} FROM journal_payers WHERE service = ? AND key > ? ORDER BY key LIMIT ?`,
+      [this.service, after, limit],
+    );
+    return rows.map((row) => [String(row['key']), payerOf(row)]);
+  }
+
   async payerKeyOfUser(userId: string): Promise<string | undefined> {
     const row = await this.sql.one('SELECT key FROM journal_payers WHERE service = ? AND user_id = ? LIMIT 1', [
       this.service,

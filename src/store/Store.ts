@@ -57,6 +57,8 @@ export interface JournalTables {
   payer(key: string): Promise<PayerRecord | undefined>;
   /** The payers with these keys, or every payer of the service. */
   payers(keys?: Iterable<string>): Promise<Map<string, PayerRecord>>;
+  /** `limit` payers whose keys come after `after` (`''`: the first), in the order of their keys: a pass a page at a time. */
+  payersAfter(after: string, limit: number): Promise<Array<[string, PayerRecord]>>;
   payerKeyOfUser(userId: string): Promise<string | undefined>;
   /** The payer's changes, oldest first. */
   changes(key: string): Promise<PayerChange[]>;
