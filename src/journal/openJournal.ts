@@ -59,8 +59,7 @@ export async function readJournal<T>(
   place: JournalPlace,
   read: (tables: JournalTables) => Promise<T>,
 ): Promise<T | undefined> {
-  if (place.open === undefined && !storeMayHold(place) && !place.jsonl.some((path) => existsSync(path)))
-    return undefined;
+  if (!journalMayHold(place)) return undefined;
   const store = place.open ?? (await openStore(place));
   try {
     const tables = store.journal(place.service);
@@ -69,6 +68,11 @@ export async function readJournal<T>(
   } finally {
     if (place.open === undefined) await store.close();
   }
+}
+
+/** Whether there may be a journal to read: a store open or made already, or an old journal file to import. */
+export function journalMayHold(place: JournalPlace): boolean {
+  return place.open !== undefined || storeMayHold(place) || place.jsonl.some((path) => existsSync(path));
 }
 
 /** A store that cannot be written as a run opens it: nothing was sent yet, so the run cannot start (exit 2). */

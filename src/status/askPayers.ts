@@ -13,7 +13,8 @@ type StatusReads = Parameters<typeof payerStatus>[1];
 export interface Asking {
   client: ApiClient;
   /** What the journal kept of each payer (links, whether it was ready for a bank account when last seen). */
-  journaled: Promise<(clientUserId: string) => JournaledPayer | undefined>;
+  /** What the journal kept of a payer, looked up by its key as it is asked about. */
+  journaled: (clientUserId: string) => Promise<JournaledPayer | undefined>;
   /** The reads out at once (`--concurrency`). */
   slots: LimitFunction;
   /** status.csv in input order. */
@@ -55,7 +56,7 @@ export async function askPayers(
 /** One payer: read, then (once the whole input is read) its line made in its place `seq`. */
 async function askPayer(target: StatusTarget, seq: number, asking: Asking, inputRead: Promise<boolean>): Promise<void> {
   const { client } = asking;
-  const memory = (await asking.journaled)(target.clientUserId);
+  const memory = await asking.journaled(target.clientUserId);
   const reads = await checkPayer(client, target.clientUserId, memory?.ready === true, asking.slots);
   if (!(await inputRead)) return;
   const { checkedAt: _, ready: __, ...kept } = memory ?? {};

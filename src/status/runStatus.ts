@@ -4,7 +4,10 @@ import pLimit from 'p-limit';
 import { AbortedError } from '../core/errors.js';
 import { createApiClient } from '../execute/createApiClient.js';
 import { readingOptions } from '../input/openInput.js';
-import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
+import { journaledPayers } from '../journal/RowJournal.js';
+import { journalMayHold } from '../journal/openJournal.js';
+import { openStore } from '../store/openStore.js';
+import type { Store } from '../store/Store.js';
 import { journalPlace, stateDirs, type UserPlaces } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptions, type RunOptionsInput } from '../options/resolve.js';
 import type { Progress } from '../output/Progress.js';
@@ -64,6 +67,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     warnings,
     context,
   });
+  let journal: ReturnType<typeof journaledLinks> | undefined;
   try {
     const client = session.client!;
     session.logger.info({ runId, command: 'status', baseUrl: session.baseUrl }, 'status started');
@@ -74,7 +78,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       shown: ['payable', 'waiting', 'not read'],
     });
     const lines = statusLines(session, progress);
-    const journal = journaledLinks(options, places, connection);
+    journal = journaledLinks(options, places, connection);
     const asking = { client, journaled: journal.links, slots: pLimit(options.concurrency), sink: lines.sink };
     const { asked, inputError } = await askPayers(first, targets, asking, ids);
     warnUnasked(totals, warnings, stderr);
@@ -101,6 +105,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     await finishStatus(session, summary, lines.notPayable, stderr);
     return summary;
   } finally {
+    await journal?.close();
     await session.close();
   }
 }
@@ -126,23 +131,35 @@ function statusLines(session: RunSession, progress: Progress) {
 }
 
 /**
- * What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted).
- * A journal that cannot be read leaves every payer unknown to it, and `error` says why once the reads are done.
+ * What the journal kept of these payers: their links (a payers file carries none; an agreement link is still wanted),
+ * each payer looked up by its key as it is asked about, in a store opened once for the whole read (not the whole
+ * journal read: a status of one payer costs the same with 100,000 in the journal). A journal that cannot be read
+ * leaves every payer unknown to it, and `error` says why once the reads are done.
  */
 function journaledLinks(
   options: RunOptions,
   places: UserPlaces,
   connection: { baseUrl: string; apiKey: string },
-): { links: Asking['journaled']; error?: unknown } {
+): { links: Asking['journaled']; error?: unknown; close(): Promise<void> } {
   // Read without its lock: a run may be writing it.
   const state = stateDirs(options.stateDir, places);
   const databaseUrl = resolveDatabaseUrl(options, places.env, places.cwd);
   const place = journalPlace(state, connection.baseUrl, connection.apiKey, databaseUrl);
-  const read: { links: Asking['journaled']; error?: unknown } = {
-    links: journaledPayers(place).catch((error: unknown) => {
-      read.error = error;
-      return (_id: string): JournaledPayer | undefined => undefined;
-    }),
+  let opened: Promise<Store | undefined> | undefined;
+  const read: { links: Asking['journaled']; error?: unknown; close(): Promise<void> } = {
+    links: async (id) => {
+      try {
+        opened ??= journalMayHold(place) ? openStore(place) : Promise.resolve(undefined);
+        const store = await opened;
+        return store === undefined ? undefined : (await journaledPayers({ ...place, open: store }, [id]))(id);
+      } catch (error) {
+        read.error ??= error;
+        return undefined;
+      }
+    },
+    close: async () => {
+      await (await opened?.catch(() => undefined))?.close();
+    },
   };
   return read;
 }
