@@ -107,7 +107,18 @@ export class WaitingRows {
   async due(recheckAfterMs: number): Promise<WaitingRun[]> {
     if (!this.mayHold()) return [];
     const cutoff = new Date(Date.now() - recheckAfterMs).toISOString();
-    return byFile(await (await this.tables()).checkedBefore(cutoff));
+    const tables = await this.tables();
+    const due: WaitingPlace[] = [];
+    // A page of rows at a time, the event loop let go between: 100,000 rows waiting never hold a webhook up.
+    for (let after = { fileId: '', seq: 0 }; ; ) {
+      const page = await tables.checkedBefore(cutoff, after, 2000);
+      due.push(...page);
+      if (page.length < 2000) break;
+      const last = page.at(-1)!;
+      after = { fileId: last.fileId, seq: last.seq };
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return byFile(due);
   }
 
   /** Where the rows of these payers (by the journal's key) wait. */

@@ -48,14 +48,14 @@ export class SqlWaiting implements WaitingTables {
     return places;
   }
 
-  async checkedBefore(at: string): Promise<WaitingPlace[]> {
+  async checkedBefore(at: string, after: { fileId: string; seq: number }, limit: number): Promise<WaitingPlace[]> {
     const rows = await this.sql.all(
       `SELECT ${PLACE} FROM waiting_rows w
-       JOIN waiting_files f ON f.service = w.service AND f.id = w.file_id
        LEFT JOIN journal_payers p ON p.service = w.service AND p.key = w.payer_key
-       WHERE w.service = ? AND (p.checked_at IS NULL OR p.checked_at < ?)
-       ORDER BY f.added_at, w.file_id, w.seq`,
-      [this.service, at],
+       WHERE w.service = ? AND (w.file_id > ? OR (w.file_id = ? AND w.seq > ?))
+         AND (p.checked_at IS NULL OR p.checked_at < ?)
+       ORDER BY w.file_id, w.seq LIMIT ?`,
+      [this.service, after.fileId, after.fileId, after.seq, at, limit],
     );
     return rows.map(placeOf);
   }

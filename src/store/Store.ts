@@ -144,8 +144,11 @@ export interface WaitingTables {
   file(id: string): Promise<WaitingFile | undefined>;
   /** The rows of these payers (by the journal's key), each file's in order. */
   ofPayers(keys: readonly string[]): Promise<WaitingPlace[]>;
-  /** The rows whose payer was last checked before this (or never), oldest file first. */
-  checkedBefore(at: string): Promise<WaitingPlace[]>;
+  /**
+   * `limit` rows after `after` (by file, then row; `{ fileId: '', seq: 0 }` for the first) whose payer was last
+   * checked before `at` (or never). Files are named by the run that kept them, so the oldest come first.
+   */
+  checkedBefore(at: string, after: { fileId: string; seq: number }, limit: number): Promise<WaitingPlace[]>;
   /** The rows of a file with these numbers, in order. */
   rows(fileId: string, seqs: readonly number[]): Promise<WaitingRow[]>;
   /** How many payers have a row waiting. */

@@ -69,6 +69,9 @@ export interface PayerPage {
 export class PayerBook {
   private dirty = true;
   private syncing: Promise<void> | undefined;
+  /** The counts by category, and how many payers each filter finds, as of the last file taken in. */
+  private counts: Map<string, number> | undefined;
+  private readonly found = new Map<string, number>();
 
   constructor(
     private readonly resultsDir: string,
@@ -84,12 +87,22 @@ export class PayerBook {
   async page(view: PayerView, size: number): Promise<PayerPage> {
     const tables = await this.fresh();
     const filter = { category: view.category, search: view.search };
-    const [counts, found] = [await tables.counts(), await tables.count(filter)];
+    // Counts change only when a file is taken in: kept till then, so paging through a search scans once, and each
+    // query that scans (a search reads every id) runs in a turn of the event loop of its own.
+    this.counts ??= await tables.counts();
+    const key = JSON.stringify(filter);
+    let found = this.found.get(key);
+    if (found === undefined) {
+      await yieldTurn();
+      found = await tables.count(filter);
+      this.found.set(key, found);
+    }
     const pages = Math.max(1, Math.ceil(found / size));
     const page = Math.min(Math.max(1, view.page), pages);
+    await yieldTurn();
     const lines = (await tables.find(filter, (page - 1) * size, size)).map((text) => JSON.parse(text) as PayerLine);
-    const all = [...counts.values()].reduce((a, b) => a + b, 0);
-    return { lines, counts: counts as Map<Category, number>, all, found };
+    const all = [...this.counts.values()].reduce((a, b) => a + b, 0);
+    return { lines, counts: this.counts as Map<Category, number>, all, found };
   }
 
   /** One payer, its statuses from the journal as of now. */
@@ -150,6 +163,8 @@ export class PayerBook {
           continue;
         }
         if (known.get(path) === mtimeMs) continue;
+        this.counts = undefined;
+        this.found.clear();
         await this.takeFile(tables, path, kind, mtimeMs);
       }
     }
@@ -169,7 +184,7 @@ export class PayerBook {
       await tables.put(payers, []);
       chunk = new Map();
       // A webhook or a page waiting meanwhile is answered before the next chunk.
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldTurn();
     };
     const parser = createReadStream(path).pipe(parse({ columns: true, relax_column_count: true }));
     for await (const record of parser as AsyncIterable<Record<string, string>>) {
@@ -225,4 +240,9 @@ function payerLine(clientUserId: string, seen: Seen, journal: JournaledPayer | u
     checkedAt: (readLater ? status?.checkedAt : undefined) ?? journal?.checkedAt ?? '',
     error: (readLater ? status?.error : row.error) ?? '',
   };
+}
+
+/** Lets the event loop answer what waits (a webhook, another page) before going on. */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

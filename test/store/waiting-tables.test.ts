@@ -68,7 +68,7 @@ describe('the rows waiting, in the store', () => {
     expect([await waiting.payerCount(), await waiting.file('a')]).toEqual([0, undefined]);
   });
 
-  it("finds the rows due: payers never checked, or checked before the time given, oldest file first; another service's none", async () => {
+  it("finds the rows due: payers never checked, or checked before the time given, by file; another service's none", async () => {
     const journal = store.journal(SERVICE);
     await journal.write([
       {
@@ -84,11 +84,14 @@ describe('the rows waiting, in the store', () => {
     await waiting.replace(file('bb'), [], [row(3)]);
     await waiting.replace(file('a'), [], [row(1), row(2)]);
     await store.waiting('other-service').replace(file('a'), [], [row(9)]);
-    const due = await waiting.checkedBefore('2026-12-01T11:00:00Z');
+    const due = await waiting.checkedBefore('2026-12-01T11:00:00Z', { fileId: '', seq: 0 }, 10);
     expect(due.map((p) => [p.fileId, p.clientUserId])).toEqual([
       ['a', 'p-1'],
       ['bb', 'p-3'],
     ]);
+    // A page at a time: what comes after the first.
+    const next = await waiting.checkedBefore('2026-12-01T11:00:00Z', { fileId: 'a', seq: 1 }, 10);
+    expect(next.map((p) => [p.fileId, p.clientUserId])).toEqual([['bb', 'p-3']]);
     expect(await waiting.file('a')).toEqual(file('a'));
   });
 });
