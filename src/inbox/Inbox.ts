@@ -83,8 +83,12 @@ export class Inbox {
     return !this.going || Boolean(this.context.signal?.aborted);
   }
 
-  /** Files left in processing/ by a crash, resumed before anything new. */
+  /**
+   * Files left in processing/ by a crash, resumed before anything new; and files an older version left in waiting/,
+   * taken into the store before any event looks for their rows.
+   */
   async resume(): Promise<void> {
+    if (!this.runInput.dryRun) await this.waiting?.takeOldFiles(makeRunId(new Date()));
     for (const name of oldestFirst(this.paths.processing)) {
       if (this.stopped) return;
       await this.take(name);

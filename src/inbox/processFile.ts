@@ -37,7 +37,7 @@ export async function settleIncoming(
   paths: InboxPaths,
   name: string,
   ran: InboxRun,
-  waiting: { keep(pendingFile: string, runId: string): Promise<number> } | undefined,
+  waiting: { keep(pendingFile: string, source: string): Promise<number> } | undefined,
 ): Promise<FileOutcome> {
   const { runId, at, summary } = ran;
   const rel = (p: string) => relative(paths.root, p);
@@ -56,7 +56,7 @@ export async function settleIncoming(
   // Rows left waiting wait on in the store: later ticks and events run them again until nothing is left. A
   // rehearsal keeps none: its sandbox is gone with its run.
   const pending = summary.outputs.pending[0];
-  const kept = pending !== undefined && waiting !== undefined && (await waiting.keep(pending, runId)) > 0;
+  const kept = pending !== undefined && waiting !== undefined && (await waiting.keep(pending, at)) > 0;
   const where = kept && pending !== undefined ? `; they wait in the store (as ${rel(pending)})` : '';
   // Rows waiting on the payer are the normal state of onboarding: named, never as something to fix.
   const waitingRows =

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { ReadingOptions } from '../input/InputFile.js';
@@ -8,6 +9,9 @@ import type { Store, WaitingFile, WaitingPlace, WaitingTables } from '../store/S
 import { copyInto, type InboxPaths, listFiles, moveInto, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';
 import { readWaiting, writeWaiting } from './waitingFiles.js';
+
+/** The hidden folders under waiting/ that a run of kept rows reads its file from. */
+const RUN_FOLDER = '.run-';
 
 /** Rows of one kept file to run again: the file, and the numbers of its rows. */
 export interface WaitingRun {
@@ -62,18 +66,22 @@ export class WaitingRows {
     return tables;
   }
 
-  /** A run's pending file, kept: its rows wait here now. How many rows. */
-  async keep(pendingFile: string, runId: string): Promise<number> {
+  /**
+   * A run's pending file, kept: its rows wait here now. How many rows. The file they are kept as is named by the
+   * file the run read (`source`: its name, size and time), so a run of it again (resumed after a crash between this
+   * and moving the file on) puts its rows in place of these instead of beside them.
+   */
+  async keep(pendingFile: string, source: string): Promise<number> {
     const read = await readWaiting(pendingFile, this.reading);
     const name = basename(pendingFile);
     const file = {
-      id: `${runId}/${name}`,
+      id: keptId(source, name),
       name,
       format: read.format,
       shape: read.shape,
       addedAt: new Date().toISOString(),
     };
-    await (await this.tables()).replace(file, [], read.rows);
+    await (await this.tables()).replace(file, 'all', read.rows);
     return read.rows.length;
   }
 
@@ -82,10 +90,14 @@ export class WaitingRows {
    * moved to done/; one that cannot be read as rows goes to failed/ with a note.
    */
   async takeOldFiles(runId: string): Promise<void> {
+    // A run of kept rows killed midway leaves its folder of rows behind (they are still in the store): it goes.
+    for (const entry of readdirSync(this.paths.waiting, { withFileTypes: true }))
+      if (entry.isDirectory() && entry.name.startsWith(RUN_FOLDER))
+        rmSync(join(this.paths.waiting, entry.name), { recursive: true, force: true });
     for (const { name } of listFiles(this.paths.waiting)) {
       const path = join(this.paths.waiting, name);
       try {
-        const rows = await this.keep(path, runId);
+        const rows = await this.keep(path, path);
         const moved = moveInto(path, this.paths.done, name, runId);
         this.say(
           `inbox: waiting/${name}: its ${rows} rows wait in the store now, run as they come due; the file moved to ${relative(this.paths.root, moved)}`,
@@ -148,7 +160,7 @@ export class WaitingRows {
     const file = await tables.file(run.fileId);
     const rows = await tables.rows(run.fileId, run.seqs);
     if (file === undefined || rows.length === 0) return undefined;
-    const dir = mkdtempSync(join(this.paths.waiting, '.run-'));
+    const dir = mkdtempSync(join(this.paths.waiting, RUN_FOLDER));
     try {
       return { file, path: await writeWaiting(dir, file, rows), dir };
     } catch (error) {
@@ -170,6 +182,23 @@ export class WaitingRows {
     if (opened === undefined || this.shared !== undefined) return;
     await (await opened.catch(() => undefined))?.store.close();
   }
+}
+
+/**
+ * The id rows of a file are kept by: the time of the file they came from (so that ids sort oldest first) and a digest
+ * of its path, size and time, then the name they are kept under.
+ */
+function keptId(source: string, name: string): string {
+  const { size, mtimeMs } = statSync(source);
+  const stamp = new Date(mtimeMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const digest = createHash('sha256')
+    .update(`${basename(source)}\0${size}\0${mtimeMs}`)
+    .digest('hex')
+    .slice(0, 12);
+  return `${stamp}-${digest}/${name}`;
 }
 
 function byFile(places: readonly WaitingPlace[]): WaitingRun[] {
@@ -206,6 +235,10 @@ export async function settleWaiting(
       stop: true,
     };
   const r = summary.rows;
+  // The rows run leave the store first: a crash before the fix file is copied loses no row (the run's results
+  // folder holds it), and one after cannot copy it twice.
+  const pendingFile = summary.outputs.pending[0];
+  const left = await waiting.replace(file, seqs, pendingFile);
   const failedFile = summary.outputs.failed[0];
   const fix = failedFile ? copyInto(failedFile, paths.failed, basename(failedFile), runId) : undefined;
   if (fix)
@@ -214,8 +247,6 @@ export async function settleWaiting(
       '',
       `See ${rel(summary.outputs.report)} for why. Fix the rows and drop this file into incoming/.`,
     ]);
-  const pendingFile = summary.outputs.pending[0];
-  const left = await waiting.replace(file, seqs, pendingFile);
   const reasons = [
     r.ok > 0 ? `${r.ok} of ${r.total} rows done` : '',
     r.waiting + r.skipped > 0 ? `${r.waiting + r.skipped} still waiting` : '',

@@ -68,12 +68,12 @@ export class EventLog {
     return 'recorded';
   }
 
-  /** The events not yet acted on, oldest first. */
   /** How many events wait to be acted on (without a copy of them). */
   pendingCount(): number {
     return this.pendingEvents.size;
   }
 
+  /** The events not yet acted on, oldest first. */
   pending(): RecordedEvent[] {
     return [...this.pendingEvents.values()];
   }

@@ -41,10 +41,18 @@ export class SqlPayers implements PayerTables {
     let seq = Number(last?.['n'] ?? 0);
     const statements: Statement[] = payers.map((payer) => [
       // A payer known keeps its place in the order; a new one comes after the others.
-      'INSERT INTO web_payers (service, client_user_id, seq, category, line, seen) VALUES (?, ?, ?, ?, ?, ?) ' +
+      'INSERT INTO web_payers (service, client_user_id, search_id, seq, category, line, seen) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
         'ON CONFLICT (service, client_user_id) DO UPDATE SET category = excluded.category, line = excluded.line, ' +
         'seen = excluded.seen',
-      [this.service, payer.clientUserId, ++seq, payer.category, payer.line, payer.seen],
+      [
+        this.service,
+        payer.clientUserId,
+        payer.clientUserId.toLowerCase(),
+        ++seq,
+        payer.category,
+        payer.line,
+        payer.seen,
+      ],
     ]);
     for (const [path, mtimeMs] of sources)
       statements.push([
@@ -89,7 +97,7 @@ export class SqlPayers implements PayerTables {
     }
     if (filter.search !== undefined) {
       // A text to find anywhere in the id, in any case; its own % and _ are taken as they are.
-      conditions.push("LOWER(client_user_id) LIKE ? ESCAPE '\\'");
+      conditions.push("search_id LIKE ? ESCAPE '\\'");
       params.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     }
     return { where: conditions.join(' AND '), params };

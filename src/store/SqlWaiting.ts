@@ -87,7 +87,7 @@ export class SqlWaiting implements WaitingTables {
 
   async replace(
     file: WaitingFile,
-    gone: readonly number[],
+    gone: readonly number[] | 'all',
     added: ReadonlyArray<Omit<WaitingRow, 'seq'>>,
   ): Promise<void> {
     const last = await this.sql.one('SELECT MAX(seq) AS n FROM waiting_rows WHERE service = ? AND file_id = ?', [
@@ -102,11 +102,14 @@ export class SqlWaiting implements WaitingTables {
         [this.service, file.id, file.name, file.format, file.shape, file.addedAt],
       ],
     ];
-    for (const chunk of chunks(gone))
-      statements.push([
-        `DELETE FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS})`,
-        [this.service, file.id, ...padded(chunk)],
-      ]);
+    if (gone === 'all')
+      statements.push(['DELETE FROM waiting_rows WHERE service = ? AND file_id = ?', [this.service, file.id]]);
+    else
+      for (const chunk of chunks(gone))
+        statements.push([
+          `DELETE FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS})`,
+          [this.service, file.id, ...padded(chunk)],
+        ]);
     for (const chunk of chunks(added)) {
       const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
       const params = chunk.flatMap((row) => [

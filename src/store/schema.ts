@@ -166,10 +166,12 @@ const MIGRATIONS: readonly Migration[] = [
     sql: `
       -- Where each payer stands as the web page shows it (its line as JSON, its category to filter by), made from the
       -- runs' results.csv and status.csv lines (the latest of each kept, with the file's time) and the journal; in
-      -- the order first seen. Ids, links, statuses and the runs' words only: what results.csv holds.
+      -- the order first seen; the id in lower case to search (as JavaScript lowers it: both backends alike). Ids,
+      -- links, statuses and the runs' words only: what results.csv holds.
       CREATE TABLE web_payers (
         service TEXT NOT NULL,
         client_user_id TEXT NOT NULL,
+        search_id TEXT NOT NULL,
         seq INTEGER NOT NULL,
         category TEXT NOT NULL,
         line TEXT NOT NULL,

@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
+import { csvUnguard } from '../core/formulaGuard.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { PayerTables, Store } from '../store/Store.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
@@ -95,6 +96,8 @@ export class PayerBook {
     if (found === undefined) {
       await yieldTurn();
       found = await tables.count(filter);
+      // A few hundred searches remembered at most: a person pages through one, nobody through thousands.
+      if (this.found.size >= 500) this.found.clear();
       this.found.set(key, found);
     }
     const pages = Math.max(1, Math.ceil(found / size));
@@ -188,10 +191,11 @@ export class PayerBook {
     };
     const parser = createReadStream(path).pipe(parse({ columns: true, relax_column_count: true }));
     for await (const record of parser as AsyncIterable<Record<string, string>>) {
-      const id = record.clientUserId;
+      // These files are ours: every cell was guarded against formulas (csvSafe), and is read back as it was.
+      const id = csvUnguard(record.clientUserId ?? '');
       // A run stopped midway leaves rows `skipped`: they say nothing new of their payer.
       if (!id || (kind === 'row' && record.outcome === 'skipped')) continue;
-      chunk.set(id, Object.fromEntries(KEPT[kind].map((c) => [c, record[c] ?? ''])));
+      chunk.set(id, Object.fromEntries(KEPT[kind].map((c) => [c, csvUnguard(record[c] ?? '')])));
       if (chunk.size >= CHUNK) await flush();
     }
     if (chunk.size > 0) await flush();

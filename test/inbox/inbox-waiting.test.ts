@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInbox } from '../../src/inbox/runInbox.js';
 import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
@@ -124,5 +124,18 @@ describe('inbox: rows waiting on the payers', () => {
     expect([inbox.list('waiting'), inbox.list('done')]).toEqual([[], ['pending-payers.csv']]);
     expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
     expect(h.sandbox.stats()).toMatchObject({ payersCreated: 3, paymentDetailsCreated: 1, duplicatePaymentDetails: 0 });
+  });
+
+  it('a file run again after a crash between keeping its rows and moving it on: its rows kept once, not twice', async () => {
+    const path = inbox.drop('payers.csv', payersCsv(['c-1', 'c-2']));
+    const { mtime } = statSync(path);
+    await once(6);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
+    // As if the process died after keeping the rows, before the file left processing/: the same file is resumed.
+    copyFileSync(inbox.path('done', 'payers.csv'), inbox.path('processing', 'payers.csv'));
+    utimesSync(inbox.path('processing', 'payers.csv'), mtime, mtime);
+    const again = await once(6);
+    expect(again.files.map((f) => [f.file, f.folder])).toEqual([['payers.csv', 'done']]);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
   });
 });
