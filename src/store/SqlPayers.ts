@@ -71,6 +71,11 @@ export class SqlPayers implements PayerTables {
     return new Map(rows.map((row) => [String(row['category']), Number(row['n'])]));
   }
 
+  async lastPlace(): Promise<number> {
+    const row = await this.sql.one('SELECT MAX(seq) AS n FROM web_payers WHERE service = ?', [this.service]);
+    return Number(row?.['n'] ?? 0);
+  }
+
   async count(filter: PayerFilter): Promise<number> {
     const { where, params } = this.where(filter);
     const row = await this.sql.one(`SELECT COUNT(*) AS n FROM web_payers WHERE ${where}`, params);
@@ -87,13 +92,17 @@ export class SqlPayers implements PayerTables {
     return rows.map((row) => String(row['line']));
   }
 
-  /** The condition of a filter: four texts at most, so each is prepared once. */
+  /** The condition of a filter: eight texts at most, so each is prepared once. */
   private where(filter: PayerFilter): { where: string; params: Value[] } {
     const conditions = ['service = ?'];
     const params: Value[] = [this.service];
     if (filter.category !== undefined) {
       conditions.push('category = ?');
       params.push(filter.category);
+    }
+    if (filter.within !== undefined) {
+      conditions.push('seq >= ? AND seq < ?');
+      params.push(...filter.within);
     }
     if (filter.search !== undefined) {
       // A text to find anywhere in the id, in any case; its own % and _ are taken as they are.

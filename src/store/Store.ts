@@ -172,10 +172,12 @@ export interface StoredPayer {
   seen: string;
 }
 
-/** Which payers of the web page: of a category, whose id holds a text (any case). */
+/** Which payers of the web page: of a category, whose id holds a text (any case), in a stretch of the order. */
 export interface PayerFilter {
   category?: string | undefined;
   search?: string | undefined;
+  /** The stretch of the order first seen: from this place, before that one. */
+  within?: readonly [from: number, before: number] | undefined;
 }
 
 /** The web page's payers of one service and key, and the results files they were made from. */
@@ -187,6 +189,8 @@ export interface PayerTables {
   put(payers: readonly StoredPayer[], sources: ReadonlyArray<readonly [path: string, mtimeMs: number]>): Promise<void>;
   /** How many payers each category has. */
   counts(): Promise<Map<string, number>>;
+  /** The last place in the order first seen (0 with none). */
+  lastPlace(): Promise<number>;
   count(filter: PayerFilter): Promise<number>;
   /** The lines of the payers the filter keeps, in the order first seen, `limit` of them after `offset`. */
   find(filter: PayerFilter, offset: number, limit: number): Promise<string[]>;
