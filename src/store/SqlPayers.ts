@@ -63,10 +63,10 @@ export class SqlPayers implements PayerTables {
     await this.sql.batch(statements);
   }
 
-  async counts(): Promise<Map<string, number>> {
+  async counts(within: readonly [from: number, before: number]): Promise<Map<string, number>> {
     const rows = await this.sql.all(
-      'SELECT category, COUNT(*) AS n FROM web_payers WHERE service = ? GROUP BY category',
-      [this.service],
+      'SELECT category, COUNT(*) AS n FROM web_payers WHERE service = ? AND seq >= ? AND seq < ? GROUP BY category',
+      [this.service, ...within],
     );
     return new Map(rows.map((row) => [String(row['category']), Number(row['n'])]));
   }

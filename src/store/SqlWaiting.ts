@@ -78,11 +78,15 @@ export class SqlWaiting implements WaitingTables {
     return rows;
   }
 
-  async payerCount(): Promise<number> {
-    const row = await this.sql.one('SELECT COUNT(DISTINCT payer_key) AS n FROM waiting_rows WHERE service = ?', [
-      this.service,
-    ]);
-    return Number(row?.['n'] ?? 0);
+  async payerCount(after: string, limit: number): Promise<{ payers: number; last: string | undefined }> {
+    // The rest of the last payer's rows are past the next page's start (keys after it): each payer is counted once.
+    const row = await this.sql.one(
+      'SELECT COUNT(DISTINCT payer_key) AS n, MAX(payer_key) AS last FROM (SELECT payer_key FROM waiting_rows ' +
+        'WHERE service = ? AND payer_key > ? ORDER BY payer_key LIMIT ?) page',
+      [this.service, after, limit],
+    );
+    const last = row?.['last'];
+    return { payers: Number(row?.['n'] ?? 0), last: last === null || last === undefined ? undefined : String(last) };
   }
 
   async replace(

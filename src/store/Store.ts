@@ -151,8 +151,8 @@ export interface WaitingTables {
   checkedBefore(at: string, after: { fileId: string; seq: number }, limit: number): Promise<WaitingPlace[]>;
   /** The rows of a file with these numbers, in order. */
   rows(fileId: string, seqs: readonly number[]): Promise<WaitingRow[]>;
-  /** How many payers have a row waiting. */
-  payerCount(): Promise<number>;
+  /** How many payers whose keys come after `after` have a row waiting, of the next `limit` rows; and the last key. */
+  payerCount(after: string, limit: number): Promise<{ payers: number; last: string | undefined }>;
   /**
    * In one transaction: the rows with these numbers go (`all`: every row of the file), `added` take the numbers after
    * the file's last (the file is created with them if new), and a file with no row left goes.
@@ -187,8 +187,8 @@ export interface PayerTables {
   get(ids: readonly string[]): Promise<Map<string, StoredPayer>>;
   /** In one transaction: the payers (new ones after the others), and the files they were made from. */
   put(payers: readonly StoredPayer[], sources: ReadonlyArray<readonly [path: string, mtimeMs: number]>): Promise<void>;
-  /** How many payers each category has. */
-  counts(): Promise<Map<string, number>>;
+  /** How many payers of a stretch of the order each category has. */
+  counts(within: readonly [from: number, before: number]): Promise<Map<string, number>>;
   /** The last place in the order first seen (0 with none). */
   lastPlace(): Promise<number>;
   count(filter: PayerFilter): Promise<number>;

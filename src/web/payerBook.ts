@@ -92,7 +92,12 @@ export class PayerBook {
     const tables = await this.fresh();
     const filter = { category: view.category, search: view.search };
     // Counts change only when a file is taken in: kept till then, so paging through a search counts once.
-    this.counts ??= await tables.counts();
+    if (this.counts === undefined) {
+      const counts = new Map<string, number>();
+      for await (const { within } of this.spans(tables, {}))
+        for (const [category, n] of await tables.counts(within!)) counts.set(category, (counts.get(category) ?? 0) + n);
+      this.counts = counts;
+    }
     const key = JSON.stringify(filter);
     let found = this.found.get(key);
     if (found === undefined) {
