@@ -127,7 +127,20 @@ async function postgresStore(): Promise<TestStore> {
       const dropper = new pg.Client({ connectionString: urlOf('postgres') });
       await dropper.connect();
       try {
-        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        // FORCE ends the test's own connections, but not the server's autovacuum worker, which a test user may not
+        // end: after a test wrote many rows, the database goes once that worker is done with it.
+        await waitFor(
+          () =>
+            dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(
+              () => true,
+              (error: { code?: string }) => {
+                if (error.code === '42501') return false;
+                throw error;
+              },
+            ),
+          `the test database ${name} to be free to drop`,
+          { intervalMs: 100 },
+        );
       } finally {
         await dropper.end();
       }
