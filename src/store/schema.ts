@@ -157,7 +157,7 @@ const MIGRATIONS: readonly Migration[] = [
         completed_steps TEXT NOT NULL,
         PRIMARY KEY (service, file_id, seq)
       );
-      CREATE INDEX waiting_rows_by_payer ON waiting_rows (service, payer_key);
+      CREATE INDEX waiting_rows_by_payer ON waiting_rows (service, payer_key, file_id, seq);
     `,
   },
   {
