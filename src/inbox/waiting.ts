@@ -8,7 +8,7 @@ import { openStore, storeMayHold } from '../store/openStore.js';
 import type { Store, WaitingFile, WaitingPlace, WaitingTables } from '../store/Store.js';
 import { copyInto, type InboxPaths, listFiles, moveInto, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';
-import { readWaiting, writeWaiting } from './waitingFiles.js';
+import { readWaiting, readWaitingInChunks, writeWaiting } from './waitingFiles.js';
 
 /** The hidden folders under waiting/ that a run of kept rows reads its file from. */
 const RUN_FOLDER = '.run-';
@@ -72,17 +72,18 @@ export class WaitingRows {
    * and moving the file on) puts its rows in place of these instead of beside them.
    */
   async keep(pendingFile: string, source: string): Promise<number> {
-    const read = await readWaiting(pendingFile, this.reading);
+    const tables = await this.tables();
     const name = basename(pendingFile);
-    const file = {
-      id: keptId(source, name),
-      name,
-      format: read.format,
-      shape: read.shape,
-      addedAt: new Date().toISOString(),
-    };
-    await (await this.tables()).replace(file, 'all', read.rows);
-    return read.rows.length;
+    const id = keptId(source, name);
+    // A chunk a transaction, the event loop let go between: a file of 100,000 rows holds no webhook up.
+    await tables.clear(id);
+    const read = await readWaitingInChunks(pendingFile, this.reading, async (rows) => {
+      await tables.append(id, rows);
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    if (read.count > 0)
+      await tables.register({ id, name, format: read.format, shape: read.shape, addedAt: new Date().toISOString() });
+    return read.count;
   }
 
   /**

@@ -26,9 +26,29 @@ export interface ReadBack {
  * and the steps it carries, and its cells exactly as read: written back by `writeWaiting`, it is the same file.
  */
 export async function readWaiting(path: string, reading: ReadingOptions): Promise<ReadBack> {
+  const rows: ReadBack['rows'] = [];
+  const read = await readWaitingInChunks(path, reading, async (chunk) => {
+    rows.push(...chunk);
+  });
+  return { ...read, rows };
+}
+
+/** Rows handed over at a time by `readWaitingInChunks`. */
+const CHUNK = 1000;
+
+/**
+ * `readWaiting` for a file of any size: its rows handed to `each` a thousand at a time, as they are read, and its
+ * format and shape given at the end; how many rows it had.
+ */
+export async function readWaitingInChunks(
+  path: string,
+  reading: ReadingOptions,
+  each: (rows: ReadBack['rows']) => Promise<void>,
+): Promise<Omit<ReadBack, 'rows'> & { count: number }> {
   const first = await openInput(path, reading);
   const shape: Shape = { parts: [] };
-  const rows: ReadBack['rows'] = [];
+  let rows: ReadBack['rows'] = [];
+  let count = 0;
   const bankSheet = bankSheetOf(first);
   const inputs = [first, ...(bankSheet === undefined ? [] : [await openInput(path, { ...reading, sheet: bankSheet })])];
   for (const [part, input] of inputs.entries()) {
@@ -57,9 +77,15 @@ export async function readWaiting(path: string, reading: ReadingOptions): Promis
         original: JSON.stringify(record.original),
         completedSteps,
       });
+      count++;
+      if (rows.length >= CHUNK) {
+        await each(rows);
+        rows = [];
+      }
     }
   }
-  return { format: first.file.format, shape: JSON.stringify(shape), rows };
+  if (rows.length > 0) await each(rows);
+  return { format: first.file.format, shape: JSON.stringify(shape), count };
 }
 
 /**

@@ -89,6 +89,25 @@ export class SqlWaiting implements WaitingTables {
     return { payers: Number(row?.['n'] ?? 0), last: last === null || last === undefined ? undefined : String(last) };
   }
 
+  async clear(fileId: string): Promise<void> {
+    await this.sql.batch([
+      ['DELETE FROM waiting_rows WHERE service = ? AND file_id = ?', [this.service, fileId]],
+      ['DELETE FROM waiting_files WHERE service = ? AND id = ?', [this.service, fileId]],
+    ]);
+  }
+
+  async append(fileId: string, rows: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Promise<void> {
+    const last = await this.sql.one('SELECT MAX(seq) AS n FROM waiting_rows WHERE service = ? AND file_id = ?', [
+      this.service,
+      fileId,
+    ]);
+    await this.sql.batch(this.inserts(fileId, Number(last?.['n'] ?? 0), rows));
+  }
+
+  async register(file: WaitingFile): Promise<void> {
+    await this.sql.batch([this.fileInsert(file)]);
+  }
+
   async replace(
     file: WaitingFile,
     gone: readonly number[] | 'all',
@@ -98,14 +117,7 @@ export class SqlWaiting implements WaitingTables {
       this.service,
       file.id,
     ]);
-    let seq = Number(last?.['n'] ?? 0);
-    const statements: Statement[] = [
-      [
-        'INSERT INTO waiting_files (service, id, name, format, shape, added_at) VALUES (?, ?, ?, ?, ?, ?) ' +
-          'ON CONFLICT (service, id) DO NOTHING',
-        [this.service, file.id, file.name, file.format, file.shape, file.addedAt],
-      ],
-    ];
+    const statements: Statement[] = [this.fileInsert(file)];
     if (gone === 'all')
       statements.push(['DELETE FROM waiting_rows WHERE service = ? AND file_id = ?', [this.service, file.id]]);
     else
@@ -114,26 +126,39 @@ export class SqlWaiting implements WaitingTables {
           `DELETE FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS})`,
           [this.service, file.id, ...padded(chunk)],
         ]);
-    for (const chunk of chunks(added)) {
-      const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-      const params = chunk.flatMap((row) => [
-        this.service,
-        file.id,
-        ++seq,
-        row.part,
-        row.payerKey,
-        row.clientUserId,
-        row.original,
-        row.completedSteps,
-      ]);
-      statements.push([`INSERT INTO waiting_rows (service, file_id, ${ROW}) VALUES ${values}`, params]);
-    }
+    statements.push(...this.inserts(file.id, Number(last?.['n'] ?? 0), added));
     statements.push([
       'DELETE FROM waiting_files WHERE service = ? AND id = ? AND NOT EXISTS ' +
         '(SELECT 1 FROM waiting_rows WHERE service = ? AND file_id = ?)',
       [this.service, file.id, this.service, file.id],
     ]);
     await this.sql.batch(statements);
+  }
+
+  private fileInsert(file: WaitingFile): Statement {
+    return [
+      'INSERT INTO waiting_files (service, id, name, format, shape, added_at) VALUES (?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (service, id) DO NOTHING',
+      [this.service, file.id, file.name, file.format, file.shape, file.addedAt],
+    ];
+  }
+
+  /** The rows added to a file, numbered after its last, a hundred a statement. */
+  private inserts(fileId: string, after: number, rows: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Statement[] {
+    let seq = after;
+    return chunks(rows).map((chunk) => [
+      `INSERT INTO waiting_rows (service, file_id, ${ROW}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      chunk.flatMap((row) => [
+        this.service,
+        fileId,
+        ++seq,
+        row.part,
+        row.payerKey,
+        row.clientUserId,
+        row.original,
+        row.completedSteps,
+      ]),
+    ]);
   }
 }
 

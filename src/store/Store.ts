@@ -154,6 +154,14 @@ export interface WaitingTables {
   /** How many payers whose keys come after `after` have a row waiting, of the next `limit` rows; and the last key. */
   payerCount(after: string, limit: number): Promise<{ payers: number; last: string | undefined }>;
   /**
+   * A file kept a chunk at a time (a pending file of 100,000 rows kept in one transaction would hold the process a
+   * second): `clear` its rows and itself first, `append` its rows, then `register` it. Until then its rows are found
+   * but not run (a run needs the file).
+   */
+  clear(fileId: string): Promise<void>;
+  append(fileId: string, rows: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Promise<void>;
+  register(file: WaitingFile): Promise<void>;
+  /**
    * In one transaction: the rows with these numbers go (`all`: every row of the file), `added` take the numbers after
    * the file's last (the file is created with them if new), and a file with no row left goes.
    */

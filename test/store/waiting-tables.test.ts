@@ -109,4 +109,16 @@ describe('the rows waiting, in the store', () => {
     expect(next.map((p) => [p.fileId, p.clientUserId])).toEqual([['bb', 'p-3']]);
     expect(await waiting.file('a')).toEqual(file('a'));
   });
+
+  it('a file kept a chunk at a time: its rows numbered on, run only once it is registered; cleared, all of it goes', async () => {
+    const waiting = store.waiting(SERVICE);
+    await waiting.append('big', [row(1), row(2)]);
+    await waiting.append('big', [row(3)]);
+    expect(await waiting.file('big')).toBeUndefined();
+    expect((await waiting.rows('big', [1, 2, 3])).map((r) => r.clientUserId)).toEqual(['p-1', 'p-2', 'p-3']);
+    await waiting.register(file('big'));
+    expect(await waiting.file('big')).toEqual(file('big'));
+    await waiting.clear('big');
+    expect([await waiting.file('big'), await waiting.rows('big', [1, 2, 3])]).toEqual([undefined, []]);
+  });
 });
