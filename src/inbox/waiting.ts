@@ -10,6 +10,9 @@ import { copyInto, type InboxPaths, listFiles, moveInto, writeNote } from './fol
 import type { FileOutcome, InboxRun } from './processFile.js';
 import { readWaiting, readWaitingInChunks, writeWaiting } from './waitingFiles.js';
 
+/** Rows written to the store in one transaction at most, when a whole file's are. */
+const CHUNK_ROWS = 1000;
+
 /** The hidden folders under waiting/ that a run of kept rows reads its file from. */
 const RUN_FOLDER = '.run-';
 
@@ -181,9 +184,29 @@ export class WaitingRows {
 
   /** The rows run are gone, the rows the run left pending take their place. */
   async replace(file: WaitingFile, run: readonly number[], pendingFile: string | undefined): Promise<number> {
-    const read = pendingFile === undefined ? undefined : await readWaiting(pendingFile, this.reading);
-    await (await this.tables()).replace(file, run, read?.rows ?? []);
-    return read?.rows.length ?? 0;
+    const tables = await this.tables();
+    // An event's few rows (a run never leaves more pending than it ran): one transaction, at once.
+    if (run.length <= CHUNK_ROWS) {
+      const read = pendingFile === undefined ? undefined : await readWaiting(pendingFile, this.reading);
+      await tables.replace(file, run, read?.rows ?? []);
+      return read?.rows.length ?? 0;
+    }
+    // A recheck of a whole file: what the run left pending is added first, a chunk a transaction, then the rows run
+    // go. A crash between leaves rows kept twice, which a later run settles (the journal knows what was done); none
+    // is lost, and no transaction holds the process for long.
+    let left = 0;
+    if (pendingFile !== undefined)
+      left = (
+        await readWaitingInChunks(pendingFile, this.reading, async (rows) => {
+          await tables.append(file.id, rows);
+          await new Promise((resolve) => setImmediate(resolve));
+        })
+      ).count;
+    for (let i = 0; i < run.length; i += CHUNK_ROWS) {
+      await tables.replace(file, run.slice(i, i + CHUNK_ROWS), []);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return left;
   }
 
   async close(): Promise<void> {

@@ -138,4 +138,21 @@ describe('inbox: rows waiting on the payers', () => {
     expect(again.files.map((f) => [f.file, f.folder])).toEqual([['payers.csv', 'done']]);
     expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 2 });
   });
+
+  it('a recheck of more rows than one transaction takes: what is left waits on, once, and the rest is done', async () => {
+    const ids = Array.from({ length: 1200 }, (_, i) => `big-${String(i).padStart(4, '0')}`);
+    inbox.drop('payers.csv', payersCsv(ids));
+    await once(0);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 1200 });
+    for (const id of ids.slice(0, 300)) h.sandbox.setKyc(id, 'approved');
+    const tick = await once(0);
+    expect(tick.files.map((f) => [f.folder, f.summary?.rows.ok, f.summary?.rows.waiting])).toEqual([
+      ['waiting', 300, 900],
+    ]);
+    expect(await h.store.waiting()).toEqual({ 'pending-payers.csv': 900 });
+    for (const id of ids.slice(300)) h.sandbox.setKyc(id, 'approved');
+    await once(0);
+    expect(await h.store.waiting()).toEqual({});
+    expect(h.sandbox.stats()).toMatchObject({ paymentDetailsCreated: 1200, duplicatePaymentDetails: 0 });
+  });
 });
