@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { stateDirs } from '../journal/stateDir.js';
-import { readUrlFile } from '../options/connection.js';
+import { readSecretFile } from '../options/connection.js';
 import { STORE_OPTIONS } from '../options/storeOptions.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CliIo, CommandBody } from './CliCommand.js';
@@ -60,7 +60,7 @@ async function copy(argv: Record<string, unknown>, io: CliIo, stateDir: string):
   const url =
     file === undefined
       ? io.env.PAYER_ONBOARD_COPY_TO_URL || undefined
-      : readUrlFile(file, '--to-database-url-file', io.cwd);
+      : readSecretFile(file, '--to-database-url-file', io.cwd);
   if (url === undefined)
     throw new ConfigError(
       'store copy: give the PostgreSQL database to copy into: --to-database-url-file FILE (a file holding its ' +

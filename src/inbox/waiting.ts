@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -82,7 +83,7 @@ export class WaitingRows {
     await tables.clear(id);
     const read = await readWaitingInChunks(pendingFile, this.reading, async (rows) => {
       await tables.append(id, rows);
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     });
     if (read.count > 0)
       await tables.register({ id, name, format: read.format, shape: read.shape, addedAt: new Date().toISOString() });
@@ -132,7 +133,7 @@ export class WaitingRows {
       if (page.length < 2000) break;
       const last = page.at(-1)!;
       after = { fileId: last.fileId, seq: last.seq };
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     }
     return byFile(due);
   }
@@ -144,7 +145,7 @@ export class WaitingRows {
     const places: WaitingPlace[] = [];
     // A lookup each: a batch of thousands of approvals lets a webhook be answered every few hundred of them.
     for (let i = 0; i < keys.length; i += 500) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i > 0) await setImmediate();
       places.push(...(await tables.ofPayers(keys.slice(i, i + 500))));
     }
     return places;
@@ -159,7 +160,7 @@ export class WaitingRows {
       const page = await tables.payerCount(after, 10_000);
       payers += page.payers;
       after = page.last;
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     }
     return payers;
   }
@@ -199,12 +200,12 @@ export class WaitingRows {
       left = (
         await readWaitingInChunks(pendingFile, this.reading, async (rows) => {
           await tables.append(file.id, rows);
-          await new Promise((resolve) => setImmediate(resolve));
+          await setImmediate();
         })
       ).count;
     for (let i = 0; i < run.length; i += CHUNK_ROWS) {
       await tables.replace(file, run.slice(i, i + CHUNK_ROWS), []);
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     }
     return left;
   }

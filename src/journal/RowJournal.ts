@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { type AccountIdentity, fieldDigests, identityText, sha256 } from '../plan/identity.js';
 import {
   type AccountMemory,
@@ -233,7 +234,7 @@ export async function journalPayerStates(place: JournalPlace): Promise<PayerInde
       }
       if (page.length < 1000) break;
       after = page.at(-1)![0];
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     }
   });
   return states;

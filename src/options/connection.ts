@@ -38,20 +38,23 @@ function isLoopback(hostname: string): boolean {
  * value: it holds a password); none for the embedded store in the state dir.
  */
 export function resolveDatabaseUrl(options: RunOptions, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  if (options.databaseUrlFile !== undefined) return readUrlFile(options.databaseUrlFile, '--database-url-file', cwd);
+  if (options.databaseUrlFile !== undefined) return readSecretFile(options.databaseUrlFile, '--database-url-file', cwd);
   return env.PAYER_ONBOARD_DATABASE_URL || undefined;
 }
 
-/** A database URL from the file a flag names: never the flag's own value, since the URL holds a password. */
-export function readUrlFile(file: string, flag: string, cwd: string): string {
-  let url: string;
+/**
+ * A secret from the file a flag names (a database URL, a webhook secret, a password): never a flag's own value, which
+ * shell history and `ps` keep. One that cannot be read, or is blank, is refused naming the flag (exit 2).
+ */
+export function readSecretFile(file: string, flag: string, cwd: string): string {
+  let text: string;
   try {
-    url = readFileSync(resolve(cwd, file), 'utf8').trim();
+    text = readFileSync(resolve(cwd, file), 'utf8').trim();
   } catch (error) {
     throw new ConfigError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 'E_USAGE');
   }
-  if (url === '') throw new ConfigError(`${flag}: ${file} is empty`, 'E_USAGE');
-  return url;
+  if (text === '') throw new ConfigError(`${flag}: ${file} is empty`, 'E_USAGE');
+  return text;
 }
 
 /** Where to send, with which key, and what to say of the key if the service rejects it. */

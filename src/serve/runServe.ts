@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../core/errors.js';
 import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
@@ -10,7 +9,7 @@ import { journalDir, journalPlace, stateDirs, type UserPlaces } from '../journal
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/Store.js';
 import { StateLock } from '../journal/StateLock.js';
-import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
+import { readSecretFile, resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
 import { resolveRunOptions } from '../options/resolve.js';
 import { checkServeNumbers, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
@@ -359,15 +358,6 @@ function secretFrom(
   given: string | undefined,
   cwd: string,
 ): string | undefined {
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(resolve(cwd, file), 'utf8').trim();
-    } catch (error) {
-      throw new ConfigError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 'E_USAGE');
-    }
-    if (text === '') throw new ConfigError(`${flag}: ${file} is empty`, 'E_USAGE');
-    return text;
-  }
+  if (file !== undefined) return readSecretFile(file, flag, cwd);
   return given || undefined;
 }

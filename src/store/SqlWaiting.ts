@@ -110,7 +110,7 @@ export class SqlWaiting implements WaitingTables {
 
   async replace(
     file: WaitingFile,
-    gone: readonly number[] | 'all',
+    gone: readonly number[],
     added: ReadonlyArray<Omit<WaitingRow, 'seq'>>,
   ): Promise<void> {
     const last = await this.sql.one('SELECT MAX(seq) AS n FROM waiting_rows WHERE service = ? AND file_id = ?', [
@@ -118,14 +118,11 @@ export class SqlWaiting implements WaitingTables {
       file.id,
     ]);
     const statements: Statement[] = [this.fileInsert(file)];
-    if (gone === 'all')
-      statements.push(['DELETE FROM waiting_rows WHERE service = ? AND file_id = ?', [this.service, file.id]]);
-    else
-      for (const chunk of chunks(gone))
-        statements.push([
-          `DELETE FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS})`,
-          [this.service, file.id, ...padded(chunk)],
-        ]);
+    for (const chunk of chunks(gone))
+      statements.push([
+        `DELETE FROM waiting_rows WHERE service = ? AND file_id = ? AND seq IN (${SEQS})`,
+        [this.service, file.id, ...padded(chunk)],
+      ]);
     statements.push(...this.inserts(file.id, Number(last?.['n'] ?? 0), added));
     statements.push([
       'DELETE FROM waiting_files WHERE service = ? AND id = ? AND NOT EXISTS ' +

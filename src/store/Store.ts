@@ -162,14 +162,10 @@ export interface WaitingTables {
   append(fileId: string, rows: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Promise<void>;
   register(file: WaitingFile): Promise<void>;
   /**
-   * In one transaction: the rows with these numbers go (`all`: every row of the file), `added` take the numbers after
+   * In one transaction: the rows with these numbers go, `added` take the numbers after
    * the file's last (the file is created with them if new), and a file with no row left goes.
    */
-  replace(
-    file: WaitingFile,
-    gone: readonly number[] | 'all',
-    added: ReadonlyArray<Omit<WaitingRow, 'seq'>>,
-  ): Promise<void>;
+  replace(file: WaitingFile, gone: readonly number[], added: ReadonlyArray<Omit<WaitingRow, 'seq'>>): Promise<void>;
 }
 
 /** A payer as the web page keeps it: its line (JSON), its category, and what it was made from (JSON). */

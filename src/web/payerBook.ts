@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
@@ -129,7 +130,7 @@ export class PayerBook {
   private async *spans(tables: PayerTables, filter: PayerFilter): AsyncGenerator<PayerFilter> {
     const last = await tables.lastPlace();
     for (let from = 1; from <= last; from += SPAN) {
-      await yieldTurn();
+      await setImmediate();
       yield { ...filter, within: [from, from + SPAN] };
     }
   }
@@ -209,7 +210,7 @@ export class PayerBook {
       await tables.put(payers, []);
       chunk = new Map();
       // A webhook or a page waiting meanwhile is answered before the next chunk.
-      await yieldTurn();
+      await setImmediate();
     };
     const parser = createReadStream(path).pipe(parse({ columns: true, relax_column_count: true }));
     for await (const record of parser as AsyncIterable<Record<string, string>>) {
@@ -266,9 +267,4 @@ function payerLine(clientUserId: string, seen: Seen, journal: JournaledPayer | u
     checkedAt: (readLater ? status?.checkedAt : undefined) ?? journal?.checkedAt ?? '',
     error: (readLater ? status?.error : row.error) ?? '',
   };
-}
-
-/** Lets the event loop answer what waits (a webhook, another page) before going on. */
-function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

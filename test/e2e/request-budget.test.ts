@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxStats } from '../../src/sandbox/index.js';
 import { runStatus } from '../../src/status/runStatus.js';
-import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
+import { API_KEY, harness, memoryStream, NO_BANK, payersCsv } from '../helpers/runHarness.js';
 
 // What each case costs, in requests counted by the sandbox per route: the service caps every key at a few requests
 // a second, reads included, so at that cap requests per payer is the tool's speed. The README's "What each case
@@ -126,15 +126,7 @@ describe('request budget against a service that gates bank accounts on KYC', () 
   it('a lost state dir with the bank accounts in a file of their own: at most 3 requests a row, nothing created', async () => {
     await gateKnown();
     const payers = ids(6, 'sep');
-    const noBank = {
-      bankName: '',
-      accountName: '',
-      currency: '',
-      accountNumber: '',
-      routingNumber: '',
-      accountType: '',
-    };
-    const input = h!.tmp.write('payers.csv', payersCsv(payers, Object.fromEntries(payers.map((id) => [id, noBank]))));
+    const input = h!.tmp.write('payers.csv', payersCsv(payers, Object.fromEntries(payers.map((id) => [id, NO_BANK]))));
     const banks = h!.tmp.write('banks.csv', bankCsv(payers));
     const run = () => h!.run({ inputs: [input], bankDetails: banks });
     await run();

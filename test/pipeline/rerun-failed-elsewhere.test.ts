@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, payersCsv } from '../helpers/runHarness.js';
+import { harness, NO_BANK, payersCsv } from '../helpers/runHarness.js';
 
 // A failed file fixed and fed back on another machine (no journal): what the service already stores is read,
 // nothing is created twice, and a payer cell changed in the file is noticed through the digest the file carries.
@@ -74,14 +74,7 @@ describe('a file of bank rows alone', () => {
         h.tmp.write(
           'payers.csv',
           payersCsv(['b-1'], {
-            'b-1': {
-              bankName: '',
-              accountName: '',
-              currency: '',
-              accountNumber: '',
-              routingNumber: '',
-              accountType: '',
-            },
+            'b-1': NO_BANK,
           }),
         ),
       ],

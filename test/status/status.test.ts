@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { runStatus, type StatusInput } from '../../src/status/runStatus.js';
-import { API_KEY, harness, memoryStream, payersCsv, type ResultRow } from '../helpers/runHarness.js';
+import { API_KEY, harness, memoryStream, NO_BANK, payersCsv, type ResultRow } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
 afterEach(async () => {
@@ -156,15 +156,7 @@ describe('status: where each payer stands', () => {
     await h.run({ inputs: [h.tmp.write('register.csv', payersCsv(ids))] });
     // Approved since the run: the journal last saw them waiting, so their accounts are read after their status.
     for (const id of ['s-0', 's-1']) h.sandbox.setKyc(id, 'approved');
-    const noBank = {
-      bankName: '',
-      accountName: '',
-      currency: '',
-      accountNumber: '',
-      routingNumber: '',
-      accountType: '',
-    };
-    const input = h.tmp.write('status.csv', payersCsv(ids, { 's-1': noBank, 's-2': noBank }));
+    const input = h.tmp.write('status.csv', payersCsv(ids, { 's-1': NO_BANK, 's-2': NO_BANK }));
 
     const before = h.sandbox.stats().byRoute;
     const { summary, byId } = await status({ inputs: [input], concurrency: 2 });

@@ -59,7 +59,7 @@ describe('the rows waiting, in the store', () => {
     // A payer with rows in another file too, and one with 40 rows (more than a page): each counted once.
     await waiting.replace(file('bb'), [], [row(3), ...Array.from({ length: 40 }, () => row(999, 'many'))]);
     expect(await payersWaiting(waiting)).toBe(251);
-    await waiting.replace(file('bb'), 'all', []);
+    await waiting.clear('bb');
     expect(await waiting.ofPayers(['key-p-7', 'key-p-200', 'key-nobody'])).toEqual([
       { fileId: 'a', seq: 7, payerKey: 'key-p-7', clientUserId: 'p-7' },
       { fileId: 'a', seq: 200, payerKey: 'key-p-200', clientUserId: 'p-200' },
