@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { ReadingOptions } from '../input/InputFile.js';
@@ -122,7 +122,10 @@ export class WaitingRows {
 
   /** The rows whose payer was not checked for `recheckAfterMs` (or never), by file, oldest file first. */
   async due(recheckAfterMs: number): Promise<WaitingRun[]> {
-    if (!this.mayHold()) return [];
+    if (!this.mayHold()) {
+      this.sayIfLost();
+      return [];
+    }
     const cutoff = new Date(Date.now() - recheckAfterMs).toISOString();
     const tables = await this.tables();
     const due: WaitingPlace[] = [];
@@ -136,6 +139,26 @@ export class WaitingRows {
       await setImmediate();
     }
     return byFile(due);
+  }
+
+  /**
+   * No store, yet runs of this inbox left rows pending: the state dir was deleted or moved, and the rows that waited in
+   * it with it. Said at every look (cron mails it) until a person acts: the files that carry them on are named.
+   */
+  private sayIfLost(): void {
+    const runs = existsSync(this.paths.results) ? readdirSync(this.paths.results, { withFileTypes: true }) : [];
+    const pending = runs.filter(
+      (run) =>
+        run.isDirectory() &&
+        readdirSync(join(this.paths.results, run.name)).some((name) => name.startsWith('pending-')),
+    );
+    if (pending.length === 0) return;
+    this.say(
+      `inbox: no store in ${this.place.stateDir}, yet ${pending.length} run${pending.length === 1 ? '' : 's'} in results/ left rows waiting: ` +
+        'the state dir was deleted or moved, and the rows that waited in it are not known here. Put it back, or drop ' +
+        "each file's latest pending-* file from results/ into incoming/ (a run reads what the service stores before " +
+        'creating anything, so nothing is made twice)',
+    );
   }
 
   /** Where the rows of these payers (by the journal's key) wait. */
