@@ -26,7 +26,7 @@ export default defineConfig({
       {
         extends: true,
         // Tests that spawn the bin, drive a browser or a spreadsheet program, or run a whole lifecycle.
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/*-postgres.test.ts'] },
       },
       {
         extends: true,
@@ -49,6 +49,7 @@ export default defineConfig({
             'test/inbox/inbox-waiting.test.ts',
             'test/serve/eventLog.test.ts',
             'test/journal/journal-payers-named.test.ts',
+            'test/e2e/serve-two-postgres.test.ts',
           ],
           env: { PAYER_ONBOARD_TEST_BACKEND: 'postgres' },
           isolate: false,

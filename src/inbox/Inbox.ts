@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, LockedError } from '../core/errors.js';
+import { type HeldJournal, type HoldSpec, holdJournal } from '../journal/holdJournal.js';
 import { readingOptions } from '../input/openInput.js';
 import { payerKeyOf } from '../journal/RowJournal.js';
 import { journalPlace, stateDirs } from '../journal/stateDir.js';
@@ -9,12 +10,14 @@ import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js'
 import { resolveRunOptions } from '../options/resolve.js';
 import { makeRunId, placesOf } from '../pipeline/RunSession.js';
 import type { RunContext, RunInput } from '../pipeline/run.js';
-import type { WaitingPlace } from '../store/Store.js';
+import type { Store, WaitingPlace } from '../store/Store.js';
 import { type InboxPaths, inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
 import { type FileOutcome, runInboxFile, settleIncoming } from './processFile.js';
 import { settleWaiting, type WaitingRun, WaitingRows } from './waiting.js';
 
 export type InboxRunInput = Omit<RunInput, 'inputs' | 'out'>;
+
+type ServiceOf = Omit<HoldSpec, 'runId' | 'store'>;
 
 export interface InboxSpec {
   dir: string;
@@ -44,10 +47,12 @@ export class Inbox {
     readonly paths: InboxPaths,
     readonly runInput: InboxRunInput,
     private readonly spec: InboxSpec,
-    private readonly context: RunContext,
+    private context: RunContext,
     private readonly lock: StateLock,
     /** Where rows waiting on their payers are kept; none for a rehearsal (its sandbox ends with its run). */
     readonly waiting: WaitingRows | undefined,
+    /** The service and key the inbox's runs send with, and where their journal is: worked out at the first need. */
+    private readonly service: () => ServiceOf,
   ) {
     this.tracker = new SettleTracker(spec.settle * 1000);
   }
@@ -66,17 +71,59 @@ export class Inbox {
     const options = resolveRunOptions({ ...runInput, inputs: ['(inbox)'] }, env);
     const paths = inboxPaths(root);
     const say = (line: string) => context.stderr?.write(`${line}\n`);
-    const where = () => {
+    const service = (): ServiceOf => {
       const places = placesOf(context);
       const { baseUrl, apiKey } = resolveConnection(options, env, places.cwd);
       const databaseUrl = resolveDatabaseUrl(options, env, places.cwd);
-      return journalPlace(stateDirs(options.stateDir, places), baseUrl, apiKey, databaseUrl);
+      return { state: stateDirs(options.stateDir, places), places, baseUrl, apiKey, databaseUrl };
+    };
+    const where = () => {
+      const { state, baseUrl, apiKey, databaseUrl } = service();
+      return journalPlace(state, baseUrl, apiKey, databaseUrl);
     };
     // A rehearsal keeps no rows waiting: its sandbox ends with its run.
     const waiting = options.sandbox ? undefined : new WaitingRows(where, readingOptions(options, cwd), paths, say);
     const holder = spec.holder ?? 'inbox';
     const lock = StateLock.acquire(join(root, 'lock'), holder, { what: holder, using: root });
-    return new Inbox(paths, runInput, spec, context, lock, waiting);
+    return new Inbox(paths, runInput, spec, context, lock, waiting, service);
+  }
+
+  /** Whether any file waits in processing/, incoming/ or (from an older version) waiting/: work to hold the key for. */
+  hasFiles(): boolean {
+    const { processing, incoming, waiting } = this.paths;
+    return [processing, incoming, waiting].some((dir) => existsSync(dir) && listFiles(dir).length > 0);
+  }
+
+  /**
+   * Does `work` holding the service and key through `store` (serve's, open for its life): every run of it, the rows
+   * it keeps and the events it marks go through the one hold, which on a shared server checks every write is still
+   * its own. Turned away (another process holds it), nothing is done and `heldBy` says by whom; the hold lost midway
+   * (its lease taken over), nothing more is.
+   */
+  async holding(store: Store, work: () => Promise<void>): Promise<void> {
+    let held: HeldJournal;
+    try {
+      held = await holdJournal({ ...this.service(), runId: this.spec.holder ?? 'inbox', store });
+    } catch (error) {
+      if (!(error instanceof LockedError)) throw error;
+      this.heldBy = error.message;
+      this.going = false;
+      return;
+    }
+    held.onLost((why) => {
+      this.going = false;
+      this.context.stderr?.write(`inbox: ${why}; nothing more is sent\n`);
+    });
+    const context = this.context;
+    this.context = { ...context, held };
+    this.waiting?.share(held.place.open ?? store);
+    try {
+      await work();
+    } finally {
+      this.context = context;
+      this.waiting?.share(store);
+      await held.release();
+    }
   }
 
   private get stopped(): boolean {

@@ -42,9 +42,14 @@ export class WaitingRows {
     private readonly say: (line: string) => void,
   ) {}
 
-  /** Keeps the rows in a store open already for the process's life (serve's), the same one its journal is in. */
+  /**
+   * Keeps the rows in a store open already (serve's for its life, or as its worker's hold writes it), the same one
+   * its journal is in: closed by whoever opened it.
+   */
   share(store: Store): void {
+    if (this.shared === store) return;
     this.shared = store;
+    this.opened = undefined;
   }
 
   private get place(): JournalPlace {

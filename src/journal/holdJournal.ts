@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../store/openStore.js';
-import type { Hold } from '../store/Store.js';
+import type { Hold, Store } from '../store/Store.js';
 import type { JournalPlace } from './openJournal.js';
 import { ServiceLock } from './ServiceLock.js';
 import { StateLock } from './StateLock.js';
@@ -23,10 +23,13 @@ export interface HoldSpec {
   runId: string;
   /** A PostgreSQL database that keeps the journal, if one is given. */
   databaseUrl?: string | undefined;
+  /** The store, open already for the process's life (serve's): held and written through, closed by its owner. */
+  store?: Store | undefined;
 }
 
 /** A run's hold on its service and key: where its journal is, and the locks to release at the end. */
 export interface HeldJournal {
+  /** Where the journal is; with `open`, the store as the hold writes it (where a hold checks its writes). */
   place: JournalPlace;
   release(): Promise<void>;
   /** Told if a hold is lost while the run goes on (a shared store's connection ended): the run must stop sending. */
@@ -53,28 +56,40 @@ export async function holdJournal(spec: HoldSpec): Promise<HeldJournal> {
   };
   try {
     const holder = { runId, stateDir: state.dir };
-    if (process.platform === 'linux') {
-      const lock = await ServiceLock.acquire(service, holder, using);
-      releases.push(() => lock.release());
-    } else {
-      // Elsewhere a file every run of this user sees (no abstract sockets): two users of one machine are not held.
-      const path = join(userStateDir(spec.places), 'locks', `${service}.lock`);
-      const lock = StateLock.acquire(path, runId, { what: 'run', using, stateDir: state.dir });
-      releases.push(() => lock.release());
-    }
     const me = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...holder };
-    if (spec.databaseUrl === undefined) {
+    // On a database, its lease holds it for every process that shares the database, this machine's too: a lock of
+    // the machine besides would outlive a holder stopped with SIGSTOP, and keep a second serve here from taking over.
+    const onDatabase = spec.databaseUrl !== undefined;
+    if (!onDatabase) {
+      if (process.platform === 'linux') {
+        const lock = await ServiceLock.acquire(service, holder, using);
+        releases.push(() => lock.release());
+      } else {
+        // Elsewhere a file every run of this user sees (no abstract sockets): two users of one machine are not held.
+        const path = join(userStateDir(spec.places), 'locks', `${service}.lock`);
+        const lock = StateLock.acquire(path, runId, { what: 'run', using, stateDir: state.dir });
+        releases.push(() => lock.release());
+      }
       // The state dir's store, whoever shares it (a container with it mounted has a network, and a lock, of its own).
       const lock = StoreLock.acquire(state.dir, service, me, using);
       releases.push(() => lock.release());
-    } else {
-      const store = await openStore(place);
-      releases.push(() => store.close());
+    }
+    if (onDatabase || spec.store !== undefined) {
+      let store = spec.store;
+      if (store === undefined) {
+        const opened = await openStore(place);
+        releases.push(() => opened.close());
+        store = opened;
+      }
       const hold = await store.hold(service, me, using);
       releases.push(() => hold.release());
       shared = hold;
     }
-    return { place, release, onLost: (listener) => shared?.onLost(listener) };
+    return {
+      place: shared === undefined ? place : { ...place, open: shared.store },
+      release,
+      onLost: (listener) => shared?.onLost(listener),
+    };
   } catch (error) {
     await release();
     throw error;

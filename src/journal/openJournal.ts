@@ -15,7 +15,10 @@ export interface JournalPlace {
   service: string;
   /** The old journal files, imported once each and kept as they were. */
   jsonl: readonly string[];
-  /** The store, open already (serve's, for its life): read without opening another each time. */
+  /**
+   * The store, open already: serve's for its life, or the one a hold writes through. Read and written without
+   * opening another; whoever opened it closes it (a hold's store closes nothing).
+   */
   open?: Store;
 }
 
@@ -30,7 +33,8 @@ export async function openJournal(
   logger: Logger,
   stderr: NodeJS.WritableStream | undefined,
 ): Promise<{ journal: Journal; isNew: boolean }> {
-  const store = await openStore(place);
+  // The store the run's hold writes through, where it has one (closing it closes nothing); else its own.
+  const store = place.open ?? (await openStore(place));
   let isNew: boolean;
   try {
     const tables = store.journal(place.service);

@@ -7,6 +7,7 @@ import { AbortedError, PayerOnboardError, ConfigError } from '../core/errors.js'
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
+import type { HeldJournal } from '../journal/holdJournal.js';
 import type { Journal } from '../journal/Journal.js';
 import { forgetJournal, type JournalPlace, openJournal } from '../journal/openJournal.js';
 import type { UserPlaces } from '../journal/stateDir.js';
@@ -55,6 +56,11 @@ export interface RunContext {
    * (a person is told to stop serve, not to wait for it), else the run itself.
    */
   holder?: 'serve';
+  /**
+   * The service and key held already by the caller for as long as it works (serve's worker, for a pass): the run
+   * writes through it and leaves it held.
+   */
+  held?: HeldJournal;
 }
 
 /** The working directory, environment and home a command goes by: its context's, else the process's own. */

@@ -49,8 +49,10 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
   // One run at a time per service and key, taken before anything else so a second run is turned
   // away at once. Not for validate (it sends nothing) nor a sandbox rehearsal (its API lives only as long as the run:
   // no journal).
+  const borrowed = command === 'run' && !options.sandbox ? context.held : undefined;
   const held =
-    command === 'run' && !options.sandbox && connection
+    borrowed ??
+    (command === 'run' && !options.sandbox && connection
       ? await holdJournal({
           state: stateDirs(options.stateDir, places),
           places,
@@ -58,14 +60,14 @@ export async function run(input: RunInput, context: RunContext = {}): Promise<Su
           runId: context.holder ?? runId,
           databaseUrl: resolveDatabaseUrl(options, env, cwd),
         })
-      : undefined;
+      : undefined);
   try {
     return await runPasses(facts, reached, connection, held);
   } catch (error) {
     if (!reached.summaryWritten) writeStopSummary(facts, reached, error);
     throw error;
   } finally {
-    await held?.release();
+    if (held !== borrowed) await held?.release();
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { EventTables, JournalTables } from '../store/Store.js';
+import type { EventTables, JournalTables, StoredEvent } from '../store/Store.js';
 import type { WebhookEvent } from './webhookEvent.js';
 
 /** A webhook event as recorded: what it said, and the digest of its body that names the delivery. */
@@ -43,10 +43,7 @@ export class EventLog {
     const log = new EventLog(tables);
     if (oldLog !== undefined) await importOldLog(tables, journal, oldLog, now);
     await tables.prune(new Date(now - SAME_DELIVERY_MS).toISOString());
-    for (const stored of await tables.pending()) {
-      const event = { ...(JSON.parse(stored.body) as WebhookEvent), id: stored.id, at: stored.at };
-      log.pendingEvents.set(stored.id, event);
-    }
+    await log.refresh();
     return log;
   }
 
@@ -66,6 +63,17 @@ export class EventLog {
       return 'duplicate';
     this.pendingEvents.set(id, recorded);
     return 'recorded';
+  }
+
+  /**
+   * The events not yet acted on, as the store has them: those another serve over the same database recorded, less
+   * those it acted on. After the marks of done made here are written, so none comes back.
+   */
+  async refresh(): Promise<void> {
+    await this.marking;
+    const stored = await this.tables.pending();
+    this.pendingEvents.clear();
+    for (const event of stored) this.pendingEvents.set(event.id, eventOf(event));
   }
 
   /** How many events wait to be acted on (without a copy of them). */
@@ -94,6 +102,10 @@ export class EventLog {
   settled(): Promise<void> {
     return this.marking;
   }
+}
+
+function eventOf(stored: StoredEvent): RecordedEvent {
+  return { ...(JSON.parse(stored.body) as WebhookEvent), id: stored.id, at: stored.at };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { Inbox } from '../inbox/Inbox.js';
+import type { Store } from '../store/Store.js';
 import { journalPayerStates, journalPayersNamed } from '../journal/RowJournal.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { checkBankAccounts } from './checkBankAccounts.js';
@@ -21,6 +22,8 @@ export interface WorkerSpec {
   metrics: ServeMetrics;
   /** The journal's file, read (never written) to match events to payers. */
   journal: JournalPlace;
+  /** serve's store: each pass with work to do holds the service and key through it. */
+  store: Store;
   recheckAfterMs: number;
   /** Milliseconds between looks at incoming/ when no event wakes the worker. */
   pollMs: number;
@@ -103,15 +106,23 @@ export class Worker {
     inbox.heldBy = undefined;
     let trouble: string | undefined;
     try {
-      await this.busily(async () => {
-        await inbox.resume();
-        if (inbox.going && log.pendingCount() > 0) await this.act(log.pending(), signal);
-        if (inbox.going && Date.now() >= this.nextRecheck) {
-          this.nextRecheck = Date.now() + Math.min(this.spec.recheckAfterMs, 60_000);
-          await inbox.recheckDue();
-        }
-        if (inbox.going) await inbox.takeIncoming();
-      });
+      // The events in the store, another serve's too: any serve over the same database may act on them.
+      await log.refresh();
+      const due = Date.now() >= this.nextRecheck;
+      if (log.pendingCount() > 0 || due || inbox.hasFiles())
+        await this.busily(() =>
+          inbox.holding(this.spec.store, async () => {
+            // Held now: what another serve acted on meanwhile is no longer pending.
+            await log.refresh();
+            await inbox.resume();
+            if (inbox.going && log.pendingCount() > 0) await this.act(log.pending(), signal);
+            if (inbox.going && due) {
+              this.nextRecheck = Date.now() + Math.min(this.spec.recheckAfterMs, 60_000);
+              await inbox.recheckDue();
+            }
+            if (inbox.going) await inbox.takeIncoming();
+          }),
+        );
       if (!inbox.going) trouble = 'a run stopped (its summary above says why)';
     } catch (error) {
       trouble = `unexpected: ${(error as Error).message}`;

@@ -103,6 +103,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       log,
       metrics,
       journal: events.journal,
+      store: events.store,
       recheckAfterMs: timings.recheckAfter * 3_600_000,
       pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
       pauseMs: options.pauseMs ?? 30_000,

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AbortedError, ConfigError, PayerOnboardError } from '../core/errors.js';
 import type { Executor, Statement } from './SqlJournal.js';
-import { type Holder, lockedBy } from './holder.js';
+import { type Holder, holderOf, lockedBy } from './holder.js';
+import { Lease } from './pgLease.js';
 import { stepsAfter } from './schema.js';
-import { SqlStore } from './SqlStore.js';
+import { BorrowedStore, SqlStore } from './SqlStore.js';
 import type { Hold } from './Store.js';
 
 /**
@@ -64,85 +64,63 @@ export class PgStore extends SqlStore {
   }
 
   /**
-   * A session-level advisory lock on a connection kept for the run: every machine that shares the database sees it,
-   * and the server frees it when that connection ends, however the process ends. That connection ending while the
-   * run goes on (the server restarted, the session killed) loses the lock: the listeners are told, and the run stops.
+   * A lease in the database, on a connection kept for the hold, renewed every few seconds: every machine that shares
+   * the database sees it. A holder killed frees it at once (its connection ends); one stopped, hung or cut off frees
+   * it when its lease runs out, within seconds. The hold's store checks the lease's token on every transaction, and
+   * the listeners are told when it is lost: the run stops before another can take over, and writes nothing after.
    */
   async hold(service: string, holder: Holder, using: string): Promise<Hold> {
-    const key = BigInt(`0x${createHash('sha256').update(`payer-onboard: ${service}`).digest('hex').slice(0, 15)}`);
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
       throw this.storeError(error, 'cannot be reached');
     }
-    let released = false;
-    let lostWhy: string | undefined;
-    const listeners: Array<(why: string) => void> = [];
-    const lose = (why: string) => {
-      if (released || lostWhy !== undefined) return;
-      lostWhy = `the hold of ${using} in ${this.location} was lost (${this.scrub(why)})`;
-      for (const listener of listeners) listener(lostWhy);
-    };
-    const onError = (error: Error) => lose(error.message);
-    const onEnd = () => lose('its connection ended');
+    let lease: Lease | undefined;
+    const onError = (error: Error) => lease?.lose(this.scrub(error.message));
+    const onEnd = () => lease?.lose('its connection ended');
     client.on('error', onError);
     client.on('end', onEnd);
-    const detach = () => {
+    const detach = (error?: Error) => {
       client.off('error', onError);
       client.off('end', onEnd);
+      client.release(error);
     };
     try {
-      const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS held', [key.toString()]);
-      if (rows[0]?.held !== true) {
-        const found = await client.query('SELECT holder FROM service_holders WHERE service = $1', [service]);
-        const other = found.rows[0] ? (JSON.parse(found.rows[0].holder) as Holder) : undefined;
-        throw lockedBy(other ?? { pid: 0, host: 'another machine', startedAt: 'at an unknown time' }, using);
+      const taken = await Lease.take(client, service, JSON.stringify(holder), `${using} in ${this.location}`);
+      if (!(taken instanceof Lease)) {
+        const other = taken
+          ? holderOf(taken.holder)
+          : { pid: 0, host: 'another machine', startedAt: 'at an unknown time' };
+        throw lockedBy(other, using, taken?.leftMs);
       }
-      await client.query(
-        'INSERT INTO service_holders (service, holder) VALUES ($1, $2) ON CONFLICT (service) DO UPDATE SET holder = excluded.holder',
-        [service, JSON.stringify(holder)],
-      );
+      lease = taken;
     } catch (error) {
       detach();
-      client.release();
       throw this.storeError(error, 'cannot be reached');
     }
-    // A connection the network dropped says nothing: asked every few seconds whether it still holds the lock, it
-    // either answers within the heartbeat or the hold counts as lost (the run stops before another can take over).
-    const beat = setInterval(() => {
-      const asked = client.query(
-        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted LIMIT 1",
-      );
-      const late = new Promise<never>((_, reject) => {
-        setTimeout(() => reject(new Error('no answer within 5 s')), HEARTBEAT_MS).unref();
-      });
-      Promise.race([asked, late]).then(
-        (answer) => {
-          if ((answer as pg.QueryResult).rowCount === 0) lose('the server no longer has it');
-        },
-        (error: Error) => lose(error.message),
-      );
-    }, HEARTBEAT_MS);
-    beat.unref();
+    const held = lease;
+    let writing: Promise<unknown> = Promise.resolve();
+    const fenced: Executor = {
+      ...this.sql,
+      batch: (statements) => {
+        const write = writing.then(() => this.transaction(statements, held));
+        writing = write.catch(() => undefined);
+        return write;
+      },
+    };
     return {
+      store: new BorrowedStore(this, fenced, () => writing),
       release: async () => {
-        released = true;
-        clearInterval(beat);
         try {
-          await client.query('SELECT pg_advisory_unlock($1)', [key.toString()]);
+          await held.release();
           detach();
-          client.release();
         } catch (error) {
-          // The connection is gone, and the lock with it.
-          detach();
-          client.release(error as Error);
+          // The connection is gone: the lease runs out by itself.
+          detach(error as Error);
         }
       },
-      onLost: (listener) => {
-        if (lostWhy !== undefined) listener(lostWhy);
-        else listeners.push(listener);
-      },
+      onLost: (listener) => held.onLost(listener),
     };
   }
 
@@ -173,13 +151,25 @@ export class PgStore extends SqlStore {
     }
   }
 
-  private async transaction(statements: readonly Statement[]): Promise<void> {
+  /**
+   * The statements in one transaction; under a lease, only while it is this holder's: its row is read first and
+   * kept from being taken until the commit, and a lease run out on this side meanwhile rolls it all back.
+   */
+  private async transaction(statements: readonly Statement[], lease?: Lease): Promise<void> {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.pool.connect();
       client.on('error', this.noteBroken);
       await client.query('BEGIN');
+      if (lease !== undefined) {
+        const { rows } = await client.query('SELECT token FROM service_holders WHERE service = $1 FOR SHARE', [
+          lease.service,
+        ]);
+        if (String(rows[0]?.token) !== lease.token) lease.lose('another process took it over');
+        if (!lease.valid()) throw lease.lostError();
+      }
       for (const [sql, params] of statements) await client.query(numbered(sql), [...params]);
+      if (lease !== undefined && !lease.valid()) throw lease.lostError();
       await client.query('COMMIT');
       client.off('error', this.noteBroken);
       client.release();
@@ -245,9 +235,6 @@ export class PgStore extends SqlStore {
     );
   }
 }
-
-/** How often the connection that holds a service and key is asked whether it still does, and how long it has. */
-const HEARTBEAT_MS = 5000;
 
 /** `?` placeholders as PostgreSQL numbers them; the journal's SQL has no `?` anywhere else. */
 function numbered(sql: string): string {

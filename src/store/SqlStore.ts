@@ -38,3 +38,29 @@ export abstract class SqlStore implements Store {
     return rows.map((row) => String(row['service']));
   }
 }
+
+/**
+ * A store open elsewhere, as one holder writes it: the same tables, over its own executor (a shared server's checks
+ * the hold on every transaction). Closing it waits for its writes and closes nothing: its owner does.
+ */
+export class BorrowedStore extends SqlStore {
+  constructor(
+    private readonly owner: Store,
+    readonly sql: Executor,
+    private readonly settle: () => Promise<unknown> = async () => undefined,
+  ) {
+    super();
+  }
+
+  get location(): string {
+    return this.owner.location;
+  }
+
+  hold(service: string, holder: Holder, using: string): Promise<Hold> {
+    return this.owner.hold(service, holder, using);
+  }
+
+  async close(): Promise<void> {
+    await this.settle();
+  }
+}

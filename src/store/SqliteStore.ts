@@ -4,7 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigError } from '../core/errors.js';
 import type { Executor } from './SqlJournal.js';
 import { stepsAfter } from './schema.js';
-import { SqlStore } from './SqlStore.js';
+import { BorrowedStore, SqlStore } from './SqlStore.js';
 import type { Hold } from './Store.js';
 
 /** The store's file in the state dir; SQLite keeps its `-wal` and `-shm` files beside it. */
@@ -67,7 +67,7 @@ export class SqliteStore extends SqlStore {
 
   async hold(): Promise<Hold> {
     // SQLite coordinates one machine, and the machine-wide lock of the service and key does that.
-    return { release: async () => undefined, onLost: () => undefined };
+    return { store: new BorrowedStore(this, this.sql), release: async () => undefined, onLost: () => undefined };
   }
 
   /**

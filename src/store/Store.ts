@@ -202,6 +202,12 @@ export interface PayerTables {
 
 /** A hold of a service and key. */
 export interface Hold {
+  /**
+   * The store as the holder writes it (never closed by it: its owner closes it): on a server shared by machines,
+   * each of its transactions first checks that the hold is still this one's, so a holder that comes back after
+   * another took over writes nothing.
+   */
+  readonly store: Store;
   release(): Promise<void>;
   /** Told once if the hold is lost while the run goes on (its connection to the server ended): stop sending. */
   onLost(listener: (why: string) => void): void;

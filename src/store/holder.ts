@@ -10,16 +10,21 @@ export interface Holder {
   stateDir?: string;
 }
 
-/** The message that turns a second process away: who holds it, and what to do. */
-export function lockedBy(holder: Holder, using: string): LockedError {
+/**
+ * The message that turns a second process away: who holds it, and what to do. `leftMs`: how long the holder's
+ * lease on a shared server has left, should it have stopped without giving it back.
+ */
+export function lockedBy(holder: Holder, using: string, leftMs?: number): LockedError {
   const where = holder.stateDir ? `, state dir ${holder.stateDir}` : '';
   // `serve` never finishes by itself: it is named as what it is, and stopped rather than waited for.
   const serving = holder.runId === 'serve';
   const who = serving ? 'payer-onboard serve' : 'another run';
   const run = holder.runId && !serving ? ` (run ${holder.runId})` : '';
   const then = serving ? 'Stop it first (or let it do this: it runs the inbox itself)' : 'Wait for it to finish';
+  const lease =
+    leftMs === undefined ? '' : `; its hold lapses within ${Math.ceil(leftMs / 1000)} s should it have stopped`;
   return new LockedError(
-    `${who} is using ${using}: pid ${holder.pid} on ${holder.host}${where}, started ${holder.startedAt}${run}. ${then}.`,
+    `${who} is using ${using}: pid ${holder.pid} on ${holder.host}${where}, started ${holder.startedAt}${run}${lease}. ${then}.`,
   );
 }
 

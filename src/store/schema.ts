@@ -189,6 +189,19 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'a lease on each service and key',
+    sql: `
+      -- On a shared server the hold of a service and key is a lease: the holder renews it every few seconds; another
+      -- process takes it once it ran out (its holder stopped, hung or lost the network) or its holder's connection
+      -- ended (killed). Each taking counts up the token, which every write of the holder checks: one that comes back
+      -- after its lease was taken writes nothing. Times are the server's, in milliseconds.
+      ALTER TABLE service_holders ADD COLUMN token BIGINT NOT NULL DEFAULT 0;
+      ALTER TABLE service_holders ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+      ALTER TABLE service_holders ADD COLUMN backend INTEGER;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -23,13 +23,19 @@ describe('serve while another run holds the service and key', () => {
     h = await serveHarness();
     h.inbox.drop('payers.csv', payersCsv(['held-1']));
     await waitFor(() => h!.waitingFiles() > 0, 'the first run to leave its row waiting');
-    // A person's run of the same service and key, on this machine (its lock, as `run` takes it).
+    // A person's run of the same service and key, on this machine (its lock, as `run` takes it), once serve's pass
+    // that ran the file is over (it holds the service and key until then).
     const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
-    const person = await ServiceLock.acquire(
-      service,
-      { runId: 'r-person', stateDir: '/home/ada/.local/state/payer-onboard' },
-      `${h.sandbox.url} with this API key`,
-    );
+    let taken: ServiceLock | undefined;
+    await waitFor(async () => {
+      taken = await ServiceLock.acquire(
+        service,
+        { runId: 'r-person', stateDir: '/home/ada/.local/state/payer-onboard' },
+        `${h!.sandbox.url} with this API key`,
+      ).catch(() => undefined);
+      return taken !== undefined;
+    }, "serve's pass to end");
+    const person = taken!;
     let released = false;
     try {
       h.sandbox.setKyc('held-1', 'approved');

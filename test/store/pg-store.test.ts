@@ -99,7 +99,8 @@ describe('the PostgreSQL store', () => {
       expect(error.exitCode).toBe(2);
       expect(error.message).toBe(
         `another run is using ${h.sandbox.url} with this API key: pid 4242 on laptop-7, state dir ` +
-          '/home/ada/.local/state/payer-onboard, started 2026-12-01T09:00:00.000Z (run r-7). Wait for it to finish.',
+          '/home/ada/.local/state/payer-onboard, started 2026-12-01T09:00:00.000Z (run r-7); its hold lapses within ' +
+          '10 s should it have stopped. Wait for it to finish.',
       );
       expect(h.sandbox.stats().requests).toBe(0);
     } finally {
@@ -112,18 +113,13 @@ describe('the PostgreSQL store', () => {
 
   it('a hold lost mid-run (its session ended on the server) stops the run before another machine can take over', async () => {
     const crash = await crashAtCreate(h.sandbox.url);
-    const name = new URL(url).pathname.slice(1);
     try {
       const input = h.tmp.write('payers.csv', payersCsv(['lost-1', 'lost-2', 'lost-3']));
       crash.arm();
       const running = h.run({ inputs: [input], baseUrl: crash.url, concurrency: 1 });
       await crash.held();
-      // The session that holds the run's advisory lock is ended (a DBA, an idle timeout, a restart).
-      await sql(
-        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-         WHERE l.locktype = 'advisory' AND l.granted AND d.datname = '${name}'`,
-        'postgres',
-      );
+      // The session that holds the run's lease is ended (a DBA, an idle timeout, a restart).
+      await sql('SELECT pg_terminate_backend(backend) FROM service_holders WHERE backend IS NOT NULL');
       const stopped = await (async () => {
         crash.release();
         return running;
