@@ -50,6 +50,7 @@ export default defineConfig({
             'test/serve/eventLog.test.ts',
             'test/journal/journal-payers-named.test.ts',
             'test/e2e/serve-two-postgres.test.ts',
+            'test/web/uploadsShared.test.ts',
           ],
           env: { PAYER_ONBOARD_TEST_BACKEND: 'postgres' },
           isolate: false,

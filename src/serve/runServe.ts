@@ -279,8 +279,8 @@ async function webPage(
     settings: serving.store.journal(serving.journal.service),
   };
   const mappings = new Mappings(kept.web);
-  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings);
-  uploads.prune(UPLOADS_KEPT_MS);
+  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings, kept.web);
+  await uploads.prune(UPLOADS_KEPT_MS);
   const hosts = new Set<string>();
   if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl));
   const book = new PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store });

@@ -1,6 +1,6 @@
 import type { CallRecord, JournalTables, JournalWrite, PayerChange, PayerRecord } from './Store.js';
 
-type Value = string | number | null;
+type Value = string | number | Uint8Array | null;
 type Row = Record<string, unknown>;
 /** One statement: SQL with `?` for each parameter, and the parameters. */
 export type Statement = readonly [sql: string, params: readonly Value[]];

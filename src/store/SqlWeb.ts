@@ -1,5 +1,5 @@
 import type { Executor } from './SqlJournal.js';
-import type { StoredSession, WebTables } from './Store.js';
+import type { StoredSession, StoredUpload, WebTables } from './Store.js';
 
 /** The web page's sessions and saved mappings for one service and key, over either backend's executor. */
 export class SqlWeb implements WebTables {
@@ -53,6 +53,47 @@ export class SqlWeb implements WebTables {
   async mappings(): Promise<Map<string, string>> {
     const rows = await this.sql.all('SELECT header_key, mapping FROM web_mappings WHERE service = ?', [this.service]);
     return new Map(rows.map((row) => [String(row['header_key']), String(row['mapping'])]));
+  }
+
+  async upload(id: string): Promise<StoredUpload | undefined> {
+    const row = await this.sql.one('SELECT at, upload, fixes FROM web_uploads WHERE service = ? AND id = ?', [
+      this.service,
+      id,
+    ]);
+    return row && { id, at: String(row['at']), upload: String(row['upload']), fixes: String(row['fixes']) };
+  }
+
+  async uploadContent(id: string): Promise<Uint8Array | undefined> {
+    const row = await this.sql.one('SELECT content FROM web_uploads WHERE service = ? AND id = ?', [this.service, id]);
+    const content = row?.['content'];
+    return content instanceof Uint8Array ? content : undefined;
+  }
+
+  async putUpload(upload: StoredUpload, content?: Uint8Array | null): Promise<void> {
+    const { id, at, upload: json, fixes } = upload;
+    if (content !== undefined) {
+      await this.sql.batch([
+        [
+          'INSERT INTO web_uploads (service, id, at, upload, fixes, content) VALUES (?, ?, ?, ?, ?, ?) ' +
+            'ON CONFLICT (service, id) DO UPDATE SET upload = excluded.upload, fixes = excluded.fixes, content = excluded.content',
+          [this.service, id, at, json, fixes, content],
+        ],
+      ]);
+      return;
+    }
+    await this.sql.batch([
+      ['UPDATE web_uploads SET upload = ?, fixes = ? WHERE service = ? AND id = ?', [json, fixes, this.service, id]],
+    ]);
+  }
+
+  async deleteUploads(which: { ids: readonly string[] } | { before: string }): Promise<void> {
+    if ('before' in which) {
+      await this.sql.batch([['DELETE FROM web_uploads WHERE service = ? AND at < ?', [this.service, which.before]]]);
+      return;
+    }
+    await this.sql.batch(
+      which.ids.map((id) => ['DELETE FROM web_uploads WHERE service = ? AND id = ?', [this.service, id]] as const),
+    );
   }
 
   async putMapping(headerKey: string, mapping: string): Promise<void> {

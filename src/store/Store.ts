@@ -98,7 +98,15 @@ export interface StoredSession {
   seenAt: number;
 }
 
-/** What the web page of one service and key keeps: its sessions and the mappings saved by header. */
+/** A file uploaded on the web page, as stored: what was found in and done to it, and the changes made (JSON each). */
+export interface StoredUpload {
+  id: string;
+  at: string;
+  upload: string;
+  fixes: string;
+}
+
+/** What the web page of one service and key keeps: its sessions, the mappings saved by header, its uploads. */
 export interface WebTables {
   /** The sessions opened with this password. */
   sessions(passwordMark: string): Promise<StoredSession[]>;
@@ -110,6 +118,13 @@ export interface WebTables {
   deleteSessions(tokenHashes?: readonly string[]): Promise<void>;
   mappings(): Promise<Map<string, string>>;
   putMapping(headerKey: string, mapping: string): Promise<void>;
+  upload(id: string): Promise<StoredUpload | undefined>;
+  /** The file as uploaded, while it is kept. */
+  uploadContent(id: string): Promise<Uint8Array | undefined>;
+  /** An upload, new (with its file) or changed (`content` undefined: the file kept as it is; null: the file goes). */
+  putUpload(upload: StoredUpload, content?: Uint8Array | null): Promise<void>;
+  /** The uploads with these ids, or those that came before `before` (ISO), go whole. */
+  deleteUploads(which: { ids: readonly string[] } | { before: string }): Promise<void>;
 }
 
 /** A file of rows waiting on their payers: its name as dropped, its format, and its parts' shape (JSON). */

@@ -202,6 +202,26 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE service_holders ADD COLUMN backend INTEGER;
     `,
   },
+  {
+    version: 8,
+    name: "the web page's uploads",
+    sql: `
+      -- Each file uploaded on the web page: what was found in it and done to it (JSON), the changes a person made
+      -- (JSON: what was sent can be traced to what was uploaded), and the file as uploaded while it is needed (to
+      -- check, fix and send it; gone once sent as it came), so that any serve over the store can go on with it.
+      -- Personal data: an upload goes whole after the retention period.
+      CREATE TABLE web_uploads (
+        service TEXT NOT NULL,
+        id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        upload TEXT NOT NULL,
+        fixes TEXT NOT NULL,
+        content BYTEA,
+        PRIMARY KEY (service, id)
+      );
+      CREATE INDEX web_uploads_by_time ON web_uploads (service, at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

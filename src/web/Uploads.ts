@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
+import type { WebTables } from '../store/Store.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { type FileFacts, fileFacts } from './fileFacts.js';
 import { checkFile, type UploadCheck } from './checkUpload.js';
@@ -50,8 +51,10 @@ export interface CheckWith {
 }
 
 /**
- * Uploaded files, kept under the inbox (`.web/uploads/<id>/`, mode 0600: they hold the payers' personal data) until
- * a person sends one: it is then copied into incoming/, where the inbox takes it as any dropped file.
+ * Uploaded files, kept in the store (what was found and done, the changes made, the file itself until it is sent as
+ * it came), so that any serve over the store goes on with an upload another one took. The file is worked on in a
+ * folder of this serve's (`.web/uploads/<id>/`, mode 0600: it holds the payers' personal data), written from the store
+ * when missing. Sent, it is copied into incoming/, where the inbox takes it as any dropped file.
  */
 export class Uploads {
   private readonly busy = new Map<string, Promise<unknown>>();
@@ -61,6 +64,7 @@ export class Uploads {
     private readonly incoming: string,
     /** Mappings saved by header, in the store. */
     readonly mappings: Mappings,
+    private readonly tables: WebTables,
   ) {}
 
   /**
@@ -109,23 +113,37 @@ export class Uploads {
       at: new Date().toISOString(),
       found: await fileFacts(path),
     };
+    await this.tables.putUpload({ id, at: upload.at, upload: JSON.stringify(upload), fixes: '[]' }, readFileSync(path));
     const table = await readTable(path);
     const saved = table === undefined ? undefined : await this.mappings.get(table.header);
     if (saved !== undefined) Object.assign(upload, { mapping: saved, mappingSaved: true });
     return this.recheck(upload, { input, context });
   }
 
-  get(id: string): Upload | undefined {
+  async get(id: string): Promise<Upload | undefined> {
     if (!/^[\w-]{12}$/.test(id)) return undefined;
-    const meta = join(this.root, id, 'upload.json');
-    if (!existsSync(meta)) return undefined;
-    return JSON.parse(readFileSync(meta, 'utf8')) as Upload;
+    const stored = await this.tables.upload(id);
+    return stored && (JSON.parse(stored.upload) as Upload);
   }
 
   /** The upload's rows as the tool reads them, while its file is kept (until sent as it stands). */
-  table(upload: Upload): Promise<UploadTable | undefined> {
+  async table(upload: Upload): Promise<UploadTable | undefined> {
+    const path = await this.file(upload);
+    return path === undefined ? undefined : readTable(path);
+  }
+
+  /**
+   * The file as uploaded, in this serve's folder: written there from the store if another serve took it (or this
+   * one's folder was cleared); none once it was sent as it came.
+   */
+  private async file(upload: Upload): Promise<string | undefined> {
     const path = join(this.root, upload.id, upload.name);
-    return existsSync(path) ? readTable(path) : Promise.resolve(undefined);
+    if (existsSync(path)) return path;
+    const content = await this.tables.uploadContent(upload.id);
+    if (content === undefined) return undefined;
+    mkdirSync(join(this.root, upload.id), { recursive: true, mode: 0o700 });
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
   }
 
   /** A mapping chosen on the page: saved for the next file with this header, and the upload checked again with it. */
@@ -135,11 +153,11 @@ export class Uploads {
   }
 
   /**
-   * Cells changed and rows left out or put back: each change kept in the upload's audit (`fixes.json`, mode 0600:
+   * Cells changed and rows left out or put back: each change kept in the upload's audit (in the store:
    * what was sent must be traceable to what was uploaded), then the upload checked again.
    */
   async fix(upload: Upload, fixes: Fix[], out: Map<number, boolean>, check: CheckWith): Promise<Upload> {
-    const audit = this.fixes(upload);
+    const audit = await this.fixes(upload);
     const at = new Date().toISOString();
     const leftOut = new Set(upload.leftOut ?? []);
     for (const [line, left] of out) {
@@ -149,29 +167,37 @@ export class Uploads {
       else leftOut.delete(line);
     }
     audit.push(...fixes);
-    writeFileSync(join(this.root, upload.id, 'fixes.json'), JSON.stringify(audit), { mode: 0o600 });
-    return this.recheck({ ...upload, leftOut: [...leftOut].sort((a, b) => a - b) }, check);
+    const changed = { ...upload, leftOut: [...leftOut].sort((a, b) => a - b) };
+    await this.save(changed, audit);
+    return this.recheck(changed, check);
   }
 
   /** Every change the person made, in order (the row's own entries say `left out` / `put back`). */
-  fixes(upload: Upload): Fix[] {
-    const path = join(this.root, upload.id, 'fixes.json');
-    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Fix[]) : [];
+  async fixes(upload: Upload): Promise<Fix[]> {
+    const stored = await this.tables.upload(upload.id);
+    return stored === undefined ? [] : (JSON.parse(stored.fixes) as Fix[]);
   }
 
   /** Whether the upload is sent as a file of its own making (mapped, fixed or rows left out) rather than as uploaded. */
-  edited(upload: Upload): boolean {
+  async edited(upload: Upload): Promise<boolean> {
     return (
-      Object.keys(upload.mapping ?? {}).length > 0 || (upload.leftOut ?? []).length > 0 || this.fixes(upload).length > 0
+      Object.keys(upload.mapping ?? {}).length > 0 ||
+      (upload.leftOut ?? []).length > 0 ||
+      (await this.fixes(upload)).length > 0
     );
   }
 
-  /** Puts the file into incoming/ (copied, then renamed: the inbox never sees half of it). Once only. */
-  send(upload: Upload): Upload {
+  /**
+   * Puts the file into incoming/ (copied, then renamed: the inbox never sees half of it). Once only. The file of
+   * the page's making is written again if this serve has none (another one made it).
+   */
+  async send(upload: Upload, check: CheckWith): Promise<Upload> {
     if (upload.sentAs !== undefined) return upload;
     const dir = join(this.root, upload.id);
-    const edited = this.edited(upload);
+    const edited = await this.edited(upload);
     const file = edited ? sentName(upload.name) : upload.name;
+    if (edited && !existsSync(join(dir, 'sent', file))) await this.recheck(upload, check);
+    else await this.file(upload);
     let target = join(this.incoming, file);
     if (existsSync(target)) {
       const ext = extname(file);
@@ -181,9 +207,9 @@ export class Uploads {
     copyFileSync(edited ? join(dir, 'sent', file) : join(dir, upload.name), temp);
     renameSync(temp, target);
     const sent = { ...upload, sentAs: basename(target) };
-    this.save(sent);
     // The inbox has the file now: its copies here go (personal data kept once). A file of the page's making leaves the
     // upload as it came and the changes made to it, for whoever audits what was sent.
+    await this.save(sent, undefined, edited ? undefined : null);
     rmSync(join(dir, 'check'), { recursive: true, force: true });
     rmSync(join(dir, 'sent'), { recursive: true, force: true });
     if (!edited) rmSync(join(dir, upload.name), { force: true });
@@ -193,13 +219,14 @@ export class Uploads {
   /** The upload checked as it would be sent: as uploaded, or the file written from it with the person's edits. */
   private async recheck(upload: Upload, { input, context }: CheckWith): Promise<Upload> {
     const dir = join(this.root, upload.id);
-    const original = join(dir, upload.name);
+    const original = (await this.file(upload)) ?? join(dir, upload.name);
     rmSync(join(dir, 'check'), { recursive: true, force: true });
-    const table = this.edited(upload) ? await readTable(original) : undefined;
+    const fixes = await this.fixes(upload);
+    const table = (await this.edited(upload)) ? await readTable(original) : undefined;
     delete upload.sentFile;
     if (table === undefined) upload.check = await checkFile(original, join(dir, 'check'), input, context);
     else {
-      const edits: Edits = { mapping: upload.mapping ?? {}, fixes: this.fixes(upload), leftOut: upload.leftOut ?? [] };
+      const edits: Edits = { mapping: upload.mapping ?? {}, fixes, leftOut: upload.leftOut ?? [] };
       mkdirSync(join(dir, 'sent'), { recursive: true, mode: 0o700 });
       const path = join(dir, 'sent', sentName(upload.name));
       const workbook = extname(upload.name).toLowerCase() === '.xlsx';
@@ -215,26 +242,38 @@ export class Uploads {
         );
       upload.sentFile = sentName(upload.name);
     }
-    this.save(upload);
+    await this.save(upload);
     return upload;
   }
 
   /** An upload given up (refused, or its file did not arrive whole): nothing of it is kept. */
-  discard(id: string): void {
-    if (/^[\w-]{12}$/.test(id)) rmSync(join(this.root, id), { recursive: true, force: true });
+  async discard(id: string): Promise<void> {
+    if (!/^[\w-]{12}$/.test(id)) return;
+    rmSync(join(this.root, id), { recursive: true, force: true });
+    await this.tables.deleteUploads({ ids: [id] });
   }
 
-  /** Uploads older than `maxAgeMs` removed, sent or not: what they hold is personal data. */
-  prune(maxAgeMs: number, now = Date.now()): void {
+  /**
+   * Uploads older than `maxAgeMs` removed, sent or not, from the store and from this serve's folder (and any folder
+   * of an upload the store no longer has): what they hold is personal data.
+   */
+  async prune(maxAgeMs: number, now = Date.now()): Promise<void> {
+    await this.tables.deleteUploads({ before: new Date(now - maxAgeMs).toISOString() });
     if (!existsSync(this.root)) return;
     for (const id of readdirSync(this.root)) {
-      const at = statSync(join(this.root, id)).mtimeMs;
-      if (now - at > maxAgeMs) rmSync(join(this.root, id), { recursive: true, force: true });
+      const old = now - statSync(join(this.root, id)).mtimeMs > maxAgeMs;
+      if (old || (await this.tables.upload(id)) === undefined)
+        rmSync(join(this.root, id), { recursive: true, force: true });
     }
   }
 
-  private save(upload: Upload): void {
-    writeFileSync(join(this.root, upload.id, 'upload.json'), JSON.stringify(upload), { mode: 0o600 });
+  /** What was found and done; the changes made, when they changed; the file (null: it goes, sent as it came). */
+  private async save(upload: Upload, fixes?: Fix[], content?: null): Promise<void> {
+    const audit = fixes ?? (await this.fixes(upload));
+    await this.tables.putUpload(
+      { id: upload.id, at: upload.at, upload: JSON.stringify(upload), fixes: JSON.stringify(audit) },
+      content,
+    );
   }
 }
 

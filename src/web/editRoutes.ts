@@ -28,7 +28,7 @@ interface RowPost {
 export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<void> {
   const check = { input: spec.runInput, context: spec.context };
   const editable = async (request: FastifyRequest, reply: FastifyReply) => {
-    const upload = spec.uploads.get(idOf(request));
+    const upload = await spec.uploads.get(idOf(request));
     if (upload === undefined) return void reply.code(404).send();
     if (upload.sentAs !== undefined) return void reply.code(409).send();
     const table = await spec.uploads.table(upload);
@@ -60,7 +60,7 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     const json = request.headers['content-type']?.startsWith('application/json') === true;
     const posted = json ? rowOfJson(request.body) : rowsOfForm(request.body as Record<string, unknown>);
     if (posted === undefined) return reply.code(400).send({ error: 'expected {line, cells, out}' });
-    const { fixes, out } = changes(table, spec.uploads.fixes(upload), posted);
+    const { fixes, out } = changes(table, await spec.uploads.fixes(upload), posted);
     const checked = await spec.uploads.fix(upload, fixes, out, check);
     if (!json) return reply.redirect(`/uploads/${upload.id}#fix`, 303);
     return reply.send(answer(checked, table));

@@ -28,13 +28,13 @@ const OFFERED = /^(results\.csv|report\.html|(failed|pending)-[^/\\]+)$/;
 
 /** A sent upload followed live: its run's progress (server-sent events) and, once run, its files to download. */
 export async function progressRoutes(app: FastifyInstance, spec: ProgressSpec): Promise<void> {
-  const sentUpload = (id: string) => {
-    const upload = spec.uploads.get(id);
+  const sentUpload = async (id: string) => {
+    const upload = await spec.uploads.get(id);
     return upload?.sentAs === undefined ? undefined : upload;
   };
   app.get('/sent/:id', async (request, reply) => {
     const { csrf } = (request as SignedIn).session;
-    const upload = sentUpload((request.params as { id: string }).id);
+    const upload = await sentUpload((request.params as { id: string }).id);
     if (upload === undefined)
       return reply
         .code(404)
@@ -47,12 +47,12 @@ ${progressFragment(upload, progressOf(upload, spec.paths))}
     return reply.type('text/html').send(layout(upload.name, body, { csrf }, ['live.js']));
   });
   app.get('/sent/:id/fragment', async (request, reply) => {
-    const upload = sentUpload((request.params as { id: string }).id);
+    const upload = await sentUpload((request.params as { id: string }).id);
     if (upload === undefined) return reply.code(404).send();
     return reply.type('text/html').send(toText(progressFragment(upload, progressOf(upload, spec.paths))));
   });
-  app.get('/sent/:id/live', (request, reply) => {
-    const upload = sentUpload((request.params as { id: string }).id);
+  app.get('/sent/:id/live', async (request, reply) => {
+    const upload = await sentUpload((request.params as { id: string }).id);
     if (upload === undefined) return reply.code(404).send();
     reply.hijack();
     const res = reply.raw;
@@ -73,10 +73,11 @@ ${progressFragment(upload, progressOf(upload, spec.paths))}
     };
     request.raw.on('close', () => clearInterval(timer));
     look();
+    return reply;
   });
   app.get('/sent/:id/files/:name', async (request, reply) => {
     const { id, name } = request.params as { id: string; name: string };
-    const upload = sentUpload(id);
+    const upload = await sentUpload(id);
     const progress = upload && progressOf(upload, spec.paths);
     if (progress?.results === undefined || !OFFERED.test(name) || !progress.files.includes(name))
       return reply.code(404).send();

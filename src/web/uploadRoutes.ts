@@ -49,14 +49,19 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
 
   app.get('/uploads/:id', async (request, reply) => {
     const { csrf } = (request as SignedIn).session;
-    const upload = spec.uploads.get((request.params as { id: string }).id);
+    const upload = await spec.uploads.get((request.params as { id: string }).id);
     if (upload === undefined)
       return reply
         .code(404)
         .type('text/html')
         .send(layout('Not found', uploadPage(csrf, spec.limitMb, 'No such upload.'), { csrf }));
     const table = upload.sentAs === undefined ? await spec.uploads.table(upload) : undefined;
-    const body = uploadResultPage(upload, csrf, spec.service, table && { table, fixes: spec.uploads.fixes(upload) });
+    const body = uploadResultPage(
+      upload,
+      csrf,
+      spec.service,
+      table && { table, fixes: await spec.uploads.fixes(upload) },
+    );
     return reply.type('text/html').send(layout(upload.name, body, { csrf }, table === undefined ? [] : ['fix.js']));
   });
 
@@ -64,12 +69,12 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
     const id = (request.params as { id: string }).id;
     return spec.uploads.serial(id, async () => send(id, reply));
   });
-  const send = (id: string, reply: FastifyReply) => {
-    const upload = spec.uploads.get(id);
+  const send = async (id: string, reply: FastifyReply) => {
+    const upload = await spec.uploads.get(id);
     if (upload === undefined) return reply.code(404).send();
     if (upload.check === undefined || upload.check.ok === 0 || upload.check.unusable !== undefined)
       return reply.code(409).send();
-    spec.uploads.send(upload);
+    await spec.uploads.send(upload, { input: spec.runInput, context: spec.context });
     spec.onSent();
     return reply.redirect(`/uploads/${upload.id}`, 303);
   };
@@ -101,12 +106,12 @@ async function receive(
   try {
     await pipeline(part.file, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
-    spec.uploads.discard(id);
+    await spec.uploads.discard(id);
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge;
     return { status: 400, problem: `${named.name} did not arrive whole: try again.` };
   }
   if (part.file.truncated) {
-    spec.uploads.discard(id);
+    await spec.uploads.discard(id);
     return tooLarge;
   }
   return { id, path, size: part.file.bytesRead };

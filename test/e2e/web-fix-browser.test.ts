@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { payersCsv } from '../helpers/runHarness.js';
 import { browserSuite, CHROMIUM, PASSWORD, shot, useBrowser } from '../helpers/browser.js';
 import { serveHarness } from '../helpers/serveHarness.js';
+import { uploadIn } from '../helpers/storeOnDisk.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { type TypedCell, writeWithOpenpyxl } from '../helpers/xlsxProducers.js';
 
@@ -108,15 +109,15 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await expect.poll(() => page.locator('#status').textContent()).toContain('Sent to the inbox as march payers.xlsx');
     await waitFor(() => h!.waitingFiles() > 0, 'the inbox to run the file');
     expect(h.sandbox.stats().payersCreated).toBe(3);
-    // Kept for the audit: the workbook as uploaded and the changes, readable by serve's user only.
-    const folder = h.inbox.path('.web', 'uploads', id);
-    const fixes = JSON.parse(readFileSync(join(folder, 'fixes.json'), 'utf8')) as Array<Record<string, unknown>>;
-    expect(fixes.map(({ line, column, value }) => ({ line, column, value }))).toEqual([
+    // Kept in the store for the audit: the workbook as uploaded and the changes; the copy serve worked on, 0600.
+    const kept = uploadIn(h.tmp.path('state'), id);
+    expect(kept.fixes.map(({ line, column, value }) => ({ line, column, value }))).toEqual([
       { line: 5, column: 'email', value: 'm-3@example.com' },
       { line: 5, column: 'dateOfBirth', value: '1990-02-28' },
     ]);
-    expect(statSync(join(folder, 'fixes.json')).mode & 0o777).toBe(0o600);
-    expect(existsSync(join(folder, 'march payers.xlsx'))).toBe(true);
+    expect(kept.kept).toBe(true);
+    const folder = h.inbox.path('.web', 'uploads', id);
+    expect(statSync(join(folder, 'march payers.xlsx')).mode & 0o777).toBe(0o600);
     expect(h.stderr()).not.toContain('m3 at example');
 
     // The next file with that header: the saved mapping is applied, and said so.

@@ -88,3 +88,15 @@ export function waitingIn(stateDir: string): Record<string, number> {
     db.close();
   }
 }
+
+/** An upload of the web page as the store of `stateDir` keeps it: the changes made, and whether its file is kept. */
+export function uploadIn(stateDir: string, id: string): { fixes: Array<Record<string, unknown>>; kept: boolean } {
+  const db = new DatabaseSync(join(stateDir, STORE_FILE), { readOnly: true });
+  try {
+    const row = db.prepare('SELECT fixes, content IS NOT NULL AS kept FROM web_uploads WHERE id = ?').get(id);
+    if (row === undefined) throw new Error(`no upload ${id} in the store`);
+    return { fixes: JSON.parse(String(row['fixes'])), kept: Number(row['kept']) === 1 };
+  } finally {
+    db.close();
+  }
+}

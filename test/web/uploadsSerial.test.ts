@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { WebTables } from '../../src/store/Store.js';
 import type { Mappings } from '../../src/web/Mappings.js';
 import { Uploads } from '../../src/web/Uploads.js';
 import { deferred } from '../helpers/waitFor.js';
 
 describe('Uploads.serial', () => {
   it('runs the work on one upload one after another, a failed one not holding up the next; other uploads not waiting', async () => {
-    const uploads = new Uploads('/nonexistent/.web/uploads', '/nonexistent/incoming', {} as Mappings);
+    const uploads = new Uploads('/nonexistent/.web/uploads', '/nonexistent/incoming', {} as Mappings, {} as WebTables);
     const order: string[] = [];
     const gate = deferred();
     const first = uploads.serial('a', async () => {
