@@ -51,6 +51,7 @@ export default defineConfig({
             'test/journal/journal-payers-named.test.ts',
             'test/e2e/serve-two-postgres.test.ts',
             'test/web/uploadsShared.test.ts',
+            'test/store/migration-kill.test.ts',
           ],
           env: { PAYER_ONBOARD_TEST_BACKEND: 'postgres' },
           isolate: false,
