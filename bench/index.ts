@@ -9,7 +9,7 @@ import { cpu, newman } from './cpu.js';
 import { rateCap } from './rateCap.js';
 import { SCENARIOS as OTHERS, type Figure } from './scenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
-import { serveWaiting } from './serveWaiting.js';
+import { serveWaiting, serveWaitingPostgres } from './serveWaiting.js';
 import { webhooks } from './webhooks.js';
 
 const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
@@ -19,6 +19,7 @@ const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
   'rate-cap': rateCap,
   webhooks,
   'serve-waiting': serveWaiting,
+  'serve-waiting-postgres': serveWaitingPostgres,
 };
 
 interface Stored {
@@ -37,7 +38,11 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const names = asked.length > 0 ? asked : Object.keys(SCENARIOS);
+  // The PostgreSQL scenario needs a server: in a whole run only when one is given.
+  const names =
+    asked.length > 0
+      ? asked
+      : Object.keys(SCENARIOS).filter((name) => name !== 'serve-waiting-postgres' || process.env.BENCH_DATABASE_URL);
   mkdirSync(SCRATCH, { recursive: true });
   const fresh: Array<Figure & { at: string }> = [];
   for (const name of names) {
@@ -68,6 +73,7 @@ async function main(): Promise<number> {
     'faults',
     'webhooks',
     'serve-waiting',
+    'serve-waiting-postgres',
     'cpu-before',
     'cpu',
     'newman',
@@ -155,7 +161,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept. `rate-cap` is what a user waits for at the',

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxHandle } from '../src/sandbox/index.js';
 import { writePayersCsv } from './generate.js';
@@ -17,7 +18,7 @@ import {
 } from './webhooks.js';
 
 // `serve` with a great many payers waiting on KYC (the bin over an inbox, the journal and the rows waiting in its
-// SQLite store), then approvals one at a time, each with its signed webhook: how long from an approval to its bank
+// store: SQLite, or PostgreSQL with `serve-waiting-postgres`), then approvals one at a time, each with its signed webhook: how long from an approval to its bank
 // account attached, and how much memory serve holds meanwhile. Before the rows lived in the store, every batch of
 // events read and rewrote the whole waiting file: 100,000 waiting took 7 s at the median, 10.5 s at p95, 495 MB.
 
@@ -42,20 +43,32 @@ function rssMb(pid: number | undefined): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-export async function serveWaiting(): Promise<Figure[]> {
+/** The store serve keeps everything in: SQLite in its state dir, or a database of its own on a PostgreSQL server. */
+interface Backend {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  waitingRows(): Promise<number>;
+  drop(): Promise<void>;
+}
+
+export const serveWaiting = () => serveWaitingOn('sqlite');
+export const serveWaitingPostgres = () => serveWaitingOn('postgres');
+
+async function serveWaitingOn(kind: 'sqlite' | 'postgres'): Promise<Figure[]> {
   const root = join(SCRATCH, `serve-waiting-${Date.now()}`);
   mkdirSync(join(root, 'inbox', 'incoming'), { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const options = { kycAfter: undefined, webhookUrl: `${url}/webhooks`, webhookSecret: SECRET };
-  const env = { PAYER_WEB_PASSWORD: PASSWORD };
+  const backend = kind === 'sqlite' ? sqlite(join(root, 'state')) : await postgres();
+  const env = { PAYER_WEB_PASSWORD: PASSWORD, ...backend.env };
   try {
     return await withSandbox(options, async (sandbox) => {
       // No cap: the first run registers every payer as fast as the loopback sandbox answers.
       const first = startServe(sandbox, root, port, 0, env);
       let setUp: Omit<SetUp, 'firstPeakMb'>;
       try {
-        setUp = await firstRun(sandbox, root, url, first);
+        setUp = await firstRun(backend, root, url, first);
       } finally {
         await first.stop().catch(() => undefined);
       }
@@ -63,14 +76,63 @@ export async function serveWaiting(): Promise<Figure[]> {
       // cost serve, not what the run that registered them cost it.
       const serve = startServe(sandbox, root, port, 0, env);
       try {
-        return await measure(sandbox, url, serve, { ...setUp, firstPeakMb: (await first.done).maxRssMb });
+        return await measure(sandbox, url, serve, { ...setUp, firstPeakMb: (await first.done).maxRssMb }, backend);
+      } catch (error) {
+        // What serve said is what tells why (it stopped, a query failed): the last of it goes with the failure.
+        const said =
+          (
+            await Promise.resolve()
+              .then(() => serve.stop())
+              .catch(() => undefined)
+          )?.stderr.slice(-3000) ?? '';
+        throw new Error(`${(error as Error).message}; serve said: ${said}`);
       } finally {
         await serve.stop().catch(() => undefined);
       }
     });
   } finally {
     rmSync(root, { recursive: true, force: true });
+    await backend.drop();
   }
+}
+
+function sqlite(stateDir: string): Backend {
+  return { name: 'SQLite', env: {}, waitingRows: async () => waitingRows(stateDir), drop: async () => undefined };
+}
+
+/**
+ * A database of the bench's own on the server BENCH_DATABASE_URL names (a user that may create databases, as the
+ * PostgreSQL tests' PAYER_ONBOARD_TEST_DATABASE_URL), dropped afterwards.
+ */
+async function postgres(): Promise<Backend> {
+  const server = process.env.BENCH_DATABASE_URL;
+  if (!server)
+    throw new Error(
+      'bench: serve-waiting-postgres needs a server: set BENCH_DATABASE_URL to postgres://USER:PASSWORD@HOST:PORT/postgres',
+    );
+  const name = `payer_onboard_bench_${Date.now()}`;
+  const at = (database: string) => {
+    const url = new URL(server);
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+  const query = async (database: string, sql: string) => {
+    const client = new pg.Client({ connectionString: at(database) });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  await query('postgres', `CREATE DATABASE ${name}`);
+  return {
+    name: 'PostgreSQL',
+    env: { PAYER_ONBOARD_DATABASE_URL: at(name) },
+    waitingRows: async () =>
+      Number((await query(name, 'SELECT COUNT(*) AS n FROM waiting_rows').catch(() => [{ n: 0 }]))[0]?.n ?? 0),
+    drop: async () => void (await query('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
 }
 
 interface SetUp {
@@ -82,7 +144,7 @@ interface SetUp {
 
 /** The first run of the whole file in serve, /healthz asked meanwhile; done once every row waits and serve is idle. */
 async function firstRun(
-  _sandbox: SandboxHandle,
+  backend: Backend,
   root: string,
   url: string,
   serve: Serving,
@@ -100,7 +162,7 @@ async function firstRun(
   const firstSeconds = (performance.now() - firstStarted) / 1000;
   probing.abort();
   const healthMs = await probe;
-  const waiting = waitingRows(join(root, 'state'));
+  const waiting = await backend.waitingRows();
   if (!ended || waiting !== PAYERS)
     throw new Error(`bench: serve-waiting: ${waiting} of ${PAYERS} rows waiting after the first run`);
   // What the first run's agreements brought (one event a payer, KYC still under way) is settled before the restart.
@@ -125,7 +187,13 @@ async function probeHealth(url: string, signal: AbortSignal): Promise<number[]> 
   return times;
 }
 
-async function measure(sandbox: SandboxHandle, url: string, serve: Serving, setUp: SetUp): Promise<Figure[]> {
+async function measure(
+  sandbox: SandboxHandle,
+  url: string,
+  serve: Serving,
+  setUp: SetUp,
+  backend: Backend,
+): Promise<Figure[]> {
   if (!(await until('serve to start again', 120_000, async () => (await health(url))?.ok === true)))
     throw new Error(`bench: serve-waiting: serve did not start again: ${(await serve.stop()).stderr.slice(-2000)}`);
   const cookie = await signIn(url);
@@ -168,12 +236,12 @@ async function measure(sandbox: SandboxHandle, url: string, serve: Serving, setU
   const all = delays.length === APPROVALS;
   const p95 = all ? percentile(delays, 95) : Number.POSITIVE_INFINITY;
   const stopped = await serve.stop();
-  const scenario = 'serve-waiting';
+  const scenario = backend.name === 'SQLite' ? 'serve-waiting' : 'serve-waiting-postgres';
   const waitingText = PAYERS.toLocaleString('en-US');
   return [
     {
       scenario,
-      name: `serve with ${waitingText} payers waiting on KYC (SQLite store), ${APPROVALS} approvals one at a time, each with its webhook: approval to bank account attached, p95`,
+      name: `serve with ${waitingText} payers waiting on KYC (${backend.name} store), ${APPROVALS} approvals one at a time, each with its webhook: approval to bank account attached, p95`,
       value: p95 / 1000,
       unit: 's',
       bar: '<= 2',

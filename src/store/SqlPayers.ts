@@ -1,7 +1,10 @@
+import { inLists } from './inList.js';
 import type { Executor, Statement } from './SqlJournal.js';
 import type { PayerFilter, PayerTables, StoredPayer } from './Store.js';
 
 type Value = string | number | null;
+
+const ROWS_A_STATEMENT = 100;
 
 /** The web page's payers of one service and key, over either backend's executor. */
 export class SqlPayers implements PayerTables {
@@ -17,18 +20,20 @@ export class SqlPayers implements PayerTables {
 
   async get(ids: readonly string[]): Promise<Map<string, StoredPayer>> {
     const found = new Map<string, StoredPayer>();
-    for (const id of new Set(ids)) {
-      const row = await this.sql.one(
-        'SELECT category, line, seen FROM web_payers WHERE service = ? AND client_user_id = ?',
-        [this.service, id],
+    for (const { marks, params } of inLists(ids)) {
+      const rows = await this.sql.all(
+        `SELECT client_user_id, category, line, seen FROM web_payers WHERE service = ? AND client_user_id IN (${marks})`,
+        [this.service, ...params],
       );
-      if (row !== undefined)
+      for (const row of rows) {
+        const id = String(row['client_user_id']);
         found.set(id, {
           clientUserId: id,
           category: String(row['category']),
           line: String(row['line']),
           seen: String(row['seen']),
         });
+      }
     }
     return found;
   }
@@ -39,21 +44,27 @@ export class SqlPayers implements PayerTables {
   ): Promise<void> {
     const last = await this.sql.one('SELECT MAX(seq) AS n FROM web_payers WHERE service = ?', [this.service]);
     let seq = Number(last?.['n'] ?? 0);
-    const statements: Statement[] = payers.map((payer) => [
-      // A payer known keeps its place in the order; a new one comes after the others.
-      'INSERT INTO web_payers (service, client_user_id, search_id, seq, category, line, seen) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (service, client_user_id) DO UPDATE SET category = excluded.category, line = excluded.line, ' +
-        'seen = excluded.seen',
-      [
-        this.service,
-        payer.clientUserId,
-        payer.clientUserId.toLowerCase(),
-        ++seq,
-        payer.category,
-        payer.line,
-        payer.seen,
-      ],
-    ]);
+    // A payer known keeps its place in the order; a new one comes after the others. Many rows a statement: one round
+    // trip for each hundred payers on a server.
+    const statements: Statement[] = [];
+    for (let i = 0; i < payers.length; i += ROWS_A_STATEMENT) {
+      const some = payers.slice(i, i + ROWS_A_STATEMENT);
+      statements.push([
+        'INSERT INTO web_payers (service, client_user_id, search_id, seq, category, line, seen) VALUES ' +
+          some.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ') +
+          ' ON CONFLICT (service, client_user_id) DO UPDATE SET category = excluded.category, line = excluded.line, ' +
+          'seen = excluded.seen',
+        some.flatMap((payer) => [
+          this.service,
+          payer.clientUserId,
+          payer.clientUserId.toLowerCase(),
+          ++seq,
+          payer.category,
+          payer.line,
+          payer.seen,
+        ]),
+      ]);
+    }
     for (const [path, mtimeMs] of sources)
       statements.push([
         'INSERT INTO web_payer_sources (service, path, mtime_ms) VALUES (?, ?, ?) ' +

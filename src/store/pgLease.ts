@@ -83,7 +83,7 @@ export class Lease {
   /** Why it is not held any more, as a stop says it. */
   lostError(): AbortedError {
     return new AbortedError(
-      `the hold of ${this.what} was lost (${this.lostWhy ?? 'released'}): another process may have taken it, so nothing more is written or sent`,
+      `the hold of ${this.what} was lost (${this.lostWhy ?? 'released'}): nothing more is written or sent, since another process may hold it now`,
     );
   }
 
