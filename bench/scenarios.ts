@@ -1,3 +1,4 @@
+import { benchDatabase, postgresGiven } from './postgres.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,6 +54,7 @@ export async function runAgainst(
   onSpawn?: (pid: number) => void,
   keepState?: string,
   nodeArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
 ) {
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
   const out = join(SCRATCH, 'out', tag);
@@ -72,7 +74,7 @@ export async function runAgainst(
     'warn',
   ];
   for (const [flag, value] of Object.entries(flags)) args.push(`--${flag}`, String(value));
-  const figures = await runCli(args, { PAYER_API_KEY: API_KEY }, onSpawn, nodeArgs);
+  const figures = await runCli(args, { PAYER_API_KEY: API_KEY, ...env }, onSpawn, nodeArgs);
   const summary = parseSummary(figures);
   rmSync(out, { recursive: true, force: true });
   if (keepState === undefined) rmSync(state, { recursive: true, force: true });
@@ -380,18 +382,35 @@ async function httpFloor(): Promise<Figure[]> {
 async function memory(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const hundredK = await input(100_000, 'hundredk');
-  await withSandbox({ keepRequests: false }, async (sandbox) => {
-    const { figures: f, summary } = await runAgainst(sandbox, hundredK, { rate: 0, concurrency: 32 });
-    figures.push({
-      scenario: 'memory',
-      name: 'run 100,000 rows against the sandbox: peak RSS of the client',
-      value: f.maxRssMb,
-      unit: 'MB',
-      bar: '< 250',
-      pass: f.maxRssMb < 250 && allOk(summary),
-      note: `${(f.wallMs / 1000).toFixed(0)} s, ${rowsPerSecond(summary).toFixed(0)} rows/s`,
-    });
-  });
+  // The store in SQLite, and (with BENCH_DATABASE_URL) in PostgreSQL, whose writes go out over the network.
+  for (const store of postgresGiven() ? (['SQLite', 'PostgreSQL'] as const) : (['SQLite'] as const)) {
+    const database = store === 'PostgreSQL' ? await benchDatabase('memory') : undefined;
+    try {
+      await withSandbox({ keepRequests: false }, async (sandbox) => {
+        const flags = { rate: 0, concurrency: 32 };
+        const { figures: f, summary } = await runAgainst(
+          sandbox,
+          hundredK,
+          flags,
+          undefined,
+          undefined,
+          [],
+          database?.env,
+        );
+        figures.push({
+          scenario: 'memory',
+          name: `run 100,000 rows against the sandbox (${store} store): peak RSS of the client`,
+          value: f.maxRssMb,
+          unit: 'MB',
+          bar: '< 250',
+          pass: f.maxRssMb < 250 && allOk(summary),
+          note: `${(f.wallMs / 1000).toFixed(0)} s, ${rowsPerSecond(summary).toFixed(0)} rows/s`,
+        });
+      });
+    } finally {
+      await database?.drop();
+    }
+  }
   rmSync(hundredK, { force: true });
 
   figures.push(...(await slowRow()));

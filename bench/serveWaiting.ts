@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxHandle } from '../src/sandbox/index.js';
 import { writePayersCsv } from './generate.js';
+import { benchDatabase } from './postgres.js';
 import { type Figure, withSandbox } from './scenarios.js';
 import { SCRATCH } from './spawnCli.js';
 import {
@@ -100,38 +100,13 @@ function sqlite(stateDir: string): Backend {
   return { name: 'SQLite', env: {}, waitingRows: async () => waitingRows(stateDir), drop: async () => undefined };
 }
 
-/**
- * A database of the bench's own on the server BENCH_DATABASE_URL names (a user that may create databases, as the
- * PostgreSQL tests' PAYER_ONBOARD_TEST_DATABASE_URL), dropped afterwards.
- */
 async function postgres(): Promise<Backend> {
-  const server = process.env.BENCH_DATABASE_URL;
-  if (!server)
-    throw new Error(
-      'bench: serve-waiting-postgres needs a server: set BENCH_DATABASE_URL to postgres://USER:PASSWORD@HOST:PORT/postgres',
-    );
-  const name = `payer_onboard_bench_${Date.now()}`;
-  const at = (database: string) => {
-    const url = new URL(server);
-    url.pathname = `/${database}`;
-    return url.toString();
-  };
-  const query = async (database: string, sql: string) => {
-    const client = new pg.Client({ connectionString: at(database) });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  };
-  await query('postgres', `CREATE DATABASE ${name}`);
+  const database = await benchDatabase('serve-waiting-postgres');
   return {
     name: 'PostgreSQL',
-    env: { PAYER_ONBOARD_DATABASE_URL: at(name) },
-    waitingRows: async () =>
-      Number((await query(name, 'SELECT COUNT(*) AS n FROM waiting_rows').catch(() => [{ n: 0 }]))[0]?.n ?? 0),
-    drop: async () => void (await query('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    env: database.env,
+    waitingRows: () => database.count('SELECT COUNT(*) AS n FROM waiting_rows'),
+    drop: () => database.drop(),
   };
 }
 

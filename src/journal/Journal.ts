@@ -31,6 +31,8 @@ export class Journal {
   private failure: Error | undefined;
   private closed = false;
   private readonly settings = new Map<string, string | undefined>();
+  /** Rows waiting for room: told as writes land. */
+  private waitingForRoom: Array<() => void> = [];
 
   /**
    * The run before this one closed the journal: every record it wrote reached the disk (its close is synced). After a
@@ -182,6 +184,7 @@ export class Journal {
     const landed = () => {
       // Unless a later record of the same thing went out meanwhile: that one is read from here until it lands.
       for (const [id, write] of batch) if (this.inFlight.get(id) === write) this.inFlight.delete(id);
+      if (this.inFlight.size < MOST_UNWRITTEN) for (const go of this.waitingForRoom.splice(0)) go();
     };
     const written = this.tables.write([...batch.values()]).then(landed, (error: unknown) => {
       for (const [id, write] of batch) this.unwritten.set(id, write);
@@ -192,9 +195,20 @@ export class Journal {
     return written;
   }
 
+  /**
+   * Resolves once few enough records are on their way to the store: a store on a server may write slower than a run
+   * records, and then the run's next row waits for it rather than its records piling up in memory (the embedded
+   * store writes as it is asked: never a wait).
+   */
+  async room(): Promise<void> {
+    while (this.inFlight.size >= MOST_UNWRITTEN && this.failure === undefined && !this.closed)
+      await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+  }
+
   private fail(error: unknown): void {
     if (this.failure) return;
     this.failure = error as Error;
+    for (const go of this.waitingForRoom.splice(0)) go();
     this.onFailure?.(this.failure);
   }
 
@@ -202,6 +216,7 @@ export class Journal {
     if (this.closed) return;
     openJournals.delete(this);
     this.closed = true;
+    for (const go of this.waitingForRoom.splice(0)) go();
     try {
       await this.flush();
       await this.writes;
@@ -215,6 +230,9 @@ export class Journal {
     }
   }
 }
+
+/** Records on their way to the store past which a run's next row waits (a few MB of them). */
+const MOST_UNWRITTEN = 2000;
 
 /** The settings the journal keeps: the service's KYC gate, and the mark a run leaves when it closes the journal. */
 const GATE = 'gate';

@@ -21,6 +21,11 @@ import { type JournalPlace, readJournal } from './openJournal.js';
 export class RowJournal {
   constructor(private readonly journal: Journal) {}
 
+  /** Once the journal's writes have caught up enough for another row (see Journal.room). */
+  room(): Promise<void> {
+    return this.journal.room();
+  }
+
   /** What the journal knows of the row's payer and accounts, with the keys it knows them by (made once, here). */
   async recall(work: RowWork): Promise<RowMemory> {
     const payerKey = payerKeyOf(work.clientUserId);

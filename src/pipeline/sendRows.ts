@@ -99,6 +99,8 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
       // (validate reads far faster than it writes; without this its queue of writes grew with the file).
       if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
+      // And room in the journal: its records must reach the store about as fast as the rows make them.
+      await ctx.deps?.journal?.room();
       if (sink.error) {
         // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
         ctx.onWriteFailure(sink.error);

@@ -4,6 +4,7 @@ import type { Executor, Statement } from './SqlJournal.js';
 import { type Holder, holderOf, lockedBy } from './holder.js';
 import { Lease } from './pgLease.js';
 import { stepsAfter } from './schema.js';
+import { GroupCommit } from './GroupCommit.js';
 import { BorrowedStore, SqlStore } from './SqlStore.js';
 import type { Hold } from './Store.js';
 
@@ -13,8 +14,8 @@ import type { Hold } from './Store.js';
  * out one transaction after the other, in the order they were made, on a pool of a few connections.
  */
 export class PgStore extends SqlStore {
-  /** The writes in flight, one after the other: a later record of a call never lands before an earlier one. */
-  private writing: Promise<unknown> = Promise.resolve();
+  /** The writes, one transaction after the other: a later record of a call never lands before an earlier one. */
+  private readonly writes = new GroupCommit((statements) => this.transaction(statements));
   /**
    * A connection that broke (the server restarted): said by the next failure, once, rather than left to crash the
    * process; a failure after that one is said in its own words.
@@ -100,17 +101,10 @@ export class PgStore extends SqlStore {
       throw this.storeError(error, 'cannot be reached');
     }
     const held = lease;
-    let writing: Promise<unknown> = Promise.resolve();
-    const fenced: Executor = {
-      ...this.sql,
-      batch: (statements) => {
-        const write = writing.then(() => this.transaction(statements, held));
-        writing = write.catch(() => undefined);
-        return write;
-      },
-    };
+    const writes = new GroupCommit((statements) => this.transaction(statements, held));
+    const fenced: Executor = { ...this.sql, batch: (statements) => writes.write(statements) };
     return {
-      store: new BorrowedStore(this, fenced, () => writing),
+      store: new BorrowedStore(this, fenced, () => writes.settled()),
       release: async () => {
         try {
           await held.release();
@@ -128,11 +122,7 @@ export class PgStore extends SqlStore {
   readonly sql: Executor = {
     one: async (sql, params) => (await this.query(sql, params))[0],
     all: (sql, params) => this.query(sql, params),
-    batch: (statements) => {
-      const write = this.writing.then(() => this.transaction(statements));
-      this.writing = write.catch(() => undefined);
-      return write;
-    },
+    batch: (statements) => this.writes.write(statements),
     // Durable when the server answers: its commit is.
     change: async (sql, params) => {
       try {
@@ -210,7 +200,7 @@ export class PgStore extends SqlStore {
   }
 
   async close(): Promise<void> {
-    await this.writing;
+    await this.writes.settled();
     await this.pool.end();
   }
 
