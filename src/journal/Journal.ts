@@ -99,6 +99,8 @@ export class Journal {
     // With what waits; a write that fails has stopped the run (onFailure), and this call does not go out.
     await this.flush();
     if (this.failure !== undefined) throw new Error('the journal cannot record this call');
+    // Nor when the hold it was written under lapsed since (the process was stopped between the two): another may act.
+    if (!this.store.stillHeld()) throw new Error('the hold of the service and key was lost: this call does not go out');
   }
 
   done(callKey: string, status: number, answer: Record<string, string>): void {

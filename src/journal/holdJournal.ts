@@ -32,8 +32,11 @@ export interface HeldJournal {
   /** Where the journal is; with `open`, the store as the hold writes it (where a hold checks its writes). */
   place: JournalPlace;
   release(): Promise<void>;
-  /** Told if a hold is lost while the run goes on (a shared store's connection ended): the run must stop sending. */
-  onLost(listener: (why: string) => void): void;
+  /**
+   * Told if a hold is lost while the run goes on (a shared store's lease ran out or was taken over): the run must stop
+   * sending. The function returned stops telling this listener.
+   */
+  onLost(listener: (why: string) => void): () => void;
 }
 
 /**
@@ -88,7 +91,7 @@ export async function holdJournal(spec: HoldSpec): Promise<HeldJournal> {
     return {
       place: shared === undefined ? place : { ...place, open: shared.store },
       release,
-      onLost: (listener) => shared?.onLost(listener),
+      onLost: (listener) => shared?.onLost(listener) ?? (() => undefined),
     };
   } catch (error) {
     await release();

@@ -94,11 +94,12 @@ async function runPasses(
   });
   reached.session = session;
   // Another machine may take the service and key once this run's hold is gone: nothing more may be sent.
-  held?.onLost((why) => session.client?.stop('write-failed', `stopped: ${why}; nothing more is sent`));
+  const unlisten = held?.onLost((why) => session.client?.stop('write-failed', `stopped: ${why}; nothing more is sent`));
   try {
     const tally = await sendInputs(session, checked, facts, reached);
     return await finishRun(session, checked, tally, facts, reached);
   } finally {
+    unlisten?.();
     await session.close();
   }
 }

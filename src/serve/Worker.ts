@@ -121,6 +121,9 @@ export class Worker {
               await inbox.recheckDue();
             }
             if (inbox.going) await inbox.takeIncoming();
+            // The marks of what was acted on land while the hold is still this serve's: another serve taking it next
+            // finds them done.
+            await log.settled();
           }),
         );
       if (!inbox.going) trouble = 'a run stopped (its summary above says why)';
@@ -135,8 +138,11 @@ export class Worker {
     if (inbox.heldBy !== undefined) {
       // No fault: another process sends with the key (a person's run). The work waits its turn, tried again soon and
       // without backing off, since that run may end any moment; said once, and shown by /healthz meanwhile.
-      const reason = `waiting its turn: ${inbox.heldBy}`;
-      if (this.stopReason !== reason) this.spec.say(`serve: ${reason}`);
+      // Another serve's advice to people (stop it first) is not for this one: it only waits.
+      const reason = `waiting its turn: ${String(inbox.heldBy).replace(/ Stop it first .*$/, '')}`;
+      // Said once per holder: the seconds left of its lease change at every try.
+      const holder = (text: string | undefined) => text?.replace(/\d+ s should/, 'N s should');
+      if (holder(this.stopReason) !== holder(reason)) this.spec.say(`serve: ${reason}`);
       this.stopReason = reason;
       this.pausedUntil = Date.now() + Math.min(this.spec.pauseMs, HELD_RETRY_MS);
       return;
@@ -199,6 +205,8 @@ export class Worker {
       const fix = check.fixFile ? `: ${check.failed.length} to ask for other details in ${check.fixFile}` : '';
       this.spec.say(`serve: checked ${work.bankChecks.size} payers' bank accounts${fix}; results in ${check.results}/`);
     }
+    // A hold lost on the way (another serve took over) leaves the events to the one that holds it now.
+    if (stopped()) return;
     const now = Date.now();
     for (const event of acting) {
       metrics.events.inc({ event: eventLabel(event), settled: 'acted' });

@@ -4,15 +4,18 @@ import type { Statement } from './SqlJournal.js';
 const MOST = 5000;
 
 interface Group {
-  statements: Statement[];
-  committed: Promise<void>;
+  batches: Array<readonly Statement[]>;
+  size: number;
+  /** Each batch's outcome, by its place in `batches`: undefined when it was committed. */
+  outcomes: Promise<unknown[]>;
 }
 
 /**
  * Transactions one after the other, in the order asked; the batches asked while one is being written go out together
  * in the next (a group commit), each batch still all or nothing. On a server every statement is a round trip and every
  * commit a flush to its disk: a run that records faster than one transaction at a time would otherwise queue its
- * records in memory without bound, and write them long after it finished.
+ * records in memory without bound, and write them long after it finished. A group that fails is written again a batch
+ * a transaction, so that one batch's failure (a conflict with another process) is that batch's alone.
  */
 export class GroupCommit {
   private next: Group | undefined;
@@ -20,26 +23,46 @@ export class GroupCommit {
 
   constructor(private readonly commit: (statements: readonly Statement[]) => Promise<void>) {}
 
-  /** Resolves once the statements are committed, with those of the batches grouped with them; rejects with them. */
-  write(statements: readonly Statement[]): Promise<void> {
+  /** Resolves once the statements are committed; rejects when they could not be. */
+  async write(statements: readonly Statement[]): Promise<void> {
     let group = this.next;
-    if (group === undefined || group.statements.length >= MOST) {
-      const made: Group = { statements: [], committed: Promise.resolve() };
-      made.committed = this.last.then(() => {
+    if (group === undefined || group.size >= MOST) {
+      const made: Group = { batches: [], size: 0, outcomes: Promise.resolve([]) };
+      made.outcomes = this.last.then(() => {
         // Going out now: what is asked from here on waits for the next group.
         if (this.next === made) this.next = undefined;
-        return this.commit(made.statements);
+        return this.commitGroup(made.batches);
       });
-      this.last = made.committed.catch(() => undefined);
+      this.last = made.outcomes;
       this.next = made;
       group = made;
     }
-    group.statements.push(...statements);
-    return group.committed;
+    const place = group.batches.push(statements) - 1;
+    group.size += statements.length;
+    const failure = (await group.outcomes)[place];
+    if (failure !== undefined) throw failure;
   }
 
   /** Once everything asked so far is committed (or failed). */
   settled(): Promise<unknown> {
     return this.last;
+  }
+
+  private async commitGroup(batches: ReadonlyArray<readonly Statement[]>): Promise<unknown[]> {
+    try {
+      await this.commit(batches.flat());
+      return batches.map(() => undefined);
+    } catch (error) {
+      if (batches.length === 1) return [error];
+      const outcomes: unknown[] = [];
+      for (const batch of batches)
+        outcomes.push(
+          await this.commit(batch).then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+        );
+      return outcomes;
+    }
   }
 }

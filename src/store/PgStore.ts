@@ -51,6 +51,9 @@ export class PgStore extends SqlStore {
       keepAliveInitialDelayMillis: 10_000,
       // A query on a connection the network dropped in silence fails instead of waiting for ever.
       query_timeout: 30_000,
+      // A holder stopped in the middle of a transaction (SIGSTOP, a hung machine) keeps its rows locked: the server
+      // ends such a session after this, so that another can take over.
+      idle_in_transaction_session_timeout: 15_000,
       application_name: 'payer-onboard',
     });
     const store = new PgStore(pool, parsed.location, parsed.secrets, given);
@@ -104,11 +107,19 @@ export class PgStore extends SqlStore {
     const writes = new GroupCommit((statements) => this.transaction(statements, held));
     const fenced: Executor = { ...this.sql, batch: (statements) => writes.write(statements) };
     return {
-      store: new BorrowedStore(this, fenced, () => writes.settled()),
+      store: new BorrowedStore(
+        this,
+        fenced,
+        () => writes.settled(),
+        () => held.valid(),
+      ),
       release: async () => {
+        // What was written under the lease lands (or fails) before it is given back, and nothing after.
+        await writes.settled();
         try {
           await held.release();
-          detach();
+          // A lease lost leaves its connection behind it: renewals queued on it go with it.
+          detach(held.lost ? held.lostError() : undefined);
         } catch (error) {
           // The connection is gone: the lease runs out by itself.
           detach(error as Error);
@@ -142,8 +153,8 @@ export class PgStore extends SqlStore {
   }
 
   /**
-   * The statements in one transaction; under a lease, only while it is this holder's: its row is read first and
-   * kept from being taken until the commit, and a lease run out on this side meanwhile rolls it all back.
+   * The statements in one transaction; under a lease, only while it is this holder's: its token is checked last, its
+   * row kept from being taken until the commit, and a lease run out on this side meanwhile rolls it all back.
    */
   private async transaction(statements: readonly Statement[], lease?: Lease): Promise<void> {
     let client: pg.PoolClient | undefined;
@@ -151,15 +162,9 @@ export class PgStore extends SqlStore {
       client = await this.pool.connect();
       client.on('error', this.noteBroken);
       await client.query('BEGIN');
-      if (lease !== undefined) {
-        const { rows } = await client.query('SELECT token FROM service_holders WHERE service = $1 FOR SHARE', [
-          lease.service,
-        ]);
-        if (String(rows[0]?.token) !== lease.token) lease.lose('another process took it over');
-        if (!lease.valid()) throw lease.lostError();
-      }
-      for (const [sql, params] of statements) await client.query(numbered(sql), [...params]);
       if (lease !== undefined && !lease.valid()) throw lease.lostError();
+      for (const [sql, params] of statements) await client.query(numbered(sql), [...params]);
+      await lease?.fence(client);
       await client.query('COMMIT');
       client.off('error', this.noteBroken);
       client.release();

@@ -33,6 +33,11 @@ export abstract class SqlStore implements Store {
     return new SqlPayers(this.sql, service);
   }
 
+  /** Whether what this store writes is still its holder's to write (a store not written under a hold: always). */
+  stillHeld(): boolean {
+    return true;
+  }
+
   async services(): Promise<string[]> {
     const rows = await this.sql.all("SELECT service FROM journal_settings WHERE name = 'opened' ORDER BY service", []);
     return rows.map((row) => String(row['service']));
@@ -41,15 +46,20 @@ export abstract class SqlStore implements Store {
 
 /**
  * A store open elsewhere, as one holder writes it: the same tables, over its own executor (a shared server's checks
- * the hold on every transaction). Closing it waits for its writes and closes nothing: its owner does.
+ * the hold in every batch it writes). Closing it waits for its writes and closes nothing: its owner does.
  */
 export class BorrowedStore extends SqlStore {
   constructor(
     private readonly owner: Store,
     readonly sql: Executor,
     private readonly settle: () => Promise<unknown> = async () => undefined,
+    private readonly held: () => boolean = () => true,
   ) {
     super();
+  }
+
+  override stillHeld(): boolean {
+    return this.held();
   }
 
   get location(): string {

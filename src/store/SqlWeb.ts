@@ -86,6 +86,18 @@ export class SqlWeb implements WebTables {
     ]);
   }
 
+  async claimUpload(id: string, sentAs: string | undefined): Promise<boolean> {
+    if (sentAs === undefined) {
+      await this.sql.change('UPDATE web_uploads SET sent_as = NULL WHERE service = ? AND id = ?', [this.service, id]);
+      return false;
+    }
+    const claimed = await this.sql.change(
+      'UPDATE web_uploads SET sent_as = ? WHERE service = ? AND id = ? AND sent_as IS NULL',
+      [sentAs, this.service, id],
+    );
+    return claimed > 0;
+  }
+
   async deleteUploads(which: { ids: readonly string[] } | { before: string }): Promise<void> {
     if ('before' in which) {
       await this.sql.batch([['DELETE FROM web_uploads WHERE service = ? AND at < ?', [this.service, which.before]]]);

@@ -67,7 +67,11 @@ export class SqliteStore extends SqlStore {
 
   async hold(): Promise<Hold> {
     // SQLite coordinates one machine, and the machine-wide lock of the service and key does that.
-    return { store: new BorrowedStore(this, this.sql), release: async () => undefined, onLost: () => undefined };
+    return {
+      store: new BorrowedStore(this, this.sql),
+      release: async () => undefined,
+      onLost: () => () => undefined,
+    };
   }
 
   /**

@@ -123,6 +123,11 @@ export interface WebTables {
   uploadContent(id: string): Promise<Uint8Array | undefined>;
   /** An upload, new (with its file) or changed (`content` undefined: the file kept as it is; null: the file goes). */
   putUpload(upload: StoredUpload, content?: Uint8Array | null): Promise<void>;
+  /**
+   * Marks the upload sent as `sentAs` unless it was already (by another serve over the same store): whether this one
+   * sends it. `undefined` takes a mark back (the file could not be put into the inbox).
+   */
+  claimUpload(id: string, sentAs: string | undefined): Promise<boolean>;
   /** The uploads with these ids, or those that came before `before` (ISO), go whole. */
   deleteUploads(which: { ids: readonly string[] } | { before: string }): Promise<void>;
 }
@@ -219,13 +224,16 @@ export interface PayerTables {
 export interface Hold {
   /**
    * The store as the holder writes it (never closed by it: its owner closes it): on a server shared by machines,
-   * each of its transactions first checks that the hold is still this one's, so a holder that comes back after
-   * another took over writes nothing.
+   * each batch it writes checks that the hold is still this one's, so a holder that comes back after another took
+   * over writes nothing.
    */
   readonly store: Store;
   release(): Promise<void>;
-  /** Told once if the hold is lost while the run goes on (its connection to the server ended): stop sending. */
-  onLost(listener: (why: string) => void): void;
+  /**
+   * Told once if the hold is lost while the run goes on (its lease ran out, another took it over): stop sending. The
+   * function returned stops telling this listener.
+   */
+  onLost(listener: (why: string) => void): () => void;
 }
 
 export interface Store {
@@ -238,6 +246,11 @@ export interface Store {
   payers(service: string): PayerTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
+  /**
+   * Whether what this store writes is still its holder's to write: false once the hold it is written under was lost
+   * (checked again right before a call goes out, after its record was written).
+   */
+  stillHeld(): boolean;
   /**
    * Holds the service and key for this process until it is released, or turns it away naming the holder
    * (LockedError). Only a store shared by machines does anything here: one machine is held by its own lock.

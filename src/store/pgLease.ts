@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { AbortedError } from '../core/errors.js';
 
@@ -32,6 +33,15 @@ const GIVE_UP = 'UPDATE service_holders SET lease_until = 0, backend = NULL WHER
 const WHO = `SELECT holder, GREATEST(lease_until - ${NOW_MS}, 0) AS left_ms FROM service_holders WHERE service = $1`;
 
 /**
+ * The session lock an earlier version held a service and key by (until this one, the hold itself): a run of that
+ * version still going when this one first starts is found by it, and waited for.
+ */
+const EARLIER_HOLD = `SELECT pg_try_advisory_lock($1) AS free`;
+const EARLIER_FREE = 'SELECT pg_advisory_unlock($1)';
+/** PostgreSQL's code for a lock not granted within lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
  * A lease on a service and key in a shared database, held on a connection of its own and renewed until released.
  * It is lost when a renewal finds another holder's token, or when it ran out on this side (renewals that got no
  * answer: the network, a stopped process); the listeners are told once, and every fenced write fails from then on.
@@ -64,20 +74,54 @@ export class Lease {
     service: string,
     holder: string,
     what: string,
-  ): Promise<Lease | { holder: string; leftMs: number } | undefined> {
+  ): Promise<Lease | { holder: string; leftMs?: number } | undefined> {
+    const earlier = earlierKey(service);
+    if ((await client.query(EARLIER_HOLD, [earlier])).rows[0]?.free !== true) {
+      const found = await client.query(WHO, [service]);
+      return found.rows[0] ? { holder: String(found.rows[0].holder) } : undefined;
+    }
+    await client.query(EARLIER_FREE, [earlier]);
     const sentAt = performance.now();
-    const taken = await client.query(TAKE, [service, holder, LEASE_MS]);
-    const token = taken.rows[0]?.token;
+    // A holder's transaction keeps its row a moment (see fence): waited for, but not for ever.
+    await client.query('BEGIN');
+    let token: unknown;
+    try {
+      await client.query("SET LOCAL lock_timeout = '5s'");
+      token = (await client.query(TAKE, [service, holder, LEASE_MS])).rows[0]?.token;
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // Its row still locked after that: the holder is in the middle of a write, or stopped there (the server ends
+      // such a session after a while), so it holds it for now.
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+    }
     if (token !== undefined) return new Lease(client, service, String(token), sentAt, what);
     const found = await client.query(WHO, [service]);
     const row = found.rows[0];
     return row ? { holder: String(row.holder), leftMs: Number(row.left_ms) } : undefined;
   }
 
-  /** Still held, as far as this side can tell: not lost, and renewed recently enough. */
+  /**
+   * The last statement of a transaction written under the lease: its token read and its row kept until the commit (a
+   * taker waits that moment), so the writes land only while the lease is this one's. Throws when it is not.
+   */
+  async fence(client: pg.PoolClient): Promise<void> {
+    const { rows } = await client.query('SELECT token FROM service_holders WHERE service = $1 FOR SHARE', [
+      this.service,
+    ]);
+    if (String(rows[0]?.token) !== this.token) this.lose('another process took it over');
+    if (!this.valid()) throw this.lostError();
+  }
+
+  /** Still held, as far as this side can tell: not released, not lost, and renewed recently enough. */
   valid(): boolean {
     if (this.lostWhy === undefined && performance.now() >= this.validUntil) this.lose('its lease ran out unrenewed');
-    return this.lostWhy === undefined;
+    return this.lostWhy === undefined && !this.released;
+  }
+
+  /** Whether it was lost (rather than released): its connection then goes, renewals queued on it with it. */
+  get lost(): boolean {
+    return this.lostWhy !== undefined;
   }
 
   /** Why it is not held any more, as a stop says it. */
@@ -87,9 +131,17 @@ export class Lease {
     );
   }
 
-  onLost(listener: (why: string) => void): void {
-    if (this.lostWhy !== undefined) listener(this.lostWhy);
-    else this.listeners.push(listener);
+  /** Tells the listener once if the lease is lost; the function returned stops that (a run of a pass that ended). */
+  onLost(listener: (why: string) => void): () => void {
+    if (this.lostWhy !== undefined) {
+      listener(this.lostWhy);
+      return () => undefined;
+    }
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at !== -1) this.listeners.splice(at, 1);
+    };
   }
 
   /** Told by the connection: it ended or failed, so the lease is no longer renewed. */
@@ -98,7 +150,7 @@ export class Lease {
     this.lostWhy = why;
     clearInterval(this.renewing);
     clearTimeout(this.deadline);
-    for (const listener of this.listeners) listener(`the hold of ${this.what} was lost (${why})`);
+    for (const listener of this.listeners.splice(0)) listener(`the hold of ${this.what} was lost (${why})`);
   }
 
   /** Gives the lease back (another process may take it at once); the connection goes back to the caller. */
@@ -133,4 +185,9 @@ export class Lease {
     this.deadline = setTimeout(() => this.valid(), Math.max(0, this.validUntil - performance.now()));
     this.deadline.unref();
   }
+}
+
+/** The key an earlier version's session lock of the service and key had. */
+function earlierKey(service: string): string {
+  return BigInt(`0x${createHash('sha256').update(`payer-onboard: ${service}`).digest('hex').slice(0, 15)}`).toString();
 }

@@ -217,6 +217,8 @@ const MIGRATIONS: readonly Migration[] = [
         upload TEXT NOT NULL,
         fixes TEXT NOT NULL,
         content BYTEA,
+        -- The name it was sent into an inbox as: set by the one serve that sends it.
+        sent_as TEXT,
         PRIMARY KEY (service, id)
       );
       CREATE INDEX web_uploads_by_time ON web_uploads (service, at);

@@ -203,9 +203,16 @@ export class Uploads {
       const ext = extname(file);
       target = join(this.incoming, `${file.slice(0, file.length - ext.length)}-${upload.id}${ext}`);
     }
-    const temp = join(this.incoming, `.${upload.id}.part`);
-    copyFileSync(edited ? join(dir, 'sent', file) : join(dir, upload.name), temp);
-    renameSync(temp, target);
+    // One serve sends it, whichever of those over the same store is asked first.
+    if (!(await this.tables.claimUpload(upload.id, basename(target)))) return (await this.get(upload.id)) ?? upload;
+    try {
+      const temp = join(this.incoming, `.${upload.id}.part`);
+      copyFileSync(edited ? join(dir, 'sent', file) : join(dir, upload.name), temp);
+      renameSync(temp, target);
+    } catch (error) {
+      await this.tables.claimUpload(upload.id, undefined);
+      throw error;
+    }
     const sent = { ...upload, sentAs: basename(target) };
     // The inbox has the file now: its copies here go (personal data kept once). A file of the page's making leaves the
     // upload as it came and the changes made to it, for whoever audits what was sent.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -107,6 +108,35 @@ describe('the PostgreSQL store', () => {
       await hold.release();
       await store.close();
     }
+    const { summary } = await h.run({ inputs: [h.tmp.path('payers.csv')] });
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('a run of the version before the lease (its session lock) still going when this one starts turns it away', async () => {
+    const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
+    // The key that version held a service and key by, as it made it.
+    const key = BigInt(`0x${createHash('sha256').update(`payer-onboard: ${service}`).digest('hex').slice(0, 15)}`);
+    await (await PgStore.open(url)).close();
+    const earlier = new pg.Client({ connectionString: url });
+    await earlier.connect();
+    try {
+      await earlier.query('SELECT pg_advisory_lock($1)', [key.toString()]);
+      const holder = { pid: 77, host: 'old-box', startedAt: '2026-11-30T08:00:00.000Z', runId: 'r-old' };
+      await earlier.query('INSERT INTO service_holders (service, holder) VALUES ($1, $2)', [
+        service,
+        JSON.stringify(holder),
+      ]);
+      const input = h.tmp.write('payers.csv', payersCsv(['v-1']));
+      const error = await refusal(h.run({ inputs: [input] }));
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toMatch(
+        /^another run is using .* pid 77 on old-box, started 2026-11-30T08:00:00.000Z \(run r-old\)\. Wait/,
+      );
+      expect(h.sandbox.stats().requests).toBe(0);
+    } finally {
+      await earlier.end();
+    }
+    // Once it ended (its session with it), runs go on.
     const { summary } = await h.run({ inputs: [h.tmp.path('payers.csv')] });
     expect(summary.exitCode).toBe(0);
   });

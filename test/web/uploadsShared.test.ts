@@ -97,3 +97,14 @@ it('a file sent as it came is kept once, in the inbox; old uploads go from the s
   await b.prune(7 * 24 * 3_600_000);
   expect(existsSync(folder)).toBe(false);
 });
+
+it('two serves asked to send one upload at once: one sends it, into its own inbox', async () => {
+  const a = serveUploads('a');
+  const b = serveUploads('b');
+  const taken = await uploaded(a, payersCsv(['s-1']));
+  const seen = (await b.get(taken.id))!;
+  await Promise.all([a.send(taken, check()), b.send(seen, check())]);
+  const sentTo = ['a', 'b'].filter((name) => existsSync(tmp.path(`${name}/incoming/payers.csv`)));
+  expect(sentTo).toHaveLength(1);
+  expect((await a.get(taken.id))?.sentAs).toBe('payers.csv');
+});
