@@ -65,6 +65,8 @@ export class Worker {
   checkApproved = false;
   /** Whether the worker is inside a run or a check now (for /healthz). */
   busy = false;
+  /** Who holds the service and key while the worker waits its turn (the web page says so beside a file sent). */
+  heldBy: string | undefined;
 
   constructor(private readonly spec: WorkerSpec) {
     this.pauseMs = spec.pauseMs;
@@ -130,6 +132,7 @@ export class Worker {
     } catch (error) {
       trouble = `unexpected: ${(error as Error).message}`;
     }
+    this.heldBy = undefined;
     if (trouble === undefined || signal.aborted) {
       this.pauseMs = this.spec.pauseMs;
       this.stopReason = undefined;
@@ -139,7 +142,8 @@ export class Worker {
       // No fault: another process sends with the key (a person's run). The work waits its turn, tried again soon and
       // without backing off, since that run may end any moment; said once, and shown by /healthz meanwhile.
       // Another serve's advice to people (stop it first) is not for this one: it only waits.
-      const reason = `waiting its turn: ${String(inbox.heldBy).replace(/ Stop it first .*$/, '')}`;
+      this.heldBy = String(inbox.heldBy).replace(/ Stop it first .*$/, '');
+      const reason = `waiting its turn: ${this.heldBy}`;
       // Said once per holder: the seconds left of its lease change at every try.
       const holder = (text: string | undefined) => text?.replace(/\d+ s should/, 'N s should');
       if (holder(this.stopReason) !== holder(reason)) this.spec.say(`serve: ${reason}`);

@@ -112,7 +112,12 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       say,
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
-    const web = await webPage(options, places, inbox, runContext, { wake: () => worker.wake(), changes, ...events });
+    const web = await webPage(options, places, inbox, runContext, {
+      wake: () => worker.wake(),
+      heldBy: () => worker.heldBy,
+      changes,
+      ...events,
+    });
     worker.checkApproved = web !== undefined;
     const app = webhookServer({
       path: webhookPath,
@@ -256,7 +261,13 @@ async function webPage(
   places: UserPlaces,
   inbox: Inbox,
   context: RunContext,
-  serving: { wake: () => void; changes: EventEmitter; journal: JournalPlace; store: Store },
+  serving: {
+    wake: () => void;
+    heldBy: () => string | undefined;
+    changes: EventEmitter;
+    journal: JournalPlace;
+    store: Store;
+  },
 ): Promise<WebPage | undefined> {
   const password = secretFrom(
     '--web-password-file',
@@ -294,6 +305,7 @@ async function webPage(
     context,
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: serving.wake,
+    heldBy: serving.heldBy,
     book,
     journal: serving.journal,
     changes: serving.changes,

@@ -11,6 +11,8 @@ export interface ProgressSpec {
   uploads: Uploads;
   paths: InboxPaths;
   headers: Record<string, string>;
+  /** Who holds the service and key while serve's work waits its turn (a person's run), else undefined. */
+  heldBy: () => string | undefined;
 }
 
 /** Where a sent file is: waiting to be taken, being run (rows done so far), or run (its summary and its files). */
@@ -42,14 +44,16 @@ export async function progressRoutes(app: FastifyInstance, spec: ProgressSpec): 
         .send(layout('Not found', html`<h1>Not found</h1>`, { csrf }));
     const body = html`<h1>${upload.name}</h1>
 <div id="progress-live" data-live="/sent/${upload.id}/live" data-fragment="/sent/${upload.id}/fragment" data-live-ends aria-live="polite">
-${progressFragment(upload, progressOf(upload, spec.paths))}
+${progressFragment(upload, progressOf(upload, spec.paths), spec.heldBy())}
 </div>`;
     return reply.type('text/html').send(layout(upload.name, body, { csrf }, ['live.js']));
   });
   app.get('/sent/:id/fragment', async (request, reply) => {
     const upload = await sentUpload((request.params as { id: string }).id);
     if (upload === undefined) return reply.code(404).send();
-    return reply.type('text/html').send(toText(progressFragment(upload, progressOf(upload, spec.paths))));
+    return reply
+      .type('text/html')
+      .send(toText(progressFragment(upload, progressOf(upload, spec.paths), spec.heldBy())));
   });
   app.get('/sent/:id/live', async (request, reply) => {
     const upload = await sentUpload((request.params as { id: string }).id);
@@ -61,7 +65,7 @@ ${progressFragment(upload, progressOf(upload, spec.paths))}
     let last = '';
     const look = () => {
       const now = progressOf(upload, spec.paths);
-      const sign = `${now.state}:${now.rowsDone}`;
+      const sign = `${now.state}:${now.rowsDone}:${spec.heldBy() ?? ''}`;
       if (sign !== last) res.write('event: change\ndata: {}\n\n');
       last = sign;
       if (now.state === 'done') end();
@@ -116,7 +120,9 @@ function linesOf(path: string): number {
   }
 }
 
-function progressFragment(upload: Upload, p: Progress): SafeHtml {
+function progressFragment(upload: Upload, p: Progress, heldBy: string | undefined): SafeHtml {
+  if (p.state === 'queued' && heldBy !== undefined)
+    return html`<p role="status">In the inbox, waiting its turn: ${heldBy} It is run once that ends.</p>`;
   if (p.state === 'queued') return html`<p role="status">In the inbox, about to be run.</p>`;
   if (p.state === 'running')
     return html`<p role="status">Running: ${p.rowsDone} of ${p.rows} rows done.</p>

@@ -20,6 +20,8 @@ export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'> {
    * proxy): a page of another site whose name was pointed at this machine (DNS rebinding) is refused.
    */
   hosts: ReadonlySet<string>;
+  /** Who holds the service and key while serve's work waits its turn (a person's run), else undefined. */
+  heldBy: () => string | undefined;
 }
 
 const COOKIE = 'payer_onboard_session';
@@ -93,7 +95,12 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     });
     await uploadRoutes(signedIn, spec);
     await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
-    await progressRoutes(signedIn, { uploads: spec.uploads, paths: spec.paths, headers: SECURITY_HEADERS });
+    await progressRoutes(signedIn, {
+      uploads: spec.uploads,
+      paths: spec.paths,
+      headers: SECURITY_HEADERS,
+      heldBy: spec.heldBy,
+    });
   });
 }
 

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { payersCsv } from '../helpers/runHarness.js';
+import { ServiceLock } from '../../src/journal/ServiceLock.js';
+import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
+import { API_KEY, payersCsv } from '../helpers/runHarness.js';
 import { browserSuite, PASSWORD, shot, signIn, useBrowser } from '../helpers/browser.js';
 import { serveHarness } from '../helpers/serveHarness.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 // A sent file's own page, followed live to its end, then its files. (The Payers page is followed in web-journey.)
 // Headless chromium against serve and the sandbox on loopback.
@@ -39,5 +42,40 @@ describe.skipIf(suite.skip)(suite.title, () => {
     // Only the run's own files are offered.
     const other = await page.request.get(`${h.serve.url}/sent/${id}/files/..%2F..%2Flock`);
     expect(other.status()).toBe(404);
+  });
+
+  it("a file sent while a person's run holds the service and key: its page says who, and runs it once that ends", async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, h.serve.url);
+    await page.getByLabel('Payers file').setInputFiles(h.tmp.write('wednesday.csv', payersCsv(['w-1', 'w-2'])));
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.waitForURL(/\/uploads\//);
+    const id = page.url().split('/').pop()!;
+    // A person's run of the same service and key on this machine (its lock, as `run` takes it), taken between two of
+    // serve's passes (a pass with work holds it too).
+    const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
+    let taken: ServiceLock | undefined;
+    await waitFor(async () => {
+      taken = await ServiceLock.acquire(
+        service,
+        { runId: 'r-ada', stateDir: '/home/ada/.local/state/payer-onboard' },
+        `${h!.sandbox.url} with this API key`,
+      ).catch(() => undefined);
+      return taken !== undefined;
+    }, "serve's pass to end");
+    const person = taken!;
+    try {
+      await page.getByRole('button', { name: 'Send 2 rows' }).click();
+      await page.goto(`${h.serve.url}/sent/${id}`);
+      const status = page.locator('#progress-live [role=status]');
+      await expect.poll(() => status.textContent()).toContain('waiting its turn: another run is using');
+      expect(await status.textContent()).toContain('(run r-ada)');
+      await shot(page, '7-sent-waiting-its-turn');
+    } finally {
+      person.release();
+    }
+    await page.locator('#finished').waitFor({ timeout: 30_000 });
+    expect(h.sandbox.stats().payersCreated).toBe(2);
   });
 });
