@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import './cliScenarios.js';
 import { cpu, newman } from './cpu.js';
 import { rateCap } from './rateCap.js';
-import { SCENARIOS as OTHERS, type Figure } from './scenarios.js';
+import { SCENARIOS as OTHERS, type Figure, runEnv } from './scenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
+import { benchDatabase } from './postgres.js';
 import { serveWaiting, serveWaitingPostgres } from './serveWaiting.js';
 import { webhooks } from './webhooks.js';
 
@@ -45,13 +46,23 @@ async function main(): Promise<number> {
       : Object.keys(SCENARIOS).filter((name) => name !== 'serve-waiting-postgres' || process.env.BENCH_DATABASE_URL);
   mkdirSync(SCRATCH, { recursive: true });
   const fresh: Array<Figure & { at: string }> = [];
-  for (const name of names) {
-    const started = performance.now();
-    process.stderr.write(`bench: ${name} ...\n`);
-    const figures = await SCENARIOS[name]!();
-    const at = new Date().toISOString();
-    fresh.push(...figures.map((f) => ({ ...f, at })));
-    process.stderr.write(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  // BENCH_STORE=postgres: the runs keep their journal in a database of the bench's own on BENCH_DATABASE_URL's
+  // server, and the figures go under `<scenario>-postgres` beside the SQLite ones.
+  const onPostgres = process.env.BENCH_STORE === 'postgres';
+  const database = onPostgres ? await benchDatabase(`BENCH_STORE=postgres`) : undefined;
+  Object.assign(runEnv, database?.env ?? {});
+  try {
+    for (const name of names) {
+      const started = performance.now();
+      process.stderr.write(`bench: ${name} ...\n`);
+      const figures = await SCENARIOS[name]!();
+      const at = new Date().toISOString();
+      const scenario = (f: Figure) => (onPostgres ? `${f.scenario}-postgres` : f.scenario);
+      fresh.push(...figures.map((f) => ({ ...f, scenario: scenario(f), at })));
+      process.stderr.write(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    }
+  } finally {
+    await database?.drop();
   }
   const previous: Stored = existsSync(LAST) ? (JSON.parse(readFileSync(LAST, 'utf8')) as Stored) : { figures: [] };
   const ran = new Set(fresh.map((f) => f.scenario));
@@ -66,6 +77,7 @@ async function main(): Promise<number> {
     'latency-bound',
     'baseline',
     'nightly',
+    'nightly-postgres',
     'status',
     'rate-cap',
     'rate-bound',
@@ -161,7 +173,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server; with BENCH_STORE=postgres as well, any scenario keeps its journal there, its figures under `<scenario>-postgres`), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept. `rate-cap` is what a user waits for at the',

@@ -47,6 +47,9 @@ export async function input(rows: number, name: string): Promise<string> {
 }
 
 /** `run` against the sandbox through the real bin; a fresh out dir each time, and a fresh state dir unless given. */
+/** What every run the scenarios start has in its environment besides the key (the store's URL, with BENCH_STORE). */
+export const runEnv: NodeJS.ProcessEnv = {};
+
 export async function runAgainst(
   sandbox: SandboxHandle,
   file: string,
@@ -74,7 +77,7 @@ export async function runAgainst(
     'warn',
   ];
   for (const [flag, value] of Object.entries(flags)) args.push(`--${flag}`, String(value));
-  const figures = await runCli(args, { PAYER_API_KEY: API_KEY, ...env }, onSpawn, nodeArgs);
+  const figures = await runCli(args, { PAYER_API_KEY: API_KEY, ...runEnv, ...env }, onSpawn, nodeArgs);
   const summary = parseSummary(figures);
   rmSync(out, { recursive: true, force: true });
   if (keepState === undefined) rmSync(state, { recursive: true, force: true });
