@@ -5,13 +5,17 @@ import type { WebhookEvent } from './webhookEvent.js';
 
 /** A webhook event as recorded: what it said, and the digest of its body that names the delivery. */
 export interface RecordedEvent extends WebhookEvent {
-  /** The first 32 hex digits of the SHA-256 of the raw body. */
+  /** The delivery's id (its `x-request-network-delivery`), or without one the first 32 hex digits of the SHA-256 of
+   * the raw body. */
   id: string;
   /** When it was received (ISO). */
   at: string;
 }
 
-/** The same body within this long is the same delivery sent again (the service retries, the sandbox sends twice). */
+/**
+ * The same delivery within this long (its delivery id, or its body when it carries none) is a retry of it: the service
+ * retries, the sandbox sends twice.
+ */
 const SAME_DELIVERY_MS = 24 * 3_600_000;
 
 /**
@@ -47,7 +51,7 @@ export class EventLog {
     return log;
   }
 
-  /** The digest that names a delivery: its body's. */
+  /** The digest that names a delivery that carries no delivery id: its body's. */
   static deliveryId(body: Buffer): string {
     return createHash('sha256').update(body).digest('hex').slice(0, 32);
   }

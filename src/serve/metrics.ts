@@ -7,7 +7,7 @@ export class ServeMetrics {
   /** Deliveries by what became of them: recorded, duplicate, or refused and why. */
   readonly webhooks = new Counter({
     name: 'payer_onboard_webhooks_total',
-    help: 'Webhook deliveries received, by result: recorded, duplicate, or refused (signature, too-large, too-slow, not-an-event, unavailable)',
+    help: "Webhook deliveries received, by result: recorded, duplicate, test (the service's test deliveries: nothing changed), or refused (signature, too-large, too-slow, not-an-event, unavailable)",
     labelNames: ['result'],
     registers: [this.registry],
   });

@@ -6,6 +6,24 @@ import { z } from 'zod';
 // statuses are looked for at the top level and under `data`, and an event is a hint to read the payer, never a fact.
 
 export const SIGNATURE_HEADER = 'x-request-network-signature';
+/** Each delivery's id (a ULID): the service's documents say to use it against duplicate processing. */
+export const DELIVERY_HEADER = 'x-request-network-delivery';
+/** `true` on the service's test deliveries, whose payload is placeholder data: acknowledged, nothing changed. */
+export const TEST_HEADER = 'x-request-network-test';
+
+/**
+ * The delivery id a delivery names, when it names a usable one (letters, digits, `-` and `_`, as a ULID is; at most
+ * 64): the key that makes a retry of it the same delivery.
+ */
+export function deliveryIdOf(header: string | string[] | undefined): string | undefined {
+  const value = typeof header === 'string' ? header.trim() : undefined;
+  return value !== undefined && /^[\w-]{1,64}$/.test(value) ? value : undefined;
+}
+
+/** Whether the delivery says it is one of the service's test deliveries. */
+export function isTestDelivery(header: string | string[] | undefined): boolean {
+  return typeof header === 'string' && header.trim().toLowerCase() === 'true';
+}
 
 /** What an event says, as far as the tool uses it. Every field but the name may be missing. */
 export interface WebhookEvent {

@@ -2,7 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { EventLog } from './EventLog.js';
 import type { ServeMetrics } from './metrics.js';
-import { parseEvent, SIGNATURE_HEADER, signatureValid } from './webhookEvent.js';
+import {
+  DELIVERY_HEADER,
+  deliveryIdOf,
+  isTestDelivery,
+  parseEvent,
+  SIGNATURE_HEADER,
+  signatureValid,
+  TEST_HEADER,
+} from './webhookEvent.js';
 
 export interface WebhookServerSpec {
   /** Where deliveries are posted (`/webhooks`). */
@@ -113,9 +121,17 @@ async function receive(
     throw new Refused(401, 'signature', `a missing or wrong ${SIGNATURE_HEADER}`);
   const parsed = parseEvent(raw);
   if ('problem' in parsed) throw new Refused(400, 'not-an-event', parsed.problem);
+  if (isTestDelivery(headers[TEST_HEADER])) {
+    // Placeholder data, signed like any delivery: acknowledged and said, acted on never.
+    spec.metrics.webhooks.inc({ result: 'test' });
+    spec.say(`serve: a test delivery from the service (${parsed.event.event}): signature good; nothing changed`);
+    return reply.code(200).send({ received: true, test: true });
+  }
   let result: 'recorded' | 'duplicate';
   try {
-    result = await spec.log.record(parsed.event, EventLog.deliveryId(raw));
+    // A retry of a delivery is known by its delivery id; a delivery without one, by its body.
+    const id = deliveryIdOf(headers[DELIVERY_HEADER]) ?? EventLog.deliveryId(raw);
+    result = await spec.log.record(parsed.event, id);
   } catch (error) {
     // Not on disk, so not answered 2xx: the service delivers it again.
     throw new Refused(503, 'unavailable', `the event could not be recorded (${(error as Error).message})`);

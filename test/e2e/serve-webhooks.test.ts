@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { payersCsv, readResults } from '../helpers/runHarness.js';
 import { serveHarness, WEBHOOK_SECRET } from '../helpers/serveHarness.js';
+import { eventsIn } from '../helpers/storeOnDisk.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // The sandbox sends the service's signed webhooks to `serve` over real HTTP on loopback; serve runs the inbox.
@@ -122,6 +123,40 @@ describe('serve: webhooks move waiting payers on', () => {
     await waitFor(() => h!.waitingFiles() === 0, 'the recheck to finish every payer');
     expect(accountsOf(h, payers)).toEqual(payers.map(() => 1));
     expect(h.sandbox.stats()).toMatchObject({ webhooksSent: 0 });
+  });
+
+  it('deliveries as the service sends them: a retry of a delivery id is one delivery; a test delivery changes nothing', async () => {
+    h = await serveHarness();
+    const url = `${h.serve.url}/webhooks`;
+    const body = JSON.stringify({ event: 'compliance.updated', clientUserId: 'stranger', kycStatus: 'approved' });
+    const delivery = (id: string) => ({ 'x-request-network-signature': sign(body), 'x-request-network-delivery': id });
+    const answers: unknown[] = [];
+    // The first delivery, its retry, and another delivery of the same body: two deliveries.
+    for (const id of ['01JD7Q2X8M4N6P0R2T4V6X8Z0A', '01JD7Q2X8M4N6P0R2T4V6X8Z0A', '01JD7Q2X8M4N6P0R2T4V6X8Z0B'])
+      answers.push(await (await post(url, body, delivery(id))).json());
+    expect(answers).toEqual([{ received: true }, { received: true, duplicate: true }, { received: true }]);
+    expect(eventsIn(h.tmp.path('state')).recorded.sort()).toEqual([
+      '01JD7Q2X8M4N6P0R2T4V6X8Z0A',
+      '01JD7Q2X8M4N6P0R2T4V6X8Z0B',
+    ]);
+
+    // A test delivery: placeholder data, checked like any other, acknowledged, and nothing recorded or run.
+    const test = JSON.stringify({ event: 'compliance.updated', clientUserId: 'placeholder', kycStatus: 'approved' });
+    expect((await post(url, test, { 'x-request-network-test': 'true' })).status).toBe(401);
+    const answered = await post(url, test, {
+      'x-request-network-signature': sign(test),
+      'x-request-network-test': 'true',
+    });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ received: true, test: true });
+    expect(h.stderr()).toContain(
+      'a test delivery from the service (compliance.updated): signature good; nothing changed',
+    );
+    expect(eventsIn(h.tmp.path('state')).recorded).toHaveLength(2);
+    const metrics = await (await fetch(`${h.serve.url}/metrics`)).text();
+    expect(metrics).toMatch(/payer_onboard_webhooks_total\{result="test"\} 1$/m);
+    expect(metrics).toMatch(/payer_onboard_webhooks_total\{result="duplicate"\} 1$/m);
+    expect(h.sandbox.stats().requests).toBe(0);
   });
 
   it('events for payers the journal does not know and events of other types are answered 200 and ignored', async () => {
