@@ -1,12 +1,10 @@
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceLock } from '../../src/journal/ServiceLock.js';
-import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
 import { LockedError } from '../../src/core/errors.js';
 import { run } from '../../src/pipeline/run.js';
 import { type HoldingProxy, startHoldingProxy } from '../helpers/holdingProxy.js';
 import { API_KEY, memoryStream, payersCsv } from '../helpers/runHarness.js';
-import { serveHarness } from '../helpers/serveHarness.js';
+import { personHolds, serveHarness } from '../helpers/serveHarness.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // serve sends with the key only while its worker runs something; a person's run with the same key meanwhile holds
@@ -23,19 +21,8 @@ describe('serve while another run holds the service and key', () => {
     h = await serveHarness();
     h.inbox.drop('payers.csv', payersCsv(['held-1']));
     await waitFor(() => h!.waitingFiles() > 0, 'the first run to leave its row waiting');
-    // A person's run of the same service and key, on this machine (its lock, as `run` takes it), once serve's pass
-    // that ran the file is over (it holds the service and key until then).
-    const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
-    let taken: ServiceLock | undefined;
-    await waitFor(async () => {
-      taken = await ServiceLock.acquire(
-        service,
-        { runId: 'r-person', stateDir: '/home/ada/.local/state/payer-onboard' },
-        `${h!.sandbox.url} with this API key`,
-      ).catch(() => undefined);
-      return taken !== undefined;
-    }, "serve's pass to end");
-    const person = taken!;
+    // A person's run of the same service and key, on this machine, once serve's pass that ran the file is over.
+    const person = await personHolds(h.sandbox.url, 'r-person');
     let released = false;
     try {
       h.sandbox.setKyc('held-1', 'approved');

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceLock } from '../../src/journal/ServiceLock.js';
-import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
-import { API_KEY, payersCsv } from '../helpers/runHarness.js';
+import { payersCsv } from '../helpers/runHarness.js';
 import { browserSuite, PASSWORD, shot, signIn, useBrowser } from '../helpers/browser.js';
-import { serveHarness } from '../helpers/serveHarness.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { personHolds, serveHarness } from '../helpers/serveHarness.js';
 
 // A sent file's own page, followed live to its end, then its files. (The Payers page is followed in web-journey.)
 // Headless chromium against serve and the sandbox on loopback.
@@ -52,19 +49,8 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await page.getByRole('button', { name: 'Check the file' }).click();
     await page.waitForURL(/\/uploads\//);
     const id = page.url().split('/').pop()!;
-    // A person's run of the same service and key on this machine (its lock, as `run` takes it), taken between two of
-    // serve's passes (a pass with work holds it too).
-    const service = journalName(serviceIdentity(h.sandbox.url), API_KEY);
-    let taken: ServiceLock | undefined;
-    await waitFor(async () => {
-      taken = await ServiceLock.acquire(
-        service,
-        { runId: 'r-ada', stateDir: '/home/ada/.local/state/payer-onboard' },
-        `${h!.sandbox.url} with this API key`,
-      ).catch(() => undefined);
-      return taken !== undefined;
-    }, "serve's pass to end");
-    const person = taken!;
+    // A person's run of the same service and key on this machine.
+    const person = await personHolds(h.sandbox.url, 'r-ada');
     try {
       await page.getByRole('button', { name: 'Send 2 rows' }).click();
       await page.goto(`${h.serve.url}/sent/${id}`);

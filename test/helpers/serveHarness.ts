@@ -1,3 +1,6 @@
+import { ServiceLock } from '../../src/journal/ServiceLock.js';
+import { journalName, serviceIdentity } from '../../src/journal/stateDir.js';
+import { waitFor } from './waitFor.js';
 import { waitingIn } from './storeOnDisk.js';
 import { type ServeHandle, type ServeOptions, startServe } from '../../src/serve/runServe.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
@@ -81,4 +84,22 @@ export async function serveHarness(
       tmp.remove();
     },
   };
+}
+
+/**
+ * A person's run of the sandbox's service and key on this machine holding it (its lock, as `run` takes it), taken
+ * between two of serve's passes: a pass with work holds it too, until the pass ends.
+ */
+export async function personHolds(sandboxUrl: string, runId: string): Promise<ServiceLock> {
+  const service = journalName(serviceIdentity(sandboxUrl), API_KEY);
+  let taken: ServiceLock | undefined;
+  await waitFor(async () => {
+    taken = await ServiceLock.acquire(
+      service,
+      { runId, stateDir: '/home/ada/.local/state/payer-onboard' },
+      `${sandboxUrl} with this API key`,
+    ).catch(() => undefined);
+    return taken !== undefined;
+  }, "serve's pass to end");
+  return taken!;
 }
