@@ -97,7 +97,29 @@ export async function forgetJournal(place: JournalPlace): Promise<void> {
   }
 }
 
-async function importInto(
+/**
+ * The imports of each store and service under way in this process: one at a time, since each merges what the store
+ * holds with its file (two at once, as `status` reading twice, would each write its own merge, and one would be lost).
+ */
+const importing = new Map<string, Promise<void>>();
+
+function importInto(
+  tables: JournalTables,
+  place: JournalPlace,
+  warnings: string[],
+  stderr: NodeJS.WritableStream | undefined,
+  location: string,
+): Promise<void> {
+  const key = `${location}\n${place.service}`;
+  const before = importing.get(key) ?? Promise.resolve();
+  const done = before.then(() => importEach(tables, place, warnings, stderr, location));
+  const settled = done.catch(() => undefined);
+  importing.set(key, settled);
+  void settled.then(() => importing.get(key) === settled && importing.delete(key));
+  return done;
+}
+
+async function importEach(
   tables: JournalTables,
   place: JournalPlace,
   warnings: string[],
