@@ -66,7 +66,7 @@ export const sandboxCommand: CommandBody = {
   builder: (yargs: Argv) => {
     return addOptions(yargs, SANDBOX_OPTIONS).example(
       '$0 sandbox --port 4010 --api-key k',
-      'then: curl -H "x-api-key: k" -H "content-type: application/json" -d @payer.json http://127.0.0.1:4010/v1/payer',
+      'then: curl -H "x-api-key: k" -H "content-type: application/json" -d @payer.json http://127.0.0.1:4010/v2/payer',
     );
   },
   handler: async (argv, io) => {

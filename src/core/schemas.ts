@@ -173,7 +173,10 @@ export type StoredPaymentDetail = z.infer<typeof storedPaymentDetail>;
 export const paymentDetailsListResponse = z.object({ paymentDetails: z.array(storedPaymentDetail) }).loose();
 export type PaymentDetailsListResponse = z.infer<typeof paymentDetailsListResponse>;
 
-/** Where create compliance is served: the path first documented, or the service's current create-or-update path. */
+/**
+ * Where create compliance is served: the path first documented (deprecated by the service since), or its current one.
+ * Both have the same body and answer, and neither is documented to change what a known payer registered.
+ */
 export const COMPLIANCE_PATHS = ['/v1/payer', '/v2/payer'] as const;
 export type CompliancePath = (typeof COMPLIANCE_PATHS)[number];
 
@@ -182,7 +185,7 @@ export type CompliancePath = (typeof COMPLIANCE_PATHS)[number];
  * segment of the path (`..`, a control character) throws a RouteError: no URL but the route's own is ever built.
  */
 export const paths = {
-  compliance: (path: CompliancePath = '/v1/payer') => path.slice(1),
+  compliance: (path: CompliancePath = '/v2/payer') => path.slice(1),
   /** GET: the payer's compliance status. PATCH: the agreement. */
   payer: (clientUserId: string) => `v2/payer/${pathSegment(clientUserId)}`,
   /** POST: create a bank account. GET: list the stored ones. */

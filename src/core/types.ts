@@ -7,11 +7,10 @@ export const STEPS = ['compliance', 'payment-details', 'agreement'] as const;
 export type Step = (typeof STEPS)[number];
 
 /**
- * What happened to one step of one row, as written in the `steps` column. `updated`: the payer's changed data was
- * sent again on a create-or-update path; `waiting`: the service does not allow the step yet (a bank account before
+ * What happened to one step of one row, as written in the `steps` column. `waiting`: the service does not allow the step yet (a bank account before
  * the payer's KYC is approved), a later run does it.
  */
-export type StepStatus = 'ok' | 'failed' | 'skipped' | 'done-before' | 'updated' | 'waiting';
+export type StepStatus = 'ok' | 'failed' | 'skipped' | 'done-before' | 'waiting';
 
 /**
  * `waiting`: done as far as the service allows, the rest waits on the payer (KYC, the agreement); a later run of the

@@ -135,12 +135,12 @@ export class RowJournal {
     const key = s.payerKey;
     const before = await this.journal.payer(key);
     const step = s.compliance.step;
-    const registered = step === 'ok' || step === 'updated' || step === 'done-before';
+    const registered = step === 'ok' || step === 'done-before';
     if (!registered && !s.checked && before === undefined) return;
     if (s.failure !== undefined && before === undefined) return;
     const record: PayerRecord = before ? { ...before } : { agreementDone: false, accountIds: [], accountsKnown: false };
     const body = s.work.compliance;
-    if (body !== undefined && (step === 'ok' || step === 'updated')) {
+    if (body !== undefined && step === 'ok') {
       record.digest = s.digest!;
       record.fieldDigests = fieldDigests(body);
     } else if (body !== undefined && step === 'done-before' && record.digest === undefined) {

@@ -186,10 +186,10 @@ export const RUN_OPTIONS = {
     flag: 'compliance-path',
     type: 'string',
     value: 'P',
-    default: '/v1/payer',
+    default: '/v2/payer',
     choices: COMPLIANCE_PATHS,
     describe:
-      'where create compliance is served: `/v1/payer`, or `/v2/payer` (create or update: changed payer data is sent again)',
+      "where create compliance is served: `/v2/payer` (the service's current path) or `/v1/payer` (the first documented; deprecated by the service)",
     commands: SENDING,
   },
   maxWait: {

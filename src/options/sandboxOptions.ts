@@ -93,7 +93,7 @@ export const SANDBOX_OPTIONS = {
     value: DUPLICATE_MODES.join('|'),
     default: 'return-existing',
     describe:
-      '`POST /v1/payer` for a known `clientUserId`: 200 with the stored answer (`return-existing`, as the real service), or 409 (`conflict`)',
+      'create compliance (either path) for a known `clientUserId`: 200 with the stored answer (`return-existing`, as the real service), or 409 (`conflict`)',
     schema: z.enum(DUPLICATE_MODES, { error: `must be one of: ${DUPLICATE_MODES.join(', ')}` }),
   },
   idempotency: {

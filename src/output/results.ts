@@ -71,14 +71,14 @@ export function resultRecord(row: FinishedRow): string[] {
 }
 
 /**
- * Steps a re-run can skip: done now (`ok`, `updated`) or found done (`done-before`). For the `completedSteps`
+ * Steps a re-run can skip: done now (`ok`) or found done (`done-before`). For the `completedSteps`
  * cell of the failed and pending files (formatCompletedSteps); `waiting`, `failed` and `skipped` steps are still to do.
  */
 export function doneSteps(result: PayerResult): Step[] {
   return STEPS.filter((step) => DONE.has(result.steps[step]));
 }
 
-const DONE: ReadonlySet<StepStatus | undefined> = new Set(['ok', 'done-before', 'updated']);
+const DONE: ReadonlySet<StepStatus | undefined> = new Set(['ok', 'done-before']);
 
 /**
  * Hands finished items on in the order they were reserved, whatever order they finish in: results are

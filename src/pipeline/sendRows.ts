@@ -304,7 +304,7 @@ function payerBlocks(payer: PayerResult | undefined): PayerResult | undefined {
     errors: [{ step: 'payment-details', message: `not sent, ${why}` }],
   });
   if (payer.outcome === 'invalid') return blocked('failed', "the payer's row is invalid");
-  // A payer registered before whose changed data could not be updated is still there for its accounts.
+  // A payer registered before is still there for its accounts, whatever this run's compliance call did.
   if (payer.steps.compliance === 'failed' && payer.complianceDigest === undefined) {
     const cause = payer.errors.find((e) => e.step === 'compliance');
     return blocked(

@@ -9,7 +9,7 @@ export const NOT_ATTEMPTED: RowError = { message: 'not attempted: the run was st
 
 /**
  * The row's result once nothing is left to send: the status of each step, the outcome, and what goes in `error`.
- * - a step failed, KYC rejected, or changed payer data not sent: `failed` (a person must act);
+ * - a step failed, or KYC rejected: `failed` (a person must act); changed payer data not sent is a note in `error`;
  * - a bank account the service does not take yet, or KYC or the agreement not done by the payer: `waiting`, or
  *   `failed` once it has waited longer than `--max-wait` days since the journal first saw the payer;
  * - the run stopped before the row was done: `skipped` (a later run finishes it);
@@ -29,8 +29,8 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
       errors.push({
         step: 'compliance',
         message:
-          `${s.compliance.unsentChange.join(', ')} changed since the payer was registered and was not sent ` +
-          '(/v1/payer does not update a known payer): run again with --compliance-path /v2/payer to update it',
+          `${s.compliance.unsentChange.join(', ')} changed since the payer was registered and was not sent (the ` +
+          "service documents no update of a registered payer): change it in the service's dashboard",
       });
     }
   }
@@ -65,7 +65,7 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   for (const account of s.accounts) if (account.id) paymentDetailIds.push(account.id);
   const result: PayerResult = { outcome: 'ok', paymentDetailIds, steps, errors };
   const registered =
-    steps.compliance === 'ok' || steps.compliance === 'updated'
+    steps.compliance === 'ok'
       ? s.digest
       : steps.compliance === 'done-before'
         ? (s.registeredDigest ?? s.digest)
@@ -89,7 +89,7 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   const waits = waitingOn(s, result);
   if (waits !== undefined && !values.includes('waiting')) errors.push(waits);
 
-  if (values.includes('failed') || s.failure || s.compliance.unsentChange || rejected) result.outcome = 'failed';
+  if (values.includes('failed') || s.failure || rejected) result.outcome = 'failed';
   else if (unfinished) result.outcome = 'skipped';
   else if (values.includes('waiting') || waits !== undefined) {
     const days = Math.floor((ctx.now.getTime() - Date.parse(s.since)) / DAY_MS);

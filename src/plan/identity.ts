@@ -36,7 +36,7 @@ const FIELD_DIGESTS = 'v2:';
 
 /**
  * Two hex characters a field, in FIELD_ORDER, after FIELD_DIGESTS. Eight bits a field only tell which columns
- * changed, so a fast non-cryptographic hash (FNV-1a) does: a row registered or updated takes one per field, and
+ * changed, so a fast non-cryptographic hash (FNV-1a) does: a row registered takes one per field, and
  * a SHA-256 each cost more than the rest of the row's own work.
  */
 export function fieldDigests(body: ComplianceRequest): string {

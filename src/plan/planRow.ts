@@ -19,7 +19,7 @@ import { agreementCompleted, kycDone, kycRejected } from './verdict.js';
 // cost, and why" has its answer in these two files.
 
 export type Action =
-  | { kind: 'create-compliance'; update: boolean }
+  | { kind: 'create-compliance' }
   | { kind: 'read-payer' }
   | { kind: 'read-accounts' }
   | { kind: 'create-account'; index: number }
@@ -34,11 +34,10 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   if (s.compliance.send !== undefined && s.compliance.step === undefined) {
     // What is stored is read alongside create compliance, where it must be read: no extra round trip.
     return checking && mustReadStored(s, ctx)
-      ? [{ kind: 'create-compliance', update: s.compliance.send === 'update' }, { kind: 'read-accounts' }]
-      : [{ kind: 'create-compliance', update: s.compliance.send === 'update' }];
+      ? [{ kind: 'create-compliance' }, { kind: 'read-accounts' }]
+      : [{ kind: 'create-compliance' }];
   }
-  // A payer whose changed data could not be updated is still registered: its other steps go on.
-  if ((s.compliance.step === 'failed' && s.compliance.send !== 'update') || s.compliance.step === 'skipped') return [];
+  if (s.compliance.step === 'failed' || s.compliance.step === 'skipped') return [];
   if (needsStatus(s)) {
     // A payer the journal never registered has nothing in hand to wait for: its accounts are read alongside.
     return checking && !s.payerKnown && mustReadStored(s, ctx)
@@ -123,7 +122,7 @@ function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): void {
   s.checked = true;
   if (answer.ok) {
     const body = answer.body;
-    s.compliance.step = s.compliance.send === 'update' ? 'updated' : 'ok';
+    s.compliance.step = 'ok';
     if (body.userId !== undefined) s.links.userId = body.userId;
     if (body.agreementUrl !== undefined) s.links.agreementUrl = body.agreementUrl;
     if (body.kycUrl !== undefined) s.links.kycUrl = body.kycUrl;
@@ -140,7 +139,6 @@ function applyCompliance(s: RowState, answer: Answer<ComplianceAnswer>): void {
   s.compliance.step = stop ? 'skipped' : 'failed';
   s.compliance.error = error.detail;
   if (stop) s.stopped = true;
-  if (s.compliance.send === 'update' && !stop) return;
   // An answer that was not the API's says nothing either way; the next run sends it again (that is safe).
   const why = stop
     ? because(error)

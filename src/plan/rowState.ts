@@ -154,15 +154,13 @@ export interface RowState {
   compliance: {
     /** The step's status once settled; undefined while its call is still to be made. */
     step?: StepStatus;
-    /** The call to make: register, or send changed data on the create-or-update path. */
-    send?: 'create' | 'update';
+    /** The call to make: register the payer. */
+    send?: 'create';
     error?: string;
-    /** Payer columns changed since registration and not sent (`/v1/payer`). */
+    /** Payer columns changed since registration: not sent (no path is documented to update a known payer). */
     unsentChange?: string[];
     /** The row's SSN or birth date differ from what is registered: none of it is sent. */
     identityConflict?: boolean;
-    /** Columns sent again on the update path. */
-    updated?: string[];
     /** The service knew the payer before this run (its answer or its stored accounts say so). */
     knownBefore?: boolean;
   };
@@ -284,19 +282,17 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
     else {
       const named = changedFields(payer?.digest === before ? payer.fieldDigests : undefined, work.compliance);
       const columns = named.length > 0 ? named : ['payer cells'];
-      if (ctx.compliancePath === '/v2/payer') {
-        state.compliance.send = 'update';
-        state.compliance.updated = columns;
-      } else if (work.carried.complianceDigest === undefined && columns.some((c) => IDENTITY.has(c))) {
+      if (work.carried.complianceDigest === undefined && columns.some((c) => IDENTITY.has(c))) {
         // Not a correction of what this row registered: the id is taken by a payer with another SSN or birth date.
         // Nothing of the row goes to that payer.
         state.compliance.step = 'failed';
         state.compliance.error =
           `${columns.join(', ')} differ from what is registered for this clientUserId; nothing was sent, ` +
-          'nor its bank account or agreement. If this row is another person, give it its own clientUserId; if the ' +
-          'registered data is wrong, --compliance-path /v2/payer updates it';
+          'nor its bank account or agreement. If this row is another person, give it its own clientUserId; if ' +
+          "the registered data is wrong, a person must correct it in the service's dashboard";
         state.compliance.identityConflict = true;
       } else {
+        // Neither path is documented to change a known payer's data: nothing is sent again, the row goes on.
         state.compliance.step = 'done-before';
         state.compliance.unsentChange = columns;
       }

@@ -100,10 +100,10 @@ function write(store: PayerStore, { req, route, clientUserId, text }: ApiRequest
   const parsed = parseJson(req, text);
   if ('status' in parsed) return parsed;
   const value = parsed.value;
-  if (route === 'compliance' || route === 'compliance-v2') {
+  if (route === 'compliance' || route === 'compliance-v1') {
     const checked = complianceRequest.safeParse(value);
     if (!checked.success) return invalid(checked.error.issues, value);
-    return store.createCompliance(checked.data, text, route === 'compliance' ? 'create' : 'upsert');
+    return store.createCompliance(checked.data, text);
   }
   if (route === 'payment-details') {
     const checked = paymentDetailRequest.safeParse(value);

@@ -17,7 +17,6 @@ import { nestError } from './http.js';
 import { randomUuid, type Rng } from './faults.js';
 import {
   complianceAnswer,
-  digestOf,
   type KycStatus,
   kycNow,
   newPayer,
@@ -56,7 +55,6 @@ export interface StoreConfig {
 export type StoreEvent =
   | 'payersCreated'
   | 'duplicatePayers'
-  | 'payersUpdated'
   | 'paymentDetailsCreated'
   | 'duplicatePaymentDetails'
   | 'kycRefusals'
@@ -75,20 +73,15 @@ export class PayerStore {
     private readonly touched: (clientUserId: string, created?: 'payer' | 'account') => void = () => {},
   ) {}
 
-  /** `create` is POST /v1/payer, which never changes a known payer; `upsert` is POST /v2/payer, create or update. */
-  createCompliance(request: ComplianceRequest, requestText: string, mode: 'create' | 'upsert'): Answer {
+  /**
+   * POST /v1/payer and POST /v2/payer alike: the service documents both as "checks compliance status and returns the
+   * URLs", neither as changing what a known payer registered. A known payer's data is never changed.
+   */
+  createCompliance(request: ComplianceRequest, requestText: string): Answer {
     const existing = this.payers.get(request.clientUserId);
     if (existing !== undefined) {
       this.count('duplicatePayers');
-      if (mode === 'upsert') {
-        const digest = digestOf(request);
-        if (digest !== existing.digest) {
-          existing.digest = digest;
-          existing.requestText = this.config.keepRequests ? requestText : undefined;
-          this.count('payersUpdated');
-        }
-        this.touched(request.clientUserId);
-      } else if (this.config.duplicates === 'conflict') {
+      if (this.config.duplicates === 'conflict') {
         return {
           status: 409,
           body: nestError(409, `Payer with client user ID ${request.clientUserId} already exists`),

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type {
   ComplianceRequest,
   ComplianceResponse,
@@ -27,8 +26,6 @@ export interface PayerRecord {
   clientUserId: string;
   userId: string;
   requestText: string | undefined;
-  /** Of the payer data as last stored: tells a create-or-update that changes something from one that does not. */
-  digest: string;
   /** The answer given when the payer was created; later answers take their statuses from now. */
   response: ComplianceResponse;
   createdAt: number;
@@ -72,7 +69,6 @@ export function newPayer(
     clientUserId: request.clientUserId,
     userId,
     requestText,
-    digest: digestOf(request),
     response: {
       status: { agreementStatus: 'not_started', kycStatus: 'not_started' },
       agreementUrl: `${linkBase}/__sandbox/agreement/${userId}`,
@@ -147,12 +143,6 @@ export function storedPayer(payer: PayerRecord, kycStatus: string, now: number, 
       createdAt: d.createdAt,
     })),
   };
-}
-
-/** Key order does not make two bodies different: the same data is the same digest. */
-export function digestOf(request: ComplianceRequest): string {
-  const sorted = Object.fromEntries(Object.entries(request).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url');
 }
 
 function parse(text: string | undefined): unknown {

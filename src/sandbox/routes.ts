@@ -1,19 +1,20 @@
 import { z } from 'zod';
 
 // The API's routes and how a request finds one. Paths follow the API's documentation (and src/schema `paths`): the
-// three writes first documented, the create-or-update path of create compliance and the two reads. clientUserId is
+// three writes (create compliance on its current path, and on the first documented one, deprecated since) and the
+// two reads. clientUserId is
 // URL-decoded, so `a%2Fb` reaches the handler as `a/b`.
 
 const ROUTES = {
-  compliance: 'POST /v1/payer',
-  'compliance-v2': 'POST /v2/payer',
+  compliance: 'POST /v2/payer',
+  'compliance-v1': 'POST /v1/payer',
   'payment-details': 'POST /v2/payer/:clientUserId/payment-details',
   agreement: 'PATCH /v2/payer/:clientUserId',
   'read-payer': 'GET /v2/payer/:clientUserId',
   'read-payment-details': 'GET /v2/payer/:clientUserId/payment-details',
 } as const;
 export type RouteName = keyof typeof ROUTES;
-/** A route by its name (`compliance`) or by method and template (`POST /v1/payer`). */
+/** A route by its name (`compliance`) or by method and template (`POST /v2/payer`). */
 type RouteRef = RouteName | (typeof ROUTES)[RouteName];
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
@@ -39,7 +40,7 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   if (resource !== 'payer') return { kind: 'not-found' };
   const route = routeOf(method, version, segments.length, sub);
   if (route === undefined) return { kind: 'not-found' };
-  if (route === 'compliance' || route === 'compliance-v2') return { kind: 'route', route, clientUserId: '' };
+  if (route === 'compliance' || route === 'compliance-v1') return { kind: 'route', route, clientUserId: '' };
   try {
     const clientUserId = decodeURIComponent(rawId ?? '');
     if (clientUserId === '') return { kind: 'not-found' };
@@ -55,9 +56,9 @@ function routeOf(
   length: number,
   sub: string | undefined,
 ): RouteName | undefined {
-  if (version === 'v1') return method === 'POST' && length === 2 ? 'compliance' : undefined;
+  if (version === 'v1') return method === 'POST' && length === 2 ? 'compliance-v1' : undefined;
   if (version !== 'v2') return undefined;
-  if (length === 2) return method === 'POST' ? 'compliance-v2' : undefined;
+  if (length === 2) return method === 'POST' ? 'compliance' : undefined;
   if (length === 3) return method === 'PATCH' ? 'agreement' : method === 'GET' ? 'read-payer' : undefined;
   if (length === 4 && sub === 'payment-details') {
     return method === 'POST' ? 'payment-details' : method === 'GET' ? 'read-payment-details' : undefined;
@@ -86,7 +87,7 @@ const scriptStepSchema = z
     route: z
       .string()
       .refine((r) => r === '*' || routeName(r) !== undefined, {
-        message: `must be *, ${ROUTE_NAMES.join(', ')} or a route like "POST /v1/payer"`,
+        message: `must be *, ${ROUTE_NAMES.join(', ')} or a route like "POST /v2/payer"`,
       })
       .default('*'),
     /** Answer this status without running the handler (for `commit500`: the status after the change, default 500). */

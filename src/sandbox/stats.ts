@@ -79,8 +79,6 @@ export interface SandboxStats {
   payersCreated: number;
   /** Create-compliance attempts (either path) for a clientUserId that already exists (either duplicates mode). */
   duplicatePayers: number;
-  /** POST /v2/payer calls that changed a known payer's data. */
-  payersUpdated: number;
   paymentDetailsCreated: number;
   /** Accounts created for a payer that already had one with the same currency and numbers. */
   duplicatePaymentDetails: number;
@@ -153,7 +151,6 @@ export class StatsRecorder {
       requests: 0,
       payersCreated: 0,
       duplicatePayers: 0,
-      payersUpdated: 0,
       paymentDetailsCreated: 0,
       duplicatePaymentDetails: 0,
       kycRefusals: 0,

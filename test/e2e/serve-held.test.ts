@@ -60,7 +60,7 @@ describe('serve while another run holds the service and key', () => {
     try {
       h = await serveHarness({
         baseUrlFor: async (sandboxUrl) => {
-          proxy = await startHoldingProxy(sandboxUrl, (method, path) => method === 'POST' && path === '/v1/payer');
+          proxy = await startHoldingProxy(sandboxUrl, (method, path) => method === 'POST' && path === '/v2/payer');
           return proxy.url;
         },
       });

@@ -265,7 +265,7 @@ describe('api client: what is retried', () => {
     const keys = new Set(server.hits.map((h) => h.headers['idempotency-key']));
     expect([...keys]).toEqual([idempotencyKey('compliance', 'payer-001', body)]);
     expect(server.hits.every((h) => h.headers['x-api-key'] === API_KEY)).toBe(true);
-    expect(server.hits.every((h) => h.method === 'POST' && h.path === '/v1/payer')).toBe(true);
+    expect(server.hits.every((h) => h.method === 'POST' && h.path === '/v2/payer')).toBe(true);
     expect(server.hits.every((h) => JSON.stringify(h.body) === JSON.stringify(body))).toBe(true);
   });
 
@@ -282,7 +282,7 @@ describe('api client: Retry-After and 429', () => {
   it('honours Retry-After in seconds and pauses every call, not only the one that got the 429', async () => {
     let first = true;
     server = await startScriptedServer((hit) => {
-      if (hit.path === '/v1/payer' && first) {
+      if (hit.path === '/v2/payer' && first) {
         first = false;
         return { status: 429, body: nestError(429, 'Too Many Requests'), headers: { 'retry-after': '1' } };
       }
@@ -294,7 +294,7 @@ describe('api client: Retry-After and 429', () => {
     const [ra, rb] = await Promise.all([a, b]);
     expect(ra.ok && rb.ok).toBe(true);
     const [h429, ...rest] = server.hits;
-    expect(h429?.path).toBe('/v1/payer');
+    expect(h429?.path).toBe('/v2/payer');
     expect(rest).toHaveLength(2);
     // Lower bounds only: the pause can make calls later, never earlier.
     for (const hit of rest) expect(hit.at - (h429?.at ?? 0)).toBeGreaterThanOrEqual(990);
@@ -388,7 +388,7 @@ describe('api client: success bodies', () => {
       ok: false,
       error: { kind: 'unclear', message: "compliance: answered 200 text/html, not the API's answer" },
     });
-    expect(server.hitsTo('POST', '/v1/payer')).toHaveLength(4);
+    expect(server.hitsTo('POST', '/v2/payer')).toHaveLength(4);
     expect(client.stopped()).toBeUndefined();
   });
 
@@ -421,7 +421,7 @@ describe('api client: success bodies', () => {
 
   it('treats a 3xx as a failure and does not follow it (the key would go along)', async () => {
     server = await startScriptedServer((hit) =>
-      hit.path === '/v1/payer'
+      hit.path === '/v2/payer'
         ? { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } }
         : { status: 200 },
     );

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 /** The service as documented, for every route it has; anything else is a 404. */
 function documented(hit: Hit) {
-  if (hit.method === 'POST' && hit.path === '/v1/payer')
+  if (hit.method === 'POST' && hit.path === '/v2/payer')
     return {
       status: 200,
       body: { ...complianceAnswer(), status: { kycStatus: 'approved', agreementStatus: 'pending' } },
@@ -80,7 +80,7 @@ describe('a clientUserId that is not one path segment is never sent', () => {
       server.hits.map((h) => `${h.method} ${h.path.replace(/^\/v2\/payer\/[^/]+/, '/v2/payer/{id}')}`),
     );
     const allowed = [
-      'POST /v1/payer',
+      'POST /v2/payer',
       'GET /v2/payer/{id}',
       'GET /v2/payer/{id}/payment-details',
       'POST /v2/payer/{id}/payment-details',
@@ -89,7 +89,7 @@ describe('a clientUserId that is not one path segment is never sent', () => {
     for (const route of routes) expect(allowed).toContain(route);
     expect(routes).toContain('POST /v2/payer/{id}/payment-details');
     expect(routes).toContain('PATCH /v2/payer/{id}');
-    const ids = new Set(server.hits.filter((h) => h.path !== '/v1/payer').map((h) => h.path.split('/')[3]));
+    const ids = new Set(server.hits.filter((h) => h.path !== '/v2/payer').map((h) => h.path.split('/')[3]));
     expect([...ids].sort()).toEqual(['%252e%252e', '...', 'a.b', 'acme%2F1']);
   });
 });

@@ -49,7 +49,7 @@ describe('no key and no personal value leaves the client', () => {
     let compliance = 0;
     server = await startScriptedServer((hit) => {
       n += 1;
-      if (hit.path === '/v1/payer') {
+      if (hit.path === '/v2/payer') {
         compliance += 1;
         return compliance === 1 ? { status: 500 } : { status: 200, body: complianceAnswer() };
       }

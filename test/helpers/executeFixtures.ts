@@ -63,7 +63,7 @@ export function testClient(url: string, options: Partial<ApiClientOptions> = {})
   return createApiClient({
     baseUrl: url,
     apiKey: API_KEY,
-    compliancePath: '/v1/payer',
+    compliancePath: '/v2/payer',
     retries: 5,
     concurrency: 8,
     maxConsecutiveFailures: 20,
@@ -103,7 +103,7 @@ export function rowDeps(client: ApiClient): RowDeps {
     journal: undefined,
     ctx: {
       steps: [...STEPS],
-      compliancePath: '/v1/payer',
+      compliancePath: '/v2/payer',
       retries: 2,
       maxWaitDays: 30,
       now: new Date(),

@@ -96,7 +96,7 @@ export const createPayer = (
   sandbox: SandboxHandle,
   overrides: Record<string, unknown> = {},
   extraHeaders?: Record<string, string>,
-) => call(sandbox, 'POST', '/v1/payer', { body: payer(overrides), extraHeaders });
+) => call(sandbox, 'POST', '/v2/payer', { body: payer(overrides), extraHeaders });
 
 /**
  * One request over node:http without keep-alive, resolving to the status or rejecting with the socket

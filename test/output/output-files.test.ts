@@ -67,7 +67,7 @@ describe('results.csv lines', () => {
         outcome: 'waiting',
         paymentDetailIds: [],
         errors: [],
-        steps: { compliance: 'updated', 'payment-details': 'waiting', agreement: 'skipped' },
+        steps: { compliance: 'ok', 'payment-details': 'waiting', agreement: 'skipped' },
       }),
     ).toEqual(['compliance']);
   });

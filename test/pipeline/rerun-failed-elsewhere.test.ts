@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { harness, NO_BANK, payersCsv } from '../helpers/runHarness.js';
 
 // A failed file fixed and fed back on another machine (no journal): what the service already stores is read,
-// nothing is created twice, and a payer cell changed in the file is noticed through the digest the file carries.
+// nothing is created twice, and a payer cell changed in the file is noticed through the digest the file carries
+// (and said, not sent: the service documents no update of a registered payer).
 
 let h: Awaited<ReturnType<typeof harness>> | undefined;
 afterEach(async () => {
@@ -31,39 +32,28 @@ async function failedAfterLostAnswer() {
 }
 
 describe('a failed file fed back where no journal knows it', () => {
-  it('on /v1/payer: the stored account is adopted, and the row says the changed e-mail was not sent', async () => {
-    const failed = await failedAfterLostAnswer();
-    // Another machine: no journal of this one's.
-    await h!.store.lose();
-    const { summary, results } = await h!.run({ inputs: [failed] });
-    expect(results[0]).toMatchObject({
-      source: 'payers.csv',
-      line: '2',
-      outcome: 'failed',
-      steps: 'compliance=done-before payment-details=done-before agreement=done-before',
-    });
-    expect(results[0]!.error).toMatch(
-      /^compliance: payer cells changed since the payer was registered and was not sent .*--compliance-path \/v2\/payer/,
-    );
-    expect(summary.exitCode).toBe(1);
-    expect(h!.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
-    expect((h!.sandbox.payer('e-1')!.request as { email: string }).email).toBe('e-1@example.com');
-  });
-
-  it('on /v2/payer: the changed e-mail is sent (compliance=updated) and the stored account adopted', async () => {
-    const failed = await failedAfterLostAnswer();
-    await h!.store.lose();
-    const { summary, results } = await h!.run({ inputs: [failed], compliancePath: '/v2/payer' });
-    expect(results[0]).toMatchObject({
-      outcome: 'ok',
-      steps: 'compliance=updated payment-details=done-before agreement=done-before',
-      error: '',
-    });
-    expect(summary.exitCode).toBe(0);
-    expect(h!.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
-    expect((h!.sandbox.payer('e-1')!.request as { email: string }).email).toBe('e-1.new@example.com');
-    expect(h!.sandbox.stats()).toMatchObject({ payersCreated: 1, payersUpdated: 1, duplicatePaymentDetails: 0 });
-  });
+  it.each(['/v2/payer', '/v1/payer'] as const)(
+    'on %s: the stored account is adopted, and the row says the changed e-mail was not sent',
+    async (compliancePath) => {
+      const failed = await failedAfterLostAnswer();
+      // Another machine: no journal of this one's.
+      await h!.store.lose();
+      const { summary, results } = await h!.run({ inputs: [failed], compliancePath });
+      expect(results[0]).toMatchObject({
+        source: 'payers.csv',
+        line: '2',
+        outcome: 'ok',
+        steps: 'compliance=done-before payment-details=done-before agreement=done-before',
+      });
+      expect(results[0]!.error).toMatch(
+        /^compliance: payer cells changed since the payer was registered and was not sent .*service's dashboard$/,
+      );
+      expect(summary.exitCode).toBe(0);
+      expect(h!.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
+      expect((h!.sandbox.payer('e-1')!.request as { email: string }).email).toBe('e-1@example.com');
+      expect(h!.sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePaymentDetails: 0 });
+    },
+  );
 });
 
 describe('a file of bank rows alone', () => {

@@ -23,7 +23,7 @@ describe('run: a row held back by a slow call', () => {
     const input = h.tmp.write('payers.csv', payersCsv(ids));
     // The first create compliance is stored at once, but its answer is held until the others have gone as far as
     // they can: every row the read-ahead lets in, but the held one, finished.
-    proxy = await startHoldingProxy(h.sandbox.url, (method, path) => method === 'POST' && path === '/v1/payer');
+    proxy = await startHoldingProxy(h.sandbox.url, (method, path) => method === 'POST' && path === '/v2/payer');
     const running = h.run({ inputs: [input], concurrency, baseUrl: proxy.url });
     await waitFor(() => {
       const stats = h.sandbox.stats();

@@ -33,7 +33,6 @@ describe('sandbox duplicates: a second create-compliance for the same clientUser
     expect(sandbox.stats()).toMatchObject({
       payersCreated: 1,
       duplicatePayers: 1,
-      payersUpdated: 0,
       byStatus: { '200': 2 },
     });
   });

@@ -24,7 +24,7 @@ describe('sandbox Idempotency-Key, off by default as the real service', () => {
     expect(sandbox.payer('payer-1')?.paymentDetails).toHaveLength(2);
     // A reused key with another body is not refused either: the service never looked at it.
     expect(
-      (await call(sandbox, 'POST', '/v1/payer', { body: payer({ clientUserId: 'payer-2' }), extraHeaders: key('k1') }))
+      (await call(sandbox, 'POST', '/v2/payer', { body: payer({ clientUserId: 'payer-2' }), extraHeaders: key('k1') }))
         .status,
     ).toBe(200);
     expect(sandbox.stats()).toMatchObject({
@@ -93,7 +93,7 @@ describe('sandbox Idempotency-Key, on', () => {
   it('the same key with a different body is 422, not a silent replay', async () => {
     const sandbox = await startOn();
     await createPayer(sandbox, {}, key('k1'));
-    const other = await call(sandbox, 'POST', '/v1/payer', {
+    const other = await call(sandbox, 'POST', '/v2/payer', {
       body: payer({ clientUserId: 'payer-2' }),
       extraHeaders: key('k1'),
     });
@@ -119,7 +119,7 @@ describe('sandbox Idempotency-Key, on', () => {
 
   it('invalid bodies are not remembered either', async () => {
     const sandbox = await startOn();
-    const bad = await call(sandbox, 'POST', '/v1/payer', { body: payer({ email: 'x' }), extraHeaders: key('k') });
+    const bad = await call(sandbox, 'POST', '/v2/payer', { body: payer({ email: 'x' }), extraHeaders: key('k') });
     expect(bad.status).toBe(400);
     const good = await createPayer(sandbox, {}, key('k'));
     expect(good.status).toBe(200);

@@ -6,7 +6,7 @@ afterEach(closeSandboxes);
 describe('sandbox scripted answers', () => {
   it('500 then a normal answer', async () => {
     const sandbox = await start();
-    sandbox.script([{ route: 'POST /v1/payer', status: 500 }]);
+    sandbox.script([{ route: 'POST /v2/payer', status: 500 }]);
     expect(sandbox.pendingScript()).toBe(1);
     const first = await createPayer(sandbox);
     expect(first.status).toBe(500);
@@ -73,9 +73,9 @@ describe('sandbox scripted answers', () => {
   it('reset: the socket is destroyed unanswered', async () => {
     const sandbox = await start();
     sandbox.script([{ route: 'compliance', fault: 'reset' }]);
-    await expect(rawPost(sandbox, '/v1/payer', payer())).rejects.toMatchObject({ code: 'ECONNRESET' });
+    await expect(rawPost(sandbox, '/v2/payer', payer())).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(sandbox.payer('payer-1')).toBeUndefined();
-    expect(await rawPost(sandbox, '/v1/payer', payer())).toBe(200);
+    expect(await rawPost(sandbox, '/v2/payer', payer())).toBe(200);
   });
 
   it('commit500: stored, answered 500; with idempotency on, the retry with the same Idempotency-Key gets the success', async () => {
@@ -140,7 +140,7 @@ describe('sandbox scripted answers', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toEqual([
-      'steps.0.route: must be *, compliance, compliance-v2, payment-details, agreement, read-payer, read-payment-details or a route like "POST /v1/payer"',
+      'steps.0.route: must be *, compliance, compliance-v1, payment-details, agreement, read-payer, read-payment-details or a route like "POST /v2/payer"',
       'steps.1: a step needs a status or a fault',
     ]);
     expect(() => sandbox.script([{ status: 99 }])).toThrow();

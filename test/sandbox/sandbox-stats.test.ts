@@ -92,14 +92,14 @@ describe('sandbox stats: routes, reads and the lifecycle', () => {
     const sandbox = await start();
     expect(sandbox.stats().byRoute).toEqual({
       compliance: 0,
-      'compliance-v2': 0,
+      'compliance-v1': 0,
       'payment-details': 0,
       agreement: 0,
       'read-payer': 0,
       'read-payment-details': 0,
     });
     await createPayer(sandbox);
-    await call(sandbox, 'POST', '/v2/payer', { body: payer() });
+    await call(sandbox, 'POST', '/v1/payer', { body: payer() });
     await call(sandbox, 'GET', '/v2/payer/payer-1');
     await call(sandbox, 'GET', '/v2/payer/nobody');
     await call(sandbox, 'GET', '/v2/payer/payer-1/payment-details', { headers: {} }); // 401: still a request to that route
@@ -112,7 +112,7 @@ describe('sandbox stats: routes, reads and the lifecycle', () => {
       kycRefusals: 1,
       byRoute: {
         compliance: 1,
-        'compliance-v2': 1,
+        'compliance-v1': 1,
         'payment-details': 1,
         agreement: 1,
         'read-payer': 2,
