@@ -1,6 +1,6 @@
 import type { PayerResult, RowError, Step, StepStatus } from '../core/types.js';
 import type { AccountState, PlanContext, RowState } from './rowState.js';
-import { agreementCompleted, kycDone, kycRejected } from './verdict.js';
+import { agreementCompleted, kycDone, kycRejected, shownWord } from './verdict.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -115,8 +115,8 @@ function accountsStep(accounts: readonly AccountState[]): StepStatus {
 
 /** What a waiting bank account waits on, as `error` says it. */
 function waitingFor(s: RowState): string {
-  if (!kycDone(s.status)) return `waiting for KYC approval (kycStatus ${s.status?.kycStatus ?? 'unknown'})`;
-  return `waiting for the agreement to be completed (agreementStatus ${s.status?.agreementStatus ?? 'unknown'})`;
+  if (!kycDone(s.status)) return `waiting for KYC approval (kycStatus ${shownWord('kycStatus', s.status?.kycStatus)})`;
+  return `waiting for the agreement to be completed (agreementStatus ${shownWord('agreementStatus', s.status?.agreementStatus)})`;
 }
 
 /** What the payer still has to do when no step waits on it: KYC, or signing an agreement the row does not complete. */
@@ -124,11 +124,11 @@ function waitingOn(s: RowState, result: PayerResult): RowError | undefined {
   const status = s.status;
   if (status === undefined || s.stopped) return undefined;
   if (status.kycStatus !== undefined && !kycDone(status) && !kycRejected(status))
-    return { step: 'kyc', message: `waiting for KYC approval (kycStatus ${status.kycStatus})` };
+    return { step: 'kyc', message: `waiting for KYC approval (kycStatus ${shownWord('kycStatus', status.kycStatus)})` };
   if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
     return {
       step: 'agreement',
-      message: `waiting for the payer to sign it (agreementStatus ${status.agreementStatus ?? 'unknown'})`,
+      message: `waiting for the payer to sign it (agreementStatus ${shownWord('agreementStatus', status.agreementStatus)})`,
     };
   }
   return undefined;

@@ -1,7 +1,7 @@
 import type { AccountsAnswer, CallResult, PayerAnswer } from '../core/answers.js';
 import { csvSafe } from '../core/formulaGuard.js';
 import { formatErrors, type RequestCounts } from '../output/results.js';
-import { agreementCompleted, kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
+import { agreementCompleted, knownWord, kycDone, kycRejected, readyForAccount, unknownWords } from '../plan/verdict.js';
 import type { RowError } from '../core/types.js';
 
 /** The columns of status.csv, in the order the README documents: scripts read them by position. */
@@ -35,6 +35,10 @@ const CATEGORY_TEXT = {
   'kyc-pending': { label: 'KYC pending', action: 'send them their KYC link' },
   'agreement-pending': { label: 'agreement pending', action: 'send them their agreement link' },
   'bank-failed': { label: 'bank account failed', action: 'ask for other bank details: the check failed' },
+  'word-to-check': {
+    label: 'a status to check',
+    action: "check them in the service's dashboard: it answered a status word this tool does not know",
+  },
   'no-bank': {
     label: 'compliant, no bank account given',
     action: 'add one: their bank columns on the row, or a --bank-details file, then run it',
@@ -57,6 +61,8 @@ interface AccountCounts {
   approved: number;
   pending: number;
   failed: number;
+  /** Statuses the service's documents do not use (`verified`), as the service wrote them: neither done nor failed. */
+  other: string[];
 }
 
 /**
@@ -88,13 +94,17 @@ export interface PayerStatus {
   errors: RowError[];
 }
 
-/** Counts stored accounts by their check's status; any status but approved and failed is still being checked. */
+/**
+ * Counts stored accounts by their check's status: approved, failed (or rejected), a word the documents do not use
+ * (kept as written), and any other (none given, or pending) still being checked.
+ */
 function countAccounts(answer: AccountsAnswer): AccountCounts {
-  const counts: AccountCounts = { approved: 0, pending: 0, failed: 0 };
+  const counts: AccountCounts = { approved: 0, pending: 0, failed: 0, other: [] };
   for (const account of answer.accounts) {
     const status = String(account.status ?? '').toLowerCase();
     if (status === 'approved') counts.approved++;
     else if (status === 'failed' || status === 'rejected') counts.failed++;
+    else if (!knownWord('account', status)) counts.other.push(account.status!);
     else counts.pending++;
   }
   return counts;
@@ -107,10 +117,12 @@ function countAccounts(answer: AccountsAnswer): AccountCounts {
 function categorize(payer: PayerAnswer, accounts: AccountCounts | undefined, given: GivenRows): Category {
   if (!payer.found) return given.invalid.payer === true ? 'fix-rows' : 'not-registered';
   if (kycRejected(payer)) return 'kyc-rejected';
-  if (!kycDone(payer)) return 'kyc-pending';
-  if (!readyForAccount(payer)) return 'agreement-pending';
+  if (!kycDone(payer)) return knownWord('kycStatus', payer.kycStatus) ? 'kyc-pending' : 'word-to-check';
+  if (!readyForAccount(payer))
+    return knownWord('agreementStatus', payer.agreementStatus) ? 'agreement-pending' : 'word-to-check';
   if (accounts === undefined) return 'bank-pending';
   if (accounts.approved > 0) return 'payable';
+  if (accounts.other.length > 0) return 'word-to-check';
   if (accounts.failed > 0) return 'bank-failed';
   if (accounts.pending > 0) return 'bank-pending';
   if (!given.hasBank) return 'no-bank';
@@ -160,7 +172,9 @@ export function payerStatus(
   const payer = (reads.payer as { body: PayerAnswer }).body;
   const accounts = reads.accounts?.ok && payer.found ? countAccounts(reads.accounts.body) : undefined;
   const category = categorize(payer, accounts, given);
-  return { ...base, category, payer, ...(accounts ? { accounts } : {}), errors: [] };
+  const words = payer.found ? unknownWords(payer, accounts?.other) : [];
+  const errors = words.map((message) => ({ step: 'status' as const, message }));
+  return { ...base, category, payer, ...(accounts ? { accounts } : {}), errors };
 }
 
 /** A status.csv line. Every cell the service or the input gave is guarded against formula injection. */
@@ -173,13 +187,20 @@ export function statusRecord(s: PayerStatus): string[] {
     csvSafe(p?.agreementStatus ?? (s.payer && !s.payer.found ? 'not_registered' : '')),
     csvSafe(p?.kycStatus ?? (s.payer && !s.payer.found ? 'not_registered' : '')),
     p?.isCompliant === undefined ? '' : String(p.isCompliant),
-    a ? `approved=${a.approved} pending=${a.pending} failed=${a.failed}` : '',
+    a ? `approved=${a.approved} pending=${a.pending} failed=${a.failed}${otherCounts(a.other)}` : '',
     s.payer ? String(s.category === 'payable') : '',
     csvSafe(s.links.agreementUrl ?? ''),
     csvSafe(s.links.kycUrl ?? ''),
     s.checkedAt,
     csvSafe(NOTES[s.category] ?? formatErrors(s.errors)),
   ];
+}
+
+/** ` verified=2` for the words the documents do not use, each as the service wrote it (guarded by the caller). */
+function otherCounts(words: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return [...counts].map(([w, n]) => ` ${w}=${n}`).join('');
 }
 
 export type CategoryCounts = Record<Category, number>;

@@ -13,6 +13,7 @@ const COLORS: Record<Category, string> = {
   'kyc-pending': '#1565c0',
   'agreement-pending': '#0277bd',
   'bank-failed': '#d84315',
+  'word-to-check': '#ad1457',
   'no-bank': '#8d6e63',
   'bank-pending': '#b26a00',
   payable: '#2e7d32',

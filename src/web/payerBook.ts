@@ -6,7 +6,7 @@ import { csvUnguard } from '../core/formulaGuard.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { PayerFilter, PayerTables, Store } from '../store/Store.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
-import { agreementCompleted, kycDone, kycRejected } from '../plan/verdict.js';
+import { agreementCompleted, knownWord, kycDone, kycRejected } from '../plan/verdict.js';
 import type { Category } from '../status/payerStatus.js';
 
 /** One payer as the Payers page shows it: where it stands, its links, and what the journal saw of it when. */
@@ -242,8 +242,9 @@ function payerLine(clientUserId: string, seen: Seen, journal: JournaledPayer | u
   else if (journal === undefined && (row.outcome === 'invalid' || row.outcome === 'failed')) category = 'fix-rows';
   else if (journal === undefined) category = 'not-registered';
   else if (kycRejected(verdict)) category = 'kyc-rejected';
-  else if (!kycDone(verdict)) category = 'kyc-pending';
-  else if (!agreementCompleted(verdict)) category = 'agreement-pending';
+  else if (!kycDone(verdict)) category = knownWord('kycStatus', verdict.kycStatus) ? 'kyc-pending' : 'word-to-check';
+  else if (!agreementCompleted(verdict))
+    category = knownWord('agreementStatus', verdict.agreementStatus) ? 'agreement-pending' : 'word-to-check';
   else if (readLater && failedRead) category = 'bank-failed';
   else category = 'bank-pending';
   const bank =

@@ -264,6 +264,30 @@ describe('plan: re-runs', () => {
     ]);
   });
 
+  it('an agreement `signed` (a word the documents do not use) is neither completed nor failed: the row waits, the word noted', () => {
+    const memory: RowMemory = {
+      ...known({ kycStatus: 'pending', agreementStatus: 'not_started', agreementDone: false }),
+      accounts: [{ state: 'unknown' }],
+    };
+    const signed = service('approved', {
+      'read-payer': () => ok({ found: true, kycStatus: 'approved', agreementStatus: 'signed' }),
+    });
+    const { result } = drive(
+      work({ completeAgreement: false }),
+      memory,
+      context({ knowledge: { gate: 'gated' } }),
+      signed,
+    );
+    expect(result).toMatchObject({ outcome: 'waiting', agreementCompleted: false, agreementStatus: 'signed' });
+    expect(result.errors).toEqual([
+      {
+        step: 'payment-details',
+        message:
+          "waiting for the agreement to be completed (agreementStatus signed, not a word this tool knows: check it in the service's dashboard)",
+      },
+    ]);
+  });
+
   it('a 503 or a 400 about the account is not the gate: no row waits on it, and the run learns nothing', () => {
     const ctx = context();
     const invalid = drive(
@@ -465,17 +489,28 @@ describe('plan: the service words approval its own way', () => {
   });
 
   it.each([
-    ['in_review', 'waiting', 'waiting for KYC approval (kycStatus in_review)'],
-    ['completed_pending', 'waiting', 'waiting for KYC approval (kycStatus completed_pending)'],
-  ])('any other word (%s) is "not yet", shown as the service wrote it', (kycStatus, outcome, message) => {
-    const read = service('approved', {
-      'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant: false }),
-    });
-    const { rounds, result } = drive(work(), waiting, gated(), read);
-    expect(rounds).toEqual([['read-payer']]);
-    expect(result.outcome).toBe(outcome);
-    expect(result.errors).toEqual([{ step: 'payment-details', message }]);
-  });
+    [
+      'in_review',
+      'waiting',
+      "waiting for KYC approval (kycStatus in_review, not a word this tool knows: check it in the service's dashboard)",
+    ],
+    [
+      'completed_pending',
+      'waiting',
+      "waiting for KYC approval (kycStatus completed_pending, not a word this tool knows: check it in the service's dashboard)",
+    ],
+  ])(
+    'any other word (%s) is "not yet", shown as the service wrote it with a note to check it',
+    (kycStatus, outcome, message) => {
+      const read = service('approved', {
+        'read-payer': () => ok({ found: true, kycStatus, agreementStatus: 'completed', isCompliant: false }),
+      });
+      const { rounds, result } = drive(work(), waiting, gated(), read);
+      expect(rounds).toEqual([['read-payer']]);
+      expect(result.outcome).toBe(outcome);
+      expect(result.errors).toEqual([{ step: 'payment-details', message }]);
+    },
+  );
 
   it('rejected and failed stay final', () => {
     for (const kycStatus of ['rejected', 'Failed']) {
