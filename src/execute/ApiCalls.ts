@@ -23,6 +23,7 @@ import {
 } from './retryPolicy.js';
 import { ApiError, MAX_ANSWER_BYTES } from '../core/apiError.js';
 import type { StopRules } from './StopRules.js';
+import type { ServiceBlock } from './ServiceBlock.js';
 
 /** What the calls go by, checked and resolved by createApiClient. */
 export interface ApiCallsConfig {
@@ -36,6 +37,7 @@ export interface ApiCallsConfig {
   limiter: RateLimiter;
   adaptive: AdaptiveRate | undefined;
   stops: StopRules;
+  block: ServiceBlock;
   logger: Logger | undefined;
   onAttempt: ((info: AttemptInfo) => void) | undefined;
   onRefused: ((refusal: Refusal) => void) | undefined;
@@ -79,10 +81,13 @@ export class ApiCalls {
     this.pending += 1;
     try {
       let lastError: ApiError | undefined;
+      // Attempts that failed, 429s apart: a 429 says "not now", and is waited out (the block watch bounds it).
+      let failures = 0;
       for (let attempt = 0; ; attempt += 1) {
         const end = await this.slots(() => this.attempt(spec, attempt));
-        const next = this.afterAttempt(spec, end, attempt, lastError);
+        const next = this.afterAttempt(spec, end, attempt, failures, lastError);
         if (!(next instanceof Retry)) return next;
+        if (!is429(end)) failures += 1;
         lastError = next.error;
         await this.c.clock.sleep(next.delayMs, stops.signal);
       }
@@ -94,7 +99,10 @@ export class ApiCalls {
 
   /** One HTTP attempt of a call, once the rate limiter lets it go; not sent once the client stopped. */
   async attempt<T>(spec: CallSpec<T>, attempt: number): Promise<AttemptEnd> {
-    const { stops, limiter, logger } = this.c;
+    const { stops, limiter, logger, block } = this.c;
+    if (stops.stopped !== undefined) return NOT_SENT;
+    // While the service blocks the key, one call at a time probes it; the others wait here, holding no limiter slot.
+    const probe = block.blocked && (await block.turn(stops.signal));
     if (stops.stopped !== undefined) return NOT_SENT;
     const slot = await limiter.acquire();
     // The stop lets every call waiting on the limiter go, to give up here.
@@ -121,7 +129,7 @@ export class ApiCalls {
           'answer cut off: its body passed the 1 MB limit; read as an unclear answer',
         );
     }
-    this.endAttempt(spec, attempt, sentAt, Math.round(performance.now() - started), end);
+    this.endAttempt(spec, attempt, sentAt, Math.round(performance.now() - started), end, probe);
     return end;
   }
 
@@ -177,14 +185,24 @@ export class ApiCalls {
   }
 
   /** What an attempt's end tells the client: the counts, the rate, a 429's pause, an API out of reach. */
-  private endAttempt<T>(spec: CallSpec<T>, attempt: number, sentAt: number, ms: number, end: AttemptEnd): void {
-    const { stops, adaptive, limiter, logger } = this.c;
+  private endAttempt<T>(
+    spec: CallSpec<T>,
+    attempt: number,
+    sentAt: number,
+    ms: number,
+    end: AttemptEnd,
+    probe: boolean,
+  ): void {
+    const { stops, adaptive, limiter, logger, block } = this.c;
     const status = end.kind === 'response' ? end.status : end.kind === 'failure' ? end.failure.kind : 'network';
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
     if (end.kind === 'response') {
       stops.answered(end.status);
+      // A block's 429s say nothing of the rate: the adaptation does not hear of them.
+      const blocked = block.blocked;
+      block.answered(end.status, probe);
       // Before the pause below: the adaptation reads the pause that was in force when this request went out.
-      const change = adaptive?.answered(sentAt, end.status);
+      const change = blocked ? undefined : adaptive?.answered(sentAt, end.status);
       // A 429 pauses every call. Set here, before this attempt gives its concurrency slot back, so that the
       // next queued attempt already waits; the retry of this call then waits the same delay.
       if (end.status === 429) {
@@ -194,6 +212,7 @@ export class ApiCalls {
       if (change !== undefined) this.logRateChange(change, end.pauseMs);
     } else if (end.kind === 'failure') {
       stops.failedToConnect(end.failure);
+      block.unanswered(probe);
     }
     const info: AttemptInfo = { step: spec.step, clientUserId: spec.clientUserId, attempt, status, ms };
     if (this.debug)
@@ -212,6 +231,7 @@ export class ApiCalls {
     spec: CallSpec<T>,
     end: AttemptEnd,
     attempt: number,
+    failures: number,
     lastError: ApiError | undefined,
   ): CallResult<T> | Retry {
     const { stops, logger } = this.c;
@@ -241,7 +261,7 @@ export class ApiCalls {
       error = attemptError(spec.step, [spec.body, spec.personal], end, this.c.apiKey, this.c.timeoutMs);
     }
     const mayResend = !spec.once || certainlyNotStored(end);
-    const wouldRetry = error.retryable && attempt < this.c.retries && mayResend;
+    const wouldRetry = error.retryable && mayResend && (is429(end) || failures < this.c.retries);
     // Nothing has ever answered, and this attempt could not connect either.
     const cause = !stops.reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
     // Out of retries: no later call will connect either.
@@ -277,6 +297,8 @@ export class ApiCalls {
       );
   }
 }
+
+const is429 = (end: AttemptEnd) => end.kind === 'response' && end.status === 429;
 
 /** Another attempt of a call, after `delayMs`; `error` is this attempt's. */
 class Retry {

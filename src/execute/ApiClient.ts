@@ -9,6 +9,7 @@ import type {
   AccountsAnswer,
 } from '../core/answers.js';
 import type { Backoff } from './retryPolicy.js';
+import type { BlockNews, BlockTiming } from './ServiceBlock.js';
 import type { CallStep } from '../core/apiError.js';
 import type { Clock, RateLimiter } from './RateLimiter.js';
 import type { PersonalData } from './scrubServerText.js';
@@ -17,9 +18,17 @@ import type { Refusal } from '../plan/rowState.js';
 /**
  * Why the client stopped; `write-failed`: the journal or the results could not be written, so nothing more may go out;
  * `unreachable`: no call ever got an answer (DNS, refused, TLS, timeouts); `not-the-api`: the first answers were 2xx
- * that were not the API's (an HTML page, nothing), and none was.
+ * that were not the API's (an HTML page, nothing), and none was; `blocked`: the service's block (nothing but 429s)
+ * outlasted --max-block-wait.
  */
-export type StopReason = 'key-rejected' | 'api-down' | 'interrupted' | 'write-failed' | 'unreachable' | 'not-the-api';
+export type StopReason =
+  | 'key-rejected'
+  | 'api-down'
+  | 'interrupted'
+  | 'write-failed'
+  | 'unreachable'
+  | 'not-the-api'
+  | 'blocked';
 
 export interface StopInfo {
   reason: StopReason;
@@ -69,7 +78,7 @@ export interface ApiClientOptions {
   keyAdvice?: string;
   /** Per attempt, in ms. */
   timeoutMs: number;
-  /** Retries per call for retryable failures. */
+  /** Retries per call for retryable failures (a 429 is waited out, not counted). */
   retries: number;
   /** Requests in flight at once. */
   concurrency: number;
@@ -93,6 +102,12 @@ export interface ApiClientOptions {
    * (or the given limiter's rate). With no cap (rate 0) a 429 engages one. `false` keeps the rate fixed. Default on.
    */
   adaptiveRate?: AdaptiveRateOptions | false;
+  /** The longest the service's block (nothing but 429s) is waited out before the client stops. Default 10 min. */
+  maxBlockWaitMs?: number;
+  /** When nothing but 429s is a block, and how often it is probed (tests scale them down). */
+  blockTiming?: Partial<Omit<BlockTiming, 'maxWaitMs'>>;
+  /** Told when the service's block begins, is probed, and ends: the run says it. */
+  onBlock?: (news: BlockNews) => void;
   /** Called after every attempt. */
   onAttempt?: (info: AttemptInfo) => void;
   /** Called when the caller reads an answer as an expected refusal (`refused()`). */
@@ -105,7 +120,7 @@ export interface ApiClientOptions {
  * call's own body.
  */
 export interface ApiClient {
-  /** POST v1/payer (or v2/payer, the create-or-update path). */
+  /** POST v2/payer (or v1/payer, the path first documented). */
   createCompliance(
     body: ComplianceRequest,
     meta: { clientUserId: string; idempotencyKey: string; personal?: PersonalData },

@@ -12,6 +12,7 @@ const STOPPED_BECAUSE: Record<StopReason, string> = {
   'write-failed': 'the run could not write its records',
   unreachable: 'the API cannot be reached',
   'not-the-api': 'the server does not answer as the API does',
+  blocked: 'the service blocked this key and address',
 };
 
 /** How long connections may keep failing, with nothing ever answered, before the client gives the API up. */

@@ -7,6 +7,10 @@ import { createHttpClient } from './httpClient.js';
 import { RateLimiter, systemClock } from './RateLimiter.js';
 import { backoffDelay, DEFAULT_BACKOFF } from './retryPolicy.js';
 import { StopRules } from './StopRules.js';
+import { DEFAULT_BLOCK_TIMING, ServiceBlock } from './ServiceBlock.js';
+
+/** How long the service's block is waited out by default: twice the 5 minutes its documents give it. */
+export const DEFAULT_MAX_BLOCK_WAIT_MS = 600_000;
 
 export type { ApiClient, ApiClientOptions, AttemptInfo, ClientStats, StopInfo, StopReason } from './ApiClient.js';
 export type { CallResult } from '../core/answers.js';
@@ -35,9 +39,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     maxConsecutiveFailures,
     clock,
     logger,
-    onStop: () => limiter.close(),
+    onStop: () => {
+      limiter.close();
+      block.close();
+    },
     keyAdvice: options.keyAdvice,
   });
+  const block = new ServiceBlock(
+    {
+      ...DEFAULT_BLOCK_TIMING,
+      ...options.blockTiming,
+      maxWaitMs: options.maxBlockWaitMs ?? DEFAULT_MAX_BLOCK_WAIT_MS,
+    },
+    clock,
+    (news) => options.onBlock?.(news),
+    (message) => stops.stop('blocked', message),
+  );
   const calls = new ApiCalls({
     http: createHttpClient({ baseUrl, apiKey, timeoutMs }),
     apiKey,
@@ -49,6 +66,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     limiter,
     adaptive,
     stops,
+    block,
     logger,
     onAttempt: options.onAttempt,
     onRefused: options.onRefused,

@@ -85,6 +85,7 @@ export const RUN_CHECKS = {
   databaseUrlFile: z.string(),
   allowHttp: z.boolean(),
   maxConsecutiveFailures: count(1),
+  maxBlockWait: z.number({ error: 'must be a number' }).positive('must be more than 0'),
   logFile: z.string(),
   logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
   progress: z.boolean(),

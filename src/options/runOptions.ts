@@ -247,6 +247,15 @@ export const RUN_OPTIONS = {
     describe: 'stop as "API down" after this many calls in a row failed for good',
     commands: CALLING,
   },
+  maxBlockWait: {
+    flag: 'max-block-wait',
+    type: 'number',
+    value: 'MINUTES',
+    default: 10,
+    describe:
+      'nothing but 429s for 30 s is the service blocking this key and address (its documents: 5 minutes): sending pauses, probing once a minute, for at most this long; then the run stops (exit 3), its rows pending',
+    commands: CALLING,
+  },
   logFile: {
     flag: 'log-file',
     type: 'string',

@@ -79,6 +79,15 @@ export const SANDBOX_OPTIONS = {
       'accepted requests per sliding second, reads included; past it 429 with `Retry-After` (whole seconds); `0` = no limit',
     schema: nonNegativeInt,
   },
+  blockSeconds: {
+    flag: 'block-seconds',
+    type: 'number',
+    value: 'S',
+    default: 300,
+    describe:
+      'with `--rate-limit`, a sustained breach (more requests refused than the limit within one second) blocks the client for S seconds, every request answered 429 (the real service: 5 minutes); `0`: never',
+    schema: z.number().min(0, 'must be 0 or more'),
+  },
   /** The real API documents no `Retry-After`, so clients must also cope without. */
   retryAfter: {
     flag: 'retry-after',

@@ -7,6 +7,7 @@ import { AbortedError, PayerOnboardError, ConfigError } from '../core/errors.js'
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
 import type { Backoff } from '../execute/retryPolicy.js';
+import type { BlockNews, BlockTiming } from '../execute/ServiceBlock.js';
 import type { HeldJournal } from '../journal/holdJournal.js';
 import type { Journal } from '../journal/Journal.js';
 import { forgetJournal, type JournalPlace, openJournal } from '../journal/openJournal.js';
@@ -46,6 +47,8 @@ export interface RunContext {
   runId?: string;
   /** Retry delays (default 0.5 s, doubling, at most 30 s); tests against a flaky sandbox shorten them. */
   backoff?: Backoff;
+  /** When nothing but 429s is the service's block (30 s), and how often it is probed (1 min); tests shorten them. */
+  blockTiming?: Partial<Omit<BlockTiming, 'maxWaitMs'>>;
   /**
    * The base URL is a sandbox the caller started and stops (the demo's): as with `--sandbox`, its address is not
    * kept, since it dies with the caller, and the report's command to run again starts a sandbox of its own.
@@ -166,6 +169,9 @@ export class RunSession {
               rate: options.rate,
               maxConsecutiveFailures: options.maxConsecutiveFailures,
               ...(spec.context.backoff ? { backoff: spec.context.backoff } : {}),
+              maxBlockWaitMs: options.maxBlockWait * 60_000,
+              ...(spec.context.blockTiming ? { blockTiming: spec.context.blockTiming } : {}),
+              onBlock: (news) => sayBlock(news, log.logger, spec.context.stderr),
               logger: log.logger,
               onAttempt: (info) => timeline.record(info),
               onRefused: () => timeline.refused(),
@@ -340,3 +346,26 @@ export function makeRunId(at: Date): string {
 }
 
 const nullStream = { write: () => true } as unknown as NodeJS.WritableStream;
+
+/** The service's block as the person running it hears of it: that it began, when the next try is, when it gives up. */
+function sayBlock(news: BlockNews, logger: Logger, stderr: NodeJS.WritableStream | undefined): void {
+  let text: string;
+  if (news.kind === 'lifted') text = `the service's block is over after ${duration(news.waitedMs)}; sending again`;
+  else {
+    const what =
+      news.probes === 0
+        ? 'the service blocked this key and address for a while (its documents: 5 minutes); waiting'
+        : `still blocked after ${news.probes} ${news.probes === 1 ? 'try' : 'tries'}`;
+    text = `${what}: next try in ${duration(news.nextProbeInMs)}, giving up in ${duration(news.givesUpInMs)} (--max-block-wait)`;
+  }
+  if (news.kind === 'lifted') logger.info({ waitedMs: news.waitedMs }, text);
+  else logger.warn({ probes: news.probes }, text);
+  stderr?.write(`payer-onboard: ${text}\n`);
+}
+
+function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 90) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  return seconds % 60 === 0 ? `${minutes} min` : `${minutes} min ${seconds % 60} s`;
+}

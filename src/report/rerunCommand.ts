@@ -19,6 +19,7 @@ const CARRIED: readonly RunOptionName[] = [
   'timeout',
   'maxWait',
   'maxConsecutiveFailures',
+  'maxBlockWait',
 ];
 const PATHS: ReadonlySet<RunOptionName> = new Set(['map', 'stateDir']);
 

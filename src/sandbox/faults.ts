@@ -74,23 +74,45 @@ export function drawFault(rng: Rng, rates: FaultRates): FaultKind | undefined {
 // The server's rate limit: at most `limit` accepted requests in any sliding one-second window.
 // Only accepted requests use up the budget, so a client that backs off gets through again; a strict
 // sliding window (rather than fixed buckets) is what lets "never more than N per second" hold exactly.
+// A sustained breach (more requests refused than the limit within one second: a client sending at twice the limit
+// or more) blocks the client for `blockMs`, as the real service blocks a client and its address for 5 minutes:
+// every request is refused until then.
 
 const WINDOW_MS = 1000;
 
-export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; blocked?: boolean };
 
 export class SlidingWindowLimiter {
   /** Accepted request times, oldest first; never longer than `limit`. */
   private accepted: number[] = [];
+  /** Refused request times within the last second, oldest first. */
+  private refused: number[] = [];
+  private blockedUntil = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly blockMs = 0,
+  ) {}
 
   check(now: number): LimitDecision {
     if (this.limit <= 0) return { allowed: true };
+    if (now < this.blockedUntil)
+      return {
+        allowed: false,
+        blocked: true,
+        retryAfterSeconds: Math.max(1, Math.ceil((this.blockedUntil - now) / 1000)),
+      };
     while (this.accepted.length > 0 && now - (this.accepted[0] ?? 0) >= WINDOW_MS) this.accepted.shift();
     if (this.accepted.length < this.limit) {
       this.accepted.push(now);
       return { allowed: true };
+    }
+    while (this.refused.length > 0 && now - (this.refused[0] ?? 0) >= WINDOW_MS) this.refused.shift();
+    this.refused.push(now);
+    if (this.blockMs > 0 && this.refused.length > this.limit) {
+      this.blockedUntil = now + this.blockMs;
+      this.refused = [];
+      return { allowed: false, blocked: true, retryAfterSeconds: Math.max(1, Math.ceil(this.blockMs / 1000)) };
     }
     // The oldest accepted request leaves the window at oldest + 1 s; whole seconds, at least 1 (RFC 9110).
     const waitMs = (this.accepted[0] ?? now) + WINDOW_MS - now;
@@ -99,5 +121,7 @@ export class SlidingWindowLimiter {
 
   reset(): void {
     this.accepted = [];
+    this.refused = [];
+    this.blockedUntil = 0;
   }
 }

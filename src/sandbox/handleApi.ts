@@ -141,6 +141,7 @@ function drawnFault(
   const limit = state.limiter.check(performance.now());
   if (!limit.allowed) {
     stats.count('rateLimited');
+    if (limit.blocked) stats.count('blockedRequests');
     reply(state, res, 429, throttled(), retryAfterHeader(state, limit.retryAfterSeconds));
     return 'answered';
   }

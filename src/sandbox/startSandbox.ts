@@ -80,7 +80,7 @@ function createState(options: ResolvedSandboxOptions, secret: string | undefined
     stats,
     script: new ScriptQueue(),
     idempotency: options.idempotency === 'on' ? new IdempotencyStore() : undefined,
-    limiter: new SlidingWindowLimiter(options.rateLimit),
+    limiter: new SlidingWindowLimiter(options.rateLimit, options.blockSeconds * 1000),
     // Made just below: the store asks the state for the id stream and the url as it goes.
     store: undefined as unknown as PayerStore,
     faultRng: createRng(options.seed),

@@ -92,8 +92,10 @@ export interface SandboxStats {
   idempotentReplays: number;
   /** Repeated Idempotency-Key with a different body (answered 422). */
   idempotencyMismatches: number;
-  /** 429s from the rate limit (not from faults or scripts). */
+  /** 429s from the rate limit (not from faults or scripts), those of a block included. */
   rateLimited: number;
+  /** 429s answered while a sustained breach blocked the client (`--block-seconds`). */
+  blockedRequests: number;
   /** Random faults injected, by kind. */
   faults: Record<FaultKind, number>;
   /** Scripted steps used. */
@@ -161,6 +163,7 @@ export class StatsRecorder {
       idempotentReplays: 0,
       idempotencyMismatches: 0,
       rateLimited: 0,
+      blockedRequests: 0,
       scripted: 0,
       webhooksSent: 0,
       webhooksFailed: 0,

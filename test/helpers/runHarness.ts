@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
-import { run, type RunInput } from '../../src/pipeline/run.js';
+import { run, type RunContext, type RunInput } from '../../src/pipeline/run.js';
 import type { Summary } from '../../src/output/results.js';
 import { openInput } from '../../src/input/openInput.js';
 import type { PayerRowResult } from '../../src/core/types.js';
@@ -43,11 +43,12 @@ export async function harness(sandboxOptions: SandboxOptions = {}) {
     /** The store the runs keep their journal in: SQLite in `state/`, or a database of this test's own. */
     store,
     async run(
-      input: Omit<RunInput, 'inputs'> & { inputs: string[] },
+      given: Omit<RunInput, 'inputs'> & { inputs: string[]; blockTiming?: RunContext['blockTiming'] },
       env: NodeJS.ProcessEnv = { PAYER_API_KEY: API_KEY },
       signal?: AbortSignal,
     ) {
       const err = memoryStream();
+      const { blockTiming, ...input } = given;
       const summary: Summary = await run(
         {
           baseUrl: sandbox.url,
@@ -62,6 +63,7 @@ export async function harness(sandboxOptions: SandboxOptions = {}) {
           env: { ...store.env, ...env },
           stderr: err.stream,
           backoff: { baseMs: 50, maxMs: 1000 },
+          ...(blockTiming ? { blockTiming } : {}),
           ...(signal ? { signal } : {}),
         },
       );

@@ -13,6 +13,7 @@ describe('sandbox options', () => {
       apiKey: 'sandbox-key',
       latencyMs: 0,
       rateLimit: 0,
+      blockSeconds: 300,
       retryAfter: true,
       duplicates: 'return-existing',
       idempotency: 'off',

@@ -27,7 +27,8 @@ describe('sandbox rate limit', () => {
   });
 
   it('a rejected request does not use up the budget: after Retry-After the client gets through', async () => {
-    const sandbox = await start({ rateLimit: 1 });
+    // No block here: this is about the limit's own window.
+    const sandbox = await start({ rateLimit: 1, blockSeconds: 0 });
     expect((await createPayer(sandbox, { clientUserId: 'a' })).status).toBe(200);
     const limited = await createPayer(sandbox, { clientUserId: 'b' });
     const limitedAt = performance.now();
@@ -49,6 +50,32 @@ describe('sandbox rate limit', () => {
       { intervalMs: 100 },
     );
     expect(sandbox.stats()).toMatchObject({ payersCreated: 2, rateLimited: tries });
+  });
+
+  it('a sustained breach blocks the client for --block-seconds: every request 429 until then, then it gets through', async () => {
+    const sandbox = await start({ rateLimit: 2, blockSeconds: 1 });
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => createPayer(sandbox, { clientUserId: `b${i}` })),
+    );
+    // Two taken, then refused: the third refusal within the second is more than the limit, and begins the block.
+    expect(burst.map((r) => r.status).sort()).toEqual([200, 200, 429, 429, 429, 429]);
+    const blockedAt = performance.now();
+    expect(sandbox.stats().blockedRequests).toBeGreaterThan(0);
+    // Past the limit's own window the block still refuses everything...
+    await waitFor(
+      async () =>
+        performance.now() - blockedAt > 0 && (await createPayer(sandbox, { clientUserId: 'x' })).status === 429,
+      'a refusal in the block',
+    );
+    // ...until it is over.
+    await waitFor(
+      async () => (await createPayer(sandbox, { clientUserId: 'late' })).status === 200,
+      'the block to end',
+      {
+        intervalMs: 200,
+      },
+    );
+    expect(performance.now() - blockedAt).toBeGreaterThanOrEqual(900);
   });
 
   it('0 means no limit', async () => {
