@@ -41,6 +41,8 @@ export class Inbox {
   going = true;
   /** Who held the service and key when a file last had to wait for it (another process sending with the key). */
   heldBy: string | undefined;
+  /** The runs' --rate (0: no cap). */
+  rateCap = 0;
   private readonly tracker: SettleTracker;
 
   private constructor(
@@ -85,7 +87,9 @@ export class Inbox {
     const waiting = options.sandbox ? undefined : new WaitingRows(where, readingOptions(options, cwd), paths, say);
     const holder = spec.holder ?? 'inbox';
     const lock = StateLock.acquire(join(root, 'lock'), holder, { what: holder, using: root });
-    return new Inbox(paths, runInput, spec, context, lock, waiting, service);
+    const inbox = new Inbox(paths, runInput, spec, context, lock, waiting, service);
+    inbox.rateCap = options.rate;
+    return inbox;
   }
 
   /** Whether any file waits in processing/, incoming/ or (from an older version) waiting/: work to hold the key for. */
@@ -156,6 +160,26 @@ export class Inbox {
     }
   }
 
+  /**
+   * One slice of a catch-up after serve could take no webhooks for a while: at most `limit` rows waiting whose payer
+   * was last checked before `since`, from `after` on, run at half the rate cap (new files and events get the rest,
+   * between slices). Returns the rows gone through and where the next slice starts (none: done).
+   */
+  async catchUpSlice(
+    since: string,
+    after: { fileId: string; seq: number },
+    limit: number,
+  ): Promise<{ rows: number; next?: { fileId: string; seq: number } }> {
+    if (this.runInput.dryRun || this.waiting === undefined) return { rows: 0 };
+    const slice = await this.waiting.checkedBefore(since, after, limit);
+    const rate = this.rateCap / 2;
+    for (const run of slice.runs) {
+      if (this.stopped) return { rows: 0, next: after };
+      await this.runKept(run, { rate });
+    }
+    return slice.next === undefined ? { rows: slice.rows } : { rows: slice.rows, next: slice.next };
+  }
+
   /** The settled files of incoming/, oldest first. */
   async takeIncoming(): Promise<void> {
     for (const name of this.tracker.update(listFiles(this.paths.incoming), Date.now())) {
@@ -185,13 +209,14 @@ export class Inbox {
   }
 
   /** Kept rows as a file of their own, run; what the run left pending takes their place. */
-  private async runKept(run: WaitingRun): Promise<FileOutcome | undefined> {
+  private async runKept(run: WaitingRun, pace?: { rate: number }): Promise<FileOutcome | undefined> {
     const waiting = this.waiting!;
     const prepared = await waiting.prepare(run);
     if (prepared === undefined) return undefined;
     const { file, path, dir } = prepared;
     try {
-      const ran = await runInboxFile(this.paths, 'waiting', path, file.name, this.runInput, this.context);
+      const input = pace === undefined ? this.runInput : { ...this.runInput, ...pace };
+      const ran = await runInboxFile(this.paths, 'waiting', path, file.name, input, this.context);
       // A file of kept rows the tool cannot read is in failed/ now, with its note: they wait no more.
       if ('outcome' in ran && ran.outcome.folder === 'failed') await waiting.replace(file, run.seqs, undefined);
       return this.settled(

@@ -147,6 +147,38 @@ export class WaitingRows {
   }
 
   /**
+   * A slice of the rows whose payer was last checked before `at` (or never), after `after` (by file, then row: the
+   * oldest file, whose rows have waited longest, first): at most `limit` rows, by file; `next` is where the slice
+   * after starts, none when this was the last.
+   */
+  async checkedBefore(
+    at: string,
+    after: { fileId: string; seq: number },
+    limit: number,
+  ): Promise<{ runs: WaitingRun[]; rows: number; next?: { fileId: string; seq: number } }> {
+    if (!this.mayHold()) return { runs: [], rows: 0 };
+    const page = await (await this.tables()).checkedBefore(at, after, limit);
+    const last = page.at(-1);
+    return {
+      runs: byFile(page),
+      rows: page.length,
+      ...(page.length === limit && last !== undefined ? { next: { fileId: last.fileId, seq: last.seq } } : {}),
+    };
+  }
+
+  /** How many rows wait whose payer was last checked before `at` (or never). */
+  async countCheckedBefore(at: string): Promise<number> {
+    let rows = 0;
+    for (let after = { fileId: '', seq: 0 }; ; ) {
+      const page = await this.checkedBefore(at, after, 2000);
+      rows += page.rows;
+      if (page.next === undefined) return rows;
+      after = page.next;
+      await setImmediate();
+    }
+  }
+
+  /**
    * No store, yet runs of this inbox left rows pending: the state dir was deleted or moved, and the rows that waited in
    * it with it. Said at every look (cron mails it) until a person acts: the files that carry them on are named.
    */

@@ -3,6 +3,7 @@ import type { Inbox } from '../inbox/Inbox.js';
 import type { Store } from '../store/Store.js';
 import { journalPayerStates, journalPayersNamed } from '../journal/RowJournal.js';
 import type { RunContext } from '../pipeline/RunSession.js';
+import type { CatchUp } from './CatchUp.js';
 import { checkBankAccounts } from './checkBankAccounts.js';
 import type { EventLog, RecordedEvent } from './EventLog.js';
 import type { ServeMetrics } from './metrics.js';
@@ -24,6 +25,8 @@ export interface WorkerSpec {
   journal: JournalPlace;
   /** serve's store: each pass with work to do holds the service and key through it. */
   store: Store;
+  /** A gap in taking webhooks to catch up, when there is one. */
+  catchUp: CatchUp;
   recheckAfterMs: number;
   /** Milliseconds between looks at incoming/ when no event wakes the worker. */
   pollMs: number;
@@ -37,6 +40,8 @@ export interface WorkerSpec {
 
 /** How long the worker lets events gather once one is pending and it was idle. */
 const BATCH_MS = 200;
+/** Waiting rows a pass of a catch-up runs: between two, the worker takes events and new files. */
+const CATCH_UP_SLICE = 500;
 
 /** The longest pause after runs that keep stopping (the API down, the key refused). */
 /** How soon work held up by another process's run is tried again. */
@@ -83,13 +88,24 @@ export class Worker {
       if (Date.now() >= this.pausedUntil) await this.pass(signal);
       this.spec.metrics.pendingEvents.set(log.pendingCount());
       this.spec.metrics.paused.set(this.paused() ? 1 : 0);
-      if (this.paused() || log.pendingCount() === 0) {
+      if (this.paused() || (log.pendingCount() === 0 && !this.spec.catchUp.pending)) {
         const wait = this.paused() ? Math.min(this.spec.pollMs, this.pausedUntil - Date.now()) : this.spec.pollMs;
         await this.sleep(wait, signal);
         // Events a moment apart go in one batch: each batch is a run of its own.
         if (log.pendingCount() > 0 && !signal.aborted) await this.sleep(BATCH_MS, signal, false);
       }
     }
+  }
+
+  /** A slice of the catch-up: the rows waiting longest first, once counted at its start (for /healthz). */
+  private async catchUpSlice(): Promise<void> {
+    const { inbox, catchUp, metrics } = this.spec;
+    const progress = catchUp.progress!;
+    if (progress.done === 0 && progress.rows === 0)
+      catchUp.counted((await inbox.waiting?.countCheckedBefore(progress.since)) ?? 0);
+    const slice = await inbox.catchUpSlice(progress.since, catchUp.after, CATCH_UP_SLICE);
+    catchUp.advance(slice.rows, slice.next);
+    metrics.catchUpLeft.set(catchUp.pending ? Math.max(0, progress.rows - progress.done) : 0);
   }
 
   /** Whether the worker is waiting out a pause after a stop (for /healthz and the metrics). */
@@ -111,13 +127,15 @@ export class Worker {
       // The events in the store, another serve's too: any serve over the same database may act on them.
       await log.refresh();
       const due = Date.now() >= this.nextRecheck;
-      if (log.pendingCount() > 0 || due || inbox.hasFiles())
+      const catching = this.spec.catchUp.pending;
+      if (log.pendingCount() > 0 || due || catching || inbox.hasFiles())
         await this.busily(() =>
           inbox.holding(this.spec.store, async () => {
             // Held now: what another serve acted on meanwhile is no longer pending.
             await log.refresh();
             await inbox.resume();
             if (inbox.going && log.pendingCount() > 0) await this.act(log.pending(), signal);
+            if (inbox.going && catching) await this.catchUpSlice();
             if (inbox.going && due) {
               this.nextRecheck = Date.now() + Math.min(this.spec.recheckAfterMs, 60_000);
               await inbox.recheckDue();

@@ -35,6 +35,11 @@ export class ServeMetrics {
     help: '1 while the worker waits out a pause after a run stopped (the API down, the key refused), else 0',
     registers: [this.registry],
   });
+  readonly catchUpLeft = new Gauge({
+    name: 'payer_onboard_catch_up_rows_left',
+    help: 'Waiting rows still to read again after a gap in taking webhooks longer than the service retries them (0 when none)',
+    registers: [this.registry],
+  });
   readonly waitingPayers = new Gauge({
     name: 'payer_onboard_waiting_payers',
     help: 'Payers with rows waiting on them (KYC, the agreement), counted at most once a minute',

@@ -17,6 +17,7 @@ import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
 import { webhookServer } from './webhookServer.js';
+import { CatchUp, RETRY_WINDOW_MS } from './CatchUp.js';
 import { Worker } from './Worker.js';
 
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
@@ -38,6 +39,11 @@ export interface ServeOptions {
   pollMs?: number;
   /** The first pause after a run stopped (the API down, the key refused); default 30 s, doubling up to 10 minutes. */
   pauseMs?: number;
+  /**
+   * A gap in taking webhooks longer than this is caught up (default: the service's retries, about 21 s); tests
+   * shorten it.
+   */
+  catchUpAfterMs?: number;
   /** Largest webhook body taken (default 1 MiB). */
   bodyLimit?: number;
   /** A webhook body must arrive whole within this (default 5 s). */
@@ -98,12 +104,20 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     held.push(events.release);
     inbox.waiting?.share(events.store);
     const { log } = events;
+    const catchUp = new CatchUp(
+      events.store.journal(events.journal.service),
+      say,
+      options.catchUpAfterMs ?? RETRY_WINDOW_MS,
+    );
+    await catchUp.start();
+    held.push(() => catchUp.stop());
     const worker = new Worker({
       inbox,
       log,
       metrics,
       journal: events.journal,
       store: events.store,
+      catchUp,
       recheckAfterMs: timings.recheckAfter * 3_600_000,
       pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
       pauseMs: options.pauseMs ?? 30_000,
@@ -128,7 +142,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
       onRecorded: () => worker.wake(),
-      health: () => health(log, worker),
+      health: () => health(log, worker, catchUp),
       say,
       web,
     });
@@ -336,12 +350,13 @@ function localHosts(url: string): string[] {
 }
 
 /** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
-function health(log: EventLog, worker: Worker): Record<string, unknown> {
+function health(log: EventLog, worker: Worker, catchUp: CatchUp): Record<string, unknown> {
   return {
     eventsPending: log.pendingCount(),
     busy: worker.busy,
     worker: worker.paused() ? 'paused' : 'going',
     ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
+    ...(catchUp.progress ? { catchUp: catchUp.progress } : {}),
   };
 }
 
