@@ -189,7 +189,7 @@ export const SANDBOX_OPTIONS = {
     value: 'F',
     default: 1,
     describe:
-      "multiplies the webhooks' retry delays (1 s, 5 s, 15 s, as the service documents them) and each attempt's 5 s timeout: `0.01` gives up on a receiver within a quarter of a second",
+      "multiplies the webhooks' retry delays (1 s, 5 s, 15 s, as the service documents them) and each attempt's 5 s timeout (`0.01`: the whole schedule, four attempts timing out, in under half a second)",
     schema: z.number().positive('must be more than 0'),
   },
   webhookAccountShape: {
