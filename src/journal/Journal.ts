@@ -133,8 +133,8 @@ export class Journal {
     }
   }
 
-  putPayer(payerKey: string, record: PayerRecord): void {
-    this.queue(`p${payerKey}`, { payer: payerKey, record });
+  putPayer(payerKey: string, record: PayerRecord, clientUserId?: string): void {
+    this.queue(`p${payerKey}`, { payer: payerKey, record, clientUserId });
   }
 
   /** What the journal knows of the service's KYC gate. */

@@ -162,7 +162,7 @@ export class RowJournal {
     record.accountIds = accountIdsOf(s, record.accountIds);
     record.since ??= s.since;
     if (s.checked) record.checkedAt = isoTime(now);
-    if (before === undefined || !samePayer(record, before)) this.journal.putPayer(key, record);
+    if (before === undefined || !samePayer(record, before)) this.journal.putPayer(key, record, s.work.clientUserId);
   }
 }
 
@@ -219,6 +219,8 @@ export interface PayerIndex {
   /** Whether the journal has a record of the payer (it registered it, or a run asked the service about it). */
   knows(payerKey: string): boolean;
   keyOfUser(userId: string): string | undefined;
+  /** The payer a stored bank account is of, by the account's id, with its clientUserId where the journal kept it. */
+  ofAccount(accountId: string): { key: string; clientUserId?: string } | undefined;
   /** The payers by where the journal last saw them: KYC under way or refused, the agreement to complete, or ready. */
   states: Record<'kyc-pending' | 'kyc-rejected' | 'agreement-pending' | 'ready', number>;
 }
@@ -245,19 +247,32 @@ export async function journalPayerStates(place: JournalPlace): Promise<PayerInde
   return states;
 }
 
+/** What an event may name its payer by: its own id, the service's userId, or one of its bank accounts. */
+export interface PayerNames {
+  clientUserId?: string | undefined;
+  userId?: string | undefined;
+  paymentDetailId?: string | undefined;
+}
+
+export type NamedPayers = Pick<PayerIndex, 'knows' | 'keyOfUser' | 'ofAccount'>;
+
 /**
- * The payers a few events name, looked up one by one by their index (not the whole journal read): whether the journal
- * knows each, and the key of each userId named. What an event batch needs, whatever the number of payers.
+ * The payers a few events name, looked up one by one by their indexes (not the whole journal read): whether the
+ * journal knows each, the key of each userId named, and whose each account named is. What an event batch needs,
+ * whatever the number of payers. An event's clientUserId wins, then its account, then its userId.
  */
-export async function journalPayersNamed(
-  place: JournalPlace,
-  named: ReadonlyArray<{ clientUserId?: string | undefined; userId?: string | undefined }>,
-): Promise<Pick<PayerIndex, 'knows' | 'keyOfUser'>> {
+export async function journalPayersNamed(place: JournalPlace, named: readonly PayerNames[]): Promise<NamedPayers> {
   const known = new Set<string>();
   const byUser = new Map<string, string>();
+  const byAccount = new Map<string, { key: string; clientUserId?: string }>();
   await readJournal(place, async (tables) => {
-    for (const { clientUserId, userId } of named) {
+    for (const { clientUserId, userId, paymentDetailId } of named) {
       let key = clientUserId === undefined ? undefined : payerKeyOf(clientUserId);
+      if (key === undefined && paymentDetailId !== undefined) {
+        const owner = await tables.payerOfAccount(paymentDetailId);
+        if (owner !== undefined) byAccount.set(paymentDetailId, owner);
+        key = owner?.key;
+      }
       if (key === undefined && userId !== undefined) {
         key = await tables.payerKeyOfUser(userId);
         if (key !== undefined) byUser.set(userId, key);
@@ -265,7 +280,11 @@ export async function journalPayersNamed(
       if (key !== undefined && !known.has(key) && (await tables.payer(key)) !== undefined) known.add(key);
     }
   });
-  return { knows: (key) => known.has(key), keyOfUser: (userId) => byUser.get(userId) };
+  return {
+    knows: (key) => known.has(key),
+    keyOfUser: (userId) => byUser.get(userId),
+    ofAccount: (accountId) => byAccount.get(accountId),
+  };
 }
 
 /** One thing the journal saw happen to a payer, and when (the time of the run that saw it). */

@@ -8,6 +8,9 @@ import type { OptionDef } from './OptionDef.js';
 const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
 export type DuplicateMode = (typeof DUPLICATE_MODES)[number];
 const IDEMPOTENCY_MODES = ['on', 'off'] as const;
+/** How a `payment_detail.updated` names the account: the service's reference app reads one field, published fixtures use another. */
+const ACCOUNT_SHAPES = ['reference-app', 'community'] as const;
+export type AccountShape = (typeof ACCOUNT_SHAPES)[number];
 /** What create payment details answers for a payer whose KYC is not approved. */
 const KYC_GATES = ['500', '400', 'off'] as const;
 export type KycGate = (typeof KYC_GATES)[number];
@@ -182,9 +185,31 @@ export const SANDBOX_OPTIONS = {
   },
   webhookDrop: {
     flag: 'webhook-drop',
-    ...fault('a webhook delivery is dropped (never sent), as a lost delivery'),
+    ...fault('a webhook delivery is lost on the way: never sent (`webhooksLost` in the stats)'),
   },
-  webhookTwice: { flag: 'webhook-twice', ...fault('a webhook delivery is sent twice') },
+  webhookTwice: {
+    flag: 'webhook-twice',
+    ...fault('a webhook delivery is sent twice (the same delivery id both times)'),
+  },
+  /** The service's schedule takes 21 s to give up on a receiver: tests and demos run it in milliseconds. */
+  webhookTimeScale: {
+    flag: 'webhook-time-scale',
+    type: 'number',
+    value: 'F',
+    default: 1,
+    describe:
+      "multiplies the webhooks' retry delays (1 s, 5 s, 15 s, as the service documents them) and each attempt's 5 s timeout (`0.01`: the whole schedule, four attempts timing out, in under half a second)",
+    schema: z.number().positive('must be more than 0'),
+  },
+  webhookAccountShape: {
+    flag: 'webhook-account-shape',
+    type: 'string',
+    value: ACCOUNT_SHAPES.join('|'),
+    default: 'reference-app',
+    describe:
+      "how `payment_detail.updated` names the account: `paymentDetailsId` (`reference-app`: what the service's reference app reads) or `paymentAccountId` (`community`: as published community fixtures have it); neither carries a `clientUserId`",
+    schema: z.enum(ACCOUNT_SHAPES, { error: `must be one of: ${ACCOUNT_SHAPES.join(', ')}` }),
+  },
   fault429: { flag: 'fault-429', ...fault('a request gets 429 (nothing is changed)') },
   fault500: { flag: 'fault-500', ...fault('a request gets 500 (nothing is changed)') },
   fault503: { flag: 'fault-503', ...fault('a request gets 503 (nothing is changed)') },
@@ -256,8 +281,6 @@ const sandboxOptionsSchema = z
       .default(1024 * 1024),
     /** The webhook secret itself, for a caller; the command takes it only from `--webhook-secret-file` or the environment. */
     webhookSecret: z.string().min(1, 'must not be empty').optional(),
-    /** The first retry of a failed webhook delivery waits this long, each next one twice as long. */
-    webhookRetryMs: nonNegativeInt.default(200),
     /** The clock (epoch ms) that KYC and account statuses move by; tests inject one to move time without waiting. */
     now: z.custom<() => number>((value) => typeof value === 'function', 'must be a function').optional(),
   })

@@ -35,14 +35,14 @@ export const SERVE_OPTIONS = {
     type: 'string',
     value: 'PATH',
     default: '/webhooks',
-    describe: 'the path the service posts its webhooks to (the URL registered in its portal ends with it)',
+    describe: 'the path the service posts its webhooks to (the URL registered for your Client ID ends with it)',
   },
   webhookSecretFile: {
     flag: 'webhook-secret-file',
     type: 'string',
     value: 'FILE',
     describe:
-      "file holding the webhook secret the service's portal shows; without it the secret comes from `PAYER_WEBHOOK_SECRET` (the value itself), never from a flag value; with neither, webhooks are off and waiting payers are only rechecked",
+      'file holding the webhook secret the service answered (once) when the URL was registered; without it the secret comes from `PAYER_WEBHOOK_SECRET` (the value itself), never from a flag value; with neither, webhooks are off and waiting payers are only rechecked',
   },
   webPasswordFile: {
     flag: 'web-password-file',

@@ -5,6 +5,7 @@ import type { ScriptStep } from './routes.js';
 import { nestError, readBody, send } from './http.js';
 import { KYC_STATUSES, type KycStatus, type StoredPayer } from './payers.js';
 import type { SandboxStats } from './stats.js';
+import { TEST_EVENT_TYPES, type TestEventType } from './webhooks.js';
 
 // The sandbox's own endpoints under /__sandbox: no key needed, not counted in the stats, no latency
 // or faults. They let a sandbox started by the CLI be inspected and scripted from another process, and move
@@ -29,6 +30,11 @@ export interface AdminTarget {
   pendingScript(): number;
   /** Forgets payers, keys, stats, script and rate-limit window, and reseeds: as good as a restart. */
   reset(): void;
+  /**
+   * Sends one test delivery of the event type (placeholder data, `x-request-network-test: true`, one attempt), as the
+   * service's test endpoint does; rejects when no webhook URL is registered.
+   */
+  testWebhook(eventType: TestEventType): Promise<{ sent: number; failed: number }>;
 }
 
 export const ADMIN_PREFIX = '/__sandbox';
@@ -59,6 +65,7 @@ export async function handleAdmin(
     }
   }
   if (action !== undefined) return void send(res, 404, nestError(404, `Cannot ${method} ${pathname}`));
+  if (method === 'POST' && rest === '/webhooks/test') return testDelivery(req, res, sandbox);
 
   if (method === 'GET' && rest === '/stats') return void send(res, 200, sandbox.stats());
   if (method === 'GET' && rest === '/arrivals') return void send(res, 200, { arrivals: sandbox.arrivals() });
@@ -130,6 +137,28 @@ async function setStatus<S extends string>(
     return void send(res, 404, nestError(404, (error as Error).message));
   }
   send(res, 200, answer);
+}
+
+/** `{ "eventType": ... }` (compliance.updated when left out): one test delivery, answered with how it went. */
+async function testDelivery(req: IncomingMessage, res: ServerResponse, sandbox: AdminTarget): Promise<void> {
+  const body = await readBody(req, 64 * 1024);
+  if (body.kind !== 'ok') return void send(res, 400, nestError(400, 'Unreadable request body'));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.text || '{}');
+  } catch {
+    return void send(res, 400, nestError(400, 'Malformed JSON in request body'));
+  }
+  const given =
+    parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>)['eventType'] : parsed;
+  const eventType = given ?? 'compliance.updated';
+  if (typeof eventType !== 'string' || !(TEST_EVENT_TYPES as readonly string[]).includes(eventType))
+    return void send(res, 400, nestError(400, [`eventType must be one of: ${TEST_EVENT_TYPES.join(', ')}`]));
+  try {
+    send(res, 200, await sandbox.testWebhook(eventType as TestEventType));
+  } catch (error) {
+    send(res, 409, nestError(409, (error as Error).message));
+  }
 }
 
 function safeDecode(value: string | undefined): string | undefined {

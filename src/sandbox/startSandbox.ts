@@ -97,8 +97,10 @@ function createState(options: ResolvedSandboxOptions, secret: string | undefined
       secret,
       drop: options.webhookDrop,
       twice: options.webhookTwice,
-      retryMs: options.webhookRetryMs,
+      timeScale: options.webhookTimeScale,
+      accountShape: options.webhookAccountShape,
       rng: createRng(options.seed ^ WEBHOOK_STREAM),
+      now: options.now ?? Date.now,
       count: (counter) => stats.count(counter),
       closing: state.closing.signal,
     });
@@ -204,6 +206,11 @@ function sandboxHandle(state: SandboxState, server: Server, port: number): Sandb
       if (state.webhooks === undefined)
         throw new Error('setWebhookUrl: the sandbox was started without a webhook secret');
       state.webhooks.setUrl(url);
+    },
+    testWebhook: (eventType) => {
+      if (state.webhooks === undefined)
+        return Promise.reject(new Error('no webhook URL is registered: give --webhook-url'));
+      return state.webhooks.sendTest(eventType);
     },
     reset: () => {
       store.clear();

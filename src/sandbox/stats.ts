@@ -102,10 +102,12 @@ export interface SandboxStats {
   scripted: number;
   /** Webhook deliveries answered 2xx (a delivery sent twice counts twice). */
   webhooksSent: number;
-  /** Webhook deliveries given up after their retries (or cut by close). */
-  webhooksFailed: number;
-  /** Webhook deliveries dropped on purpose (`--webhook-drop`). */
+  /** Webhook attempts after a delivery's first: its retries. */
+  webhookRetries: number;
+  /** Webhook deliveries given up after their last retry, as the service drops them. */
   webhooksDropped: number;
+  /** Webhook deliveries lost on purpose, never sent (`--webhook-drop`). */
+  webhooksLost: number;
   /** Most arrivals in any one-second window (over the retained arrivals). */
   maxArrivalsPerSecond: number;
   /** Epoch ms of the first and last retained arrival, null before any. */
@@ -166,8 +168,9 @@ export class StatsRecorder {
       blockedRequests: 0,
       scripted: 0,
       webhooksSent: 0,
-      webhooksFailed: 0,
+      webhookRetries: 0,
       webhooksDropped: 0,
+      webhooksLost: 0,
     };
   }
 

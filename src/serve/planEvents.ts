@@ -1,4 +1,4 @@
-import { payerKeyOf, type PayerIndex } from '../journal/RowJournal.js';
+import { type NamedPayers, payerKeyOf } from '../journal/RowJournal.js';
 import type { RecordedEvent } from './EventLog.js';
 
 /** A payer with rows waiting: the kept file they are of, and the payer's id as its rows spell it. */
@@ -20,15 +20,23 @@ export interface EventWork {
 export type IgnoreReason =
   | 'unknown-event'
   | 'unknown-payer'
+  | 'unknown-account'
   | 'kyc-not-yet'
   | 'nothing-waiting'
   | 'nothing-to-do'
   | 'no-payer-id';
 
-/** The event's payer, by the journal's key: from its clientUserId, else from its userId through the journal. */
-export function eventPayerKey(event: RecordedEvent, journal: Pick<PayerIndex, 'keyOfUser'>): string | undefined {
+/**
+ * The event's payer, by the journal's key: from its clientUserId, else from its bank account or its userId through
+ * the journal's indexes.
+ */
+export function eventPayerKey(
+  event: RecordedEvent,
+  journal: Pick<NamedPayers, 'keyOfUser' | 'ofAccount'>,
+): string | undefined {
   if (event.clientUserId !== undefined) return payerKeyOf(event.clientUserId);
-  return event.userId !== undefined ? journal.keyOfUser(event.userId) : undefined;
+  const owner = event.paymentDetailId === undefined ? undefined : journal.ofAccount(event.paymentDetailId);
+  return owner?.key ?? (event.userId !== undefined ? journal.keyOfUser(event.userId) : undefined);
 }
 
 /**
@@ -40,10 +48,12 @@ const KYC_UNDER_WAY = new Set(['initiated', 'pending', 'not_started', 'in_progre
 export const IGNORE_TEXT: Record<IgnoreReason, string> = {
   'unknown-event': 'an event type the tool does not act on',
   'unknown-payer': 'a payer the journal does not know (onboarded by another tool, or another key)',
+  'unknown-account': 'a bank account the journal does not know (stored by another tool, or another key)',
   'kyc-not-yet': "the event says the payer's KYC is still under way: no row can move yet",
   'nothing-waiting': 'no row of this payer is waiting (done, to fix, or being run now)',
   'nothing-to-do': 'the bank account is not failed: nothing to do',
-  'no-payer-id': 'the event names no clientUserId and no waiting row of the payer gives it: check it in the portal',
+  'no-payer-id':
+    "the event names no clientUserId, the journal kept none beside the payer's bank account (it knew it from before), and no waiting row of the payer gives it: check it in the dashboard",
 };
 
 /**
@@ -68,7 +78,7 @@ export function ignoredAtSight(
  */
 export function planEvents(
   events: readonly RecordedEvent[],
-  journal: Pick<PayerIndex, 'knows' | 'keyOfUser'>,
+  journal: NamedPayers,
   waiting: ReadonlyMap<string, WaitingPayer[]>,
   options: { checkApproved?: boolean } = {},
 ): EventWork {
@@ -82,12 +92,17 @@ export function planEvents(
     }
     const key = eventPayerKey(event, journal);
     if (key === undefined || !journal.knows(key)) {
-      ignore(event, 'unknown-payer');
+      // An account's event that names its account alone: that account is what the journal does not know.
+      const byAccount = event.clientUserId === undefined && event.userId === undefined && event.paymentDetailId;
+      ignore(event, byAccount ? 'unknown-account' : 'unknown-payer');
       continue;
     }
     const rows = waiting.get(key) ?? [];
     if (event.event === 'payment_detail.updated') {
-      const id = event.clientUserId ?? rows[0]?.clientUserId;
+      // The service is asked about a payer by its clientUserId only: the event's, the one kept beside the account,
+      // or the one its waiting rows spell.
+      const owner = event.paymentDetailId === undefined ? undefined : journal.ofAccount(event.paymentDetailId);
+      const id = event.clientUserId ?? owner?.clientUserId ?? rows[0]?.clientUserId;
       if (id === undefined) ignore(event, 'no-payer-id');
       else work.bankChecks.add(id);
       continue;

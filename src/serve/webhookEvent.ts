@@ -2,8 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 
 // The service's webhooks: a JSON body naming the event, signed with the hex SHA-256 HMAC of the raw body in
-// `x-request-network-signature`. Beyond the event's name the payload's fields are not documented: the ids and
-// statuses are looked for at the top level and under `data`, and an event is a hint to read the payer, never a fact.
+// `x-request-network-signature`. Beyond `compliance.updated`'s example the payload's fields are not documented: the
+// ids and statuses are looked for at the top level and under `data`, a bank account's id by every name it is known to
+// go by, and an event is a hint to read the payer, never a fact.
 
 export const SIGNATURE_HEADER = 'x-request-network-signature';
 /** Each delivery's id (a ULID): the service's documents say to use it against duplicate processing. */
@@ -32,9 +33,16 @@ export interface WebhookEvent {
   userId?: string;
   kycStatus?: string;
   agreementStatus?: string;
+  /** A `payment_detail.updated`'s account, whatever the body called it. */
   paymentDetailId?: string;
   status?: string;
 }
+
+/**
+ * What a `payment_detail.updated` may call its account, most likely first: the service's reference app reads
+ * `paymentDetailsId`, published community fixtures send `paymentAccountId`; the others are guesses a reader can afford.
+ */
+const ACCOUNT_FIELDS = ['paymentDetailsId', 'paymentAccountId', 'paymentDetailId', 'id'] as const;
 
 const text = z
   .union([z.string(), z.number()])
@@ -48,6 +56,9 @@ const fields = z.object({
   kycStatus: text,
   agreementStatus: text,
   paymentDetailId: text,
+  paymentDetailsId: text,
+  paymentAccountId: text,
+  id: text,
   status: text,
 });
 
@@ -75,8 +86,20 @@ export function parseEvent(body: Buffer): { event: WebhookEvent } | { problem: s
   const parsed = payload.safeParse(json);
   if (!parsed.success) return { problem: 'the body names no event' };
   const { data, event, ...top } = parsed.data;
-  const merged = { ...data, ...definedOnly(top) };
-  return { event: { event, ...definedOnly(merged) } };
+  const { paymentDetailsId, paymentAccountId, id, paymentDetailId, ...merged } = definedOnly({
+    ...data,
+    ...definedOnly(top),
+  });
+  const named = { paymentDetailsId, paymentAccountId, paymentDetailId, id };
+  const account = ACCOUNT_FIELDS.map((field) => named[field]).find((value) => value !== undefined);
+  // Only an account's event names an account: another event's `id` is its own.
+  return {
+    event: {
+      event,
+      ...merged,
+      ...(event === 'payment_detail.updated' && account !== undefined ? { paymentDetailId: account } : {}),
+    },
+  };
 }
 
 function definedOnly<T extends Record<string, string | undefined>>(values: T): Partial<Record<keyof T, string>> {

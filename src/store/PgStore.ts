@@ -187,7 +187,7 @@ export class PgStore extends SqlStore {
       );
       const { rows } = await client.query('SELECT MAX(version) AS version FROM schema_migrations');
       for (const step of stepsAfter(Number(rows[0]?.version ?? 0), this.location)) {
-        await client.query(step.sql);
+        await client.query(step.postgres ?? step.sql);
         await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
           step.version,
           step.name,

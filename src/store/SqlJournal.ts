@@ -47,7 +47,7 @@ const ADD_CHANGE = `
     WHERE latest.service = ? AND latest.key = ? AND latest.kyc_status = ? AND latest.agreement_status = ?
       AND latest.accounts = ?
       AND latest.seq = (SELECT MAX(seq) FROM journal_payer_changes WHERE service = ? AND key = ?))`;
-const TABLES = ['journal_calls', 'journal_payers', 'journal_payer_changes', 'journal_settings'];
+const TABLES = ['journal_calls', 'journal_payers', 'journal_payer_changes', 'journal_settings', 'journal_accounts'];
 
 /** The journal of one service and key, over either backend's executor. */
 export class SqlJournal implements JournalTables {
@@ -114,6 +114,16 @@ export class SqlJournal implements JournalTables {
     return row === undefined ? undefined : String(row['key']);
   }
 
+  async payerOfAccount(accountId: string): Promise<{ key: string; clientUserId?: string } | undefined> {
+    const row = await this.sql.one(
+      'SELECT payer_key, client_user_id FROM journal_accounts WHERE service = ? AND account_id = ?',
+      [this.service, accountId],
+    );
+    if (row === undefined) return undefined;
+    const clientUserId = row['client_user_id'];
+    return { key: String(row['payer_key']), ...(typeof clientUserId === 'string' ? { clientUserId } : {}) };
+  }
+
   async changes(key: string): Promise<PayerChange[]> {
     const rows = await this.sql.all(
       'SELECT at, kyc_status, agreement_status, accounts FROM journal_payer_changes WHERE service = ? AND key = ? ORDER BY seq',
@@ -164,8 +174,18 @@ export class SqlJournal implements JournalTables {
       const change = changeOf(record);
       const at = record.checkedAt ?? record.since ?? '';
       const { kycStatus: kyc = '', agreementStatus: agreement = '', accounts } = change;
+      // Each id once: one statement may not change a row twice.
+      const ids = [...new Set(record.accountIds.map(([, id]) => id))];
       return [
         [UPSERT_PAYER, [service, key, ...payerValues(record)]],
+        ...(ids.length === 0
+          ? []
+          : [
+              indexAccounts(
+                service,
+                ids.map((id) => [id, key, item.clientUserId ?? null]),
+              ),
+            ]),
         [
           ADD_CHANGE,
           [
@@ -198,6 +218,23 @@ export class SqlJournal implements JournalTables {
       ],
     ];
   }
+}
+
+/**
+ * Account ids and whose they are, into the index a webhook naming only an account finds its payer by. An id the index
+ * gives another payer stays that payer's; a clientUserId is added where the index kept the id without one.
+ */
+export function indexAccounts(
+  service: string,
+  accounts: ReadonlyArray<readonly [accountId: string, payerKey: string, clientUserId: string | null]>,
+): Statement {
+  const rows = accounts.map(() => '(?, ?, ?, ?)').join(', ');
+  return [
+    `INSERT INTO journal_accounts (service, account_id, payer_key, client_user_id) VALUES ${rows} ` +
+      'ON CONFLICT (service, account_id) DO UPDATE SET client_user_id = excluded.client_user_id ' +
+      'WHERE journal_accounts.payer_key = excluded.payer_key AND journal_accounts.client_user_id IS NULL',
+    accounts.flatMap((account) => [service, ...account]),
+  ];
 }
 
 /** A payer's row as its record: the one place its columns are decoded. */

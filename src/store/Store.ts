@@ -47,7 +47,8 @@ export interface PayerChange {
 export type JournalWrite =
   /** A call's record; none when it certainly changed nothing (neither done nor in doubt). */
   | { call: string; record: CallRecord | undefined }
-  | { payer: string; record: PayerRecord }
+  /** With the payer's clientUserId where the writer knows it: kept beside each of its account ids. */
+  | { payer: string; record: PayerRecord; clientUserId?: string | undefined }
   | { setting: string; value: string | undefined };
 
 /** The journal of one service and key. */
@@ -60,6 +61,8 @@ export interface JournalTables {
   /** `limit` payers whose keys come after `after` (`''`: the first), in the order of their keys: a pass a page at a time. */
   payersAfter(after: string, limit: number): Promise<Array<[string, PayerRecord]>>;
   payerKeyOfUser(userId: string): Promise<string | undefined>;
+  /** The payer a stored bank account's id is of (one of its `accountIds`), and its clientUserId where it was kept. */
+  payerOfAccount(accountId: string): Promise<{ key: string; clientUserId?: string } | undefined>;
   /** The payer's changes, oldest first. */
   changes(key: string): Promise<PayerChange[]>;
   setting(name: string): Promise<string | undefined>;

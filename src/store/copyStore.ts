@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { addsTo, mergedCall, mergedPayer } from './mergePayer.js';
 import { PgStore } from './PgStore.js';
-import { type Executor, SqlJournal, type Statement } from './SqlJournal.js';
+import { type Executor, indexAccounts, SqlJournal, type Statement } from './SqlJournal.js';
 import { STORE_FILE, SqliteStore } from './SqliteStore.js';
 
 /** What one copy did: rows the target had not (copied), and rows it knew and learned something of (merged). */
@@ -123,6 +123,12 @@ async function payers({ from, to, service }: Tables, copied: Copied): Promise<St
     if (!addsTo(their, our)) continue;
     statements.push(...theirs.statements({ payer: key, record: mergedPayer(their, our) }));
     copied.payers.merged++;
+  }
+  // Their accounts' index, with the clientUserIds the source kept beside the ids (a merged payer's statements index
+  // its ids without them).
+  for (const row of await from.all('SELECT * FROM journal_accounts WHERE service = ?', [service])) {
+    const clientUserId = row['client_user_id'] === null ? null : String(row['client_user_id']);
+    statements.push(indexAccounts(service, [[String(row['account_id']), String(row['payer_key']), clientUserId]]));
   }
   return statements;
 }

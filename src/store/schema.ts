@@ -15,6 +15,8 @@ export interface Migration {
   /** What the step adds, for the message of a store that is newer or older than this code. */
   name: string;
   sql: string;
+  /** The step in PostgreSQL's words, where the two differ (their JSON functions do). */
+  postgres?: string;
 }
 
 const MIGRATIONS: readonly Migration[] = [
@@ -222,6 +224,40 @@ const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (service, id)
       );
       CREATE INDEX web_uploads_by_time ON web_uploads (service, at);
+    `,
+  },
+  {
+    version: 9,
+    name: 'the payers by their bank accounts',
+    sql: `
+      -- Each bank account id the journal holds, and whose it is: a webhook that names only the account (as the
+      -- service's payment_detail.updated does) finds its payer by the index. The payer's clientUserId is kept beside
+      -- it, the one id the service can be asked about a payer by; an account known from before it was kept has none.
+      CREATE TABLE journal_accounts (
+        service TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        payer_key TEXT NOT NULL,
+        client_user_id TEXT,
+        PRIMARY KEY (service, account_id)
+      );
+      INSERT OR IGNORE INTO journal_accounts (service, account_id, payer_key)
+        SELECT p.service, json_extract(a.value, '$[1]'), p.key
+        FROM journal_payers p, json_each(CASE WHEN json_valid(p.account_ids) THEN p.account_ids ELSE '[]' END) a
+        WHERE json_type(a.value, '$[1]') = 'text';
+    `,
+    postgres: `
+      CREATE TABLE journal_accounts (
+        service TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        payer_key TEXT NOT NULL,
+        client_user_id TEXT,
+        PRIMARY KEY (service, account_id)
+      );
+      INSERT INTO journal_accounts (service, account_id, payer_key)
+        SELECT p.service, a.value->>1, p.key
+        FROM journal_payers p, json_array_elements(p.account_ids::json) a
+        WHERE json_typeof(a.value->1) = 'string'
+        ON CONFLICT DO NOTHING;
     `,
   },
 ];

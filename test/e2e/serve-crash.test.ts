@@ -32,8 +32,7 @@ it('SIGKILL mid-stream, restart: every event answered 2xx is acted on, 0 account
     port: 0,
     apiKey: API_KEY,
     webhookSecret: WEBHOOK_SECRET,
-    // Deliveries refused while serve is down are tried again for about 15 s: long enough for the restart.
-    webhookRetryMs: 1000,
+    // Deliveries refused while serve is down are tried again for 21 s, as the service does: long enough for the restart.
     accountApproveMs: 600_000,
     // Each run takes a few round trips: events are recorded faster than they are acted on, as under load.
     latencyMs: 100,

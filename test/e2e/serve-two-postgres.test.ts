@@ -23,7 +23,7 @@ beforeEach(async () => {
     port: 0,
     apiKey: API_KEY,
     webhookSecret: WEBHOOK_SECRET,
-    webhookRetryMs: 200,
+    webhookTimeScale: 0.2,
     accountApproveMs: 600_000,
   });
   store = await testStore(tmp.path('unused'));

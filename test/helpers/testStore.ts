@@ -49,6 +49,7 @@ const TABLES = [
   'journal_payers',
   'journal_payer_changes',
   'journal_settings',
+  'journal_accounts',
   'waiting_files',
   'waiting_rows',
 ];

@@ -1,6 +1,10 @@
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { journalPayersNamed, payerKeyOf } from '../../src/journal/RowJournal.js';
 import { openStore } from '../../src/store/openStore.js';
+import { STORE_FILE } from '../../src/store/SqliteStore.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { type TestStore, testStore } from '../helpers/testStore.js';
 
@@ -37,4 +41,100 @@ describe("the payers a batch of events names, looked up by the journal's index",
     expect(named.knows(payerKeyOf('nobody'))).toBe(false);
     expect(named.keyOfUser('u-unknown')).toBeUndefined();
   });
+
+  it("finds an account's payer by the index, with the clientUserId a run kept beside it; no other account", async () => {
+    const where = { stateDir: tmp.path('state'), databaseUrl: backend.env.PAYER_ONBOARD_DATABASE_URL };
+    const store = await openStore(where);
+    const record = { agreementDone: true, accountsKnown: false, since: '2026-12-01T00:00:00Z' };
+    const journal = store.journal('svc');
+    await journal.write([
+      { payer: payerKeyOf('p-1'), record: { ...record, accountIds: [['a1', 'pd-1']] }, clientUserId: 'p-1' },
+      // A payer written without its clientUserId (an old journal imported): its account is found, its id is not.
+      { payer: payerKeyOf('p-2'), record: { ...record, accountIds: [['a2', 'pd-2']] } },
+    ]);
+    // A later write of p-1 with a second account keeps the first; p-2's id comes with a later run's write.
+    await journal.write([
+      {
+        payer: payerKeyOf('p-1'),
+        record: {
+          ...record,
+          accountIds: [
+            ['a1', 'pd-1'],
+            ['a3', 'pd-3'],
+          ],
+        },
+        clientUserId: 'p-1',
+      },
+      // An id another payer's index holds stays that payer's.
+      {
+        payer: payerKeyOf('p-2'),
+        record: {
+          ...record,
+          accountIds: [
+            ['a2', 'pd-2'],
+            ['a9', 'pd-1'],
+          ],
+        },
+        clientUserId: 'p-2',
+      },
+    ]);
+    expect(await journal.payerOfAccount('pd-1')).toEqual({ key: payerKeyOf('p-1'), clientUserId: 'p-1' });
+    expect(await journal.payerOfAccount('pd-3')).toEqual({ key: payerKeyOf('p-1'), clientUserId: 'p-1' });
+    expect(await journal.payerOfAccount('pd-2')).toEqual({ key: payerKeyOf('p-2'), clientUserId: 'p-2' });
+    expect(await store.journal('other').payerOfAccount('pd-1')).toBeUndefined();
+    await store.close();
+
+    const named = await journalPayersNamed({ ...where, service: 'svc', jsonl: [] }, [
+      { paymentDetailId: 'pd-3' },
+      { paymentDetailId: 'pd-unknown' },
+      { paymentDetailId: 'pd-unknown', clientUserId: 'p-2' },
+    ]);
+    expect(named.ofAccount('pd-3')).toEqual({ key: payerKeyOf('p-1'), clientUserId: 'p-1' });
+    expect(named.knows(payerKeyOf('p-1'))).toBe(true);
+    expect(named.ofAccount('pd-unknown')).toBeUndefined();
+    expect(named.knows(payerKeyOf('p-2'))).toBe(true);
+  });
+
+  it('a store from before the index: the accounts its payers hold are indexed when it is opened', async () => {
+    const where = { stateDir: tmp.path('state'), databaseUrl: backend.env.PAYER_ONBOARD_DATABASE_URL };
+    const store = await openStore(where);
+    const record = { agreementDone: true, accountsKnown: false };
+    await store.journal('svc').write([
+      {
+        payer: payerKeyOf('p-1'),
+        record: {
+          ...record,
+          accountIds: [
+            ['a1', 'pd-1'],
+            ['a2', 'pd-2'],
+          ],
+        },
+        clientUserId: 'p-1',
+      },
+      { payer: payerKeyOf('p-2'), record: { ...record, accountIds: [] } },
+    ]);
+    await store.close();
+    await sql(where, ['DELETE FROM schema_migrations WHERE version = 9', 'DROP TABLE journal_accounts']);
+    const again = await openStore(where);
+    expect(await again.journal('svc').payerOfAccount('pd-2')).toEqual({ key: payerKeyOf('p-1') });
+    expect(await again.journal('svc').payerOfAccount('pd-1')).toEqual({ key: payerKeyOf('p-1') });
+    await again.close();
+  });
 });
+
+/** Statements run on the store as it is, whichever backend (what an older version left). */
+async function sql(where: { stateDir: string; databaseUrl?: string | undefined }, statements: string[]) {
+  if (where.databaseUrl === undefined) {
+    const db = new DatabaseSync(join(where.stateDir, STORE_FILE));
+    for (const statement of statements) db.exec(statement);
+    db.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: where.databaseUrl });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}

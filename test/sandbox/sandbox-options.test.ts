@@ -24,7 +24,8 @@ describe('sandbox options', () => {
       kycWord: 'approved',
       webhookDrop: 0,
       webhookTwice: 0,
-      webhookRetryMs: 200,
+      webhookTimeScale: 1,
+      webhookAccountShape: 'reference-app',
       fault429: 0,
       fault500: 0,
       fault503: 0,
@@ -51,6 +52,8 @@ describe('sandbox options', () => {
         kycAfter: -1,
         kycGate: 500 as never,
         accountApproveMs: 0.5,
+        webhookTimeScale: 0,
+        webhookAccountShape: 'fixtures' as never,
         now: 5 as never,
       });
     } catch (error) {
@@ -66,6 +69,8 @@ describe('sandbox options', () => {
       'kycAfter: must be 0 or more',
       'kycGate: must be one of: 500, 400, off',
       'accountApproveMs: must be a whole number',
+      'webhookTimeScale: must be more than 0',
+      'webhookAccountShape: must be one of: reference-app, community',
       'fault500: must be between 0 and 1',
       'seed: must be a whole number',
       'now: must be a function',

@@ -10,10 +10,17 @@ const ev = (fields: Omit<RecordedEvent, 'id' | 'at'>): RecordedEvent => ({
   ...fields,
 });
 
-// The journal knows p-1 (userId u-1), p-2 and p-3; p-1 waits in two files, p-2 in one, p-3 in none.
+// The journal knows p-1 (userId u-1), p-2, p-3 and p-4; p-1 waits in two files, p-2 in one, p-3 and p-4 in none. Its
+// index of accounts holds pd-3 of p-3 with the clientUserId kept beside it, and pd-4 of p-4 without (an account
+// known from before the index kept them).
+const accounts = new Map([
+  ['pd-3', { key: payerKeyOf('p-3'), clientUserId: 'p-3' }],
+  ['pd-4', { key: payerKeyOf('p-4') }],
+]);
 const journal = {
-  knows: (key: string) => ['p-1', 'p-2', 'p-3'].map(payerKeyOf).includes(key),
+  knows: (key: string) => ['p-1', 'p-2', 'p-3', 'p-4'].map(payerKeyOf).includes(key),
   keyOfUser: (userId: string) => (userId === 'u-1' ? payerKeyOf('p-1') : undefined),
+  ofAccount: (id: string) => accounts.get(id),
 };
 const waiting = new Map<string, WaitingPayer[]>([
   [
@@ -85,7 +92,7 @@ describe('planEvents', () => {
       [
         ev({ event: 'payment_detail.updated', clientUserId: 'p-3', paymentDetailId: 'pd-1', status: 'FAILED' }),
         ev({ event: 'payment_detail.updated', userId: 'u-1', paymentDetailId: 'pd-2', status: 'failed' }),
-        ev({ event: 'payment_detail.updated', clientUserId: 'p-2', paymentDetailId: 'pd-3', status: 'approved' }),
+        ev({ event: 'payment_detail.updated', clientUserId: 'p-2', paymentDetailId: 'pd-5', status: 'approved' }),
       ],
       journal,
       waiting,
@@ -93,6 +100,29 @@ describe('planEvents', () => {
     expect([...work.bankChecks]).toEqual(['p-3', 'p-1']);
     expect(work.ignored.map((i) => i.reason)).toEqual(['nothing-to-do']);
     expect(work.runs.size).toBe(0);
+  });
+
+  it('an account failed that names its account alone: its payer found by the index, and its clientUserId', () => {
+    const work = planEvents(
+      [
+        ev({ event: 'payment_detail.updated', paymentDetailId: 'pd-3', status: 'failed' }),
+        // Its clientUserId not kept: read by the one its waiting rows spell, else said.
+        ev({ event: 'payment_detail.updated', paymentDetailId: 'pd-4', status: 'failed' }),
+        ev({ event: 'payment_detail.updated', paymentDetailId: 'pd-unknown', status: 'failed' }),
+        ev({ event: 'payment_detail.updated', paymentDetailId: 'pd-unknown', userId: 'u-1', status: 'failed' }),
+      ],
+      journal,
+      new Map([...waiting, [payerKeyOf('p-4'), []]]),
+    );
+    expect([...work.bankChecks]).toEqual(['p-3', 'p-1']);
+    expect(work.ignored.map((i) => i.reason)).toEqual(['no-payer-id', 'unknown-account']);
+    const p4Waiting = new Map([[payerKeyOf('p-4'), [{ file: 'pending-c.csv', clientUserId: 'p-4' }]]]);
+    const p4 = planEvents(
+      [ev({ event: 'payment_detail.updated', paymentDetailId: 'pd-4', status: 'failed' })],
+      journal,
+      p4Waiting,
+    );
+    expect([...p4.bankChecks]).toEqual(['p-4']);
   });
 
   it("with the web page on, an account approved is read too: the page says payable on the service's word", () => {

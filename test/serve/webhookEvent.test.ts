@@ -38,6 +38,26 @@ describe('parseEvent', () => {
     });
   });
 
+  it("an account's event names its account by any of its names; another event's id is not an account", () => {
+    const read = (body: object) => parseEvent(Buffer.from(JSON.stringify(body)));
+    const shapes = [
+      { paymentDetailsId: 'pd-r' },
+      { paymentAccountId: 'pd-c' },
+      { paymentDetailId: 'pd-o' },
+      { id: 'pd-i' },
+      { data: { paymentAccountId: 'pd-d' } },
+      { paymentAccountId: 'pd-2nd', paymentDetailsId: 'pd-1st', id: 'pd-3rd' },
+    ];
+    expect(shapes.map((shape) => read({ event: 'payment_detail.updated', status: 'failed', ...shape }))).toEqual(
+      ['pd-r', 'pd-c', 'pd-o', 'pd-i', 'pd-d', 'pd-1st'].map((paymentDetailId) => ({
+        event: { event: 'payment_detail.updated', status: 'failed', paymentDetailId },
+      })),
+    );
+    expect(read({ event: 'compliance.updated', id: 'evt-1', clientUserId: 'p-1', isCompliant: true })).toEqual({
+      event: { event: 'compliance.updated', clientUserId: 'p-1' },
+    });
+  });
+
   it('a field of an unexpected type is left out, not a reason to refuse the event', () => {
     const odd = { event: 'compliance.updated', clientUserId: { nested: true }, kycStatus: 'approved' };
     expect(parseEvent(Buffer.from(JSON.stringify(odd)))).toEqual({

@@ -42,6 +42,7 @@ async function tablesOf(database: string): Promise<Record<string, unknown[]>> {
       'journal_payers',
       'journal_payer_changes',
       'journal_settings',
+      'journal_accounts',
       'serve_events',
     ])
       tables[table] = (await client.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3`)).rows;
@@ -80,6 +81,15 @@ describe('store copy into PostgreSQL', () => {
     expect(h.sandbox.stats().requests).toBe(requests);
     for (const row of again.results)
       expect(row.steps).toBe('compliance=done-before payment-details=done-before agreement=done-before');
+    // A webhook that names only a bank account finds its payer in the database too.
+    const store = await PgStore.open(url);
+    try {
+      const journal = store.journal((await store.services())[0]!);
+      const owners = await Promise.all(first.results.map((r) => journal.payerOfAccount(r.paymentDetailId!)));
+      expect(owners.map((owner) => owner?.clientUserId)).toEqual(['c-1', 'c-2', 'c-3']);
+    } finally {
+      await store.close();
+    }
   });
 
   it('a second copy of the same store changes nothing', async () => {
@@ -132,6 +142,9 @@ describe('store copy into PostgreSQL', () => {
     const store = await PgStore.open(url);
     try {
       const journal = store.journal(service);
+      // Each account id either knew is the payer's; neither machine's writes here named its clientUserId.
+      expect(await journal.payerOfAccount('id-1')).toEqual({ key: 'both' });
+      expect(await journal.payerOfAccount('id-2')).toEqual({ key: 'both' });
       expect(await journal.payer('both')).toEqual({
         agreementDone: false,
         accountIds: [
