@@ -38,6 +38,7 @@ export const serveCommand: CommandBody = {
       ...(argv['public-url'] !== undefined ? { publicUrl: String(argv['public-url']) } : {}),
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
+      ...(argv['quiet-after'] !== undefined ? { quietAfter: Number(argv['quiet-after']) } : {}),
       run: runInput,
       // --json: a line per file run, as the inbox prints (event batches and rechecks included).
       ...(runInput.json

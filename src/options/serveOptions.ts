@@ -73,6 +73,14 @@ export const SERVE_OPTIONS = {
     describe:
       "hours after a payer's last check before its waiting rows are run again: with webhooks only a cover for deliveries lost",
   },
+  quietAfter: {
+    flag: 'quiet-after',
+    type: 'number',
+    value: 'HOURS',
+    default: 24,
+    describe:
+      'no webhook for this long while payers wait: /healthz says so (the service lists its payer events under legacy integrations; the recheck carries the load then)',
+  },
 } as const satisfies Record<string, OptionDef>;
 
 /** serve's numbers, checked. */

@@ -68,6 +68,10 @@ export class Worker {
    * says who is payable as it happens (two reads a payer, once).
    */
   checkApproved = false;
+  /** Whether webhooks are taken (for /healthz's note when none comes). */
+  webhooks = false;
+  /** Payers with rows waiting, as last counted (at most once a minute). */
+  waitingPayers = 0;
   /** Whether the worker is inside a run or a check now (for /healthz). */
   busy = false;
   /** Who holds the service and key while the worker waits its turn (the web page says so beside a file sent). */
@@ -126,6 +130,8 @@ export class Worker {
     try {
       // The events in the store, another serve's too: any serve over the same database may act on them.
       await log.refresh();
+      // Counted whether events come or not: /healthz says when none has come for long while payers wait.
+      await this.countPayers();
       const due = Date.now() >= this.nextRecheck;
       const catching = this.spec.catchUp.pending;
       if (log.pendingCount() > 0 || due || catching || inbox.hasFiles())
@@ -246,7 +252,8 @@ export class Worker {
     this.nextCount = Date.now() + 60_000;
     const states = await journalPayerStates(this.spec.journal);
     for (const [state, count] of Object.entries(states)) this.spec.metrics.payers.set({ state }, count);
-    this.spec.metrics.waitingPayers.set((await this.spec.inbox.waiting?.payerCount()) ?? 0);
+    this.waitingPayers = (await this.spec.inbox.waiting?.payerCount()) ?? 0;
+    this.spec.metrics.waitingPayers.set(this.waitingPayers);
   }
 
   /** Events with nothing to act on: settled at once, one line a reason (a first run's agreements bring one a payer). */

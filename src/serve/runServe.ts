@@ -44,6 +44,8 @@ export interface ServeOptions {
    * shorten it.
    */
   catchUpAfterMs?: number;
+  /** Hours without a webhook while payers wait before /healthz says so (default 24). */
+  quietAfter?: number;
   /** Largest webhook body taken (default 1 MiB). */
   bodyLimit?: number;
   /** A webhook body must arrive whole within this (default 5 s). */
@@ -125,6 +127,8 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       context: runContext,
       say,
     });
+    // The last webhook taken; until one comes, serve's start.
+    let lastEventAt = Date.now();
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
     const web = await webPage(options, places, inbox, runContext, {
       wake: () => worker.wake(),
@@ -133,6 +137,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       ...events,
     });
     worker.checkApproved = web !== undefined;
+    worker.webhooks = secret !== undefined;
     const app = webhookServer({
       path: webhookPath,
       secret: secret ?? '',
@@ -141,8 +146,14 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       metrics,
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
-      onRecorded: () => worker.wake(),
-      health: () => health(log, worker, catchUp),
+      onRecorded: () => {
+        lastEventAt = Date.now();
+        worker.wake();
+      },
+      health: () => ({
+        ...health(log, worker, catchUp),
+        ...quiet(lastEventAt, (options.quietAfter ?? SERVE_OPTIONS.quietAfter.default) * 3_600_000, worker),
+      }),
       say,
       web,
     });
@@ -357,6 +368,22 @@ function health(log: EventLog, worker: Worker, catchUp: CatchUp): Record<string,
     worker: worker.paused() ? 'paused' : 'going',
     ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
     ...(catchUp.progress ? { catchUp: catchUp.progress } : {}),
+  };
+}
+
+/**
+ * The service lists its payer events under "legacy integrations": when none has come for `afterMs` while payers
+ * wait, /healthz says so (with webhooks on), and the recheck carries the load.
+ */
+function quiet(lastEventAt: number, afterMs: number, worker: Worker): Record<string, unknown> {
+  const waiting = worker.waitingPayers;
+  if (!worker.webhooks || waiting === 0 || Date.now() - lastEventAt < afterMs) return {};
+  return {
+    quiet: {
+      since: new Date(lastEventAt).toISOString(),
+      waitingPayers: waiting,
+      note: `no webhook for ${Math.floor((Date.now() - lastEventAt) / 3_600_000)} h while ${waiting} payers wait: the service lists these events under legacy integrations; check the webhook registered for this Client ID. The recheck (--recheck-after) reads them meanwhile`,
+    },
   };
 }
 

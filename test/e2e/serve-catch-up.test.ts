@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { payersCsv } from '../helpers/runHarness.js';
+import { serveHarness } from '../helpers/serveHarness.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+// The service tries a delivery 4 times over about 21 s, then drops it. A serve down for longer lost those events:
+// after a restart it reads once every payer waiting whose last check is older than the gap's start. The sandbox
+// runs the service's schedule a tenth as long (about 2 s), and serve's window is set to match.
+
+let h: Awaited<ReturnType<typeof serveHarness>> | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `cu-${String(i + 1).padStart(2, '0')}`);
+const accountsOf = (payers: string[]) => payers.map((id) => h!.sandbox.payer(id)?.paymentDetails.length ?? -1);
+const health = async () => (await (await fetch(`${h!.serve.url}/healthz`)).json()) as Record<string, unknown>;
+
+async function registered(payers: string[]) {
+  h!.inbox.drop('payers.csv', payersCsv(payers));
+  await waitFor(() => h!.waitingFiles() > 0, 'the first run to leave its rows waiting');
+  expect(h!.sandbox.stats()).toMatchObject({ payersCreated: payers.length, paymentDetailsCreated: 0 });
+}
+
+describe('serve: a gap in taking webhooks', () => {
+  it('longer than the service retries: every payer approved meanwhile is caught up after the restart, none twice', async () => {
+    h = await serveHarness({ serve: { catchUpAfterMs: 2000 } });
+    const payers = ids(20);
+    await registered(payers);
+    await h.serve.close();
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    // Each approval's delivery tried on its schedule against a serve that is not there, then dropped.
+    await expect.poll(() => h!.sandbox.stats().webhooksDropped, { timeout: 15_000 }).toBe(payers.length);
+    expect(accountsOf(payers)).toEqual(payers.map(() => 0));
+
+    await h.restart();
+    await waitFor(() => accountsOf(payers).every((n) => n === 1), 'the catch-up to attach every account');
+    await waitFor(() => h!.waitingFiles() === 0, 'no row left waiting');
+    await expect
+      .poll(health)
+      .toMatchObject({ catchUp: { rows: payers.length, done: payers.length, finishedAt: expect.any(String) } });
+    expect(h.sandbox.stats()).toMatchObject({ paymentDetailsCreated: payers.length, duplicatePaymentDetails: 0 });
+    expect(h.stderr()).toMatch(
+      /serve: no webhooks could be taken for \d+ s \(since [0-9T:.-]+Z\), longer than the service's retries/,
+    );
+    expect(h.stderr()).toContain('waiting rows read again');
+    const metrics = await (await fetch(`${h.serve.url}/metrics`)).text();
+    expect(metrics).toMatch(/^payer_onboard_catch_up_rows_left 0$/m);
+  });
+
+  it('shorter than the service retries: none needed, the waiting payers are not read', async () => {
+    h = await serveHarness({ serve: { catchUpAfterMs: 60_000 } });
+    const payers = ids(3);
+    await registered(payers);
+    const before = h.sandbox.stats().requests;
+    await h.restart();
+    // Decided as serve starts, from when it was last alive: the stop, a moment before.
+    expect((await health()).catchUp).toBeUndefined();
+    expect(h.sandbox.stats().requests).toBe(before);
+    expect(h.stderr()).not.toContain('no webhooks could be taken');
+  });
+});
+
+describe('serve: no webhook for long while payers wait', () => {
+  it('/healthz says so, and that the recheck carries the load', async () => {
+    // The payer events are "legacy integrations" in the service's documents: they may stop coming.
+    h = await serveHarness({ serve: { quietAfter: 0.5 / 3600 } });
+    await registered(ids(2));
+    await h.restart();
+    await expect
+      .poll(async () => (await health()).quiet, { timeout: 10_000 })
+      .toMatchObject({ waitingPayers: 2, since: expect.any(String) });
+    expect(((await health()).quiet as { note: string }).note).toMatch(
+      /^no webhook for 0 h while 2 payers wait: the service lists these events under legacy integrations; check the webhook registered for this Client ID\. The recheck \(--recheck-after\) reads them meanwhile$/,
+    );
+  });
+});
