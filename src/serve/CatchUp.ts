@@ -38,7 +38,7 @@ export class CatchUp {
   constructor(
     private readonly settings: Pick<JournalTables, 'setting' | 'write'>,
     private readonly say: (line: string) => void,
-    private readonly windowMs = RETRY_WINDOW_MS,
+    private readonly windowMs: number = RETRY_WINDOW_MS,
     private readonly now: () => number = Date.now,
   ) {}
 

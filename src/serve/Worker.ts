@@ -68,8 +68,8 @@ export class Worker {
    * says who is payable as it happens (two reads a payer, once).
    */
   checkApproved = false;
-  /** Whether webhooks are taken (for /healthz's note when none comes). */
-  webhooks = false;
+  /** When the last webhook was recorded; until one is, when serve started. */
+  lastEventAt = Date.now();
   /** Payers with rows waiting, as last counted (at most once a minute). */
   waitingPayers = 0;
   /** Whether the worker is inside a run or a check now (for /healthz). */
@@ -83,6 +83,12 @@ export class Worker {
 
   wake(): void {
     this.wakeUp?.();
+  }
+
+  /** A webhook was recorded: taken at once. */
+  recorded(): void {
+    this.lastEventAt = Date.now();
+    this.wake();
   }
 
   /** Loops until the signal aborts; what is in flight then finishes (run() stops sending and flushes the journal). */

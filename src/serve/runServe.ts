@@ -17,7 +17,7 @@ import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
 import { webhookServer } from './webhookServer.js';
-import { CatchUp, RETRY_WINDOW_MS } from './CatchUp.js';
+import { CatchUp } from './CatchUp.js';
 import { Worker } from './Worker.js';
 
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
@@ -102,17 +102,10 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     for (const release of held.reverse()) await release();
   };
   try {
-    const events = await openEvents(inbox.runInput, places, say);
+    const events = await openEvents(inbox.runInput, places, say, options.catchUpAfterMs);
     held.push(events.release);
     inbox.waiting?.share(events.store);
-    const { log } = events;
-    const catchUp = new CatchUp(
-      events.store.journal(events.journal.service),
-      say,
-      options.catchUpAfterMs ?? RETRY_WINDOW_MS,
-    );
-    await catchUp.start();
-    held.push(() => catchUp.stop());
+    const { log, catchUp } = events;
     const worker = new Worker({
       inbox,
       log,
@@ -127,8 +120,6 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       context: runContext,
       say,
     });
-    // The last webhook taken; until one comes, serve's start.
-    let lastEventAt = Date.now();
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
     const web = await webPage(options, places, inbox, runContext, {
       wake: () => worker.wake(),
@@ -137,7 +128,6 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       ...events,
     });
     worker.checkApproved = web !== undefined;
-    worker.webhooks = secret !== undefined;
     const app = webhookServer({
       path: webhookPath,
       secret: secret ?? '',
@@ -146,23 +136,16 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       metrics,
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
-      onRecorded: () => {
-        lastEventAt = Date.now();
-        worker.wake();
-      },
-      health: () => ({
-        ...health(log, worker, catchUp),
-        ...quiet(lastEventAt, (options.quietAfter ?? SERVE_OPTIONS.quietAfter.default) * 3_600_000, worker),
-      }),
+      onRecorded: () => worker.recorded(),
+      // No webhooks, no note of their silence.
+      health: () => health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options)),
       say,
       web,
     });
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
     const url = address.replace(/\/$/, '');
     for (const name of localHosts(url)) web?.hosts.add(name);
-    const where = secret === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
-    const page = web === undefined ? 'web page off: no password' : `web page at ${url}/`;
-    say(`serve: listening on ${url} (${where}; ${page}); inbox ${inbox.paths.root}`);
+    say(listening(url, secret === undefined ? undefined : `${url}${webhookPath}`, web !== undefined, inbox));
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
       failure = error as Error;
@@ -220,7 +203,12 @@ function openInbox(
  * The event log of the service and key the run options name, in its journal's folder (the events are of that
  * account), with a lock of its own: two serve processes over one state dir would otherwise both act on them.
  */
-async function openEvents(runInput: InboxRunInput, places: UserPlaces, say: (line: string) => void) {
+async function openEvents(
+  runInput: InboxRunInput,
+  places: UserPlaces,
+  say: (line: string) => void,
+  catchUpAfterMs: number | undefined,
+) {
   const run = resolveRunOptions({ ...runInput, inputs: ['(serve)'] }, places.env);
   if (run.sandbox)
     throw new ConfigError(
@@ -257,13 +245,17 @@ async function openEvents(runInput: InboxRunInput, places: UserPlaces, say: (lin
       say(
         `serve: events acted on could not be marked done (${error.message}); they are acted on again after a restart, which changes nothing`,
       );
+    // When serve was last alive: a gap longer than the service's retries is caught up.
+    const catchUp = new CatchUp(store.journal(journal.service), say, catchUpAfterMs);
+    await catchUp.start();
     const release = async () => {
+      await catchUp.stop();
       await log.settled();
       await store.close();
       lock.release();
     };
     // What serve reads of the journal (events matched to payers, the web page) goes through this store too.
-    return { log, journal: { ...journal, open: store }, store, release };
+    return { log, catchUp, journal: { ...journal, open: store }, store, release };
   } catch (error) {
     lock.release();
     throw error;
@@ -354,6 +346,14 @@ function publicHost(url: string): string {
   );
 }
 
+/** serve's first line: where it listens, where webhooks and the web page are, which inbox. */
+function listening(url: string, webhooks: string | undefined, page: boolean, inbox: Inbox): string {
+  const where = webhooks === undefined ? 'webhooks off: no secret' : `webhooks at ${webhooks}`;
+  return `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox.paths.root}`;
+}
+
+const quietAfterMs = (options: ServeOptions) => (options.quietAfter ?? SERVE_OPTIONS.quietAfter.default) * 3_600_000;
+
 /** The names a server listening on `url` is reached by on this machine. */
 function localHosts(url: string): string[] {
   const { host, port } = new URL(url);
@@ -361,13 +361,14 @@ function localHosts(url: string): string[] {
 }
 
 /** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
-function health(log: EventLog, worker: Worker, catchUp: CatchUp): Record<string, unknown> {
+function health(log: EventLog, worker: Worker, catchUp: CatchUp, quietAfterMs: number): Record<string, unknown> {
   return {
     eventsPending: log.pendingCount(),
     busy: worker.busy,
     worker: worker.paused() ? 'paused' : 'going',
     ...(worker.stopReason ? { stopReason: worker.stopReason } : {}),
     ...(catchUp.progress ? { catchUp: catchUp.progress } : {}),
+    ...quiet(quietAfterMs, worker),
   };
 }
 
@@ -375,9 +376,9 @@ function health(log: EventLog, worker: Worker, catchUp: CatchUp): Record<string,
  * The service lists its payer events under "legacy integrations": when none has come for `afterMs` while payers
  * wait, /healthz says so (with webhooks on), and the recheck carries the load.
  */
-function quiet(lastEventAt: number, afterMs: number, worker: Worker): Record<string, unknown> {
-  const waiting = worker.waitingPayers;
-  if (!worker.webhooks || waiting === 0 || Date.now() - lastEventAt < afterMs) return {};
+function quiet(afterMs: number, worker: Worker): Record<string, unknown> {
+  const { waitingPayers: waiting, lastEventAt } = worker;
+  if (waiting === 0 || Date.now() - lastEventAt < afterMs) return {};
   return {
     quiet: {
       since: new Date(lastEventAt).toISOString(),
