@@ -207,5 +207,4 @@ export function payerChecks(
 }
 
 const BUSINESS_WARNING =
-  'is blank: the service takes the payer without it, but its reference app asks it of every business payer, and its ' +
-  'KYC may too';
+  'is blank: the service takes a business payer without it, but its reference app asks for it, and KYC may too';

@@ -201,14 +201,12 @@ describe('what a business payer and a postcode need', () => {
       {
         column: 'sourceOfFunds',
         message:
-          'is blank: the service takes the payer without it, but its reference app asks it of every business payer, ' +
-          'and its KYC may too',
+          'is blank: the service takes a business payer without it, but its reference app asks for it, and KYC may too',
       },
       {
         column: 'businessActivity',
         message:
-          'is blank: the service takes the payer without it, but its reference app asks it of every business payer, ' +
-          'and its KYC may too',
+          'is blank: the service takes a business payer without it, but its reference app asks for it, and KYC may too',
       },
     ]);
     const complete = validatePayerRow(cells({ ...PAYER, ...business, businessActivity: 'retail' }), OPTIONS);
