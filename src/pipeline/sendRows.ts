@@ -157,8 +157,8 @@ function startRow(send: InputSend, row: ClassifiedRow): void {
   const source = origin?.source ?? job.input.file.name;
   const line = origin?.line ?? row.record.line;
   const clientUserId = row.result.clientUserId || undefined;
-  // Each field written out, never spread from a base: on Node 20 a literal that spreads first stores what follows slowly.
   const warnings = row.result.ok && 'warnings' in row.result ? row.result.warnings : undefined;
+  // Each field written out, never spread from a base: on Node 20 a literal that spreads first stores what follows slowly.
   const finish = (result: PayerResult) => {
     // What the row lacks though the service took it leads its `error` cell, whatever became of its calls.
     // A copy: the payer's own result is also what its bank rows are given.

@@ -38,8 +38,8 @@ export const CORRIDORS: readonly Corridor[] = [
   },
   { currency: 'eur', ways: [[['iban']]] },
   { currency: 'eur', rails: ['swift'], ways: [[['swiftBic']]] },
-  // The service's documents show a local GBP account by sort code and account number; its reference app asked for an
-  // IBAN.
+  // A local GBP account by sort code and account number, as the service's documents and its reference app show it,
+  // or by its IBAN, which a UK bank gives every account and the reference app takes for GBP on swift rails.
   {
     currency: 'gbp',
     rails: ['local', 'wire'],
@@ -91,7 +91,7 @@ export const BUSINESS_NEEDS: readonly { field: PayerField; refused: boolean }[] 
 const NONE: readonly OrderedIssue[] = [];
 
 /** Where an issue about a field sits: the column (as the user wrote it, or the field's name) and its place. */
-export type Place = (index: number) => { column: string; order: number };
+type Place = (index: number) => { column: string; order: number };
 
 const DETAIL_INDEX = (field: PaymentDetailField) => PAYMENT_DETAIL_FIELDS.indexOf(field);
 const CURRENCY = DETAIL_INDEX('currency');
@@ -184,26 +184,38 @@ const BUSINESS = BUSINESS_NEEDS.map(({ field, refused }) => ({ index: PAYER_INDE
 export function payerChecks(
   values: readonly (string | undefined)[],
   place: Place,
-): { issues: OrderedIssue[]; warnings: OrderedIssue[] } {
-  const issues: OrderedIssue[] = [];
-  const warnings: OrderedIssue[] = [];
+): { issues: readonly OrderedIssue[]; warnings: readonly OrderedIssue[] } {
+  // Most payers are individuals with a postcode of their country's shape: they allocate nothing here.
+  let issues: OrderedIssue[] | undefined;
+  let warnings: OrderedIssue[] | undefined;
   if (values[BENEFICIARY_TYPE] === 'business') {
     for (const { index, refused } of BUSINESS) {
       if (values[index] !== undefined) continue;
-      if (refused) issues.push({ ...place(index), message: 'is required for a business payer' });
-      else warnings.push({ ...place(index), message: BUSINESS_WARNING });
+      if (refused) {
+        issues ??= [];
+        issues.push({ ...place(index), message: 'is required for a business payer' });
+      } else {
+        warnings ??= [];
+        warnings.push({ ...place(index), message: BUSINESS_WARNING });
+      }
     }
   }
   const postcode = values[POSTCODE];
   const country = values[COUNTRY];
   const expected = country === undefined ? undefined : POSTCODE_SHAPES[country];
-  if (postcode !== undefined && expected !== undefined && !expected.shape.test(postcode.toUpperCase())) {
+  if (postcode !== undefined && expected !== undefined && !ofShape(expected.shape, postcode)) {
+    warnings ??= [];
     warnings.push({
       ...place(POSTCODE),
       message: `does not look like a postcode in ${country} (${expected.example}): check it; the service's reference app refuses it`,
     });
   }
-  return { issues, warnings };
+  return { issues: issues ?? NONE, warnings: warnings ?? NONE };
+}
+
+/** The postcode as written, or in upper case. */
+function ofShape(shape: RegExp, postcode: string): boolean {
+  return shape.test(postcode) || shape.test(postcode.toUpperCase());
 }
 
 const BUSINESS_WARNING =

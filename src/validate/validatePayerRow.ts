@@ -68,7 +68,7 @@ export function checkPayerRow(
   const paymentDetails: PaymentDetailRequest[] = [];
   const issues = joinIssues([read.repeated, read.issues, damage, payerIssues, controls.issues]);
   // What the payer's fields need together, once each passed on its own (a cell that could not be read is told first).
-  let warnings: readonly OrderedIssue[] = [];
+  let warnings: readonly OrderedIssue[] | undefined;
   if (read.issues.length === 0 && damage.length === 0 && payerIssues.length === 0) {
     const checked = payerChecks(compliance, (k) => payerPlace(row, k));
     for (const issue of checked.issues) issues.push(issue);
@@ -106,7 +106,7 @@ export function checkPayerRow(
         agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
         completedSteps: controls.completedSteps ?? [],
       };
-      if (warnings.length > 0) valid.warnings = inColumnOrder([...warnings]);
+      if (warnings !== undefined && warnings.length > 0) valid.warnings = inColumnOrder([...warnings]);
       return carry(controls, true, valid);
     }
     if (!guarded.success) issues.push(...guardIssues(guarded.error, (field) => columnOf(row, field)));
