@@ -68,6 +68,11 @@ export interface ValidPayerRow {
   /** `compliance@3f9a1c` of a failed or pending file: a digest of the payer cells that were registered. */
   complianceDigest?: string;
   origin?: RowOrigin;
+  /**
+   * What the row lacks though the service takes it (a business payer's `sourceOfFunds`, a postcode of an odd shape):
+   * the row is sent all the same, and these go in its `error` cell for a person to look at.
+   */
+  warnings?: RowIssue[];
 }
 
 export interface InvalidRow {

@@ -6,9 +6,11 @@ import { SANDBOX_OPTIONS } from './sandboxOptions.js';
 import { SERVE_OPTIONS } from './serveOptions.js';
 import { STORE_OPTIONS } from './storeOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
+import { BUSINESS_NEEDS, type Corridor, CORRIDORS, POSTCODE_SHAPES, wayText } from '../validate/corridors.js';
 
 // The option tables rendered as the README's options tables, from the same OptionDef that `--help` shows
-// (addOptions in CliCommand.ts), so the two say the same thing. Only `npm run docs` and its test load this.
+// (addOptions in CliCommand.ts), so the two say the same thing; and the rules validation checks by beyond each
+// cell's own, from its tables. Only `npm run docs` and its test load this.
 
 const code = (text: string): string => `\`${text}\``;
 
@@ -28,20 +30,56 @@ function defaultCell(def: OptionDef): string {
   return code(String(shown));
 }
 
-/** A markdown table of options, one row each, columns padded as the README's other tables are. */
+/** A markdown table of options, one row each. */
 function optionsMarkdown<T extends Record<string, OptionDef>>(
   table: T,
   names: ReadonlyArray<keyof T & string> = Object.keys(table),
 ): string {
-  // A `|` ends a cell even inside backticks.
   const rows = names.map((name) => {
     const def = table[name]!;
-    return [optionCell(def), defaultCell(def), def.describe].map((cell) => cell.replace(/\|/g, '\\|'));
+    return [optionCell(def), defaultCell(def), def.describe];
   });
-  const header = ['option', 'default', 'meaning'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  return markdownTable(['option', 'default', 'meaning'], rows);
+}
+
+/** A markdown table, columns padded as the README's other tables are. */
+function markdownTable(header: string[], rows: string[][]): string {
+  // A `|` ends a cell even inside backticks.
+  const escaped = rows.map((row) => row.map((cell) => cell.replace(/\|/g, '\\|')));
+  const widths = header.map((h, i) => Math.max(h.length, ...escaped.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...escaped.map(line)].join('\n');
+}
+
+/** The rails a corridor holds for, as a person reads them: a blank cell is `local`. */
+function railsCell(rails: Corridor['rails']): string {
+  if (rails === undefined) return 'any';
+  return rails.map((r) => (r === 'local' ? `${code(r)} or blank` : code(r))).join(', ');
+}
+
+/** What `validate` and `run` check a bank account and a payer for beyond each cell's own rule, from corridors.ts. */
+function corridorsMarkdown(): string {
+  const invalid = 'invalid: nothing of the row is sent';
+  const warning = 'sent, with a warning in `error`';
+  const rows = [
+    ...CORRIDORS.map((c) => [
+      `${c.currency.toUpperCase()} bank account`,
+      railsCell(c.rails),
+      c.ways.map((way) => wayText(way, code)).join(', or '),
+      invalid,
+    ]),
+    ['bank account in any other currency', 'any', 'no rule of its own: the fields every account needs', ''],
+    ...BUSINESS_NEEDS.map(({ field, refused }) => ['business payer', '', code(field), refused ? invalid : warning]),
+    [
+      `payer's ${code('postcode')}, by ${code('country')} (any case)`,
+      '',
+      `${Object.entries(POSTCODE_SHAPES)
+        .map(([country, { example }]) => `${country} ${example.split(' or ').map(code).join(' or ')}`)
+        .join(', ')}; any other country: any`,
+      warning,
+    ],
+  ];
+  return markdownTable(['what', 'rails', 'needs', 'without it'], rows);
 }
 
 /** A sentence's list of flags: `--a`, `--b` and `--c`. */
@@ -72,19 +110,30 @@ export const README_BLOCKS: Record<string, () => string> = {
   template: () => optionsMarkdown(TEMPLATE_OPTIONS),
 };
 
-const BLOCK = /<!-- options:([\w-]+) -->\n[\s\S]*?<!-- \/options:\1 -->/g;
+/**
+ * What goes between `<!-- table:NAME -->` and `<!-- /table:NAME -->` in the README: the rules the checks hold,
+ * written from the tables they check by.
+ */
+export const README_TABLES: Record<string, () => string> = {
+  corridors: corridorsMarkdown,
+};
 
-/** The README with every options block written afresh; throws for a block missing or unknown. */
+/** The README with every options block and rules table written afresh; throws for a block missing or unknown. */
 export function updateReadme(readme: string): string {
+  return rewrite(rewrite(readme, 'options', README_BLOCKS), 'table', README_TABLES);
+}
+
+function rewrite(readme: string, kind: string, blocks: Record<string, () => string>): string {
   const seen = new Set<string>();
-  const updated = readme.replace(BLOCK, (_whole, name: string) => {
-    const render = README_BLOCKS[name];
-    if (!render) throw new Error(`README: no options table called "${name}"`);
+  const block = new RegExp(`<!-- ${kind}:([\\w-]+) -->\\n[\\s\\S]*?<!-- \\/${kind}:\\1 -->`, 'g');
+  const updated = readme.replace(block, (_whole, name: string) => {
+    const render = blocks[name];
+    if (!render) throw new Error(`README: no ${kind} table called "${name}"`);
     seen.add(name);
-    return `<!-- options:${name} -->\n\n${render()}\n\n<!-- /options:${name} -->`;
+    return `<!-- ${kind}:${name} -->\n\n${render()}\n\n<!-- /${kind}:${name} -->`;
   });
-  const missing = Object.keys(README_BLOCKS).filter((name) => !seen.has(name));
+  const missing = Object.keys(blocks).filter((name) => !seen.has(name));
   if (missing.length > 0)
-    throw new Error(`README: no <!-- options:NAME --> ... <!-- /options:NAME --> block for ${missing.join(', ')}`);
+    throw new Error(`README: no <!-- ${kind}:NAME --> ... <!-- /${kind}:NAME --> block for ${missing.join(', ')}`);
   return updated;
 }

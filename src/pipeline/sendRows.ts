@@ -157,9 +157,13 @@ function startRow(send: InputSend, row: ClassifiedRow): void {
   const source = origin?.source ?? job.input.file.name;
   const line = origin?.line ?? row.record.line;
   const clientUserId = row.result.clientUserId || undefined;
+  const warnings = row.result.ok && 'warnings' in row.result ? row.result.warnings : undefined;
   // Each field written out, never spread from a base: on Node 20 a literal that spreads first stores what follows slowly.
   const finish = (result: PayerResult) => {
-    sink.complete(seq, { row, finished: { source, line, clientUserId, result } });
+    // What the row lacks though the service took it leads its `error` cell, whatever became of its calls.
+    // A copy: the payer's own result is also what its bank rows are given.
+    const shown = warnings === undefined ? result : { ...result, errors: [...warnings, ...result.errors] };
+    sink.complete(seq, { row, finished: { source, line, clientUserId, result: shown } });
   };
   const left = leftOutOfTrial(send, row);
   if (left !== undefined) {

@@ -38,10 +38,13 @@ export function checkCountry(text: string): Checked {
   return ALPHA2.has(code) ? ok(code) : fail('must be an ISO 3166-1 alpha-2 country code such as US');
 }
 
-/** ISO 4217, any case in, upper case out. */
+/**
+ * ISO 4217, any case in, lower case out: every example and answer of the service's documents, and its reference app,
+ * write `usd`.
+ */
 export function checkCurrency(text: string): Checked {
   const code = text.toUpperCase();
-  return ISO4217.has(code) ? ok(code) : fail('must be an ISO 4217 currency code such as USD');
+  return ISO4217.has(code) ? ok(code.toLowerCase()) : fail('must be an ISO 4217 currency code such as USD');
 }
 
 /** One segment of the API's paths, and one a person can read: no `.`/`..`, no controls or invisible characters. */

@@ -9,7 +9,8 @@ import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas 
 import { checkFields } from './checkFields.js';
 import { carry, readControls } from './controls.js';
 import type { PaymentDetailRequest } from '../core/schemas.js';
-import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
+import { BLANK, readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
+import { corridorIssues } from './corridors.js';
 
 export interface BankRowOptions {
   today?: Date;
@@ -132,5 +133,17 @@ export function validatePaymentDetail(
   const guarded = specBodies.paymentDetail(values);
   if (!guarded.success)
     return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
+  // Every field of it passed (none could not be read): now what its currency and rails need together.
+  if (!quiet.includes(true)) {
+    const lacking = corridorIssues(values, (k) => placeOf(input, k));
+    if (lacking.length > 0) return { issues: [...lacking] };
+  }
   return { detail: guarded.data, issues: [] };
+}
+
+/** A field the detail lacks is named by its blank cell's column as written, else as the caller names absent fields. */
+function placeOf(input: PaymentDetailInput, k: number): { column: string; order: number } {
+  const id = input.from[k]!;
+  if (id >= 0 && input.row.state[id] === BLANK) return { column: input.row.column(id), order: input.row.order(id) };
+  return { column: input.absentColumn(PAYMENT_DETAIL_FIELDS[k]!), order: Number.MAX_SAFE_INTEGER };
 }

@@ -12,12 +12,13 @@ import type { PaymentDetailRequest } from '../core/schemas.js';
 import type { Cell, PayerRowResult } from '../core/types.js';
 import { repairSpreadsheetDamage } from './cellTexts.js';
 import type { DateFormat } from '../core/types.js';
-import { guardIssues, joinIssues } from './textChecks.js';
+import { guardIssues, joinIssues, type OrderedIssue } from './textChecks.js';
 import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
 import { checkFields } from './checkFields.js';
 import { AGREEMENT_COMPLETED, carry, readControls } from './controls.js';
 import { validatePaymentDetail, type PayerDefaults } from './validateBankRow.js';
-import { readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
+import { BLANK, readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
+import { payerChecks } from './corridors.js';
 import { validatePaymentDetailEntries } from './paymentDetailEntries.js';
 
 export interface ValidatePayerRowOptions {
@@ -66,6 +67,13 @@ export function checkPayerRow(
 
   const paymentDetails: PaymentDetailRequest[] = [];
   const issues = joinIssues([read.repeated, read.issues, damage, payerIssues, controls.issues]);
+  // What the payer's fields need together, once each passed on its own (a cell that could not be read is told first).
+  let warnings: readonly OrderedIssue[] | undefined;
+  if (read.issues.length === 0 && damage.length === 0 && payerIssues.length === 0) {
+    const checked = payerChecks(compliance, (k) => payerPlace(row, k));
+    for (const issue of checked.issues) issues.push(issue);
+    warnings = checked.warnings;
+  }
 
   // A row with any bank-only cell filled has a bank account; one with none has not.
   if (hasBankAccount(row)) {
@@ -98,6 +106,7 @@ export function checkPayerRow(
         agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
         completedSteps: controls.completedSteps ?? [],
       };
+      if (warnings !== undefined && warnings.length > 0) valid.warnings = inColumnOrder([...warnings]);
       return carry(controls, true, valid);
     }
     if (!guarded.success) issues.push(...guardIssues(guarded.error, (field) => columnOf(row, field)));
@@ -122,6 +131,16 @@ const CLIENT_USER_ID = fieldId('clientUserId');
 const PAYMENT_DETAILS = fieldId('paymentDetails');
 const BANK_ONLY: readonly number[] = BANK_ONLY_FIELDS.map(fieldId);
 const REQUIRED_PAYER: ReadonlySet<string> = new Set(REQUIRED_PAYER_FIELDS);
+
+/** Where an issue about the payer field at PAYER_FIELDS index `k` sits: its cell, filled or blank, else its name. */
+function payerPlace(row: RowCells, k: number): { column: string; order: number } {
+  const id = PAYER_IDS[k]!;
+  return row.state[id] === TEXT || row.state[id] === BLANK
+    ? { column: row.column(id), order: row.order(id) }
+    : { column: PAYER_FIELDS[k]!, order: Number.MAX_SAFE_INTEGER };
+}
+
+const PAYER_IDS: readonly number[] = PAYER_FIELDS.map(fieldId);
 
 /** The column of a field with a text cell, else the field's name. */
 function columnOf(row: RowCells, field: string): string {

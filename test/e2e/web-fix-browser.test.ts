@@ -48,9 +48,9 @@ async function upload(page: Page, file: string): Promise<string> {
 }
 
 const HEADER = ['clientUserId', 'email', 'firstName', 'lastName', 'Type', 'dateOfBirth', 'addressLine1', 'city'];
-const TAIL = ['state', 'postcode', 'country', 'nationality', 'phone', 'ssn'];
+const TAIL = ['state', 'postcode', 'country', 'nationality', 'phone', 'ssn', 'companyName'];
 
-/** A payer's row under HEADER + TAIL, as a person types it: the date of birth a date cell. */
+/** A payer's row under HEADER + TAIL, as a person types it: the date of birth a date cell; a business has a name. */
 function payer(id: string, over: { email?: string; dob?: TypedCell } = {}): TypedCell[] {
   const dob = over.dob ?? { date: '1985-12-10' };
   const [first, type] = id.endsWith('2') ? ['Grace', 'business'] : ['Ada', 'individual'];
@@ -63,7 +63,7 @@ function payer(id: string, over: { email?: string; dob?: TypedCell } = {}): Type
     dob,
     '12 Analytical Way',
     'Springfield',
-  ].concat(['IL', '62701', 'US', 'US', '+12175550100', '123-45-6789']);
+  ].concat(['IL', '62701', 'US', 'US', '+12175550100', '123-45-6789', type === 'business' ? 'Hopper Systems' : '']);
 }
 
 function workbook(path: string, rows: TypedCell[][]): string {

@@ -3,7 +3,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli, commands } from '../../src/cli.js';
-import { README_BLOCKS, updateReadme } from '../../src/options/readmeTables.js';
+import { README_BLOCKS, README_TABLES, updateReadme } from '../../src/options/readmeTables.js';
 import { INBOX_OPTIONS } from '../../src/options/inboxOptions.js';
 import { RUN_CHECKS, resolveRunOptions } from '../../src/options/resolve.js';
 import { RUN_OPTIONS } from '../../src/options/runOptions.js';
@@ -72,6 +72,12 @@ describe('the README options tables', () => {
     expect(readmeBlocks(README).get(name), `README.md options:${name} is stale: run npm run docs`).toBe(
       README_BLOCKS[name]!(),
     );
+  });
+
+  it.each(Object.keys(README_TABLES))('table:%s is what the checks check by (else: npm run docs)', (name) => {
+    const block = README.match(new RegExp(`<!-- table:${name} -->\\n([\\s\\S]*?)<!-- \\/table:${name} -->`))?.[1];
+    expect(block, `README.md has no <!-- table:${name} --> block`).toBeDefined();
+    expect(block!.trim(), `README.md table:${name} is stale: run npm run docs`).toBe(README_TABLES[name]!());
   });
 
   it('rewriting the README changes nothing', () => {

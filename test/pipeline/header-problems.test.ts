@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, InputError } from '../../src/core/errors.js';
-import { harness, payersCsv } from '../helpers/runHarness.js';
+import { harness, PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 import { PAYER_COLUMNS, payerRows, writeWorkbook } from '../helpers/xlsxFixtures.js';
 
 // A header the tool does not fully know: the message names the header's own line, the columns it did not
@@ -14,10 +14,13 @@ afterEach(async () => {
   await h.close();
 });
 
-/** Payers whose beneficiaryType column is headed `name`, under a title row. */
+/** Payers whose beneficiaryType column is headed `name`, under a title row; a business has its company's name. */
 function typedCsv(name: string, types: Record<string, string> = { 'q-2': 'business' }): string {
-  const over = Object.fromEntries(Object.entries(types).map(([id, type]) => [id, { beneficiaryType: type }]));
-  return `Payers Q3,,\n${payersCsv(['q-1', 'q-2'], over).replace('beneficiaryType', name)}`;
+  const rows = ['q-1', 'q-2'].map((id) => {
+    const type = types[id];
+    return `${payerRow(id, type === undefined ? {} : { beneficiaryType: type })},${type === 'business' ? 'Acme LLC' : ''}`;
+  });
+  return `Payers Q3,,\n${PAYER_HEADER.replace('beneficiaryType', name)},companyName\n${rows.join('\n')}\n`;
 }
 
 async function refusal(inputs: string[], map?: string): Promise<Error> {

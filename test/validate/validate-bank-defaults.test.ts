@@ -26,7 +26,7 @@ describe('bank account on a payer row', () => {
         bankName: 'Example Bank',
         accountName: 'Jane Doe',
         beneficiaryType: 'individual',
-        currency: 'USD',
+        currency: 'usd',
         addressLine1: '123 Main Street',
         city: 'Springfield',
         country: 'US',

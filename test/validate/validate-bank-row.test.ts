@@ -33,7 +33,7 @@ describe('validateBankRow', () => {
         bankName: 'Lloyds',
         accountName: 'Jane Doe',
         beneficiaryType: 'individual',
-        currency: 'GBP',
+        currency: 'gbp',
         addressLine1: '1 High St',
         city: 'London',
         country: 'GB',

@@ -16,7 +16,14 @@ const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
 
 describe('enums', () => {
   test('any case in, lower case out', () => {
-    const result = payer({ beneficiaryType: 'Business', rails: 'SWIFT', accountType: 'Savings' });
+    const business = { companyName: 'Acme LLC', businessActivity: 'retail' };
+    const result = payer({
+      ...business,
+      beneficiaryType: 'Business',
+      rails: 'SWIFT',
+      swiftBic: 'CHASUS33',
+      accountType: 'Savings',
+    });
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     expect(result.compliance.beneficiaryType).toBe('business');
     expect(result.paymentDetails[0]).toMatchObject({

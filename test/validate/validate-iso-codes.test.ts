@@ -15,11 +15,11 @@ const payer = (over: Record<string, unknown>) =>
 const issuesOf = (r: PayerRowResult) => (r.ok ? [] : r.issues);
 
 describe('country, nationality, currency', () => {
-  test('any case in, upper case out, in both bodies', () => {
-    const result = payer({ country: 'us', nationality: 'Gb', currency: 'usd' });
+  test('countries any case in, upper case out, in both bodies; a currency any case in, lower case out', () => {
+    const result = payer({ country: 'us', nationality: 'Gb', currency: 'UsD' });
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     expect(result.compliance).toMatchObject({ country: 'US', nationality: 'GB' });
-    expect(result.paymentDetails[0]).toMatchObject({ country: 'US', currency: 'USD' });
+    expect(result.paymentDetails[0]).toMatchObject({ country: 'US', currency: 'usd' });
   });
 
   test('an override country is normalised too', () => {

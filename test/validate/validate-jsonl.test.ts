@@ -37,6 +37,7 @@ const euAccount = {
   iban: 'DE89 3704 0044 0532 0130 00',
   bankCountry: 'de',
   rails: 'swift',
+  swiftBic: 'DEUTDEFF',
 };
 
 describe('JSONL rows', () => {
@@ -54,7 +55,7 @@ describe('JSONL rows', () => {
         bankName: 'Example Bank',
         accountName: 'Jane Doe',
         beneficiaryType: 'individual',
-        currency: 'USD',
+        currency: 'usd',
         addressLine1: '123 Main Street',
         city: 'Springfield',
         country: 'US',
@@ -69,7 +70,7 @@ describe('JSONL rows', () => {
         bankName: 'Deutsche Bank',
         accountName: 'Jane Doe',
         beneficiaryType: 'individual',
-        currency: 'EUR',
+        currency: 'eur',
         addressLine1: '123 Main Street',
         city: 'Springfield',
         country: 'DE',
@@ -79,6 +80,7 @@ describe('JSONL rows', () => {
         state: 'IL',
         rails: 'swift',
         iban: 'DE89370400440532013000',
+        swiftBic: 'DEUTDEFF',
       },
     ]);
   });
@@ -91,7 +93,7 @@ describe('JSONL rows', () => {
 
   test('bank cells on the line and paymentDetails together give both, the line first', () => {
     const result = okOf(line({ ...payerOnly, ...usAccount, paymentDetails: [euAccount] }));
-    expect(result.paymentDetails.map((d) => d.currency)).toEqual(['USD', 'EUR']);
+    expect(result.paymentDetails.map((d) => d.currency)).toEqual(['usd', 'eur']);
   });
 
   test('entry issues name the key inside the entry; lone objects have no index', () => {
