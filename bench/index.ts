@@ -11,6 +11,7 @@ import { SCENARIOS as OTHERS, type Figure, runEnv } from './scenarios.js';
 import { ROOT, SCRATCH } from './spawnCli.js';
 import { benchDatabase } from './postgres.js';
 import { serveWaiting, serveWaitingPostgres } from './serveWaiting.js';
+import { serveCatchUp } from './serveCatchUp.js';
 import { webhooks } from './webhooks.js';
 
 const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
@@ -21,6 +22,7 @@ const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
   webhooks,
   'serve-waiting': serveWaiting,
   'serve-waiting-postgres': serveWaitingPostgres,
+  'serve-catch-up': serveCatchUp,
 };
 
 interface Stored {
@@ -86,6 +88,7 @@ async function main(): Promise<number> {
     'webhooks',
     'serve-waiting',
     'serve-waiting-postgres',
+    'serve-catch-up',
     'cpu-before',
     'cpu',
     'newman',
@@ -173,7 +176,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server; with BENCH_STORE=postgres as well, any scenario keeps its journal there, its figures under `<scenario>-postgres`), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `serve-catch-up` (BENCH_CATCH_UP: the sizes, default `10000,100000`), `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server; with BENCH_STORE=postgres as well, any scenario keeps its journal there, its figures under `<scenario>-postgres`), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept. `rate-cap` is what a user waits for at the',
