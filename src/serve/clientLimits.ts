@@ -21,8 +21,6 @@ interface Peer {
   key: string;
   /** Requests of this connection not yet answered. */
   busy: number;
-  /** Whether it has had a request: a connection that never sent one is not idle, it is slow. */
-  served: boolean;
 }
 
 /**
@@ -33,12 +31,14 @@ interface Peer {
  */
 export function limitConnections(server: Server, trusted: TrustedProxy | undefined, refused: (limit: Limit) => void) {
   const peers = new Map<Socket, Peer>();
-  const byKey = new Map<string, Set<Socket>>();
-  // Insertion order is the order they went idle: the first is the one idle longest.
+  /** Open connections by client. */
+  const open = new Map<string, number>();
+  // Only a connection answered and waiting for its next request; insertion order is the order they went idle.
   const idle = new Set<Socket>();
-  const makeRoom = (among: Iterable<Socket>): boolean => {
-    for (const socket of among) {
-      if (!idle.has(socket)) continue;
+  /** Closes the connection idle longest (of one client's, when `key` is given); whether there was one. */
+  const makeRoom = (key?: string): boolean => {
+    for (const socket of idle) {
+      if (key !== undefined && peers.get(socket)?.key !== key) continue;
       socket.destroy();
       forget(socket);
       return true;
@@ -50,28 +50,26 @@ export function limitConnections(server: Server, trusted: TrustedProxy | undefin
     if (peer === undefined) return;
     peers.delete(socket);
     idle.delete(socket);
-    const same = byKey.get(peer.key);
-    same?.delete(socket);
-    if (same?.size === 0) byKey.delete(peer.key);
+    const left = (open.get(peer.key) ?? 1) - 1;
+    if (left === 0) open.delete(peer.key);
+    else open.set(peer.key, left);
   };
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const key = clientKey(address);
-    const same = byKey.get(key);
     const capped = trusted === undefined || !trusted(address, 0);
-    if (capped && same !== undefined && same.size >= CONNECTIONS_PER_ADDRESS && !makeRoom(same)) {
+    if (capped && (open.get(key) ?? 0) >= CONNECTIONS_PER_ADDRESS && !makeRoom(key)) {
       refused('connections-per-address');
       socket.destroy();
       return;
     }
-    if (peers.size >= CONNECTIONS_IN_ALL && !makeRoom(idle)) {
+    if (peers.size >= CONNECTIONS_IN_ALL && !makeRoom()) {
       refused('connections');
       socket.destroy();
       return;
     }
-    peers.set(socket, { key, busy: 0, served: false });
-    if (same === undefined) byKey.set(key, new Set([socket]));
-    else same.add(socket);
+    peers.set(socket, { key, busy: 0 });
+    open.set(key, (open.get(key) ?? 0) + 1);
     socket.once('close', () => forget(socket));
   });
   server.on('request', (request, response) => {
@@ -79,7 +77,6 @@ export function limitConnections(server: Server, trusted: TrustedProxy | undefin
     const peer = peers.get(socket);
     if (peer === undefined) return;
     peer.busy += 1;
-    peer.served = true;
     idle.delete(socket);
     response.once('close', () => {
       peer.busy -= 1;

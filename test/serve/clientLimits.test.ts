@@ -50,8 +50,12 @@ describe('the connection caps', () => {
     const { url, refused } = await start();
     for (let i = 0; i < CONNECTIONS_PER_ADDRESS; i++) expect(await get(url, '127.0.0.6')).toBe(200);
     expect(await openConnections()).toBe(CONNECTIONS_PER_ADDRESS);
+    const first = Object.values(agents[0]!.freeSockets)[0]![0]!;
+    const second = Object.values(agents[1]!.freeSockets)[0]![0]!;
     expect(await get(url, '127.0.0.6')).toBe(200);
-    await waitFor(async () => (await openConnections()) === CONNECTIONS_PER_ADDRESS, 'an idle connection closed');
+    await waitFor(() => first.destroyed, 'the connection idle longest to be closed');
+    expect(await openConnections()).toBe(CONNECTIONS_PER_ADDRESS);
+    expect(second.destroyed).toBe(false);
     expect(refused).toEqual([]);
   });
 
