@@ -12,6 +12,7 @@ import { ROOT, SCRATCH } from './spawnCli.js';
 import { benchDatabase } from './postgres.js';
 import { serveWaiting, serveWaitingPostgres } from './serveWaiting.js';
 import { serveCatchUp } from './serveCatchUp.js';
+import { webhookAttack } from './webhookAttack.js';
 import { webhooks } from './webhooks.js';
 
 const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
   newman,
   'rate-cap': rateCap,
   webhooks,
+  'webhook-attack': webhookAttack,
   'serve-waiting': serveWaiting,
   'serve-waiting-postgres': serveWaitingPostgres,
   'serve-catch-up': serveCatchUp,
@@ -86,6 +88,7 @@ async function main(): Promise<number> {
     'rate-limited',
     'faults',
     'webhooks',
+    'webhook-attack',
     'serve-waiting',
     'serve-waiting-postgres',
     'serve-catch-up',
@@ -176,7 +179,7 @@ function markdown(figures: Array<Figure & { at: string }>): string {
         `| ${f.scenario} | ${f.name} | ${format(f.value)} ${f.unit} | ${f.bar || '-'} | ${verdict(f.pass)} | ${f.note ?? ''} | ${f.at.slice(0, 16).replace('T', ' ')} |`,
     ),
     '',
-    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `serve-waiting`, `serve-catch-up` (BENCH_CATCH_UP: the sizes, default `10000,100000`), `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server; with BENCH_STORE=postgres as well, any scenario keeps its journal there, its figures under `<scenario>-postgres`), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
+    'Scenarios: `npm run bench -- latency-bound` (with the one-payer-at-a-time baseline), `nightly`, `status`, `rate-cap`, `rate-bound`, `rate-limited`, `faults`, `webhooks`, `webhook-attack`, `serve-waiting`, `serve-catch-up` (BENCH_CATCH_UP: the sizes, default `10000,100000`), `serve-waiting-postgres` (with BENCH_DATABASE_URL, a PostgreSQL server; with BENCH_STORE=postgres as well, any scenario keeps its journal there, its figures under `<scenario>-postgres`), `cpu`, `newman`, `startup`, `validate`, `client-cost`, `memory`.',
     'The sandbox behaves like the real service (the KYC gate, Idempotency-Key ignored); where rows must end ok for another',
     'purpose, payers are approved at creation (`kycAfter: 0`). `nightly` uses the gate: 10,000 payers registered and',
     'waiting, 10% approved, then the same file again with the journal kept. `rate-cap` is what a user waits for at the',
@@ -190,6 +193,8 @@ function markdown(figures: Array<Figure & { at: string }>): string {
     'webhooks to it; then approves them evenly over a minute and times each bank account from approval to stored.',
     'Its reads a day of a waiting payer are computed from the recheck intervals, not measured. `serve-waiting` leaves',
     "100,000 payers waiting in serve's store, then approves 40 of them one at a time, each with its webhook.",
+    '`webhook-attack` sends 1,000 signed deliveries a minute to `serve` (the bin) from one loopback address while another',
+    'holds 600 connections that dribble their headers: the service gives a delivery 5 s.',
     '',
     'Reading the latency-bound rows: `--concurrency c` is c payers in flight, each taking two round trips (compliance,',
     'with the read of stored accounts alongside, then its payment details and agreement together), so the ideal is',

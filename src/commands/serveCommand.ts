@@ -36,6 +36,7 @@ export const serveCommand: CommandBody = {
       ...(argv['web-password-file'] !== undefined ? { webPasswordFile: String(argv['web-password-file']) } : {}),
       ...(argv['upload-limit'] !== undefined ? { uploadLimitMb: Number(argv['upload-limit']) } : {}),
       ...(argv['public-url'] !== undefined ? { publicUrl: String(argv['public-url']) } : {}),
+      ...(argv['trust-proxy'] !== undefined ? { trustProxy: String(argv['trust-proxy']) } : {}),
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
       ...(argv['quiet-after'] !== undefined ? { quietAfter: Number(argv['quiet-after']) } : {}),

@@ -107,12 +107,22 @@ export type AgreementRequest = z.infer<typeof agreementRequest>;
 export const agreementResponse = z.object({ success: z.boolean() }).loose();
 export type AgreementResponse = z.infer<typeof agreementResponse>;
 
+/** One problem of a request as the service's other v2 operations give it: `{code, message, path}`, path a field or its steps. */
+const apiIssue = z
+  .object({
+    code: z.string().optional(),
+    message: z.string().optional(),
+    path: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional(),
+  })
+  .loose();
+
 // Error bodies as the real service sends them (its documentation leaves them open): NestJS style, with `message`
-// a string or an array of strings, and on a few endpoints `{ message, errors: [{ field, message }] }`.
+// a string, an array of strings or an array of `{code, message, path}` objects, and on a few endpoints
+// `{ message, errors: [{ field, message }] }`.
 export const apiErrorBody = z
   .object({
     statusCode: z.number().optional(),
-    message: z.union([z.string(), z.array(z.string())]).optional(),
+    message: z.union([z.string(), z.array(z.union([z.string(), apiIssue]))]).optional(),
     error: z.string().optional(),
     errors: z.array(z.object({ field: z.string().optional(), message: z.string() }).loose()).optional(),
   })
@@ -127,8 +137,17 @@ export function serverMessage(body: unknown): string | undefined {
   if (errors && errors.length > 0) {
     return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
   }
-  if (Array.isArray(message)) return message.join('; ');
-  return message;
+  if (!Array.isArray(message)) return message;
+  const texts = message.map(issueText).filter((text) => text !== '');
+  return texts.length > 0 ? texts.join('; ') : undefined;
+}
+
+/** An issue's words, after the field it is about (`paymentDetails.0.iban: Invalid IBAN`); its code when it has none. */
+function issueText(issue: string | z.infer<typeof apiIssue>): string {
+  if (typeof issue === 'string') return issue;
+  const words = issue.message ?? issue.code ?? '';
+  const path = Array.isArray(issue.path) ? issue.path.join('.') : (issue.path ?? '');
+  return path === '' || words === '' ? words : `${path}: ${words}`;
 }
 
 // The two reads of the service's public API reference: a payer's compliance status, and the bank accounts stored

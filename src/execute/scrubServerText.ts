@@ -1,8 +1,8 @@
 // A server's words go into results.csv, run.log, report.html, the failed file and summary.json. A server may quote
 // what it holds of the payer, sent by this call or by another one, in its own spelling ("ssn 123 45 6789", the key in
-// lower case), so a request's exact values are not enough: every personal value of the row is cut out in any
-// spelling, the key in any case, and anything shaped like personal data, whoever it belongs to. It runs only on a
-// failure's text: a row that succeeds never pays for it.
+// lower case or base64-encoded), so a request's exact values are not enough: every personal value of the row is cut
+// out in any spelling, the key in any case or encoded, and anything shaped like personal data, whoever it belongs to.
+// It runs only on a failure's text: a row that succeeds never pays for it.
 
 /** Where a row's personal values are: its request bodies, nested as they are. */
 export type PersonalData = readonly unknown[];
@@ -55,18 +55,47 @@ const SHAPES = new RegExp(
 
 /**
  * A server's text made safe to write anywhere: the row's personal values (`personal`: its request bodies) in any
- * spelling and the key in any case cut out, then anything shaped like personal data, on one line and at most 300
- * characters. Undefined for no text or nothing left.
+ * spelling and the key in any case or base64-encoded cut out, then anything shaped like personal data, on one line
+ * and at most 300 characters. Undefined for no text or nothing left.
  */
 export function scrubServerText(text: string | undefined, personal: PersonalData, apiKey: string): string | undefined {
   if (text === undefined) return undefined;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
   let out = text.slice(0, MAX_SCANNED).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const encoded = encodedKey(apiKey);
+  if (encoded.length > 0)
+    out = out.replace(BASE64_WORD, (word) => {
+      const standard = word.replace(/-/g, '+').replace(/_/g, '/');
+      return encoded.some((form) => standard.includes(form)) ? REDACTED : word;
+    });
   const own = ownValues(personal, apiKey);
   if (own !== undefined) out = out.replace(own, REDACTED);
   out = out.replace(SHAPES, (_match, uuid: string | undefined) => uuid ?? REDACTED).trim();
   if (out.length > MAX_LENGTH) out = `${out.slice(0, MAX_LENGTH - 1)}…`;
   return out === '' ? undefined : out;
+}
+
+/** A run of base64 or base64url characters long enough to hold a key, with its padding. */
+const BASE64_WORD = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+
+/**
+ * The key as a server may echo it encoded (an HTTP Basic header it was sent as, `key:` or `user:key`, or any text
+ * holding it), as the base64 characters that stand for the key's bytes alone: a key starts at one of three places in
+ * a group of three bytes, and at each, the groups it fills are the same whatever comes before or after it. A word of
+ * a server's text holding one of them is cut out whole; too short a key has none that would not match chance text.
+ */
+function encodedKey(apiKey: string): string[] {
+  const bytes = Buffer.from(apiKey);
+  const forms: string[] = [];
+  for (const shift of [0, 1, 2]) {
+    const groups = Math.floor((shift + bytes.length) / 3);
+    // Past the first group when the key starts inside it (it holds bits of what came before), up to the last whole one.
+    const form = Buffer.concat([Buffer.alloc(shift), bytes])
+      .toString('base64')
+      .slice(shift === 0 ? 0 : 4, groups * 4);
+    if (form.length >= UNBOUNDED_UNITS) forms.push(form);
+  }
+  return forms;
 }
 
 /** One pattern for every spelling of the row's values and the key; undefined when there is none. */

@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from '../core/errors.js';
 import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
@@ -58,6 +59,13 @@ export const SERVE_OPTIONS = {
     describe:
       "the web page's address behind your TLS proxy (`https://payers.example.com`): the page answers only to the names it is known by, loopback's and this one's",
   },
+  trustProxy: {
+    flag: 'trust-proxy',
+    type: 'string',
+    value: 'ADDRESSES',
+    describe:
+      'the reverse proxies in front of `serve` (IP addresses or CIDRs, comma-separated; `loopback` for one on this machine): only theirs are `X-Forwarded-For` and `-Proto` believed, so per-client limits count the client a proxy forwards; from any other peer the headers are ignored',
+  },
   uploadLimit: {
     flag: 'upload-limit',
     type: 'number',
@@ -83,11 +91,41 @@ export const SERVE_OPTIONS = {
   },
 } as const satisfies Record<string, OptionDef>;
 
-/** serve's numbers, checked. */
-export function checkServeNumbers(given: { port?: number | undefined; webhookPath?: string | undefined }): void {
+/** serve's own options, checked; the proxies it trusts, compiled. */
+export function checkServeOptions(given: {
+  port?: number | undefined;
+  webhookPath?: string | undefined;
+  trustProxy?: string | undefined;
+}): { trustProxy: TrustedProxy | undefined } {
   const port = given.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError('--port: must be a whole number between 0 and 65535', 'E_USAGE');
   if (given.webhookPath !== undefined && !/^\/[\w./-]*$/.test(given.webhookPath))
     throw new ConfigError('--webhook-path: must start with / and hold only letters, digits, -, _, . and /', 'E_USAGE');
+  return { trustProxy: trustedProxies(given.trustProxy) };
+}
+
+/** Whether an address is one of the proxies `--trust-proxy` names (`hop`: 0 for the connection's own peer). */
+export type TrustedProxy = (address: string, hop: number) => boolean;
+
+/**
+ * The proxies `--trust-proxy` names, compiled once by the same code Fastify trusts forwarded headers with; undefined
+ * when none is named. A list it cannot read is a usage error naming the address.
+ */
+function trustedProxies(list: string | undefined): TrustedProxy | undefined {
+  if (list === undefined) return undefined;
+  const addresses = list
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address !== '');
+  if (addresses.length === 0)
+    throw new ConfigError('--trust-proxy: name at least one IP address or CIDR (10.0.0.5, 10.0.0.0/24)', 'E_USAGE');
+  try {
+    return proxyAddr.compile(addresses);
+  } catch (error) {
+    throw new ConfigError(
+      `--trust-proxy: ${(error as Error).message}: give IP addresses or CIDRs, comma-separated (10.0.0.5,10.0.0.0/24)`,
+      'E_USAGE',
+    );
+  }
 }

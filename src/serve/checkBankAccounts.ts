@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { csvSafe } from '../core/formulaGuard.js';
 import { writeNote } from '../inbox/folders.js';
 import type { Inbox } from '../inbox/Inbox.js';
+import { readOwnCsv } from '../output/readOwnCsv.js';
 import type { RequestCounts } from '../output/results.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { STATUS_COLUMNS } from '../status/payerStatus.js';
@@ -34,12 +35,14 @@ export async function checkBankAccounts(inbox: Inbox, ids: readonly string[], co
   const results = relative(paths.root, out);
   const { requests } = summary;
   if (summary.aborted) return { failed: [], results, requests, stopped: summary.aborted.message };
-  const records = parse(readFileSync(summary.outputs.status), { columns: true }) as Array<Record<string, string>>;
-  const failedLines = records.filter((r) => r.payable === 'false' && /failed=[1-9]/.test(r.bankAccounts ?? ''));
+  const failedLines: Array<Record<string, string>> = [];
+  for await (const r of readOwnCsv(summary.outputs.status))
+    if (r.payable === 'false' && /failed=[1-9]/.test(r.bankAccounts ?? '')) failedLines.push(r);
   const failed = failedLines.map((r) => r.clientUserId ?? '');
   if (failed.length === 0) return { failed, results, requests };
   const fixFile = join(paths.failed, `bank-accounts-${summary.runId}.csv`);
-  const rows = failedLines.map((r) => STATUS_COLUMNS.map((c) => r[c] ?? ''));
+  // Read back as the cells were, they are guarded again for the file a person opens.
+  const rows = failedLines.map((r) => STATUS_COLUMNS.map((c) => csvSafe(r[c] ?? '')));
   writeFileSync(fixFile, stringify([[...STATUS_COLUMNS], ...rows]), { mode: 0o600 });
   writeNote(fixFile, [
     `${failed.length === 1 ? "1 payer's bank account" : `${failed.length} payers' bank accounts`} failed the provider's check after being stored: they cannot be paid.`,

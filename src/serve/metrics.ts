@@ -11,6 +11,13 @@ export class ServeMetrics {
     labelNames: ['result'],
     registers: [this.registry],
   });
+  /** Connections closed as they came and requests refused 429 by the per-client limits (clientLimits.ts). */
+  readonly limited = new Counter({
+    name: 'payer_onboard_limited_total',
+    help: 'Connections closed as they came, or requests answered 429, by the limit they passed: connections-per-address, connections (all clients together), requests-per-client',
+    labelNames: ['limit'],
+    registers: [this.registry],
+  });
   /** Recorded events once settled: acted on, or ignored and why. */
   readonly events = new Counter({
     name: 'payer_onboard_events_total',

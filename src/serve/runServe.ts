@@ -12,7 +12,7 @@ import { StateLock } from '../journal/StateLock.js';
 import { readSecretFile, resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
 import { resolveRunOptions } from '../options/resolve.js';
-import { checkServeNumbers, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
+import { checkServeOptions, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
@@ -59,6 +59,11 @@ export interface ServeOptions {
   uploadLimitMb?: number;
   /** The web page's address behind a TLS proxy (`https://payers.example.com`): its name is one the page answers to. */
   publicUrl?: string;
+  /**
+   * The reverse proxies in front (IP addresses or CIDRs, comma-separated): only theirs is X-Forwarded-For (and -Proto)
+   * believed. Without, every client is known by its connection's own address.
+   */
+  trustProxy?: string;
 }
 
 export interface ServeHandle {
@@ -82,7 +87,7 @@ export interface ServeHandle {
  */
 export async function startServe(options: ServeOptions, context: RunContext = {}): Promise<ServeHandle> {
   const places = placesOf(context);
-  checkServeNumbers(options);
+  const { trustProxy } = checkServeOptions(options);
   const secret = webhookSecret(options, places.env, places.cwd);
   const timings = resolveInboxTimings({
     settle: options.settle,
@@ -136,6 +141,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       metrics,
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
+      trustProxy,
       onRecorded: () => worker.recorded(),
       // No webhooks, no note of their silence.
       health: () => health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options)),
@@ -145,7 +151,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
     const url = address.replace(/\/$/, '');
     for (const name of localHosts(url)) web?.hosts.add(name);
-    say(listening(url, secret === undefined ? undefined : `${url}${webhookPath}`, web !== undefined, inbox));
+    say(listeningLine(url, secret === undefined ? undefined : webhookPath, web !== undefined, inbox.paths.root));
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
       failure = error as Error;
@@ -173,6 +179,12 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     await releaseAll();
     throw error;
   }
+}
+
+/** What serve says once it listens: where the webhooks and the page are, or why they are off, and its inbox. */
+function listeningLine(url: string, webhookPath: string | undefined, page: boolean, inbox: string): string {
+  const where = webhookPath === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
+  return `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox}`;
 }
 
 /** The inbox serve runs, its lock held; each file's rows and requests counted in the metrics. */
@@ -310,7 +322,7 @@ async function webPage(
   const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings, kept.web);
   await uploads.prune(UPLOADS_KEPT_MS);
   const hosts = new Set<string>();
-  if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl));
+  if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl, options.trustProxy !== undefined));
   const book = new PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store });
   serving.changes.on('change', () => book.changed());
   const spec = {
@@ -332,24 +344,28 @@ async function webPage(
   return { routes: (scope) => webRoutes(scope, spec), headers: SECURITY_HEADERS, hosts };
 }
 
-/** The name in `--public-url`, checked. */
-function publicHost(url: string): string {
+/**
+ * The name in `--public-url`, checked. An https address is a TLS proxy's (serve speaks plain HTTP): without
+ * `--trust-proxy` naming it, every form sent through it would be refused as coming from another site (its Origin is
+ * https, the request as serve sees it http) and the session cookie would not be Secure.
+ */
+function publicHost(url: string, proxyTrusted: boolean): string {
+  let parsed: URL | undefined;
   try {
-    const parsed = new URL(url);
-    if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return parsed.host.toLowerCase();
+    parsed = new URL(url);
   } catch {
     // said below
   }
+  if (parsed?.protocol === 'https:' && !proxyTrusted)
+    throw new ConfigError(
+      `--public-url: ${parsed.origin} is served by a TLS proxy: name its address with --trust-proxy (127.0.0.1 for a proxy on this machine)`,
+      'E_USAGE',
+    );
+  if (parsed?.protocol === 'https:' || parsed?.protocol === 'http:') return parsed.host.toLowerCase();
   throw new ConfigError(
     '--public-url: must be an https:// (or http://) URL, such as https://payers.example.com',
     'E_USAGE',
   );
-}
-
-/** serve's first line: where it listens, where webhooks and the web page are, which inbox. */
-function listening(url: string, webhooks: string | undefined, page: boolean, inbox: Inbox): string {
-  const where = webhooks === undefined ? 'webhooks off: no secret' : `webhooks at ${webhooks}`;
-  return `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox.paths.root}`;
 }
 
 const quietAfterMs = (options: ServeOptions) => (options.quietAfter ?? SERVE_OPTIONS.quietAfter.default) * 3_600_000;

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { TrustedProxy } from '../options/serveOptions.js';
+import { type Limit, limitConnections, limitRequests } from './clientLimits.js';
 import { EventLog } from './EventLog.js';
 import type { ServeMetrics } from './metrics.js';
 import {
@@ -24,6 +26,8 @@ export interface WebhookServerSpec {
   bodyLimit: number;
   /** A body not received whole within this many milliseconds is refused 408. */
   bodyTimeoutMs: number;
+  /** The proxies whose forwarded client address is believed (`--trust-proxy`); none when undefined. */
+  trustProxy?: TrustedProxy | undefined;
   /** Called after an event is recorded: the worker takes it at once. */
   onRecorded: () => void;
   /** What /healthz says besides `ok`. */
@@ -59,14 +63,21 @@ export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
     logger: false,
     bodyLimit: spec.bodyLimit,
     return503OnClosing: true,
+    // A connection with nothing sent or received for this long is closed.
     connectionTimeout: 30_000,
-    // A whole request, a large upload on a slow line included; a slow client's headers are cut at 10 s (below).
+    // A whole request, a large upload on a slow line included.
     requestTimeout: 300_000,
-    // A TLS proxy on this machine says the page came over https (the session cookie is then Secure); no one else may.
-    trustProxy: ['127.0.0.1', '::1'],
+    // Longer than a proxy's own idle keep-alive (nginx's 60 s), so that serve never closes a connection the proxy is
+    // about to send on; idle connections are the first closed when the connection caps need room.
+    keepAliveTimeout: 65_000,
+    // Headers not whole within 10 s end the connection; Node looks every second rather than every 30.
+    http: { headersTimeout: 10_000, connectionsCheckingInterval: 1000 },
+    // X-Forwarded-For and -Proto only from the proxies the operator named; from anyone else they are ignored.
+    ...(spec.trustProxy === undefined ? {} : { trustProxy: spec.trustProxy }),
   });
-  app.server.headersTimeout = 10_000;
-  app.server.maxConnections = 512;
+  const limited = (limit: Limit) => spec.metrics.limited.inc({ limit });
+  limitConnections(app.server, spec.trustProxy, limited);
+  limitRequests(app, limited);
   app.get('/healthz', async () => ({ ok: true, ...spec.health() }));
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', spec.metrics.registry.contentType);

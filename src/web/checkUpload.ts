@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { PayerOnboardError } from '../core/errors.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
+import { readOwnCsv } from '../output/readOwnCsv.js';
 import { run } from '../pipeline/run.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { readStatusInputs } from '../status/statusInputs.js';
@@ -40,12 +39,13 @@ export async function checkFile(
     // Nothing of the check goes to serve's log: its lines (columns not understood, say) can quote the file's cells.
     const quiet: RunContext = { ...context, stderr: undefined };
     const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, quiet);
-    const results = parse(readFileSync(summary.outputs.results), { columns: true }) as Array<Record<string, string>>;
     const lineOf = (line: string) => (lines === undefined ? line : String(lines.get(Number(line)) ?? line));
-    const problems = results
-      .filter((r) => r.outcome === 'invalid')
-      .slice(0, 200)
-      .map((r) => ({ line: lineOf(r.line ?? ''), clientUserId: r.clientUserId ?? '', error: r.error ?? '' }));
+    const problems: UploadCheck['problems'] = [];
+    for await (const r of readOwnCsv(summary.outputs.results)) {
+      if (r.outcome !== 'invalid') continue;
+      problems.push({ line: lineOf(r.line ?? ''), clientUserId: r.clientUserId ?? '', error: r.error ?? '' });
+      if (problems.length === 200) break;
+    }
     const { targets } = await readStatusInputs([path], { reading: {} }).catch(() => ({ targets: [] }));
     return {
       format: summary.inputs[0]?.format ?? empty.format,

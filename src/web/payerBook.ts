@@ -1,8 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse';
-import { csvUnguard } from '../core/formulaGuard.js';
+import { readOwnCsv } from '../output/readOwnCsv.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { PayerFilter, PayerTables, Store } from '../store/Store.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
@@ -212,13 +211,11 @@ export class PayerBook {
       // A webhook or a page waiting meanwhile is answered before the next chunk.
       await setImmediate();
     };
-    const parser = createReadStream(path).pipe(parse({ columns: true, relax_column_count: true }));
-    for await (const record of parser as AsyncIterable<Record<string, string>>) {
-      // These files are ours: every cell was guarded against formulas (csvSafe), and is read back as it was.
-      const id = csvUnguard(record.clientUserId ?? '');
+    for await (const record of readOwnCsv(path)) {
+      const id = record.clientUserId ?? '';
       // A run stopped midway leaves rows `skipped`: they say nothing new of their payer.
       if (!id || (kind === 'row' && record.outcome === 'skipped')) continue;
-      chunk.set(id, Object.fromEntries(KEPT[kind].map((c) => [c, csvUnguard(record[c] ?? '')])));
+      chunk.set(id, Object.fromEntries(KEPT[kind].map((c) => [c, record[c] ?? ''])));
       if (chunk.size >= CHUNK) await flush();
     }
     if (chunk.size > 0) await flush();

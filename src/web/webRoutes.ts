@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientKey } from '../core/clientKey.js';
 import { packageRoot } from '../core/packageRoot.js';
 import type { InboxPaths } from '../inbox/folders.js';
 import { layout } from './html.js';
@@ -106,7 +107,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
 
 async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const password = (request.body as Record<string, unknown> | undefined)?.password;
-  const result = await auth.signIn(typeof password === 'string' ? password : '', request.ip);
+  const result = await auth.signIn(typeof password === 'string' ? password : '', clientKey(request.ip));
   if (result === 'wrong' || 'wait' in result) {
     const why =
       result === 'wrong'
@@ -121,8 +122,8 @@ async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyRepl
 }
 
 /**
- * The session cookie: HttpOnly, SameSite=Strict, and Secure when the page came over TLS (through a proxy on this
- * machine that says so: Fastify trusts X-Forwarded-Proto from loopback only).
+ * The session cookie: HttpOnly, SameSite=Strict, and Secure when the page came over TLS (through a proxy that says
+ * so: Fastify believes X-Forwarded-Proto only from the proxies `--trust-proxy` names).
  */
 function cookie(request: FastifyRequest, value: string, maxAge: number): string {
   const secure = request.protocol === 'https' ? '; Secure' : '';

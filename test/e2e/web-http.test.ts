@@ -29,6 +29,27 @@ function statusWithHost(url: string, method: string, headers: Record<string, str
   });
 }
 
+/** A sign-in from the local address `from`, saying it forwards for `forwardedFor` when given: its status. */
+function signInFrom(url: string, from: string, password: string, forwardedFor?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/login`, {
+      method: 'POST',
+      localAddress: from,
+      agent: false,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(new URLSearchParams({ password }).toString());
+  });
+}
+
 function form(fields: Record<string, string>): { body: string; headers: Record<string, string> } {
   return {
     body: new URLSearchParams(fields).toString(),
@@ -45,7 +66,9 @@ async function signedIn(url: string): Promise<{ cookie: string; csrf: string }> 
 
 describe('the web page over plain HTTP', () => {
   it('answers only to its own names: a page of another site pointed at this machine (DNS rebinding) is refused', async () => {
-    h = await serveHarness({ serve: { webPassword: PASSWORD, publicUrl: 'https://payers.example.com' } });
+    h = await serveHarness({
+      serve: { webPassword: PASSWORD, publicUrl: 'https://payers.example.com', trustProxy: '127.0.0.1' },
+    });
     const url = h.serve.url;
     const evil = { host: 'evil.example', origin: 'http://evil.example' };
     expect(await statusWithHost(`${url}/login`, 'POST', evil, `password=${encodeURIComponent(PASSWORD)}`)).toBe(421);
@@ -67,14 +90,33 @@ describe('the web page over plain HTTP', () => {
     const statuses = tries.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(3);
     expect(statuses.filter((s) => s === 429)).toHaveLength(9);
-    // Another address is not held up by them (here: the proxy on loopback says who the client is).
-    const other = await fetch(`${url}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      body: new URLSearchParams({ password: PASSWORD }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' },
-    });
-    expect(other.status).toBe(303);
+    // Another address is not held up by them.
+    expect(await signInFrom(url, '127.0.0.2', PASSWORD)).toBe(303);
+  });
+
+  it('a forged X-Forwarded-For from a peer it does not trust is ignored: the guesser is still the one slowed', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    for (let i = 0; i < 3; i++) expect(await signInFrom(url, '127.0.0.1', `guess-${i}`, '203.0.113.1')).toBe(401);
+    expect(await signInFrom(url, '127.0.0.1', PASSWORD, '203.0.113.7')).toBe(429);
+  });
+
+  it('behind a proxy it trusts (--trust-proxy), the client it forwards is counted, never the proxy', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD, trustProxy: '127.0.0.1' } });
+    const url = h.serve.url;
+    for (let i = 0; i < 3; i++) expect(await signInFrom(url, '127.0.0.1', `guess-${i}`, '203.0.113.1')).toBe(401);
+    expect(await signInFrom(url, '127.0.0.1', PASSWORD, '203.0.113.1')).toBe(429);
+    // The proxy's other clients, and a peer it does not trust whatever it claims, are not slowed by that guesser.
+    expect(await signInFrom(url, '127.0.0.1', PASSWORD, '203.0.113.7')).toBe(303);
+    expect(await signInFrom(url, '127.0.0.2', PASSWORD, '203.0.113.1')).toBe(303);
+  });
+
+  it('an https --public-url without --trust-proxy is refused at start: every form through the proxy would be', async () => {
+    await expect(
+      serveHarness({ serve: { webPassword: PASSWORD, publicUrl: 'https://payers.example.com' } }),
+    ).rejects.toThrow(
+      '--public-url: https://payers.example.com is served by a TLS proxy: name its address with --trust-proxy',
+    );
   });
 
   it('signing out ends the session whatever the form says; a sent upload keeps no copy of the file', async () => {

@@ -61,6 +61,24 @@ describe('api client: what is retried', () => {
       { message: 'Validation failed', errors: [{ field: 'postcode', message: 'postcode is required' }] },
       'compliance: HTTP 400 postcode: postcode is required',
     ],
+    [
+      400,
+      {
+        statusCode: 400,
+        message: [
+          { code: 'invalid_string', message: 'Invalid email', path: ['email'] },
+          { code: 'too_small', message: 'Required', path: ['paymentDetails', 0, 'iban'] },
+          { code: 'custom', message: 'Payer cannot be created', path: [] },
+          { code: 'invalid_enum_value', path: 'beneficiaryType' },
+          'and one said in words',
+          {},
+        ],
+        error: 'Bad Request',
+      },
+      'compliance: HTTP 400 email: Invalid email; paymentDetails.0.iban: Required; Payer cannot be created; ' +
+        'beneficiaryType: invalid_enum_value; and one said in words',
+    ],
+    [400, { statusCode: 400, message: [{ path: ['email'] }] }, 'compliance: HTTP 400 Bad Request'],
     [422, {}, 'compliance: HTTP 422 Unprocessable Entity'],
     [409, 'already there', 'compliance: HTTP 409 already there'],
   ])('does not retry %i, and reports the server message', async (status, body, message) => {

@@ -85,3 +85,26 @@ describe('scrubServerText: anything shaped like personal data, whoever it belong
     expect(ssn).not.toMatch(/\d/);
   });
 });
+
+describe('scrubServerText: the key base64-encoded', () => {
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  it.each([
+    ['the key', `echo ${b64(KEY)} back`],
+    ['the key, base64url', `echo ${b64url(KEY)} back`],
+    ['`key:` in a Basic header', `header Basic ${b64(`${KEY}:`)} refused`],
+    ['`user:key` in a Basic header', `header Basic ${b64(`api:${KEY}`)} refused`],
+    ['`ab:key`, base64url', `header Basic ${b64url(`ab:${KEY}`)} refused`],
+    ['the key inside a longer encoded text', `token ${b64(`{"k":"${KEY}","t":1}`)} refused`],
+  ])('%s', (_what, text) => {
+    const out = scrub(text)!;
+    expect(out).toContain('[redacted]');
+    expect(out).toMatch(/^(echo|header Basic|token) \[redacted\] (back|refused)$/);
+  });
+
+  it('keeps encoded text that is not the key, and a key too short to tell from chance text', () => {
+    const other = `echo ${Buffer.from('another-key-0000000').toString('base64')} back`;
+    expect(scrub(other)).toBe(other);
+    expect(scrubServerText('echo YWJj back', [], 'abc')).toBe('echo YWJj back');
+  });
+});

@@ -169,6 +169,15 @@ describe('ApiError, and the server message it carries', () => {
           body: nestError(400, 'ssn 987-65-4321 bad for payer-9 (US, business)\nDE89370400440532013000 KEY'),
         },
         { status: 400, body: nestError(400, 'uses KEY-123') },
+        {
+          status: 400,
+          body: {
+            statusCode: 400,
+            message: [
+              { code: 'invalid', message: 'DE89370400440532013000 taken, key KEY-123', path: ['nested', 'iban'] },
+            ],
+          },
+        },
         { status: 400 },
         { status: 400, body: nestError(400, 'x'.repeat(1000)) },
       ),
@@ -183,10 +192,12 @@ describe('ApiError, and the server message it carries', () => {
     expect(echoed.serverMessage).toBe('ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
     expect(echoed.message).toBe('compliance: HTTP 400 ssn [redacted] bad for payer-9 (US, business) [redacted] KEY');
     expect((await failure()).serverMessage).toBe('uses [redacted]');
+    // An issue's words and its path, from a message given as objects, are cut the same.
+    expect((await failure()).serverMessage).toBe('nested.iban: [redacted] taken, key [redacted]');
     const silent = await failure();
     expect(silent.serverMessage).toBeUndefined();
     expect(silent.message).toBe('compliance: HTTP 400 Bad Request');
     expect((await failure()).serverMessage).toHaveLength(300);
-    expect(server.hits).toHaveLength(4);
+    expect(server.hits).toHaveLength(5);
   });
 });

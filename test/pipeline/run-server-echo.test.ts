@@ -81,3 +81,28 @@ describe('run: a server that quotes the payer back in another call’s error', (
     for (const [what, text] of Object.entries(outputs)) expectNothingPersonal(what, text);
   });
 });
+
+describe('run: a server that echoes the key base64-encoded', () => {
+  it('leaves it in no output, in any of its encodings', async () => {
+    const encodings = [
+      Buffer.from(API_KEY).toString('base64'),
+      Buffer.from(API_KEY).toString('base64url'),
+      Buffer.from(`${API_KEY}:`).toString('base64'),
+      Buffer.from(`api:${API_KEY}`).toString('base64url'),
+    ];
+    const message = `unauthorised here: Basic ${encodings[2]}, Basic ${encodings[3]}, token ${encodings[0]} / ${encodings[1]}`;
+    h.sandbox.script([{ route: 'payment-details', status: 400, body: { statusCode: 400, message } }]);
+    const { summary, results } = await h.run({
+      inputs: [h.tmp.write('payers.csv', payersCsv(['echo-2']))],
+      logLevel: 'trace',
+    });
+
+    expect(results[0]!.error).toBe(
+      'payment-details: HTTP 400 unauthorised here: Basic [redacted], Basic [redacted], token [redacted] / [redacted]',
+    );
+    for (const path of [summary.outputs.results, summary.outputs.log, summary.outputs.report]) {
+      const text = readFileSync(path, 'utf8');
+      for (const encoded of encodings) expect(text, `${path} holds ${encoded}`).not.toContain(encoded);
+    }
+  });
+});
