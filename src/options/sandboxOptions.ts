@@ -6,6 +6,7 @@ import type { OptionDef } from './OptionDef.js';
 // resolveSandboxOptions(), so the flags, `--help`, the README's table, the defaults and the checks agree.
 
 const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
+const ERROR_SHAPES = ['messages', 'problems'] as const;
 export type DuplicateMode = (typeof DUPLICATE_MODES)[number];
 const IDEMPOTENCY_MODES = ['on', 'off'] as const;
 /** How a `payment_detail.updated` names the account: the service's reference app reads one field, published fixtures use another. */
@@ -107,6 +108,15 @@ export const SANDBOX_OPTIONS = {
     describe:
       'create compliance (either path) for a known `clientUserId`: 200 with the stored answer (`return-existing`, as the real service), or 409 (`conflict`)',
     schema: z.enum(DUPLICATE_MODES, { error: `must be one of: ${DUPLICATE_MODES.join(', ')}` }),
+  },
+  errorShape: {
+    flag: 'error-shape',
+    type: 'string',
+    value: ERROR_SHAPES.join('|'),
+    default: 'messages',
+    describe:
+      "a 400 for a body that fails validation: `message` a list of sentences (`messages`, NestJS's, as the payer operations answer), or of `{code, message, path}` (`problems`, as the service's other v2 operations answer)",
+    schema: z.enum(ERROR_SHAPES, { error: `must be one of: ${ERROR_SHAPES.join(', ')}` }),
   },
   idempotency: {
     flag: 'idempotency',

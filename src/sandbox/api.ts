@@ -64,6 +64,8 @@ export interface ApiContext {
   /** Undefined when the sandbox ignores Idempotency-Key, as the real service does. */
   idempotency: IdempotencyStore | undefined;
   stats: StatsRecorder;
+  /** How a 400 for a body that fails validation lists its problems. */
+  errorShape: 'messages' | 'problems';
 }
 
 export type ApiAnswer = Answer & { headers?: Record<string, string> };
@@ -91,28 +93,32 @@ export function operate(context: ApiContext, request: ApiRequest): ApiAnswer {
       return { status: 422, body: nestError(422, 'Idempotency-Key was already used with a different request body') };
     }
   }
-  const answer = write(store, request);
+  const answer = write(store, request, context.errorShape);
   if (key !== undefined) context.idempotency!.remember(scope, key, request.text, answer);
   return answer;
 }
 
-function write(store: PayerStore, { req, route, clientUserId, text }: ApiRequest): Answer {
+function write(
+  store: PayerStore,
+  { req, route, clientUserId, text }: ApiRequest,
+  shape: ApiContext['errorShape'],
+): Answer {
   const parsed = parseJson(req, text);
   if ('status' in parsed) return parsed;
   const value = parsed.value;
   if (route === 'compliance' || route === 'compliance-v1') {
     const checked = complianceRequest.safeParse(value);
-    if (!checked.success) return invalid(checked.error.issues, value);
+    if (!checked.success) return invalid(checked.error.issues, value, shape);
     return store.createCompliance(checked.data, text);
   }
   if (route === 'payment-details') {
     const checked = paymentDetailRequest.safeParse(value);
-    if (!checked.success) return invalid(checked.error.issues, value);
+    if (!checked.success) return invalid(checked.error.issues, value, shape);
     return store.createPaymentDetail(clientUserId, checked.data, text);
   }
   // The agreement: reads never get here.
   const checked = agreementRequest.safeParse(value);
-  if (!checked.success) return invalid(checked.error.issues, value);
+  if (!checked.success) return invalid(checked.error.issues, value, shape);
   return store.updateAgreement(clientUserId, checked.data);
 }
 
@@ -131,6 +137,14 @@ function parseJson(req: IncomingMessage, text: string): { value: unknown } | Ans
   }
 }
 
-function invalid(issues: readonly z.core.$ZodIssue[], value: unknown): Answer {
-  return { status: 400, body: nestError(400, validationMessages(issues, value)) };
+function invalid(issues: readonly z.core.$ZodIssue[], value: unknown, shape: ApiContext['errorShape']): Answer {
+  if (shape === 'messages') return { status: 400, body: nestError(400, validationMessages(issues, value)) };
+  // The shape of the service's other v2 operations: each problem with its code and the path of its field.
+  const problems = issues.map((issue) => {
+    const path = issue.path.map(String);
+    const sentence = validationMessages([issue], value)[0]!;
+    const field = `${path.join('.')} `;
+    return { code: issue.code, message: sentence.startsWith(field) ? sentence.slice(field.length) : sentence, path };
+  });
+  return { status: 400, body: { statusCode: 400, message: problems, error: 'Bad Request' } };
 }

@@ -95,7 +95,7 @@ export async function handleApi(
   const { route, clientUserId } = match;
   const { store, idempotency } = state;
   const answer = operate(
-    { store, idempotency, stats },
+    { store, idempotency, stats, errorShape: options.errorShape },
     { req, method, pathname, query, route, clientUserId, text: body.text },
   );
   if (fault === 'commit500') {

@@ -40,6 +40,24 @@ describe('sandbox validation (400, NestJS shape, messages naming the field)', ()
     expect(sandbox.payer('payer-1')).toBeUndefined();
   });
 
+  it("--error-shape problems: the same problems as {code, message, path}, as the service's other v2 operations answer", async () => {
+    const sandbox = await start({ errorShape: 'problems' });
+    const body = payer({ email: 'not-an-email', country: 'USA' });
+    delete body.lastName;
+    const reply = await call(sandbox, 'POST', '/v2/payer', { body });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: [
+        { code: 'invalid_format', message: 'must be a valid e-mail address', path: ['email'] },
+        { code: 'invalid_type', message: 'must be provided', path: ['lastName'] },
+        { code: 'too_big', message: 'must be exactly 2 characters', path: ['country'] },
+      ],
+    });
+    expect(sandbox.payer('payer-1')).toBeUndefined();
+  });
+
   it('payment details: enum, length and type problems', async () => {
     const sandbox = await start();
     await createPayer(sandbox);

@@ -16,6 +16,7 @@ describe('sandbox options', () => {
       blockSeconds: 300,
       retryAfter: true,
       duplicates: 'return-existing',
+      errorShape: 'messages',
       idempotency: 'off',
       kycGate: '500',
       accountApproveMs: 1000,
