@@ -81,10 +81,17 @@ export class ApiCalls {
     this.pending += 1;
     try {
       let lastError: ApiError | undefined;
-      // Attempts that failed, 429s apart: a 429 says "not now", and is waited out (the block watch bounds it).
+      // Attempts that failed, 429s apart: a 429 says "not now", and is waited out: in a block by the block watch,
+      // and a call refused so alone for as long (others answered) stops the client the same way.
       let failures = 0;
+      let refusedSince: number | undefined;
       for (let attempt = 0; ; attempt += 1) {
         const end = await this.slots(() => this.attempt(spec, attempt));
+        if (!is429(end)) refusedSince = undefined;
+        else {
+          refusedSince ??= this.c.clock.now();
+          if (this.c.block.refusedSince(refusedSince)) return { ok: false, error: stops.notSent(spec.step) };
+        }
         const next = this.afterAttempt(spec, end, attempt, failures, lastError);
         if (!(next instanceof Retry)) return next;
         if (!is429(end)) failures += 1;

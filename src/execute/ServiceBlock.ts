@@ -47,6 +47,17 @@ export class ServiceBlock {
   }
 
   /**
+   * A call answered nothing but 429 since `since`, for longer than a block is waited out, while other calls were
+   * answered (no block was declared): the service refuses it as it would in a block. The client stops, its rows
+   * pending, rather than retry it without end.
+   */
+  refusedSince(since: number): boolean {
+    if (this.clock.now() - since < this.timing.maxWaitMs) return false;
+    this.stop(this.giveUpMessage());
+    return true;
+  }
+
+  /**
    * An HTTP answer; `probe`: to the attempt that probed the block. Anything but a 429 ends a streak of them, and the
    * block. While blocked, a 429 to an attempt sent before the block says nothing new; the probe's sets the next.
    */
@@ -107,11 +118,7 @@ export class ServiceBlock {
     this.blockedSince = now;
     this.probes = 0;
     this.giveUp = setTimeout(() => {
-      const minutes = Math.round(this.timing.maxWaitMs / 60_000);
-      this.stop(
-        `stopped: the service blocked this key and address for longer than --max-block-wait (${minutes} min); ` +
-          'the rows not sent are pending: run them again later',
-      );
+      this.stop(this.giveUpMessage());
       this.close();
     }, this.timing.maxWaitMs);
     this.giveUp.unref();
@@ -129,6 +136,15 @@ export class ServiceBlock {
       nextProbeInMs: this.timing.probeEveryMs,
       givesUpInMs: this.blockedSince! + this.timing.maxWaitMs - now,
     });
+  }
+
+  private giveUpMessage(): string {
+    const seconds = Math.round(this.timing.maxWaitMs / 1000);
+    const wait = seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+    return (
+      `stopped: the service blocked this key and address for longer than --max-block-wait (${wait}); ` +
+      'the rows not sent are pending: run them again later'
+    );
   }
 
   /** Every waiter wakes in `ms` (to see whose turn it is); an earlier timer is replaced. */

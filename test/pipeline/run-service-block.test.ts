@@ -54,4 +54,23 @@ describe("run: the service's block", () => {
     expect(summary.outputs.failed).toEqual([]);
     expect(summary.outputs.pending).toHaveLength(1);
   });
+
+  it('a call refused alone (429 after 429 while others are answered) for --max-block-wait stops the run the same way', async () => {
+    h = await harness({ kycAfter: 0 });
+    // Every agreement answered 429, as often as it is asked; everything else answered.
+    h.sandbox.script([{ route: 'agreement', status: 429, times: 100_000 }]);
+    const input = h.tmp.write('payers.csv', payersCsv(ids(3)));
+    const { summary, results, stderr } = await h.run({
+      inputs: [input],
+      retries: 2,
+      maxBlockWait: 0.01,
+      blockTiming: SCALED,
+    });
+    expect(summary.exitCode).toBe(3);
+    expect(stderr).toContain(
+      'stopped: the service blocked this key and address for longer than --max-block-wait (1 s)',
+    );
+    expect(results.map((r) => r.outcome).filter((o) => o === 'failed' || o === 'invalid')).toEqual([]);
+    expect(summary.outputs.pending).toHaveLength(1);
+  });
 });
