@@ -177,6 +177,9 @@ export class Inbox {
       if (this.stopped) return { rows: 0, next: after };
       await this.runKept(run, { rate });
     }
+    // A run that stopped midway left its rows as they were: the slice is gone through again (its payers read since
+    // are not among the rows due any more).
+    if (this.stopped) return { rows: 0, next: after };
     return slice.next === undefined ? { rows: slice.rows } : { rows: slice.rows, next: slice.next };
   }
 

@@ -11,6 +11,8 @@ export const RETRY_WINDOW_MS = 21_000;
 /** How often serve notes it is alive, at most: a fourth of the window, so a gap is known to within it. */
 const ALIVE_EVERY_MS = 5_000;
 const ALIVE_SETTING = 'serve-alive-at';
+/** The start of a gap whose catch-up has not ended: a restart goes on with it. */
+const SINCE_SETTING = 'serve-catch-up-since';
 
 export interface CatchUpProgress {
   /** The start of the gap being caught up (ISO). */
@@ -34,6 +36,8 @@ export class CatchUp {
   after: Cursor = { fileId: '', seq: 0 };
   private aliveAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Notes are written from when serve listens until it stops listening. */
+  private noting = false;
 
   constructor(
     private readonly settings: Pick<JournalTables, 'setting' | 'write'>,
@@ -47,11 +51,25 @@ export class CatchUp {
     return this.progress !== undefined && this.progress.finishedAt === undefined;
   }
 
-  /** Reads when serve (this one, or another over the same store) was last alive, and notes it now and from now on. */
+  /**
+   * Reads when serve (this one, or another over the same store) was last alive, and a catch-up a restart cut short:
+   * a gap since the last note is caught up; else the one cut short goes on.
+   */
   async start(): Promise<void> {
     const noted = Date.parse((await this.settings.setting(ALIVE_SETTING)) ?? '');
+    const unfinished = await this.settings.setting(SINCE_SETTING);
+    const now = this.now();
+    if (!Number.isNaN(noted)) this.gap(noted, now);
+    if (this.progress === undefined && unfinished !== undefined) {
+      this.progress = { since: unfinished, rows: 0, done: 0, startedAt: new Date(now).toISOString() };
+      this.say(`serve: the catch-up of the gap since ${unfinished} was cut short by a restart: it goes on`);
+    }
+  }
+
+  /** serve takes webhooks from now on: noted now, and every few seconds while it does. */
+  async listening(): Promise<void> {
+    this.noting = true;
     this.aliveAt = this.now();
-    if (!Number.isNaN(noted)) this.gap(noted, this.aliveAt);
     await this.note();
     const every = Math.min(ALIVE_EVERY_MS, this.windowMs / 4);
     this.timer = setInterval(() => {
@@ -64,22 +82,26 @@ export class CatchUp {
     this.timer.unref();
   }
 
-  /** Notes the last moment alive: a restart soon after finds no gap. */
+  /** serve takes no more webhooks: the last moment noted, so a restart soon after finds no gap. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    if (!this.noting) return;
+    this.noting = false;
     this.aliveAt = this.now();
-    await this.note();
+    await this.write(ALIVE_SETTING, new Date(this.aliveAt).toISOString());
   }
 
-  /** No word from the service between `from` and `to`: caught up when longer than its retries. */
+  /**
+   * No word from the service between `from` and `to`: caught up when longer than its retries. A gap while another is
+   * caught up starts it again from this one's start: every payer last checked before it (those of the first gap too,
+   * and those read since, whose events this one lost) is read.
+   */
   gap(from: number, to: number): void {
     if (to - from <= this.windowMs) return;
     const since = new Date(from).toISOString();
-    // A gap while another is caught up: the earlier start stands, and what was gone through is not gone through again
-    // (those payers were read after it).
-    if (this.pending && this.progress!.since <= since) return;
     this.progress = { since, rows: 0, done: 0, startedAt: new Date(to).toISOString() };
     this.after = { fileId: '', seq: 0 };
+    void this.write(SINCE_SETTING, since);
     this.say(
       `serve: no webhooks could be taken for ${Math.round((to - from) / 1000)} s (since ${since}), longer than the ` +
         "service's retries: every payer waiting whose last check is older is read once",
@@ -95,6 +117,7 @@ export class CatchUp {
       return;
     }
     this.progress.finishedAt = new Date(this.now()).toISOString();
+    void this.write(SINCE_SETTING, undefined);
     this.say(`serve: caught up the gap since ${this.progress.since}: ${this.progress.done} waiting rows read again`);
   }
 
@@ -104,8 +127,12 @@ export class CatchUp {
   }
 
   private async note(): Promise<void> {
+    if (this.noting) await this.write(ALIVE_SETTING, new Date(this.aliveAt!).toISOString());
+  }
+
+  private async write(setting: string, value: string | undefined): Promise<void> {
     try {
-      await this.settings.write([{ setting: ALIVE_SETTING, value: new Date(this.aliveAt!).toISOString() }]);
+      await this.settings.write([{ setting, value }]);
     } catch {
       // A store that cannot be written says so where it matters (the runs); a missed note only makes a gap look longer.
     }

@@ -40,8 +40,11 @@ export interface WorkerSpec {
 
 /** How long the worker lets events gather once one is pending and it was idle. */
 const BATCH_MS = 200;
-/** Waiting rows a pass of a catch-up runs: between two, the worker takes events and new files. */
-const CATCH_UP_SLICE = 500;
+/**
+ * Waiting rows a pass of a catch-up runs (at the default rate's half, 3 requests a row: about 2 minutes): between
+ * two, the worker takes events and new files.
+ */
+const CATCH_UP_SLICE = 100;
 
 /** The longest pause after runs that keep stopping (the API down, the key refused). */
 /** How soon work held up by another process's run is tried again. */

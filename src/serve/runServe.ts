@@ -17,7 +17,7 @@ import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
 import { webhookServer } from './webhookServer.js';
-import { CatchUp } from './CatchUp.js';
+import { CatchUp, RETRY_WINDOW_MS } from './CatchUp.js';
 import { Worker } from './Worker.js';
 
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
@@ -107,7 +107,12 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     for (const release of held.reverse()) await release();
   };
   try {
-    const events = await openEvents(inbox.runInput, places, say, options.catchUpAfterMs);
+    const events = await openEvents(
+      inbox.runInput,
+      places,
+      say,
+      secret === undefined ? undefined : (options.catchUpAfterMs ?? RETRY_WINDOW_MS),
+    );
     held.push(events.release);
     inbox.waiting?.share(events.store);
     const { log, catchUp } = events;
@@ -150,6 +155,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     });
     const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
     const url = address.replace(/\/$/, '');
+    if (secret !== undefined) await catchUp.listening();
     for (const name of localHosts(url)) web?.hosts.add(name);
     say(listeningLine(url, secret === undefined ? undefined : webhookPath, web !== undefined, inbox.paths.root));
     let failure: Error | undefined;
@@ -159,6 +165,8 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       stop.abort();
     });
     const closed = whenStopped(signal, async () => {
+      // From here no webhook is taken: that moment is when a gap begins, however long the rest takes.
+      await catchUp.stop();
       await app.close();
       await working;
       await releaseAll();
@@ -219,6 +227,7 @@ async function openEvents(
   runInput: InboxRunInput,
   places: UserPlaces,
   say: (line: string) => void,
+  /** None: no webhooks are taken, so none can be lost, and there is nothing to catch up. */
   catchUpAfterMs: number | undefined,
 ) {
   const run = resolveRunOptions({ ...runInput, inputs: ['(serve)'] }, places.env);
@@ -259,7 +268,7 @@ async function openEvents(
       );
     // When serve was last alive: a gap longer than the service's retries is caught up.
     const catchUp = new CatchUp(store.journal(journal.service), say, catchUpAfterMs);
-    await catchUp.start();
+    if (catchUpAfterMs !== undefined) await catchUp.start();
     const release = async () => {
       await catchUp.stop();
       await log.settled();
