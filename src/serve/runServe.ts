@@ -107,25 +107,20 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     for (const release of held.reverse()) await release();
   };
   try {
-    const events = await openEvents(
-      inbox.runInput,
-      places,
-      say,
-      secret === undefined ? undefined : (options.catchUpAfterMs ?? RETRY_WINDOW_MS),
-    );
+    // No webhooks taken, none lost: no catch-up.
+    const catchUpAfterMs = secret === undefined ? undefined : (options.catchUpAfterMs ?? RETRY_WINDOW_MS);
+    const events = await openEvents(inbox.runInput, places, say, catchUpAfterMs);
     held.push(events.release);
     inbox.waiting?.share(events.store);
     const { log, catchUp } = events;
     const worker = new Worker({
+      ...workerTimings(options, timings),
       inbox,
       log,
       metrics,
       journal: events.journal,
       store: events.store,
       catchUp,
-      recheckAfterMs: timings.recheckAfter * 3_600_000,
-      pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
-      pauseMs: options.pauseMs ?? 30_000,
       onChecked: () => changes.emit('change'),
       context: runContext,
       say,
@@ -153,8 +148,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       say,
       web,
     });
-    const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
-    const url = address.replace(/\/$/, '');
+    const url = await listenOn(app, options);
     if (secret !== undefined) await catchUp.listening();
     for (const name of localHosts(url)) web?.hosts.add(name);
     say(listeningLine(url, secret === undefined ? undefined : webhookPath, web !== undefined, inbox.paths.root));
@@ -187,6 +181,21 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     await releaseAll();
     throw error;
   }
+}
+
+/** Listens where the options say; the address it got (`http://host:port`, the port the system gave for 0). */
+async function listenOn(app: FastifyInstance, options: ServeOptions): Promise<string> {
+  const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
+  return address.replace(/\/$/, '');
+}
+
+/** How often the worker looks, rechecks and pauses. */
+function workerTimings(options: ServeOptions, timings: { settle: number; recheckAfter: number }) {
+  return {
+    recheckAfterMs: timings.recheckAfter * 3_600_000,
+    pollMs: options.pollMs ?? Math.min(5000, Math.max(200, (timings.settle * 1000) / 2)),
+    pauseMs: options.pauseMs ?? 30_000,
+  };
 }
 
 /** What serve says once it listens: where the webhooks and the page are, or why they are off, and its inbox. */
