@@ -243,7 +243,11 @@ const MIGRATIONS: readonly Migration[] = [
       INSERT OR IGNORE INTO journal_accounts (service, account_id, payer_key)
         SELECT p.service, json_extract(a.value, '$[1]'), p.key
         FROM journal_payers p, json_each(CASE WHEN json_valid(p.account_ids) THEN p.account_ids ELSE '[]' END) a
-        WHERE json_type(a.value, '$[1]') = 'text';
+        WHERE CASE WHEN a.type = 'array' THEN json_type(a.value, '$[1]') END = 'text';
+      -- A payer with rows waiting is known by them: an event naming only its account then finds its clientUserId.
+      UPDATE journal_accounts SET client_user_id = (
+        SELECT w.client_user_id FROM waiting_rows w
+        WHERE w.service = journal_accounts.service AND w.payer_key = journal_accounts.payer_key LIMIT 1);
     `,
     postgres: `
       CREATE TABLE journal_accounts (
@@ -255,9 +259,14 @@ const MIGRATIONS: readonly Migration[] = [
       );
       INSERT INTO journal_accounts (service, account_id, payer_key)
         SELECT p.service, a.value->>1, p.key
-        FROM journal_payers p, json_array_elements(p.account_ids::json) a
+        FROM journal_payers p,
+          json_array_elements(CASE WHEN json_typeof(p.account_ids::json) = 'array' THEN p.account_ids::json ELSE '[]' END) a
         WHERE json_typeof(a.value->1) = 'string'
         ON CONFLICT DO NOTHING;
+      -- A payer with rows waiting is known by them: an event naming only its account then finds its clientUserId.
+      UPDATE journal_accounts SET client_user_id = (
+        SELECT w.client_user_id FROM waiting_rows w
+        WHERE w.service = journal_accounts.service AND w.payer_key = journal_accounts.payer_key LIMIT 1);
     `,
   },
 ];

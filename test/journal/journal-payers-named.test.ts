@@ -95,7 +95,7 @@ describe("the payers a batch of events names, looked up by the journal's index",
     expect(named.knows(payerKeyOf('p-2'))).toBe(true);
   });
 
-  it('a store from before the index: the accounts its payers hold are indexed when it is opened', async () => {
+  it('a store from before the index: the accounts its payers hold are indexed when it is opened, with the clientUserId of rows waiting', async () => {
     const where = { stateDir: tmp.path('state'), databaseUrl: backend.env.PAYER_ONBOARD_DATABASE_URL };
     const store = await openStore(where);
     const record = { agreementDone: true, accountsKnown: false };
@@ -114,10 +114,21 @@ describe("the payers a batch of events names, looked up by the journal's index",
       { payer: payerKeyOf('p-2'), record: { ...record, accountIds: [] } },
     ]);
     await store.close();
-    await sql(where, ['DELETE FROM schema_migrations WHERE version = 9', 'DROP TABLE journal_accounts']);
+    await sql(where, [
+      'DELETE FROM schema_migrations WHERE version = 9',
+      'DROP TABLE journal_accounts',
+      // A payer whose list is not pairs, and one whose list is not a list: read past, as the code reads them.
+      `INSERT INTO journal_payers (service, key, account_ids) VALUES ('svc', 'odd-1', '["x", ["a3"], 7]')`,
+      `INSERT INTO journal_payers (service, key, account_ids) VALUES ('svc', 'odd-2', '{"a": 1}')`,
+      // A row of p-1 waiting: its clientUserId.
+      `INSERT INTO waiting_rows (service, file_id, seq, part, payer_key, client_user_id, original, completed_steps)
+       VALUES ('svc', 'f-1', 1, 0, '${payerKeyOf('p-1')}', 'p-1', '{}', '')`,
+    ]);
     const again = await openStore(where);
-    expect(await again.journal('svc').payerOfAccount('pd-2')).toEqual({ key: payerKeyOf('p-1') });
-    expect(await again.journal('svc').payerOfAccount('pd-1')).toEqual({ key: payerKeyOf('p-1') });
+    const known = { key: payerKeyOf('p-1'), clientUserId: 'p-1' };
+    expect(await again.journal('svc').payerOfAccount('pd-2')).toEqual(known);
+    expect(await again.journal('svc').payerOfAccount('pd-1')).toEqual(known);
+    expect(await again.journal('svc').payerOfAccount('a3')).toBeUndefined();
     await again.close();
   });
 });
