@@ -45,6 +45,8 @@ const BATCH_MS = 200;
  * two, the worker takes events and new files.
  */
 const CATCH_UP_SLICE = 100;
+/** A bank account made this long before a gap may still have been under the provider's check (usually a minute). */
+const ACCOUNT_CHECK_BEFORE_MS = 10 * 60_000;
 
 /** The longest pause after runs that keep stopping (the API down, the key refused). */
 /** How soon work held up by another process's run is tried again. */
@@ -117,8 +119,33 @@ export class Worker {
     if (progress.done === 0 && progress.rows === 0)
       catchUp.counted((await inbox.waiting?.countCheckedBefore(progress.since)) ?? 0);
     const slice = await inbox.catchUpSlice(progress.since, catchUp.after, CATCH_UP_SLICE);
+    // The waiting rows gone through: last, the bank accounts whose check may have ended in the gap.
+    if (slice.next === undefined && inbox.going && !(await this.catchUpAccounts(progress))) return;
     catchUp.advance(slice.rows, slice.next);
     metrics.catchUpLeft.set(catchUp.pending ? Math.max(0, progress.rows - progress.done) : 0);
+  }
+
+  /**
+   * The payers given a bank account from a little before the gap until serve came back, asked of the service (their
+   * status and accounts: two reads each): a check that failed meanwhile lands in failed/ as its event would have had
+   * it. False when the check stopped (the catch-up ends at a later pass).
+   */
+  private async catchUpAccounts(progress: { since: string; startedAt: string }): Promise<boolean> {
+    const { inbox, store, journal, metrics, context } = this.spec;
+    const from = new Date(Date.parse(progress.since) - ACCOUNT_CHECK_BEFORE_MS).toISOString();
+    const ids = await store.journal(journal.service).payersWithNewAccounts(from, progress.startedAt);
+    if (ids.length === 0) return true;
+    const check = await checkBankAccounts(inbox, ids, context);
+    metrics.addRun(undefined, check.requests);
+    if (check.stopped !== undefined) {
+      this.spec.say(`serve: the catch-up's bank account check stopped (${check.stopped}); it is tried again`);
+      inbox.going = false;
+      return false;
+    }
+    this.spec.onChecked?.();
+    const fix = check.fixFile ? `: ${check.failed.length} to ask for other details in ${check.fixFile}` : '';
+    this.spec.say(`serve: caught up ${ids.length} payers' new bank accounts${fix}; results in ${check.results}/`);
+    return true;
   }
 
   /** Whether the worker is waiting out a pause after a stop (for /healthz and the metrics). */

@@ -124,6 +124,20 @@ export class SqlJournal implements JournalTables {
     return { key: String(row['payer_key']), ...(typeof clientUserId === 'string' ? { clientUserId } : {}) };
   }
 
+  async payersWithNewAccounts(from: string, to: string): Promise<string[]> {
+    // A change that holds more accounts than the one before it (none before: none) is an account made then.
+    const rows = await this.sql.all(
+      `SELECT DISTINCT a.client_user_id AS id FROM journal_payer_changes c
+       JOIN journal_accounts a ON a.service = c.service AND a.payer_key = c.key
+       WHERE c.service = ? AND c.at >= ? AND c.at < ? AND a.client_user_id IS NOT NULL
+         AND c.accounts > COALESCE((SELECT b.accounts FROM journal_payer_changes b
+           WHERE b.service = c.service AND b.key = c.key AND b.seq = c.seq - 1), 0)
+       ORDER BY id`,
+      [this.service, from, to],
+    );
+    return rows.map((row) => String(row['id']));
+  }
+
   async changes(key: string): Promise<PayerChange[]> {
     const rows = await this.sql.all(
       'SELECT at, kyc_status, agreement_status, accounts FROM journal_payer_changes WHERE service = ? AND key = ? ORDER BY seq',

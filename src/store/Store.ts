@@ -63,6 +63,11 @@ export interface JournalTables {
   payerKeyOfUser(userId: string): Promise<string | undefined>;
   /** The payer a stored bank account's id is of (one of its `accountIds`), and its clientUserId where it was kept. */
   payerOfAccount(accountId: string): Promise<{ key: string; clientUserId?: string } | undefined>;
+  /**
+   * The clientUserIds of payers a run gave a new bank account between `from` and `to` (ISO times; known by their
+   * clientUserId): their accounts' checks may have ended while serve could take no webhook.
+   */
+  payersWithNewAccounts(from: string, to: string): Promise<string[]>;
   /** The payer's changes, oldest first. */
   changes(key: string): Promise<PayerChange[]>;
   setting(name: string): Promise<string | undefined>;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
@@ -47,6 +48,32 @@ describe('serve: a gap in taking webhooks', () => {
     expect(h.stderr()).toContain('waiting rows read again');
     const metrics = await (await fetch(`${h.serve.url}/metrics`)).text();
     expect(metrics).toMatch(/^payer_onboard_catch_up_rows_left 0$/m);
+  });
+
+  it('a bank account whose check failed during the gap: the catch-up asks the service, and its payer lands in failed/', async () => {
+    h = await serveHarness({ serve: { catchUpAfterMs: 2000 } });
+    const payers = ids(3);
+    await registered(payers);
+    for (const id of payers) h.sandbox.setKyc(id, 'approved');
+    await waitFor(() => accountsOf(payers).every((n) => n === 1), 'every account attached');
+    await waitFor(() => h!.waitingFiles() === 0, 'no row left waiting');
+    await h.serve.close();
+    // The provider refuses one while serve is down: its payment_detail.updated is dropped after its retries.
+    const dropped = h.sandbox.stats().webhooksDropped;
+    h.sandbox.setPaymentDetailStatus(h.sandbox.payer(payers[1]!)!.paymentDetails[0]!.id, 'failed');
+    await expect.poll(() => h!.sandbox.stats().webhooksDropped, { timeout: 15_000 }).toBe(dropped + 1);
+
+    await h.restart();
+    await waitFor(
+      () => h!.inbox.list('failed').some((f) => /^bank-accounts-.*\.csv$/.test(f)),
+      'the refusal in failed/',
+    );
+    const file = h.inbox.list('failed').find((f) => /^bank-accounts-.*\.csv$/.test(f))!;
+    const lines = readFileSync(h.inbox.path('failed', file), 'utf8').trim().split('\n');
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual([payers[1]]);
+    await expect.poll(health).toMatchObject({ catchUp: { finishedAt: expect.any(String) } });
+    expect(h.stderr()).toMatch(/serve: caught up 3 payers' new bank accounts: 1 to ask for other details in failed\//);
+    expect(h.sandbox.stats().duplicatePaymentDetails).toBe(0);
   });
 
   it('shorter than the service retries: none needed, the waiting payers are not read', async () => {

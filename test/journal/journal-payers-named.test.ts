@@ -95,6 +95,32 @@ describe("the payers a batch of events names, looked up by the journal's index",
     expect(named.knows(payerKeyOf('p-2'))).toBe(true);
   });
 
+  it('the payers given a new bank account in a stretch of time, by clientUserId: not those whose accounts came before', async () => {
+    const where = { stateDir: tmp.path('state'), databaseUrl: backend.env.PAYER_ONBOARD_DATABASE_URL };
+    const store = await openStore(where);
+    const tables = store.journal('svc');
+    const payer = (id: string, checkedAt: string, accountIds: Array<[string, string]>, kycStatus = 'approved') => ({
+      payer: payerKeyOf(id),
+      record: { agreementDone: true, accountsKnown: false, kycStatus, checkedAt, accountIds },
+      clientUserId: id,
+    });
+    await tables.write([payer('early', '2026-12-02T07:00:00.000Z', [['a', 'pd-e']])]);
+    await tables.write([payer('late', '2026-12-02T07:00:00.000Z', [])]);
+    await tables.write([payer('late', '2026-12-02T08:05:00.000Z', [['a', 'pd-l']])]);
+    // A later change of the early payer's statuses, its account as it was: no new account.
+    await tables.write([payer('early', '2026-12-02T08:06:00.000Z', [['a', 'pd-e']], 'retry_required')]);
+    await tables.write([payer('after', '2026-12-02T09:30:00.000Z', [['a', 'pd-a']])]);
+    expect(await tables.payersWithNewAccounts('2026-12-02T08:00:00.000Z', '2026-12-02T09:00:00.000Z')).toEqual([
+      'late',
+    ]);
+    expect(await tables.payersWithNewAccounts('2026-12-02T06:00:00.000Z', '2026-12-02T10:00:00.000Z')).toEqual([
+      'after',
+      'early',
+      'late',
+    ]);
+    await store.close();
+  });
+
   it('a store from before the index: the accounts its payers hold are indexed when it is opened, with the clientUserId of rows waiting', async () => {
     const where = { stateDir: tmp.path('state'), databaseUrl: backend.env.PAYER_ONBOARD_DATABASE_URL };
     const store = await openStore(where);
