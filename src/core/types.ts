@@ -47,6 +47,8 @@ export interface RowError {
   step?: Step | 'status' | 'kyc';
   column?: string;
   message: string;
+  /** Nothing failed: the row went on, and a person should know (payer data not sent, what the service may ask for). */
+  note?: boolean;
 }
 
 /** One cell as read: the user's column name and the raw value (a string from CSV; any JSON value from JSONL). */

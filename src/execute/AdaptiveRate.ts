@@ -285,6 +285,29 @@ export class AdaptiveRate {
     return { rate: next, because: 'quiet' };
   }
 
+  /**
+   * The service's block is over: it blocked the client for sending faster than its limit for a while, so the client
+   * goes on well below the rate that first met 429s (never the cap, nor uncapped, that the quiet of the block
+   * would have climbed back to), and probes above it as rarely as it ever does.
+   */
+  afterBlock(): RateChange {
+    const now = this.#clock.now();
+    const met = Number.isFinite(this.#ceiling) ? this.#ceiling : Math.max(1, this.#traffic.busiestSent(now));
+    const floor = Math.min(this.#options.floor, this.#cap);
+    const rate = Math.min(this.#cap, Math.max(floor, met * this.#options.decreaseFactor));
+    this.#ceiling = met;
+    this.#trial = undefined;
+    this.#burstFrom = undefined;
+    this.#mode = 'steady';
+    this.#probing = false;
+    this.#probeEveryMs = this.#options.maxIncreaseEveryMs;
+    this.#lastChangeAt = now;
+    this.#lastDecreaseAt = now;
+    this.#decreases += 1;
+    this.#setRate(rate);
+    return { rate, because: 'throttled' };
+  }
+
   #setRate(rate: number): void {
     this.#limiter.setRate(rate);
     if (rate > 0 && rate < this.#lowest) this.#lowest = rate;

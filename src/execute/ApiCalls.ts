@@ -109,9 +109,11 @@ export class ApiCalls {
     const { stops, limiter, logger, block } = this.c;
     if (stops.stopped !== undefined) return NOT_SENT;
     // While the service blocks the key, one call at a time probes it; the others wait here, holding no limiter slot.
-    const probe = block.blocked && (await block.turn(stops.signal));
+    let probe = block.blocked && (await block.turn(stops.signal));
     if (stops.stopped !== undefined) return NOT_SENT;
     const slot = await limiter.acquire();
+    // A block found while this call waited for the limiter: it waits its turn too, rather than go out with the rest.
+    if (!probe && block.blocked) probe = await block.turn(stops.signal);
     // The stop lets every call waiting on the limiter go, to give up here.
     if (stops.stopped !== undefined) return NOT_SENT;
     const sentAt = this.c.clock.now();

@@ -31,6 +31,8 @@ export class ServiceBlock {
   private probeOut = false;
   private probes = 0;
   private waiters: Array<() => void> = [];
+  /** The deadline passed: the probe out now, or the next, is the last. */
+  private lastChance = false;
   private timer: NodeJS.Timeout | undefined;
   private giveUp: NodeJS.Timeout | undefined;
 
@@ -117,9 +119,12 @@ export class ServiceBlock {
   private block(now: number): void {
     this.blockedSince = now;
     this.probes = 0;
+    this.lastChance = false;
+    // At the deadline, one last probe (now, whenever the next was due): its 429 ends the wait.
     this.giveUp = setTimeout(() => {
-      this.stop(this.giveUpMessage());
-      this.close();
+      this.lastChance = true;
+      if (!this.probeOut) this.nextProbeAt = this.clock.now();
+      this.wakeAll();
     }, this.timing.maxWaitMs);
     this.giveUp.unref();
     this.probeEnded(now);
@@ -128,6 +133,11 @@ export class ServiceBlock {
   /** The probe was refused (or never answered): the next one after `probeEveryMs`. */
   private probeEnded(now: number): void {
     this.probeOut = false;
+    if (this.lastChance) {
+      this.stop(this.giveUpMessage());
+      this.close();
+      return;
+    }
     this.nextProbeAt = now + this.timing.probeEveryMs;
     this.wakeIn(this.timing.probeEveryMs);
     this.tell({
@@ -140,7 +150,7 @@ export class ServiceBlock {
 
   private giveUpMessage(): string {
     const seconds = Math.round(this.timing.maxWaitMs / 1000);
-    const wait = seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+    const wait = seconds >= 60 && seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
     return (
       `stopped: the service blocked this key and address for longer than --max-block-wait (${wait}); ` +
       'the rows not sent are pending: run them again later'

@@ -52,7 +52,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       maxWaitMs: options.maxBlockWaitMs ?? DEFAULT_MAX_BLOCK_WAIT_MS,
     },
     clock,
-    (news) => options.onBlock?.(news),
+    (news) => {
+      if (news.kind === 'lifted') adaptive?.afterBlock();
+      options.onBlock?.(news);
+    },
     (message) => stops.stop('blocked', message),
   );
   const calls = new ApiCalls({

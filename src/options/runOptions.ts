@@ -149,7 +149,7 @@ export const RUN_OPTIONS = {
     value: 'N',
     default: 5,
     describe:
-      'retries per call for 408, 429, 5xx and network errors, with backoff and jitter; `Retry-After` honoured (a bank account: a read settles an unclear answer before each new attempt)',
+      'retries per call for 408, 5xx and network errors, with backoff and jitter (a 429 is waited out, not counted); `Retry-After` honoured (a bank account: a read settles an unclear answer before each new attempt)',
     commands: CALLING,
   },
   timeout: {
@@ -253,7 +253,7 @@ export const RUN_OPTIONS = {
     value: 'MINUTES',
     default: 10,
     describe:
-      'nothing but 429s for 30 s is the service blocking this key and address (its documents: 5 minutes): sending pauses, probing once a minute, for at most this long; then the run stops (exit 3), its rows pending',
+      'minutes: nothing but 429s for 30 s is the service blocking this key and address (its documents: 5 minutes): sending pauses, probing once a minute, for at most this long; then the run stops (exit 3), its rows pending',
     commands: CALLING,
   },
   logFile: {

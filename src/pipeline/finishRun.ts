@@ -21,6 +21,8 @@ export async function finishRun(
   const { outputs, logger, client, baseUrl } = session;
   const stderr = facts.context.stderr;
   const aborted = session.stopped('the rest of the rows were not checked');
+  const notes = tally.notesWarning(outputs.results);
+  if (notes !== undefined) stderr?.write(`warning: ${notes}\n`);
   const summary = buildSummary(facts, {
     baseUrl: session.sandboxed ? undefined : baseUrl,
     sandbox: session.sandboxed,
@@ -33,7 +35,7 @@ export async function finishRun(
     counts: tally.outcomes(),
     client,
     end: { aborted },
-    warnings: checked.warnings,
+    warnings: notes === undefined ? checked.warnings : [...checked.warnings, notes],
     outputs,
   });
   logger.info({ rows: summary.rows, requests: summary.requests, exitCode: summary.exitCode, aborted }, 'run finished');

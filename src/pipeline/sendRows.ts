@@ -162,7 +162,8 @@ function startRow(send: InputSend, row: ClassifiedRow): void {
   const finish = (result: PayerResult) => {
     // What the row lacks though the service took it leads its `error` cell, whatever became of its calls.
     // A copy: the payer's own result is also what its bank rows are given.
-    const shown = warnings === undefined ? result : { ...result, errors: [...warnings, ...result.errors] };
+    const notes = warnings?.map((warning) => ({ ...warning, note: true }));
+    const shown = notes === undefined ? result : { ...result, errors: [...notes, ...result.errors] };
     sink.complete(seq, { row, finished: { source, line, clientUserId, result: shown } });
   };
   const left = leftOutOfTrial(send, row);

@@ -28,6 +28,7 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
     if (s.compliance.unsentChange) {
       errors.push({
         step: 'compliance',
+        note: true,
         message:
           `${s.compliance.unsentChange.join(', ')} changed since the payer was registered and was not sent (the ` +
           "service documents no update of a registered payer): change it in the service's dashboard",

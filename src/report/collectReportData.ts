@@ -150,10 +150,21 @@ export class ReportTally {
   private readonly waits = new Map<string, number>();
   private readonly rows: ReportRow[] = [];
   private rowsNotOk = 0;
+  private rowsWithNotes = 0;
   private readonly links: LinkRow[] = [];
   private linksTotal = 0;
 
   constructor(private readonly options: CollectOptions = {}) {}
+
+  /** A warning for the run when rows went on with a note a person should read (none when none did). */
+  notesWarning(results: string): string | undefined {
+    const n = this.rowsWithNotes;
+    if (n === 0) return undefined;
+    return (
+      `${n} row${n === 1 ? '' : 's'} went on with a note in ${n === 1 ? 'its' : 'their'} error cell (payer data ` +
+      `changed since registration and not sent, or what the service may ask for): see ${results}`
+    );
+  }
 
   /** Rows by outcome so far: the summary's counts, so the two never disagree. */
   outcomes(): Record<Outcome, number> {
@@ -166,6 +177,7 @@ export class ReportTally {
     const limit = this.options.rowLimit ?? 5000;
     this.counts.total++;
     this.counts[outcome]++;
+    if (outcome !== 'invalid' && outcome !== 'failed' && errors.some((error) => error.note)) this.rowsWithNotes++;
     const link = linkRow(row);
     if (link !== undefined && this.linksTotal++ < limit) this.links.push(link);
     if (outcome === 'ok') return;

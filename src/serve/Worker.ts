@@ -116,8 +116,10 @@ export class Worker {
   private async catchUpSlice(): Promise<void> {
     const { inbox, catchUp, metrics } = this.spec;
     const progress = catchUp.progress!;
-    if (progress.done === 0 && progress.rows === 0)
+    if (progress.done === 0 && progress.rows === 0) {
       catchUp.counted((await inbox.waiting?.countCheckedBefore(progress.since)) ?? 0);
+      metrics.catchUpLeft.set(progress.rows);
+    }
     const slice = await inbox.catchUpSlice(progress.since, catchUp.after, CATCH_UP_SLICE);
     // The waiting rows gone through: last, the bank accounts whose check may have ended in the gap.
     if (slice.next === undefined && inbox.going && !(await this.catchUpAccounts(progress))) return;

@@ -38,7 +38,7 @@ describe('a failed file fed back where no journal knows it', () => {
       const failed = await failedAfterLostAnswer();
       // Another machine: no journal of this one's.
       await h!.store.lose();
-      const { summary, results } = await h!.run({ inputs: [failed], compliancePath });
+      const { summary, results, stderr } = await h!.run({ inputs: [failed], compliancePath });
       expect(results[0]).toMatchObject({
         source: 'payers.csv',
         line: '2',
@@ -49,6 +49,10 @@ describe('a failed file fed back where no journal knows it', () => {
         /^compliance: payer cells changed since the payer was registered and was not sent .*service's dashboard$/,
       );
       expect(summary.exitCode).toBe(0);
+      // Said where a person running it sees it, and kept among the run's warnings (summary.json, report.html).
+      const note = `1 row went on with a note in its error cell (payer data changed since registration and not sent, or what the service may ask for): see ${summary.outputs.results}`;
+      expect(stderr).toContain(`warning: ${note}`);
+      expect(summary.warnings).toContain(note);
       expect(h!.sandbox.payer('e-1')!.paymentDetails).toHaveLength(1);
       expect((h!.sandbox.payer('e-1')!.request as { email: string }).email).toBe('e-1@example.com');
       expect(h!.sandbox.stats()).toMatchObject({ payersCreated: 1, duplicatePaymentDetails: 0 });

@@ -13,7 +13,8 @@ afterEach(async () => {
 });
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `blk-${i + 1}`);
-const SCALED = { afterMs: 300, probeEveryMs: 300 };
+// Nothing but 429s for 1.5 s is the block here: longer than the sandbox's one-second window for a breach.
+const SCALED = { afterMs: 1500, probeEveryMs: 300 };
 
 describe("run: the service's block", () => {
   it('is waited out: every row ok, none failed, and stderr says the block began and ended', async () => {
