@@ -113,8 +113,13 @@ const BY_CURRENCY: ReadonlyMap<string, readonly Compiled[]> = (() => {
   return map;
 })();
 
+/** By PAYMENT_DETAIL_FIELDS index: the fields a corridor reads (currency, rails and every field of its ways). */
+export const CORRIDOR_FIELDS: readonly number[] = [
+  ...new Set([CURRENCY, RAILS_AT, ...CORRIDORS.flatMap((c) => c.ways.flat(2).map(DETAIL_INDEX))]),
+];
+
 /**
- * The issues of one payment detail whose fields all passed their own rules, by PAYMENT_DETAIL_FIELDS index: the
+ * The issues of one payment detail whose corridor fields all passed their own rules, by PAYMENT_DETAIL_FIELDS index: the
  * bank fields its currency and rails need and it lacks. Empty for a currency without a corridor.
  */
 export function corridorIssues(values: readonly (string | undefined)[], place: Place): readonly OrderedIssue[] {

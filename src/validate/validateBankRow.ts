@@ -10,7 +10,7 @@ import { checkFields } from './checkFields.js';
 import { carry, readControls } from './controls.js';
 import type { PaymentDetailRequest } from '../core/schemas.js';
 import { BLANK, readCells, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
-import { corridorIssues } from './corridors.js';
+import { CORRIDOR_FIELDS, corridorIssues } from './corridors.js';
 
 export interface BankRowOptions {
   today?: Date;
@@ -126,19 +126,41 @@ export function validatePaymentDetail(
     },
     values,
   );
-  // A quiet required field is a problem reported elsewhere on the row: no detail, and nothing more to say.
-  if (issues.length > 0 || REQUIRED.some((k) => quiet[k])) return { issues };
+  // A quiet required field is a problem reported elsewhere on the row: no detail. What the corridor needs is said
+  // beside the other problems all the same, so that one round of fixes is enough.
+  if (issues.length > 0 || REQUIRED.some((k) => quiet[k]))
+    return { issues: [...issues, ...lacking(input, values, issues)] };
 
   if (inherited !== undefined) for (let k = 0; k < values.length; k++) values[k] ??= inherited[k];
   const guarded = specBodies.paymentDetail(values);
   if (!guarded.success)
     return { issues: guardIssues(guarded.error, (field) => input.absentColumn(field as PaymentDetailField)) };
-  // Every field of it passed (none could not be read): now what its currency and rails need together.
-  if (!quiet.includes(true)) {
-    const lacking = corridorIssues(values, (k) => placeOf(input, k));
-    if (lacking.length > 0) return { issues: [...lacking] };
-  }
+  // Every field of it passed: now what its currency and rails need together.
+  const needs = lacking(input, values, NO_ISSUES);
+  if (needs.length > 0) return { issues: [...needs] };
   return { detail: guarded.data, issues: [] };
+}
+
+const NO_ISSUES: readonly OrderedIssue[] = [];
+
+/**
+ * What the detail's currency and rails need that it lacks, once the fields they read passed or were left blank
+ * (a cell that could not be read, or told already under another column, is no ground to ask for more).
+ */
+function lacking(
+  input: PaymentDetailInput,
+  values: readonly (string | undefined)[],
+  told: readonly OrderedIssue[],
+): readonly OrderedIssue[] {
+  const { row, from, quiet } = input;
+  for (const k of CORRIDOR_FIELDS) {
+    if (quiet[k]) return NO_ISSUES;
+    const id = from[k]!;
+    if (id >= 0 && row.state[id] === TEXT && values[k] === undefined) return NO_ISSUES;
+  }
+  const needs = corridorIssues(values, (k) => placeOf(input, k));
+  if (told.length === 0 || needs.length === 0) return needs;
+  return needs.filter((need) => !told.some((issue) => issue.column === need.column));
 }
 
 /** A field the detail lacks is named by its blank cell's column as written, else as the caller names absent fields. */

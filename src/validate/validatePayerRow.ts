@@ -67,12 +67,14 @@ export function checkPayerRow(
 
   const paymentDetails: PaymentDetailRequest[] = [];
   const issues = joinIssues([read.repeated, read.issues, damage, payerIssues, controls.issues]);
-  // What the payer's fields need together, once each passed on its own (a cell that could not be read is told first).
+  // What the payer's fields need together (a cell that could not be read is told first): beside the other problems,
+  // so that one round of fixes is enough, but never again under a column told already. Warnings go with a valid row.
   let warnings: readonly OrderedIssue[] | undefined;
-  if (read.issues.length === 0 && damage.length === 0 && payerIssues.length === 0) {
+  if (read.issues.length === 0) {
     const checked = payerChecks(compliance, (k) => payerPlace(row, k));
-    for (const issue of checked.issues) issues.push(issue);
-    warnings = checked.warnings;
+    for (const issue of checked.issues)
+      if (!issues.some((told) => told.column === issue.column)) issues.push(issue);
+    if (payerIssues.length === 0 && damage.length === 0) warnings = checked.warnings;
   }
 
   // A row with any bank-only cell filled has a bank account; one with none has not.

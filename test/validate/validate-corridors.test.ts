@@ -245,3 +245,19 @@ describe('what a business payer and a postcode need', () => {
     expect(issuesOf(result)).toEqual([{ column: 'email', message: expect.stringMatching(/^must be a valid e-mail/) }]);
   });
 });
+
+describe('every problem of a row in one round', () => {
+  test('a business payer whose postcode fails lacks its company name and its routing number: all told at once', () => {
+    const told = issuesOf(
+      onPayerRow({
+        beneficiaryType: 'business',
+        sourceOfFunds: 'revenue',
+        businessActivity: 'software',
+        postcode: '1234',
+        currency: 'USD',
+        accountNumber: ACCOUNT,
+      }),
+    ).map((issue) => issue.column);
+    expect(told).toEqual(expect.arrayContaining(['postcode', 'companyName', 'routingNumber']));
+  });
+});

@@ -109,8 +109,10 @@ describe('JSONL rows', () => {
       // Not `routing`: that one is an alias of routingNumber.
       { column: 'paymentDetails[1].routingCode', message: 'is not a payment-detail field' },
     ]);
+    // What its currency needs is said beside the rest: one round of fixes.
     expect(issuesOf(line({ ...payerOnly, paymentDetails: { bankName: 'X', currency: 'EUR' } }))).toEqual([
       { column: 'paymentDetails.accountName', message: 'is required' },
+      { column: 'paymentDetails.iban', message: 'is required for a EUR account' },
     ]);
   });
 
