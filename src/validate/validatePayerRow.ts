@@ -72,8 +72,7 @@ export function checkPayerRow(
   let warnings: readonly OrderedIssue[] | undefined;
   if (read.issues.length === 0) {
     const checked = payerChecks(compliance, (k) => payerPlace(row, k));
-    for (const issue of checked.issues)
-      if (!issues.some((told) => told.column === issue.column)) issues.push(issue);
+    for (const issue of checked.issues) if (!issues.some((told) => told.column === issue.column)) issues.push(issue);
     if (payerIssues.length === 0 && damage.length === 0) warnings = checked.warnings;
   }
 
