@@ -146,7 +146,8 @@ export class Worker {
     }
     this.spec.onChecked?.();
     const fix = check.fixFile ? `: ${check.failed.length} to ask for other details in ${check.fixFile}` : '';
-    this.spec.say(`serve: caught up ${ids.length} payers' new bank accounts${fix}; results in ${check.results}/`);
+    const whose = ids.length === 1 ? "1 payer's new bank account" : `${ids.length} payers' new bank accounts`;
+    this.spec.say(`serve: caught up ${whose}${fix}; results in ${check.results}/`);
     return true;
   }
 
