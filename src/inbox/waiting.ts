@@ -168,12 +168,16 @@ export class WaitingRows {
 
   /** How many rows wait whose payer was last checked before `at` (or never). */
   async countCheckedBefore(at: string): Promise<number> {
+    if (!this.mayHold()) return 0;
+    const tables = await this.tables();
     let rows = 0;
+    // A page at a time, the event loop let go between, as `due` reads them.
     for (let after = { fileId: '', seq: 0 }; ; ) {
-      const page = await this.checkedBefore(at, after, 2000);
-      rows += page.rows;
-      if (page.next === undefined) return rows;
-      after = page.next;
+      const page = await tables.checkedBefore(at, after, 2000);
+      rows += page.length;
+      const last = page.at(-1);
+      if (page.length < 2000 || last === undefined) return rows;
+      after = { fileId: last.fileId, seq: last.seq };
       await setImmediate();
     }
   }

@@ -133,21 +133,37 @@ export class Worker {
    * it. False when the check stopped (the catch-up ends at a later pass).
    */
   private async catchUpAccounts(progress: { since: string; startedAt: string }): Promise<boolean> {
-    const { inbox, store, journal, metrics, context } = this.spec;
+    const { store, journal } = this.spec;
     const from = new Date(Date.parse(progress.since) - ACCOUNT_CHECK_BEFORE_MS).toISOString();
     const ids = await store.journal(journal.service).payersWithNewAccounts(from, progress.startedAt);
     if (ids.length === 0) return true;
+    return this.checkAccounts(ids, undefined, {
+      what: "the catch-up's bank account check",
+      meanwhile: 'it is tried again',
+      done: (n) => `caught up ${n === 1 ? "1 payer's new bank account" : `${n} payers' new bank accounts`}`,
+    });
+  }
+
+  /**
+   * The payers' accounts asked of the service (checkBankAccounts), and said: what it found, or that it stopped
+   * (the worker pauses then: false).
+   */
+  private async checkAccounts(
+    ids: string[],
+    signal: AbortSignal | undefined,
+    words: { what: string; meanwhile: string; done: (payers: number) => string },
+  ): Promise<boolean> {
+    const { inbox, metrics, context } = this.spec;
     const check = await checkBankAccounts(inbox, ids, context);
     metrics.addRun(undefined, check.requests);
-    if (check.stopped !== undefined) {
-      this.spec.say(`serve: the catch-up's bank account check stopped (${check.stopped}); it is tried again`);
+    if (check.stopped !== undefined || signal?.aborted) {
+      this.spec.say(`serve: ${words.what} stopped (${check.stopped ?? 'interrupted'}); ${words.meanwhile}`);
       inbox.going = false;
       return false;
     }
     this.spec.onChecked?.();
     const fix = check.fixFile ? `: ${check.failed.length} to ask for other details in ${check.fixFile}` : '';
-    const whose = ids.length === 1 ? "1 payer's new bank account" : `${ids.length} payers' new bank accounts`;
-    this.spec.say(`serve: caught up ${whose}${fix}; results in ${check.results}/`);
+    this.spec.say(`serve: ${words.done(ids.length)}${fix}; results in ${check.results}/`);
     return true;
   }
 
@@ -234,7 +250,7 @@ export class Worker {
    * events are marked done only once all of it ran to its end: a stop or a shutdown midway leaves them recorded.
    */
   private async act(events: RecordedEvent[], signal: AbortSignal): Promise<void> {
-    const { inbox, log, metrics, context } = this.spec;
+    const { inbox, log, metrics } = this.spec;
     // Only the events that may move a row look up their payer and its rows (found by the index: a batch costs the
     // same with 10 or 100,000 waiting); the rest, most of a first run's, are settled as they are.
     const options = { checkApproved: this.checkApproved };
@@ -261,16 +277,12 @@ export class Worker {
     }
     if (work.bankChecks.size > 0) {
       if (stopped()) return;
-      const check = await checkBankAccounts(inbox, [...work.bankChecks], context);
-      metrics.addRun(undefined, check.requests);
-      if (check.stopped !== undefined || signal.aborted) {
-        this.spec.say(`serve: the bank account check stopped (${check.stopped ?? 'interrupted'}); its events wait`);
-        inbox.going = false;
-        return;
-      }
-      this.spec.onChecked?.();
-      const fix = check.fixFile ? `: ${check.failed.length} to ask for other details in ${check.fixFile}` : '';
-      this.spec.say(`serve: checked ${work.bankChecks.size} payers' bank accounts${fix}; results in ${check.results}/`);
+      const checked = await this.checkAccounts([...work.bankChecks], signal, {
+        what: 'the bank account check',
+        meanwhile: 'its events wait',
+        done: (n) => `checked ${n} payers' bank accounts`,
+      });
+      if (!checked) return;
     }
     // A hold lost on the way (another serve took over) leaves the events to the one that holds it now.
     if (stopped()) return;
