@@ -98,6 +98,8 @@ interface RunKnowledge {
    * `open`: it accepted one for a payer not approved, so a refusal is an ordinary fault.
    */
   gate: 'unknown' | 'gated' | 'open';
+  /** It refused to record an agreement for a payer whose KYC is not approved: no more such PATCHes this run. */
+  agreementGated?: boolean;
 }
 
 export interface PlanContext {
