@@ -38,6 +38,7 @@ export default defineConfig({
             'test/store/pg-store.test.ts',
             'test/store/pg-copy.test.ts',
             'test/store/waiting-tables.test.ts',
+            'test/store/payer-directory.test.ts',
             'test/web/payerPaging.test.ts',
             'test/journal/journal-store.test.ts',
             'test/journal/journal-import.test.ts',

@@ -1,5 +1,5 @@
 import { inLists } from './inList.js';
-import type { CallRecord, JournalTables, JournalWrite, PayerChange, PayerRecord } from './Store.js';
+import type { CallRecord, DirectoryEntry, JournalTables, JournalWrite, PayerChange, PayerRecord } from './Store.js';
 
 type Value = string | number | Uint8Array | null;
 type Row = Record<string, unknown>;
@@ -47,7 +47,26 @@ const ADD_CHANGE = `
     WHERE latest.service = ? AND latest.key = ? AND latest.kyc_status = ? AND latest.agreement_status = ?
       AND latest.accounts = ?
       AND latest.seq = (SELECT MAX(seq) FROM journal_payer_changes WHERE service = ? AND key = ?))`;
-const TABLES = ['journal_calls', 'journal_payers', 'journal_payer_changes', 'journal_settings', 'journal_accounts'];
+const ENTRY_COLUMNS = ['first_name', 'last_name', 'email', 'company_name'] as const;
+const ENTRIES_A_STATEMENT = 100;
+// The same values leave the row as it is: `updated_at` says when the values last changed, which is what a copy of
+// two stores compares, and a re-run of a file changes nothing on disk.
+const CHANGED = ENTRY_COLUMNS.map((c) => `payer_directory.${c} IS DISTINCT FROM excluded.${c}`).join(' OR ');
+const UPSERT_TAIL =
+  ` ON CONFLICT (service, client_user_id) DO UPDATE SET ${ENTRY_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}, ` +
+  `updated_at = excluded.updated_at WHERE ${CHANGED}`;
+
+const TABLES = [
+  'journal_calls',
+  'journal_payers',
+  'journal_payer_changes',
+  'journal_settings',
+  'journal_accounts',
+  'payer_directory',
+  'payer_links',
+  'payer_mails',
+  'payer_signatures',
+];
 
 /** The journal of one service and key, over either backend's executor. */
 export class SqlJournal implements JournalTables {
@@ -161,7 +180,13 @@ export class SqlJournal implements JournalTables {
 
   async write(batch: readonly JournalWrite[]): Promise<void> {
     if (batch.length === 0) return;
-    await this.sql.batch(batch.flatMap((item) => this.statements(item)));
+    // The directory entries of a batch go together, a hundred a statement: a run's rows add one each.
+    const entries: DirectoryEntry[] = [];
+    const statements: Statement[] = [];
+    for (const item of batch)
+      if ('directory' in item) entries.push(item.directory);
+      else statements.push(...this.statements(item));
+    await this.sql.batch([...statements, ...directoryUpserts(this.service, entries)]);
   }
 
   async forget(): Promise<void> {
@@ -171,6 +196,7 @@ export class SqlJournal implements JournalTables {
   /** The SQL of one write: what `write` runs, and what `store copy` puts in a transaction of its own. */
   statements(item: JournalWrite): Statement[] {
     const { service } = this;
+    if ('directory' in item) return directoryUpserts(service, [item.directory]);
     if ('call' in item) {
       const { call: key, record } = item;
       if (record === undefined) return [['DELETE FROM journal_calls WHERE service = ? AND key = ?', [service, key]]];
@@ -232,6 +258,33 @@ export class SqlJournal implements JournalTables {
       ],
     ];
   }
+}
+
+/**
+ * The statements that write directory entries: a hundred a statement, in the order of their ids (two writers of the
+ * same payers lock them in one order), the last of a payer given twice winning.
+ */
+export function directoryUpserts(service: string, entries: readonly DirectoryEntry[]): Statement[] {
+  const byId = new Map(entries.map((entry) => [entry.clientUserId, entry]));
+  const sorted = [...byId.values()].sort((a, b) => (a.clientUserId < b.clientUserId ? -1 : 1));
+  const statements: Statement[] = [];
+  for (let i = 0; i < sorted.length; i += ENTRIES_A_STATEMENT) {
+    const some = sorted.slice(i, i + ENTRIES_A_STATEMENT);
+    statements.push([
+      'INSERT INTO payer_directory (service, client_user_id, first_name, last_name, email, company_name, updated_at) ' +
+        `VALUES ${some.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}${UPSERT_TAIL}`,
+      some.flatMap((entry) => [
+        service,
+        entry.clientUserId,
+        entry.firstName ?? null,
+        entry.lastName ?? null,
+        entry.email ?? null,
+        entry.companyName ?? null,
+        entry.updatedAt,
+      ]),
+    ]);
+  }
+  return statements;
 }
 
 /**

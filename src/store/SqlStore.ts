@@ -1,9 +1,19 @@
+import { SqlDirectory } from './SqlDirectory.js';
 import { SqlEvents } from './SqlEvents.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
 import { SqlPayers } from './SqlPayers.js';
 import { SqlWaiting } from './SqlWaiting.js';
 import { SqlWeb } from './SqlWeb.js';
-import type { EventTables, Hold, JournalTables, PayerTables, Store, WaitingTables, WebTables } from './Store.js';
+import type {
+  EventTables,
+  Hold,
+  JournalTables,
+  PayerDirectoryTables,
+  PayerTables,
+  Store,
+  WaitingTables,
+  WebTables,
+} from './Store.js';
 import type { Holder } from './holder.js';
 
 /** What both backends share: the same tables over the executor each gives. */
@@ -31,6 +41,10 @@ export abstract class SqlStore implements Store {
 
   payers(service: string): PayerTables {
     return new SqlPayers(this.sql, service);
+  }
+
+  directory(service: string): PayerDirectoryTables {
+    return new SqlDirectory(this.sql, service);
   }
 
   /** Whether what this store writes is still its holder's to write (a store not written under a hold: always). */

@@ -49,7 +49,9 @@ export type JournalWrite =
   | { call: string; record: CallRecord | undefined }
   /** With the payer's clientUserId where the writer knows it: kept beside each of its account ids. */
   | { payer: string; record: PayerRecord; clientUserId?: string | undefined }
-  | { setting: string; value: string | undefined };
+  | { setting: string; value: string | undefined }
+  /** A payer's directory entry, written with the payer's other records. */
+  | { directory: DirectoryEntry };
 
 /** The journal of one service and key. */
 export interface JournalTables {
@@ -228,6 +230,102 @@ export interface PayerTables {
   find(filter: PayerFilter, offset: number, limit: number): Promise<string[]>;
 }
 
+/**
+ * Who a payer is, as the latest run (or `directory import`) that read their row had it: what a mail to them and the
+ * finance team's page need, and nothing else (never SSN, date of birth, bank numbers, phone or address). A business
+ * payer may have no first name; a person no company.
+ */
+export interface DirectoryEntry {
+  clientUserId: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  companyName?: string;
+  /** ISO time the entry was written with these values (a write of the same values leaves it). */
+  updatedAt: string;
+}
+
+/** A payer's personal link to their page: the token only as its hash, and when it was made, ends, was revoked and opened. */
+export interface PayerLink {
+  /** sha-256 of the token, hex. */
+  tokenHash: string;
+  clientUserId: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt?: string;
+  /** The first time the page was opened with it. */
+  openedAt?: string;
+}
+
+/** Where one mail to a payer stands: `sending` is written before the mail goes to the server, so a crash cannot send it twice unseen. */
+type MailState = 'sending' | 'sent' | 'refused';
+
+/** One mail of one payer, by its step (`invitation`, `reminder-1`...). */
+export interface MailRecord {
+  clientUserId: string;
+  step: string;
+  state: MailState;
+  /** Why the mail server refused it, in a few words: never the address. */
+  reason?: string;
+  at: string;
+}
+
+/** How a payer's agreement came to be signed: on their page, by the row (the team collected it), or by the operator's word for a whole file. */
+export type SignedHow = 'page' | 'row' | 'elsewhere';
+
+export interface SignatureRecord {
+  clientUserId: string;
+  how: SignedHow;
+  at: string;
+}
+
+/** What `forget` did of one payer. */
+export interface Forgotten {
+  /** The directory entry was there and is gone. */
+  entry: boolean;
+  /** Links erased. */
+  links: number;
+  /** Mail records kept (with their reasons erased): they are what keeps a step's mail from going again. */
+  mails: number;
+  /** A signature record is kept: how and when the agreement was signed, for the record. */
+  signature: boolean;
+}
+
+/**
+ * What lets payers act for themselves, for one service and key: who each payer is (the directory), their personal
+ * links, the mails sent to them and how their agreement was signed. Keyed by clientUserId, as the service knows them.
+ */
+export interface PayerDirectoryTables {
+  /** The entries of these payers. */
+  entries(clientUserIds: readonly string[]): Promise<Map<string, DirectoryEntry>>;
+  /**
+   * Writes the entries in one transaction: each replaces the payer's, unless it holds the same values (then the
+   * stored one, and its time, stay).
+   */
+  putEntries(entries: readonly DirectoryEntry[]): Promise<void>;
+  addLink(link: PayerLink): Promise<void>;
+  link(tokenHash: string): Promise<PayerLink | undefined>;
+  /** Revokes every link of the payer not revoked yet: how many. */
+  revokeLinks(clientUserId: string, at: string): Promise<number>;
+  /** Notes the link's first opening (a later one changes nothing). */
+  openedLink(tokenHash: string, at: string): Promise<void>;
+  /**
+   * Writes a mail's record. `sending` is written only where the step has no record or a refused one, so that of two
+   * processes about to send the same mail only one may (false for the other); `sent` and `refused` always are.
+   */
+  putMail(mail: MailRecord): Promise<boolean>;
+  /** The mail records of these payers, by payer then step. */
+  mails(clientUserIds: readonly string[]): Promise<MailRecord[]>;
+  /** Records how the payer's agreement was signed, unless it is recorded already (the first stands): whether this one was. */
+  sign(signature: SignatureRecord): Promise<boolean>;
+  signatures(clientUserIds: readonly string[]): Promise<Map<string, SignatureRecord>>;
+  /**
+   * Erases what could identify the payer beyond its id: the directory entry and the links, and the mail records'
+   * reasons; in one transaction. Nothing of the payer: undefined.
+   */
+  forget(clientUserId: string): Promise<Forgotten | undefined>;
+}
+
 /** A hold of a service and key. */
 export interface Hold {
   /**
@@ -252,6 +350,7 @@ export interface Store {
   web(service: string): WebTables;
   waiting(service: string): WaitingTables;
   payers(service: string): PayerTables;
+  directory(service: string): PayerDirectoryTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**

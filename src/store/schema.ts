@@ -269,6 +269,59 @@ const MIGRATIONS: readonly Migration[] = [
         WHERE w.service = journal_accounts.service AND w.payer_key = journal_accounts.payer_key LIMIT 1);
     `,
   },
+  {
+    version: 10,
+    name: 'the payer directory, links, mails and signatures',
+    sql: `
+      -- Who each payer is, for the mails that invite them to a page of their own and for the finance team's page: the
+      -- names, e-mail and company the latest run (or directory import) read in their row, and when those last
+      -- changed. Never SSN, date of birth, bank numbers, phone or address. payer-onboard forget erases an entry.
+      CREATE TABLE payer_directory (
+        service TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        first_name TEXT,
+        last_name TEXT,
+        email TEXT,
+        company_name TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (service, client_user_id)
+      );
+      -- Each payer's personal links to their page, by the hash of the token (the token itself only in the mail), with
+      -- when each was made, ends, was revoked and was first opened.
+      CREATE TABLE payer_links (
+        service TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        revoked_at TEXT,
+        opened_at TEXT,
+        PRIMARY KEY (service, token_hash)
+      );
+      CREATE INDEX payer_links_by_payer ON payer_links (service, client_user_id);
+      -- Each mail to a payer, once per step (the invitation, each reminder): 'sending' is written before it goes to
+      -- the mail server, so that a crash or a second process never sends it twice unseen; a refusal keeps the
+      -- server's reason in a few words, never the address.
+      CREATE TABLE payer_mails (
+        service TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        step TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('sending', 'sent', 'refused')),
+        reason TEXT,
+        at TEXT NOT NULL,
+        PRIMARY KEY (service, client_user_id, step)
+      );
+      -- How each payer's agreement came to be signed, for the record: on their page, by their row (the team
+      -- collected it), or by the operator's word for a whole file; the first record stands.
+      CREATE TABLE payer_signatures (
+        service TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        how TEXT NOT NULL CHECK (how IN ('page', 'row', 'elsewhere')),
+        at TEXT NOT NULL,
+        PRIMARY KEY (service, client_user_id)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
