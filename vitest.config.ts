@@ -39,6 +39,8 @@ export default defineConfig({
             'test/store/pg-copy.test.ts',
             'test/store/waiting-tables.test.ts',
             'test/store/payer-directory.test.ts',
+            'test/store/migration-directory.test.ts',
+            'test/pipeline/run-directory.test.ts',
             'test/web/payerPaging.test.ts',
             'test/journal/journal-store.test.ts',
             'test/journal/journal-import.test.ts',

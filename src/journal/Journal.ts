@@ -1,4 +1,4 @@
-import type { CallRecord, JournalTables, JournalWrite, PayerRecord, Store } from '../store/Store.js';
+import type { CallRecord, DirectoryEntry, JournalTables, JournalWrite, PayerRecord, Store } from '../store/Store.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = CallRecord;
@@ -26,6 +26,8 @@ export class Journal {
   /** Records whose write failed (the journal failed): this run still reads them from here. */
   private readonly unwritten = new Map<string, JournalWrite>();
   private flushQueued = false;
+  /** Payers' directory entries not yet written, by clientUserId: they wait for the next write (putDirectory). */
+  private readonly directory = new Map<string, JournalWrite>();
   /** Every write made so far, settled: close() waits for them before it marks the journal closed. */
   private writes: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -137,6 +139,17 @@ export class Journal {
     this.queue(`p${payerKey}`, { payer: payerKey, record, clientUserId });
   }
 
+  /**
+   * Who the payer is. Not worth a transaction of its own (a re-run of rows done before writes nothing else): it goes
+   * with the journal's next write, or with a hundred others. A kill may lose the last of them, which the next run of
+   * the file writes again.
+   */
+  putDirectory(entry: DirectoryEntry): void {
+    if (this.failure !== undefined || this.closed) return;
+    this.directory.set(entry.clientUserId, { directory: entry });
+    if (this.directory.size >= DIRECTORY_BATCH) this.flushSoon();
+  }
+
   /** What the journal knows of the service's KYC gate. */
   gate(): string | undefined {
     return this.settings.get(GATE);
@@ -159,6 +172,10 @@ export class Journal {
     }
     this.pending.delete(id); // the latest goes last, after what it may depend on
     this.pending.set(id, write);
+    this.flushSoon();
+  }
+
+  private flushSoon(): void {
     if (this.flushQueued) return;
     // Once the callbacks queued now have run: the records the work on an answer adds go out together, right after
     // it. An immediate would wait for the next turn of the event loop, and keep them in memory, where a kill loses
@@ -175,9 +192,11 @@ export class Journal {
    * store has written them when this returns (so an exit handler can call it); its promise carries the outcome.
    */
   flush(): Promise<void> {
-    if (this.pending.size === 0) return Promise.resolve();
+    if (this.pending.size === 0 && this.directory.size === 0) return Promise.resolve();
     const batch = this.pending;
     this.pending = new Map();
+    for (const [id, write] of this.directory) batch.set(`d${id}`, write);
+    this.directory.clear();
     if (this.failure !== undefined) {
       for (const [id, write] of batch) this.unwritten.set(id, write);
       return Promise.resolve();
@@ -232,6 +251,9 @@ export class Journal {
     }
   }
 }
+
+/** Directory entries that are written together even when nothing else of the journal is (one statement's worth). */
+const DIRECTORY_BATCH = 100;
 
 /** Records on their way to the store past which a run's next row waits (a few MB of them). */
 const MOST_UNWRITTEN = 2000;

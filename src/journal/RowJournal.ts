@@ -9,6 +9,7 @@ import {
   type RowWork,
 } from '../plan/rowState.js';
 import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
+import { directoryEntryOf } from '../store/SqlDirectory.js';
 import type { PayerChange, PayerRecord } from '../store/Store.js';
 import type { Journal } from './Journal.js';
 import { type JournalPlace, readJournal } from './openJournal.js';
@@ -131,6 +132,9 @@ export class RowJournal {
 
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   async remember(s: RowState, now: Date): Promise<void> {
+    // Who the payer is, for the mails and the page that let them act for themselves: from every payer row a run
+    // takes, done before or not, so a re-run fills it for payers an older version registered.
+    if (s.work.compliance !== undefined) this.journal.putDirectory(directoryEntryOf(s.work.compliance, isoTime(now)));
     s.payerKey ??= payerKeyOf(s.work.clientUserId);
     const key = s.payerKey;
     const before = await this.journal.payer(key);
