@@ -134,6 +134,15 @@ export class RowJournal {
     if (this.gate() !== gate) this.journal.putGate(gate);
   }
 
+  /** An earlier run saw the service refuse an agreement before KYC: no doomed PATCH in this one either. */
+  agreementGated(): boolean {
+    return this.journal.gate('agreement') === 'gated';
+  }
+
+  rememberAgreementGated(): void {
+    if (!this.agreementGated()) this.journal.putGate('gated', 'agreement');
+  }
+
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   async remember(s: RowState, now: Date): Promise<void> {
     // Who the payer is, for the mails and the page that let them act for themselves: from every payer row a run
