@@ -141,8 +141,13 @@ describe("the payers a batch of events names, looked up by the journal's index",
     ]);
     await store.close();
     await sql(where, [
-      'DELETE FROM schema_migrations WHERE version = 9',
+      // The steps from the index on undone: the store as the version before the index left it.
+      'DELETE FROM schema_migrations WHERE version >= 9',
       'DROP TABLE journal_accounts',
+      'DROP TABLE payer_directory',
+      'DROP TABLE payer_links',
+      'DROP TABLE payer_mails',
+      'DROP TABLE payer_signatures',
       // A payer whose list is not pairs, and one whose list is not a list: read past, as the code reads them.
       `INSERT INTO journal_payers (service, key, account_ids) VALUES ('svc', 'odd-1', '["x", ["a3"], 7]')`,
       `INSERT INTO journal_payers (service, key, account_ids) VALUES ('svc', 'odd-2', '{"a": 1}')`,
