@@ -9,6 +9,7 @@ const LAYERS = [
   'options',
   'sandbox',
   'store',
+  'mail',
   'plan',
   'journal',
   'execute',

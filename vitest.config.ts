@@ -50,6 +50,7 @@ export default defineConfig({
             'test/pipeline/rerun-journal.test.ts',
             'test/pipeline/rerun-failed-elsewhere.test.ts',
             'test/pipeline/run-carried-steps.test.ts',
+            'test/pipeline/run-signature-record.test.ts',
             'test/inbox/inbox-waiting.test.ts',
             'test/serve/eventLog.test.ts',
             'test/journal/journal-payers-named.test.ts',

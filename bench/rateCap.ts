@@ -11,8 +11,11 @@ import { runCli, SCRATCH } from './spawnCli.js';
 
 const PAYERS = 2000;
 const LATENCY_MS = 50;
-/** A first run of new payers, the gate known: create compliance and complete the agreement. */
-const FIRST_RUN_REQUESTS = 2;
+/**
+ * A first run of new payers, the gate known, whose signatures the team did not collect: create compliance alone.
+ * The agreement is the payer's to sign, and the bank account waits for KYC.
+ */
+const FIRST_RUN_REQUESTS = 1;
 
 /** Runs one payer against the sandbox in `state`, so that the journal learns the service gates bank accounts. */
 async function learnGate(sandbox: SandboxHandle, state: string): Promise<void> {
@@ -24,7 +27,7 @@ async function learnGate(sandbox: SandboxHandle, state: string): Promise<void> {
 
 /** A first run of 2,000 new payers at `--rate rate`, the service capping the key at the same rate. */
 async function firstRunAtCap(rate: number): Promise<Figure[]> {
-  const file = await input(PAYERS, `cap${rate}`);
+  const file = await input(PAYERS, `cap${rate}`, false);
   const state = join(SCRATCH, 'state', `cap${rate}-${Date.now()}`);
   return withSandbox({ latencyMs: LATENCY_MS, kycAfter: undefined, rateLimit: rate }, async (sandbox) => {
     await learnGate(sandbox, state);
@@ -52,8 +55,8 @@ async function firstRunAtCap(rate: number): Promise<Figure[]> {
         name: `the same run: requests per payer`,
         value: perPayer,
         unit: 'req/payer',
-        bar: '<= 2.05',
-        pass: perPayer <= 2.05,
+        bar: `<= ${FIRST_RUN_REQUESTS + 0.05}`,
+        pass: perPayer <= FIRST_RUN_REQUESTS + 0.05,
         note: `${requests} requests: ${after.byRoute.compliance - before.byRoute.compliance} create compliance, ${after.byRoute.agreement - before.byRoute.agreement} agreement, ${after.reads - before.reads} reads (${after.readsNotFound - before.readsNotFound} answered 404), ${after.kycRefusals - before.kycRefusals} bank accounts refused`,
       },
     ];

@@ -39,10 +39,10 @@ export async function withSandbox<T>(
   }
 }
 
-export async function input(rows: number, name: string): Promise<string> {
+export async function input(rows: number, name: string, signed = true): Promise<string> {
   mkdirSync(SCRATCH, { recursive: true });
   const path = join(SCRATCH, `${name}.csv`);
-  await writePayersCsv(path, rows, name);
+  await writePayersCsv(path, rows, name, signed);
   return path;
 }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { packageRoot } from './core/packageRoot.js';
 import type { CliIo, CommandBody } from './commands/CliCommand.js';
 import { ConfigError, PayerOnboardError } from './core/errors.js';
+import { retiredFlag } from './options/retiredFlags.js';
 
 /** A command as `--help` lists it; its module is loaded only when it is the one asked for. */
 export interface CliCommand {
@@ -93,6 +94,11 @@ export async function cli(argv: string[], io: CliIo): Promise<number> {
   if (argv.length === 1 && argv[0] === '--help') {
     io.stdout.write(`${topLevelHelp(helpWidth())}\n`);
     return 0;
+  }
+  const retired = retiredFlag(argv);
+  if (retired !== undefined) {
+    io.stderr.write(`payer-onboard: ${retired}\n`);
+    return 2;
   }
   // Only the commands named in argv are loaded (usually one); the others are listed by name, which is all yargs
   // needs of a command it does not run.

@@ -1,4 +1,12 @@
-import type { CallRecord, DirectoryEntry, JournalTables, JournalWrite, PayerRecord, Store } from '../store/Store.js';
+import type {
+  CallRecord,
+  DirectoryEntry,
+  JournalTables,
+  JournalWrite,
+  PayerRecord,
+  SignatureRecord,
+  Store,
+} from '../store/Store.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = CallRecord;
@@ -123,6 +131,20 @@ export class Journal {
     const kept = this.kept(`p${payerKey}`);
     if (kept !== null) return kept && 'payer' in kept ? kept.record : undefined;
     return this.read(() => this.tables.payer(payerKey));
+  }
+
+  /** How the payer's agreement was signed, where the store has a record of it (the payer's page writes one). */
+  async signature(clientUserId: string): Promise<SignatureRecord | undefined> {
+    const kept = this.kept(`s${clientUserId}`);
+    if (kept !== null) return kept && 'signature' in kept ? kept.signature : undefined;
+    return this.read(async () =>
+      (await this.store.directory(this.tables.service).signatures([clientUserId])).get(clientUserId),
+    );
+  }
+
+  /** Notes how an agreement this run completed was signed, with the journal's next write (the first record stands). */
+  putSignature(signature: SignatureRecord): void {
+    this.queue(`s${signature.clientUserId}`, { signature });
   }
 
   /** A read of the store; one that fails (the database gone) stops the run as a failed write does. */

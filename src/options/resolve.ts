@@ -76,7 +76,7 @@ export const RUN_CHECKS = {
   retries: count(0).max(20, 'must be at most 20'),
   timeout: z.number({ error: 'must be a number' }).positive('must be more than 0'),
   steps: stepsList,
-  completeAgreement: z.boolean(),
+  agreementSignedElsewhere: z.boolean(),
   dryRun: z.boolean(),
   compliancePath: z.enum(COMPLIANCE_PATHS, { error: `must be ${COMPLIANCE_PATHS.join(' or ')}` }),
   createUnmatchedAccounts: z.boolean(),

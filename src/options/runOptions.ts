@@ -168,11 +168,12 @@ export const RUN_OPTIONS = {
     describe: 'which calls to make',
     commands: EVERY,
   },
-  completeAgreement: {
-    flag: 'complete-agreement',
+  agreementSignedElsewhere: {
+    flag: 'agreement-signed-elsewhere',
     type: 'boolean',
-    default: true,
-    describe: 'complete the agreement of rows whose `agreementCompleted` cell is blank',
+    default: false,
+    describe:
+      "every payer of the file signed the agreement outside the tool (on paper, in the service's dashboard): complete it for rows whose `agreementCompleted` cell is blank",
     commands: EVERY,
   },
   dryRun: {

@@ -15,6 +15,9 @@ export type AccountShape = (typeof ACCOUNT_SHAPES)[number];
 /** What create payment details answers for a payer whose KYC is not approved. */
 const KYC_GATES = ['500', '400', 'off'] as const;
 export type KycGate = (typeof KYC_GATES)[number];
+/** Whether the agreement page may be shown in another site's frame, as the service's is. */
+const AGREEMENT_FRAMES = ['allow', 'deny'] as const;
+export type AgreementFrame = (typeof AGREEMENT_FRAMES)[number];
 
 const probability = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const nonNegativeInt = z.number().int('must be a whole number').min(0, 'must be 0 or more');
@@ -176,6 +179,16 @@ export const SANDBOX_OPTIONS = {
     describe:
       "the payment-details read lists each account as only `id`, `userId`, `bankName` and `status`, as a published client's fixtures do",
     schema: z.boolean(),
+  },
+  /** `deny` is for testing a payer page that frames the agreement: what it says when the frame is refused. */
+  agreementFrame: {
+    flag: 'agreement-frame',
+    type: 'string',
+    value: AGREEMENT_FRAMES.join('|'),
+    default: 'allow',
+    describe:
+      "whether the agreement page (the answers' `agreementUrl`) may be framed by any site (`allow`, as the service's frame is) or refuses every frame (`deny`: `X-Frame-Options: DENY`, `frame-ancestors 'none'`)",
+    schema: z.enum(AGREEMENT_FRAMES, { error: `must be one of: ${AGREEMENT_FRAMES.join(', ')}` }),
   },
   webhookUrl: {
     flag: 'webhook-url',

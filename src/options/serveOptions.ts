@@ -59,6 +59,14 @@ export const SERVE_OPTIONS = {
     describe:
       "the web page's address behind your TLS proxy (`https://payers.example.com`): the page answers only to the names it is known by, loopback's and this one's",
   },
+  linkDays: {
+    flag: 'link-days',
+    type: 'number',
+    value: 'DAYS',
+    default: 30,
+    describe:
+      "days a payer's personal link to their page stays valid; each mail carries a new one, and earlier ones stay valid until they expire or are revoked",
+  },
   trustProxy: {
     flag: 'trust-proxy',
     type: 'string',

@@ -13,6 +13,11 @@ export interface CheckedInputs {
   duplicates: DuplicateIds;
 }
 
+/** The operator's statement for every payer of the run, said wherever the run is told: it signs for them. */
+const SIGNED_ELSEWHERE =
+  '--agreement-signed-elsewhere: you state that every payer of these files signed the agreement outside this tool; ' +
+  'it is recorded as signed for each row whose agreementCompleted cell is blank';
+
 /**
  * Pass 1: read and check everything before the first call, so a file that cannot be used stops the run with nothing
  * sent, and the progress bar knows its total. Its warnings are said on stderr and kept in `reached`.
@@ -21,6 +26,7 @@ export async function checkInputs(facts: RunFacts, reached: Reached): Promise<Ch
   const { options, cwd, command, context } = facts;
   const stderr = context.stderr;
   const warnings = reached.warnings;
+  if (options.agreementSignedElsewhere) warnings.push(SIGNED_ELSEWHERE);
   // --map and --date-format apply to every input; `validate` shows first how each file's columns were read.
   const reading = readingOptions(options, cwd);
   const announce = command === 'validate' ? (text: string) => stderr?.write(text) : undefined;

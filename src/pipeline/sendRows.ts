@@ -92,7 +92,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
   // first, so that the results file holds every row the summary counts.
   try {
     for await (const row of classifyRows(job.input, job.kind, {
-      defaultAgreementCompleted: ctx.options.completeAgreement,
+      defaultAgreementCompleted: ctx.options.agreementSignedElsewhere,
       seen: ctx.seen,
       today: ctx.today,
     })) {

@@ -58,8 +58,13 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   }
 
   if (s.work.kind === 'payer' && wanted('agreement')) {
-    steps.agreement = s.agreement.step ?? 'skipped';
+    steps.agreement = agreementStep(s, steps.compliance);
     if (s.agreement.error) errors.push({ step: 'agreement', message: s.agreement.error });
+    else if (steps.agreement === 'waiting')
+      errors.push({
+        step: 'agreement',
+        message: `${WAITING_FOR_SIGNATURE} (agreementStatus ${shownWord('agreementStatus', status?.agreementStatus)})`,
+      });
   }
 
   const paymentDetailIds: string[] = [];
@@ -87,8 +92,9 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   const rejected = kycRejected(status);
   if (rejected)
     errors.push({ step: 'kyc', message: `KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted` });
-  const waits = waitingOn(s, result);
-  if (waits !== undefined && !values.includes('waiting')) errors.push(waits);
+  // A waiting bank account says already that it waits for KYC.
+  const waits = steps['payment-details'] === 'waiting' ? undefined : waitingOnKyc(s);
+  if (waits !== undefined) errors.push(waits);
 
   if (values.includes('failed') || s.failure || rejected) result.outcome = 'failed';
   else if (unfinished) result.outcome = 'skipped';
@@ -120,17 +126,26 @@ function waitingFor(s: RowState): string {
   return `waiting for the agreement to be completed (agreementStatus ${shownWord('agreementStatus', s.status?.agreementStatus)})`;
 }
 
-/** What the payer still has to do when no step waits on it: KYC, or signing an agreement the row does not complete. */
-function waitingOn(s: RowState, result: PayerResult): RowError | undefined {
+/** What a row waiting on the payer's signature says: where the payer gives it. */
+const WAITING_FOR_SIGNATURE = 'waiting for the agreement: the payer signs it on their page';
+
+/**
+ * The agreement's step. One the row does not complete is the payer's to sign: done once the service says so,
+ * else waiting for them, once the payer is registered; a run that stopped first leaves it skipped.
+ */
+function agreementStep(s: RowState, compliance: StepStatus | undefined): StepStatus {
+  const step = s.agreement.step ?? 'skipped';
+  if (step !== 'skipped' || s.stopped || s.failure !== undefined) return step;
+  if (agreementCompleted(s.status)) return 'done-before';
+  const registered = compliance === undefined || compliance === 'ok' || compliance === 'done-before';
+  return registered && s.status !== undefined && !kycRejected(s.status) ? 'waiting' : step;
+}
+
+/** What the payer still has to do for KYC, when no bank account says it already. */
+function waitingOnKyc(s: RowState): RowError | undefined {
   const status = s.status;
   if (status === undefined || s.stopped) return undefined;
   if (status.kycStatus !== undefined && !kycDone(status) && !kycRejected(status))
     return { step: 'kyc', message: `waiting for KYC approval (kycStatus ${shownWord('kycStatus', status.kycStatus)})` };
-  if (s.work.kind === 'payer' && s.agreement.wanted && !result.agreementCompleted && s.agreement.step === 'skipped') {
-    return {
-      step: 'agreement',
-      message: `waiting for the payer to sign it (agreementStatus ${shownWord('agreementStatus', status.agreementStatus)})`,
-    };
-  }
   return undefined;
 }

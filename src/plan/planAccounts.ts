@@ -151,7 +151,7 @@ export function applyAccountCreate(
  * 500; a 4xx counts when its words say so. A 502, 503 or 504 is the network's, and a 400 about the account is a
  * field error: neither makes a row wait.
  */
-function isRefusal(error: ApiError): boolean {
+export function isRefusal(error: ApiError): boolean {
   if (error.kind !== 'http' || error.status === undefined) return false;
   if (error.status === 500) return true;
   return (

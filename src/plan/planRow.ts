@@ -1,5 +1,5 @@
 import type { ComplianceAnswer } from '../core/answers.js';
-import { applyAccountCreate, applyAccountsRead } from './planAccounts.js';
+import { applyAccountCreate, applyAccountsRead, isRefusal } from './planAccounts.js';
 import {
   type AccountState,
   type Answer,
@@ -10,7 +10,7 @@ import {
   type RowState,
   stopsRun,
 } from './rowState.js';
-import { agreementCompleted, kycDone, kycRejected } from './verdict.js';
+import { agreementCompleted, kycDone, kycRejected, shownWord } from './verdict.js';
 
 // The plan: from a row's state (what the journal remembered, what the service answered so far, what the run has
 // learned) to the calls to make next. Called once per round trip until it has nothing left to send; `execute`
@@ -48,6 +48,7 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   const actions: Action[] = [];
   if (s.agreement.wanted && s.agreement.step === undefined) {
     if (agreementCompleted(s.status)) s.agreement.step = 'done-before';
+    else if (ctx.knowledge.agreementGated && !kycDone(s.status)) waitForKyc(s);
     else actions.push({ kind: 'complete-agreement' });
   }
   const rejected = kycRejected(s.status);
@@ -223,19 +224,26 @@ export function applyRound(
         adopted.push(...checking.filter((a) => a.state === 'done' && a.id !== undefined));
       } else if (action.kind === 'create-account')
         applyAccountCreate(s, action.index, answer, ctx, agreementInRound, created);
-      else applyAgreement(s, answer);
+      else applyAgreement(s, answer, ctx);
     }
   }
   learnAccountsKnown(s, ctx);
   return adopted;
 }
 
-function applyAgreement(s: RowState, answer: Answer<unknown>): void {
+function applyAgreement(s: RowState, answer: Answer<unknown>, ctx: PlanContext): void {
   s.checked = true;
   if (answer.ok) {
     s.agreement.step = 'ok';
     if (s.status !== undefined) s.status.agreementStatus = 'completed';
     // Refused with the agreement still open: now it is not, so one more try (after a read, as it is in doubt).
+    return;
+  }
+  // A service that records the agreement only once KYC is approved: the signature waits for it, as a bank account
+  // does, and goes out on a later run; the rest of this run sends no such doomed call.
+  if (isRefusal(answer.error) && s.status !== undefined && !kycDone(s.status) && !kycRejected(s.status)) {
+    ctx.knowledge.agreementGated = true;
+    waitForKyc(s);
     return;
   }
   if (stopsRun(answer.error)) s.stopped = true;
@@ -244,4 +252,10 @@ function applyAgreement(s: RowState, answer: Answer<unknown>): void {
   for (const account of s.accounts) {
     if (account.afterAgreement && account.state === 'check') account.state = 'waiting';
   }
+}
+
+/** A signature the row carries, held until the payer's KYC is approved: the service records it only then. */
+function waitForKyc(s: RowState): void {
+  s.agreement.step = 'waiting';
+  s.agreement.error = `signed, waiting for KYC approval before the service records it (kycStatus ${shownWord('kycStatus', s.status?.kycStatus)})`;
 }

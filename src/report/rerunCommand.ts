@@ -9,7 +9,7 @@ const CARRIED: readonly RunOptionName[] = [
   'map',
   'dateFormat',
   'steps',
-  'completeAgreement',
+  'agreementSignedElsewhere',
   'compliancePath',
   'stateDir',
   'allowHttp',

@@ -3,25 +3,23 @@ import { z } from 'zod';
 import { ACCOUNT_STATUSES, type AccountStatus } from './bankAccounts.js';
 import type { ScriptStep } from './routes.js';
 import { nestError, readBody, send } from './http.js';
-import { KYC_STATUSES, type KycStatus, type StoredPayer } from './payers.js';
+import { type PageTarget, payerPage } from './payerPages.js';
+import { KYC_STATUSES, type StoredPayer } from './payers.js';
 import type { SandboxStats } from './stats.js';
 import { TEST_EVENT_TYPES, type TestEventType } from './webhooks.js';
 
 // The sandbox's own endpoints under /__sandbox: no key needed, not counted in the stats, no latency
 // or faults. They let a sandbox started by the CLI be inspected and scripted from another process, and move
-// what people and the provider move at the real service: a payer's KYC, a bank account's check.
+// what people and the provider move at the real service: a payer's KYC, a bank account's check. The pages a payer's
+// links lead to (payerPages.ts) are here too.
 
 /** What the admin routes act on: the running sandbox (its handle extends this). */
-export interface AdminTarget {
+export interface AdminTarget extends PageTarget {
   stats(): SandboxStats;
   /** Arrival times of API requests in epoch ms, oldest first (the latest 200,000). */
   arrivals(): number[];
   /** What is stored for a payer: the bodies as received, the current answer and statuses. */
   payer(clientUserId: string): StoredPayer | undefined;
-  /** Moves a payer's KYC as the person's verification would (kycAfter no longer moves it); throws for an unknown payer. */
-  setKyc(clientUserId: string, kycStatus: KycStatus | string): void;
-  /** The word an approved KYC is reported with: the admin route takes it as well as `approved`. */
-  readonly options: { readonly kycWord: string };
   /** Ends (or reopens) the provider's check of a stored account, by its id; throws for an unknown id. */
   setPaymentDetailStatus(id: string, status: AccountStatus): void;
   /** Forces the answers of the next requests of a route; see ScriptStep. Throws on a malformed step. */
@@ -73,11 +71,9 @@ export async function handleAdmin(
     const payer = sandbox.payer(decoded);
     return void send(res, payer ? 200 : 404, payer ?? nestError(404, `Payer with client user ID ${decoded} not found`));
   }
-  if (method === 'GET' && (what === 'agreement' || what === 'kyc') && decoded !== undefined) {
-    // Where the compliance answer's links point: a page that says what it is, so a demo's links work.
-    const page = `<!doctype html><title>Sandbox ${what}</title><p>Payer API sandbox: the ${what === 'kyc' ? 'identity verification' : 'agreement'} page of user ${escapeHtml(decoded)} would be here.</p>`;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
-    return void res.end(page);
+  if ((what === 'agreement' || what === 'kyc') && decoded !== undefined) {
+    const read = method === 'GET' || method === 'HEAD';
+    if (read || (method === 'POST' && what === 'kyc')) return payerPage(req, res, what, decoded, sandbox);
   }
   if (method === 'POST' && (rest === '/script' || rest === '/reset')) {
     const body = await readBody(req, 1024 * 1024);
@@ -168,8 +164,4 @@ function safeDecode(value: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

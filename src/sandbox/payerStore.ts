@@ -63,6 +63,8 @@ export type StoreEvent =
 
 export class PayerStore {
   private payers = new Map<string, PayerRecord>();
+  /** The service's own id (`userId`) to the payer's clientUserId: the agreement and KYC links carry the former. */
+  private byUserId = new Map<string, string>();
   private accounts = new Map<string, { payer: PayerRecord; account: AccountRecord }>();
 
   constructor(
@@ -99,6 +101,7 @@ export class PayerStore {
     // With kycAfter 0 the payer is approved at creation, and the first answer already says so.
     payer.response = complianceAnswer(payer, this.kyc(payer), this.config.kycWord);
     this.payers.set(request.clientUserId, payer);
+    this.byUserId.set(payer.userId, request.clientUserId);
     this.count('payersCreated');
     this.touched(request.clientUserId, 'payer');
     return { status: 200, body: payer.response };
@@ -195,12 +198,18 @@ export class PayerStore {
     );
   }
 
+  /** The clientUserId of the payer the service knows by `userId`; undefined for an unknown one. */
+  clientUserIdOf(userId: string): string | undefined {
+    return this.byUserId.get(userId);
+  }
+
   get size(): number {
     return this.payers.size;
   }
 
   clear(): void {
     this.payers.clear();
+    this.byUserId.clear();
     this.accounts.clear();
   }
 

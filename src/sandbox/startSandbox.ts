@@ -188,6 +188,10 @@ function sandboxHandle(state: SandboxState, server: Server, port: number): Sandb
     maxInWindow: (windowMs) => stats.arrivals.maxInWindow(windowMs),
     arrivals: () => stats.arrivals.toArray(),
     payer: (clientUserId) => store.get(clientUserId),
+    payerOfUser: (userId) => {
+      const clientUserId = store.clientUserIdOf(userId);
+      return clientUserId === undefined ? undefined : store.get(clientUserId);
+    },
     setKyc: (clientUserId, kycStatus) => {
       const allowed: readonly string[] = [...new Set([...KYC_STATUSES, options.kycWord])];
       if (!allowed.includes(kycStatus)) throw new Error(`kycStatus must be one of: ${allowed.join(', ')}`);

@@ -184,7 +184,7 @@ function damageOf(field: string, text: string, fix: Fixes): string | undefined {
  * first, `12/31/1980` month first, `05/06/1980` either way. Said after the value's shape, so whoever reads results.csv
  * (and the report, which groups the rows by it) learns the option that reads the column, while the date stays unseen.
  */
-function howDateReads(text: string): string | undefined {
+export function howDateReads(text: string): string | undefined {
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
   const yearFirst = /^\d{4}([./-])\d{1,2}\1\d{1,2}$/.exec(text);
   if (yearFirst) return `written year first, --date-format YYYY${yearFirst[1]}MM${yearFirst[1]}DD reads it`;
@@ -205,7 +205,7 @@ function howDateReads(text: string): string | undefined {
 }
 
 /** `12/31/1980` read as MM/DD/YYYY -> `1980-12-31`; undefined when the text is not written that way. Any of `/.-` separates. */
-function readDate(text: string, format: DateFormat): string | undefined {
+export function readDate(text: string, format: DateFormat): string | undefined {
   const tokens = format.split(/[./-]/);
   const parts = text.trim().split(/[./-]/);
   if (parts.length !== 3 || tokens.length !== 3) return undefined;

@@ -1,5 +1,6 @@
-import { type RowOrigin, type Step, STEPS } from '../core/types.js';
+import { type DateFormat, type RowOrigin, type Step, STEPS } from '../core/types.js';
 import { fieldId } from '../rows/layout.js';
+import { howDateReads, readDate } from './cellTexts.js';
 import type { RowCells } from './rowCells.js';
 import { type OrderedIssue, withValue, type Checked, quoteValue } from './textChecks.js';
 
@@ -12,12 +13,18 @@ export interface RowControls {
   issues: OrderedIssue[];
 }
 
+/** How the row's dates read: `--date-format` beside YYYY-MM-DD, and the day a signature may not be after. */
+export interface ControlReading {
+  dateFormat?: DateFormat | undefined;
+  today: string;
+}
+
 /** The control cells of a row. `error` is ignored: it is the tool's own note from an earlier run. */
-export function readControls(row: RowCells): RowControls {
+export function readControls(row: RowCells, reading?: ControlReading): RowControls {
   const controls: RowControls = { issues: [] };
   if (row.has(AGREEMENT_COMPLETED)) {
     const text = row.text[AGREEMENT_COMPLETED]!;
-    const parsed = parseAgreementCompleted(text);
+    const parsed = parseAgreementCompleted(text, reading);
     if (parsed.ok) controls.agreementCompleted = parsed.value;
     else
       controls.issues.push({
@@ -59,15 +66,42 @@ export function carry<T extends { completedSteps?: Step[]; complianceDigest?: st
   return result;
 }
 
-const TRUE = new Set(['true', 'yes', 'y', '1']);
+// A tick in a checklist column is as much a "yes" as the word: `x`, as teams mark what they collected.
+const TRUE = new Set(['true', 'yes', 'y', '1', 'x']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The `agreementCompleted` cell: true/false/yes/no/y/n/1/0 in any case. Blank is decided by the caller. */
-function parseAgreementCompleted(text: string): { ok: true; value: boolean } | Extract<Checked, { ok: false }> {
-  const word = text.toLowerCase();
+/**
+ * The `agreementCompleted` cell, in any case: true/yes/y/1/x, or the day the team collected the signature, say it was
+ * signed; false/no/n/0 that it was not. A day is read as YYYY-MM-DD or in `--date-format`, and must be a real day
+ * not after today: anything else could be a typo for a day the payer has not signed on. Blank is decided by the caller.
+ */
+function parseAgreementCompleted(
+  text: string,
+  reading: ControlReading | undefined,
+): { ok: true; value: boolean } | Extract<Checked, { ok: false }> {
+  const word = text.trim().toLowerCase();
   if (TRUE.has(word)) return { ok: true, value: true };
   if (FALSE.has(word)) return { ok: true, value: false };
-  return { ok: false, message: 'must be true/false, yes/no, y/n or 1/0' };
+  const day = ISO_DAY.test(word) ? word : reading?.dateFormat ? readDate(word, reading.dateFormat) : undefined;
+  if (day !== undefined && realDay(day)) {
+    if (reading !== undefined && day > reading.today)
+      return { ok: false, message: 'is a day after today: the day the signature was collected cannot be yet' };
+    return { ok: true, value: true };
+  }
+  const how = reading?.dateFormat ? undefined : howDateReads(word);
+  if (how !== undefined) return { ok: false, message: `is a day ${how}` };
+  const dates = reading?.dateFormat ? `YYYY-MM-DD or ${reading.dateFormat}` : 'YYYY-MM-DD (or --date-format)';
+  return {
+    ok: false,
+    message: `must say whether the team collected the payer's signature: true/yes/y/1/x or the day (${dates}), or false/no/n/0`,
+  };
+}
+
+/** `2024-02-30` is no day. */
+function realDay(iso: string): boolean {
+  const date = new Date(`${iso}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === iso;
 }
 
 /**

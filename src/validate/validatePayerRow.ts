@@ -22,7 +22,10 @@ import { payerChecks } from './corridors.js';
 import { validatePaymentDetailEntries } from './paymentDetailEntries.js';
 
 export interface ValidatePayerRowOptions {
-  /** For a blank `agreementCompleted` cell: the run's `--complete-agreement` / `--no-complete-agreement`. */
+  /**
+   * For a blank `agreementCompleted` cell: `--agreement-signed-elsewhere` (the operator says every payer of the file
+   * signed), else false: the agreement is the payer's to sign, and a blank never says they did.
+   */
   defaultAgreementCompleted: boolean;
   /** The day a date of birth may not be after; the current day when absent. */
   today?: Date;
@@ -62,7 +65,7 @@ export function checkPayerRow(
 
   const compliance: (string | undefined)[] = new Array<undefined>(PAYER_FIELDS.length);
   const payerIssues = checkFields(schemas.checks.compliance, row, BY_NAME, compliance);
-  const controls = readControls(row);
+  const controls = readControls(row, { dateFormat: options.dateFormat, today: localDay(options.today ?? new Date()) });
   const defaults = payerDefaults(compliance, row);
 
   const paymentDetails: PaymentDetailRequest[] = [];
@@ -107,6 +110,8 @@ export function checkPayerRow(
         agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
         completedSteps: controls.completedSteps ?? [],
       };
+      if (controls.agreementCompleted === undefined && options.defaultAgreementCompleted)
+        valid.agreementSignedElsewhere = true;
       if (warnings !== undefined && warnings.length > 0) valid.warnings = inColumnOrder([...warnings]);
       return carry(controls, true, valid);
     }

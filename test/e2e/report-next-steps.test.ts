@@ -111,8 +111,13 @@ describe('report.html: what to do next', () => {
 
   it('lists the payers whose links must be sent, with the links results.csv holds', async () => {
     h = await harness({ kycAfter: undefined });
-    const input = h.tmp.write('payers.csv', payersCsv(['k-1', 'k-2', 'k-3']));
-    const { summary, results } = await h.run({ inputs: [input], completeAgreement: false });
+    // Signatures the team did not collect: the payers sign on their page.
+    const unsigned = { agreementCompleted: '' };
+    const input = h.tmp.write(
+      'payers.csv',
+      payersCsv(['k-1', 'k-2', 'k-3'], { 'k-1': unsigned, 'k-2': unsigned, 'k-3': unsigned }),
+    );
+    const { summary, results } = await h.run({ inputs: [input] });
     expect(results.map((r) => r.outcome)).toEqual(['waiting', 'waiting', 'waiting']);
     const html = readReport(summary.outputs.report);
     expect(text(/<h3 data-next="links">(.*?)<\/h3>/.exec(html)?.[1] ?? '')).toBe('Links to send: 3 payers');

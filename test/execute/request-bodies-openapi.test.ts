@@ -47,7 +47,7 @@ describe("request bodies against the service's OpenAPI v2", () => {
       'ob-2,ob2@example.com,Grace,Hopper,individual,,,,1980-01-02,1 Main St,,Springfield,IL,62701,US,US,+12175550100,987-65-4321,,,,,,,,,,',
     ];
     const input = h.tmp.write('payers.csv', `${header}\n${rows.join('\n')}\n`);
-    const { results } = await h.run({ inputs: [input] });
+    const { results } = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'ok']);
 
     const bodies = ['ob-1', 'ob-2'].map((id) => h!.sandbox.payer(id)!.request as Record<string, unknown>);

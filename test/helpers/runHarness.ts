@@ -96,7 +96,7 @@ export async function readBackPayerRows(path: string): Promise<PayerRowResult[]>
 }
 
 export const PAYER_HEADER =
-  'clientUserId,email,firstName,lastName,beneficiaryType,dateOfBirth,addressLine1,city,state,postcode,country,nationality,phone,ssn,bankName,accountName,currency,accountNumber,routingNumber,accountType';
+  'clientUserId,email,firstName,lastName,beneficiaryType,dateOfBirth,addressLine1,city,state,postcode,country,nationality,phone,ssn,bankName,accountName,currency,accountNumber,routingNumber,accountType,agreementCompleted';
 
 /** A valid CSV payer row with a US bank account; `over` replaces cells by column name. */
 export function payerRow(id: string, over: Record<string, string> = {}): string {
@@ -121,6 +121,9 @@ export function payerRow(id: string, over: Record<string, string> = {}): string 
     accountNumber: '000123456789',
     routingNumber: '021000021',
     accountType: 'checking',
+    // The team collected the payer's signature: the agreement is completed with the registration, as most of the
+    // tests that use this row expect. A test of the payer's own signature blanks it.
+    agreementCompleted: 'yes',
     ...over,
   };
   return PAYER_HEADER.split(',')

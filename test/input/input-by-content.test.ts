@@ -18,8 +18,9 @@ describe('an input is read as what its bytes are, whatever its name says', () =>
       { name: 'Payers', rows: payerRows(['x-1', 'x-2'], { 'x-2': { email: 'nope' } }) },
     ]);
     const { summary, stderr, results } = await h.run({ inputs: [path] });
+    // No agreementCompleted column: the payer signs it on their page.
     expect(results.map((r) => [r.source, r.clientUserId, r.outcome])).toEqual([
-      ['payers.csv', 'x-1', 'ok'],
+      ['payers.csv', 'x-1', 'waiting'],
       ['payers.csv', 'x-2', 'invalid'],
     ]);
     expect(summary.warnings).toEqual([

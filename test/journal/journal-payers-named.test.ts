@@ -141,13 +141,10 @@ describe("the payers a batch of events names, looked up by the journal's index",
     ]);
     await store.close();
     await sql(where, [
-      // The steps from the index on undone: the store as the version before the index left it.
+      // The store as version 8 left it: the steps after it undone.
       'DELETE FROM schema_migrations WHERE version >= 9',
       'DROP TABLE journal_accounts',
-      'DROP TABLE payer_directory',
-      'DROP TABLE payer_links',
-      'DROP TABLE payer_mails',
-      'DROP TABLE payer_signatures',
+      ...['payer_directory', 'payer_links', 'payer_mails', 'payer_signatures'].map((t) => `DROP TABLE ${t}`),
       // A payer whose list is not pairs, and one whose list is not a list: read past, as the code reads them.
       `INSERT INTO journal_payers (service, key, account_ids) VALUES ('svc', 'odd-1', '["x", ["a3"], 7]')`,
       `INSERT INTO journal_payers (service, key, account_ids) VALUES ('svc', 'odd-2', '{"a": 1}')`,

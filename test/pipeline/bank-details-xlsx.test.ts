@@ -68,7 +68,7 @@ describe('bank accounts apart from payers', () => {
     const earlier = await writeWorkbook(h.tmp.path('earlier.xlsx'), [
       { name: 'P', textColumns: TEXT, rows: payerRows(['old-1'], {}, PAYER_ONLY) },
     ]);
-    expect((await h.run({ inputs: [earlier] })).summary.exitCode).toBe(0);
+    expect((await h.run({ agreementSignedElsewhere: true, inputs: [earlier] })).summary.exitCode).toBe(0);
 
     const payers = await writeWorkbook(h.tmp.path('payers.xlsx'), [
       { name: 'P', textColumns: TEXT, rows: payerRows(['bd-1', 'bd-2'], {}, PAYER_ONLY) },
@@ -80,7 +80,7 @@ describe('bank accounts apart from payers', () => {
         { name: 'Accounts', textColumns: TEXT, rows: [BANK_COLUMNS, ...rows] },
       ]),
     ]) {
-      const { summary, results } = await h.run({ inputs: [payers], bankDetails: bank });
+      const { summary, results } = await h.run({ agreementSignedElsewhere: true, inputs: [payers], bankDetails: bank });
       const source = bank.endsWith('.xlsx') ? 'bank.xlsx' : 'bank.csv';
       expect(results.map((r) => [r.source, r.line, r.clientUserId, r.outcome])).toEqual([
         ['payers.xlsx', '2', 'bd-1', 'ok'],
@@ -117,7 +117,7 @@ describe('bank accounts apart from payers', () => {
         ],
       },
     ]);
-    const first = await h.run({ inputs: [input] });
+    const first = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(first.results.map((r) => [r.source, r.line, r.clientUserId, r.outcome])).toEqual([
       ['book.xlsx', '2', 'bs-1', 'ok'],
       ['book.xlsx', '3', 'bs-2', 'invalid'],
@@ -140,7 +140,7 @@ describe('bank accounts apart from payers', () => {
     book.getWorksheet('Payers')!.getRow(2).getCell(2).value = 'bs-2@example.com';
     await book.xlsx.writeFile(failedPath);
 
-    const second = await h.run({ inputs: [failedPath] });
+    const second = await h.run({ agreementSignedElsewhere: true, inputs: [failedPath] });
     expect(second.summary.exitCode).toBe(0);
     // The rows of the failed workbook keep the places they first had.
     expect(second.results.map((r) => [r.source, r.line, r.clientUserId, r.outcome])).toEqual([
@@ -165,7 +165,7 @@ describe('bank accounts apart from payers', () => {
         rows: [BANK_COLUMNS, bankRow('ob-1', '111', { currency: 'DOLLARS' })],
       },
     ]);
-    const first = await h.run({ inputs: [input] });
+    const first = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(first.results.map((r) => r.outcome)).toEqual(['ok', 'invalid']);
     const book = await readWorkbook(first.summary.outputs.failed[0]!);
     expect(book.worksheets.map((s) => [s.name, s.rowCount])).toEqual([
@@ -177,7 +177,7 @@ describe('bank accounts apart from payers', () => {
       .getRow(2)
       .getCell(BANK_COLUMNS.indexOf('currency') + 1).value = 'USD';
     await book.xlsx.writeFile(first.summary.outputs.failed[0]!);
-    const second = await h.run({ inputs: [first.summary.outputs.failed[0]!] });
+    const second = await h.run({ agreementSignedElsewhere: true, inputs: [first.summary.outputs.failed[0]!] });
     expect(second.summary.exitCode).toBe(0);
     expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([['ob-1', 'ok']]);
   });

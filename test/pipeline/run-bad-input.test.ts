@@ -196,7 +196,10 @@ describe('run: a file that cannot be used is rejected before anything is sent (e
 describe("run: a bad row is that row's problem; every valid row still goes through", () => {
   it('a ragged row and a 1 MB cell', async () => {
     const csv = `${PAYER_HEADER}\n${payerRow('p-1')}\np-2,short,row\n${payerRow('p-3', { addressLine1: 'x'.repeat(1024 * 1024) })}\n${payerRow('p-4')}\n`;
-    const { summary, results } = await h.run({ inputs: [h.tmp.write('rows.csv', csv)] });
+    const { summary, results } = await h.run({
+      agreementSignedElsewhere: true,
+      inputs: [h.tmp.write('rows.csv', csv)],
+    });
     expect(summary.exitCode).toBe(1);
     expect(results.map((r) => [r.line, r.outcome])).toEqual([
       ['2', 'ok'],
@@ -204,7 +207,7 @@ describe("run: a bad row is that row's problem; every valid row still goes throu
       ['4', 'invalid'],
       ['5', 'ok'],
     ]);
-    expect(results[1]!.error).toBe('(row): has 3 cells but the header has 20: check for a missing or extra delimiter');
+    expect(results[1]!.error).toBe('(row): has 3 cells but the header has 21: check for a missing or extra delimiter');
     expect(results[2]!.error).toBe('addressLine1: is 1048576 characters long, at most 10000');
     expect(h.sandbox.stats().payersCreated).toBe(2);
   });
@@ -228,6 +231,7 @@ describe("run: a bad row is that row's problem; every valid row still goes throu
         ssn: '1',
       });
     const { summary, results } = await h.run({
+      agreementSignedElsewhere: true,
       inputs: [h.tmp.write('p.jsonl', `${good('j-1')}\n{"clientUserId": "j-2",\n${good('j-3')}\n`)],
     });
     expect(summary.rows).toMatchObject({ ok: 2, invalid: 1 });

@@ -91,7 +91,7 @@ describe('the same bank account twice in one row', () => {
       ssn: '1',
       paymentDetails: [account, account],
     });
-    const { results } = await h.run({ inputs: [h.tmp.write('p.jsonl', `${line}\n`)] });
+    const { results } = await h.run({ agreementSignedElsewhere: true, inputs: [h.tmp.write('p.jsonl', `${line}\n`)] });
     expect(h.sandbox.stats().paymentDetailsCreated).toBe(1);
     expect(h.sandbox.stats().requests).toBe(4); // compliance and the read of stored accounts, then one create and the agreement
     const [first, second] = results[0]!.paymentDetailId!.split(';');

@@ -49,7 +49,7 @@ describe('run: JSONL lines that are not objects, and JSON numbers', () => {
     ];
     const input = h.tmp.write('payers.jsonl', `${lines.join('\n')}\n`);
 
-    const first = await h.run({ inputs: [input] });
+    const first = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(first.summary.exitCode).toBe(1);
     expect(first.results.map((r) => [r.line, r.clientUserId, r.outcome, r.error])).toEqual([
       ['1', 'j-ok', 'ok', ''],
@@ -77,7 +77,7 @@ describe('run: JSONL lines that are not objects, and JSON numbers', () => {
     expect(failed[1]).toBe(`{"error":${JSON.stringify(LIST)},"completedSteps":"from=payers.jsonl:3"} ${lines[2]}`);
 
     // Given back unfixed: the same errors, the rows still named by their first place, one note on each line.
-    const again = await h.run({ inputs: [failedPath] });
+    const again = await h.run({ agreementSignedElsewhere: true, inputs: [failedPath] });
     expect(again.results.slice(0, 2).map((r) => [r.source, r.line, r.clientUserId, r.error])).toEqual([
       ['payers.jsonl', '2', 'j-comma', COMMA],
       ['payers.jsonl', '3', 'j-list', LIST],
@@ -92,7 +92,10 @@ describe('run: JSONL lines that are not objects, and JSON numbers', () => {
       failed[2]!.replace('"postcode":2139', '"postcode":"02139"'),
       failed[3]!.replace('"postcode":"2139"', '"postcode":"02139"'),
     ];
-    const third = await h.run({ inputs: [h.tmp.write('fixed.jsonl', `${fixed.join('\n')}\n`)] });
+    const third = await h.run({
+      agreementSignedElsewhere: true,
+      inputs: [h.tmp.write('fixed.jsonl', `${fixed.join('\n')}\n`)],
+    });
     expect(third.results.map((r) => [r.source, r.line, r.clientUserId, r.outcome])).toEqual([
       ['payers.jsonl', '2', 'j-comma', 'ok'],
       ['payers.jsonl', '3', 'j-list', 'ok'],

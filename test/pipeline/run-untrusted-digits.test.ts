@@ -30,7 +30,7 @@ describe('run: digits that cannot be trusted are refused', () => {
     const input = h.tmp.path('payers.xlsx');
     await workbook.xlsx.writeFile(input);
 
-    const { summary, results } = await h.run({ inputs: [input] });
+    const { summary, results } = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(summary.exitCode).toBe(1);
     expect(results.map((r) => [r.clientUserId, r.outcome])).toEqual([
       ['general-1', 'invalid'],
@@ -53,7 +53,7 @@ describe('run: digits that cannot be trusted are refused', () => {
       JSON.stringify({ ...payerCells(id), dateOfBirth: '1985-12-10', accountNumber });
     const input = h.tmp.write('payers.jsonl', `${line('j-1', 123456789)}\n${line('j-2', '000123456789')}\n`);
 
-    const { summary, results } = await h.run({ inputs: [input] });
+    const { summary, results } = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(summary.exitCode).toBe(1);
     expect(results.map((r) => [r.clientUserId, r.outcome, r.error])).toEqual([
       [

@@ -18,7 +18,7 @@ describe('run: an .xlsx of payers', () => {
     const input = await writeWorkbook(h.tmp.path('payers.xlsx'), [
       { name: 'Payers', textColumns: TEXT, rows: payerRows(['x-1', 'x-2']) },
     ]);
-    const { summary, results } = await h.run({ inputs: [input] });
+    const { summary, results } = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(summary.exitCode).toBe(0);
     expect(results.map((r) => [r.source, r.line, r.outcome])).toEqual([
       ['payers.xlsx', '2', 'ok'],
@@ -40,7 +40,7 @@ describe('run: an .xlsx of payers', () => {
     const damaged = { routingNumber: 21000021, postcode: 2101, phone: 12175550100, accountNumber: 123456789 };
     const rows = payerRows(['z-1', 'z-2', 'z-3'], { 'z-1': damaged, 'z-3': { routingNumber: 21000021 } });
     const input = await writeWorkbook(h.tmp.path('payers.xlsx'), [{ name: 'Payers', rows }]);
-    const first = await h.run({ inputs: [input] });
+    const first = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(first.summary.exitCode).toBe(1);
     const bad = first.results.find((r) => r.clientUserId === 'z-1')!;
     expect(bad.outcome).toBe('invalid');
@@ -85,7 +85,7 @@ describe('run: an .xlsx of payers', () => {
     row.getCell(PAYER_COLUMNS.indexOf('accountNumber') + 1).value = '0123456789';
     sheet.getRow(3).getCell(routing).value = '021000021';
     await book.xlsx.writeFile(failedPath);
-    const second = await h.run({ inputs: [failedPath] });
+    const second = await h.run({ agreementSignedElsewhere: true, inputs: [failedPath] });
     expect(second.summary.exitCode).toBe(0);
     expect(second.results.map((r) => [r.clientUserId, r.outcome])).toEqual([
       ['z-1', 'ok'],
@@ -102,7 +102,7 @@ describe('run: an .xlsx of payers', () => {
     const ids = Array.from({ length: 1002 }, (_, i) => `n-${i}`);
     const rows = payerRows(ids, Object.fromEntries(ids.map((id) => [id, { routingNumber: 21000021 }])));
     const input = await writeWorkbook(h.tmp.path('many.xlsx'), [{ name: 'Payers', rows }]);
-    const { summary } = await h.run({ inputs: [input] });
+    const { summary } = await h.run({ agreementSignedElsewhere: true, inputs: [input] });
     expect(summary.rows.invalid).toBe(1002);
     const sheet = (await readWorkbook(summary.outputs.failed[0]!)).getWorksheet('Payers')!;
     const routing = PAYER_COLUMNS.indexOf('routingNumber') + 1;
@@ -121,7 +121,7 @@ describe('run: an .xlsx of payers', () => {
       { name: 'Notes', rows: [['read me'], ['nothing here']] },
       { name: 'Payers 2024', textColumns: TEXT, rows: payerRows(['s-1']) },
     ]);
-    const { summary, results } = await h.run({ inputs: [input], sheet: 'payers 2024' });
+    const { summary, results } = await h.run({ agreementSignedElsewhere: true, inputs: [input], sheet: 'payers 2024' });
     expect(summary.exitCode).toBe(0);
     expect(results[0]).toMatchObject({ source: 'book.xlsx[Payers 2024]', line: '2', outcome: 'ok' });
   });

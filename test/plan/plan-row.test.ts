@@ -142,6 +142,44 @@ describe('plan: a first run of a new payer', () => {
     expect(next.result.outcome).toBe('waiting');
   });
 
+  it("a row that does not carry the payer's signature sends no agreement: it waits for the payer to sign", () => {
+    const ctx = context();
+    const unsigned = service('not_started', {
+      'create-account': () => http('payment-details', 500, 'Internal server error'),
+    });
+    const { rounds, result } = drive(work({ completeAgreement: false }), fresh, ctx, unsigned);
+    expect(rounds.flat()).not.toContain('complete-agreement');
+    expect(result).toMatchObject({
+      outcome: 'waiting',
+      agreementCompleted: false,
+      steps: { compliance: 'ok', 'payment-details': 'waiting', agreement: 'waiting' },
+    });
+    expect(result.errors).toContainEqual({
+      step: 'agreement',
+      message: 'waiting for the agreement: the payer signs it on their page (agreementStatus not_started)',
+    });
+  });
+
+  it('a service that records an agreement only after KYC: the signature waits like a bank account, once a run', () => {
+    const ctx = context();
+    const gatedAgreement = service('pending', {
+      'complete-agreement': () => http('agreement', 500, 'Internal server error'),
+      'create-account': () => http('payment-details', 500, 'Internal server error'),
+    });
+    const { result } = drive(work(), fresh, ctx, gatedAgreement);
+    expect(result).toMatchObject({ outcome: 'waiting', steps: { agreement: 'waiting' }, agreementCompleted: false });
+    expect(result.errors).toContainEqual({
+      step: 'agreement',
+      message: 'signed, waiting for KYC approval before the service records it (kycStatus pending)',
+    });
+    expect(ctx.knowledge.agreementGated).toBe(true);
+
+    // The next signed payer of the run whose KYC is pending sends no doomed PATCH.
+    const next = drive(work({ clientUserId: 'payer-002' }), fresh, ctx, gatedAgreement);
+    expect(next.rounds.flat()).not.toContain('complete-agreement');
+    expect(next.result.steps.agreement).toBe('waiting');
+  });
+
   it('a service that accepts an account before KYC has no gate: its 500s are faults again', () => {
     const ctx = context();
     drive(work(), fresh, ctx, service('pending'));
@@ -185,6 +223,16 @@ describe('plan: re-runs', () => {
       ...over,
     },
     accounts: [{ state: 'done', id: 'pd-9' }],
+  });
+
+  it('the payer signed in the service meanwhile: the agreement is done-before, and nothing is sent for it', () => {
+    const memory: RowMemory = {
+      ...known({ kycStatus: 'pending', agreementStatus: 'not_started', agreementDone: false }),
+      accounts: [{ state: 'unknown' }],
+    };
+    const { rounds, result } = drive(work({ completeAgreement: false }), memory, context(), service('approved'));
+    expect(rounds.flat()).not.toContain('complete-agreement');
+    expect(result).toMatchObject({ outcome: 'ok', agreementCompleted: true, steps: { agreement: 'done-before' } });
   });
 
   it('a row the journal knows as done sends nothing', () => {
@@ -258,9 +306,13 @@ describe('plan: re-runs', () => {
       notSigned,
     );
     expect(rounds).toEqual([['read-payer']]);
-    expect(result).toMatchObject({ outcome: 'waiting', steps: { 'payment-details': 'waiting', agreement: 'skipped' } });
+    expect(result).toMatchObject({ outcome: 'waiting', steps: { 'payment-details': 'waiting', agreement: 'waiting' } });
     expect(result.errors).toEqual([
       { step: 'payment-details', message: 'waiting for the agreement to be completed (agreementStatus not_started)' },
+      {
+        step: 'agreement',
+        message: 'waiting for the agreement: the payer signs it on their page (agreementStatus not_started)',
+      },
     ]);
   });
 
@@ -284,6 +336,11 @@ describe('plan: re-runs', () => {
         step: 'payment-details',
         message:
           "waiting for the agreement to be completed (agreementStatus signed, not a word this tool knows: check it in the service's dashboard)",
+      },
+      {
+        step: 'agreement',
+        message:
+          "waiting for the agreement: the payer signs it on their page (agreementStatus signed, not a word this tool knows: check it in the service's dashboard)",
       },
     ]);
   });

@@ -23,6 +23,7 @@ describe('sandbox options', () => {
       maskNumbers: false,
       bareReads: false,
       kycWord: 'approved',
+      agreementFrame: 'allow',
       webhookDrop: 0,
       webhookTwice: 0,
       webhookTimeScale: 1,

@@ -52,10 +52,10 @@ describe('status: the next step for each payer', () => {
         'bad-row': { email: 'not-an-email' },
       }),
     );
-    const unsigned = h.tmp.write('unsigned.csv', payersCsv(['unsigned']));
+    const unsigned = h.tmp.write('unsigned.csv', payersCsv(['unsigned'], { unsigned: { agreementCompleted: '' } }));
     const stranger = h.tmp.write('stranger.csv', payersCsv(['stranger']));
     const first = await h.run({ inputs: [payers] });
-    await h.run({ inputs: [unsigned], completeAgreement: false });
+    await h.run({ inputs: [unsigned] });
     for (const id of ['paid', 'no-bank', 'unsigned']) h.sandbox.setKyc(id, 'approved');
     const second = await h.run({ inputs: [payers] });
     expect(second.results.find((r) => r.clientUserId === 'no-bank')?.outcome).toBe('ok');

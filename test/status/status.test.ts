@@ -32,14 +32,14 @@ describe('status: where each payer stands', () => {
     // The real service's gate: bank accounts wait until KYC is approved; KYC moves only when told.
     h = await harness({ kycAfter: undefined, accountApproveMs: 0 });
     const main = h.tmp.write('payers.csv', payersCsv(['pay-1', 'kyc-rej', 'kyc-pend', 'bank-fail']));
-    const noAgreement = h.tmp.write('later.csv', payersCsv(['agree-1']));
+    const noAgreement = h.tmp.write('later.csv', payersCsv(['agree-1'], { 'agree-1': { agreementCompleted: '' } }));
     const first = await h.run({ inputs: [main] });
-    await h.run({ inputs: [noAgreement], completeAgreement: false });
+    await h.run({ inputs: [noAgreement] });
     expect(first.summary.rows.waiting).toBe(4);
     for (const id of ['pay-1', 'bank-fail', 'agree-1']) h.sandbox.setKyc(id, 'approved');
     h.sandbox.setKyc('kyc-rej', 'rejected');
     const second = await h.run({ inputs: [main] });
-    await h.run({ inputs: [noAgreement], completeAgreement: false });
+    await h.run({ inputs: [noAgreement] });
     const failedAccount = second.results.find((r) => r.clientUserId === 'bank-fail')!.paymentDetailId!;
     h.sandbox.setPaymentDetailStatus(failedAccount, 'failed');
     const stranger = h.tmp.write('stranger.csv', payersCsv(['never-run']));
