@@ -182,8 +182,10 @@ describe('forget', () => {
     expect(twice.code).toBe(1);
     expect(twice.stderr.split('\n')).toEqual([
       expect.stringMatching(/^f-1: nothing to erase \(no directory entry or link\); kept 1 mail record /),
-      "f-3: erased its directory entry (names, e-mail, company); kept the journal's record (its id's hash, digests " +
-        'and statuses: no name or e-mail); 1 row of it still waits in the store with its cells, until run to the end',
+      // Its row carried its signature: the run recorded it.
+      'f-3: erased its directory entry (names, e-mail, company); kept how and when its agreement was signed (for the ' +
+        "record) and the journal's record (its id's hash, digests and statuses: no name or e-mail); 1 row of it still " +
+        'waits in the store with its cells, until run to the end',
       expect.stringMatching(
         /^nobody: not known to the store \S+ \(127\.0\.0\.1:\d+ with this API key\): nothing to erase$/,
       ),
