@@ -70,11 +70,13 @@ async function copy(argv: Record<string, unknown>, io: CliIo, stateDir: string):
   const { copyStore } = await import('../store/copyStore.js');
   const given = file === undefined ? 'PAYER_ONBOARD_COPY_TO_URL' : `--to-database-url-file ${file}`;
   const done = await copyStore(stateDir, { url, given });
-  const { payers, calls } = done;
+  const { payers, calls, directory } = done;
   io.stderr.write(
     `copied the store ${done.from} into ${done.to}: ${done.services} service${done.services === 1 ? '' : 's'}; ` +
       `payers ${payers.copied} copied, ${payers.merged} merged; calls ${calls.copied} copied, ${calls.merged} merged; ` +
-      `${done.settings} settings, ${done.events} webhook deliveries and ${done.waiting} rows waiting copied\n`,
+      `${done.settings} settings, ${done.events} webhook deliveries and ${done.waiting} rows waiting copied; ` +
+      `directory entries ${directory.copied} copied, ${directory.merged} merged; ${done.links} payer links, ` +
+      `${done.mails} mail records and ${done.signatures} signatures copied\n`,
   );
   return 0;
 }

@@ -1,4 +1,12 @@
-import type { CallRecord, JournalTables, JournalWrite, PayerRecord, Store } from '../store/Store.js';
+import type {
+  CallRecord,
+  DirectoryEntry,
+  JournalTables,
+  JournalWrite,
+  PayerRecord,
+  SignatureRecord,
+  Store,
+} from '../store/Store.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = CallRecord;
@@ -26,6 +34,8 @@ export class Journal {
   /** Records whose write failed (the journal failed): this run still reads them from here. */
   private readonly unwritten = new Map<string, JournalWrite>();
   private flushQueued = false;
+  /** Payers' directory entries not yet written, by clientUserId: they wait for the next write (putDirectory). */
+  private readonly directory = new Map<string, JournalWrite>();
   /** Every write made so far, settled: close() waits for them before it marks the journal closed. */
   private writes: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
@@ -69,6 +79,7 @@ export class Journal {
     try {
       journal.closedCleanly = (await journal.tables.setting(CLOSED)) === '1';
       journal.settings.set(GATE, await journal.tables.setting(GATE));
+      journal.settings.set(AGREEMENT_GATE, await journal.tables.setting(AGREEMENT_GATE));
       // From now until close() the journal is open: a run that dies meanwhile leaves it so.
       await journal.tables.write([{ setting: CLOSED, value: undefined }]);
     } catch (error) {
@@ -123,6 +134,20 @@ export class Journal {
     return this.read(() => this.tables.payer(payerKey));
   }
 
+  /** How the payer's agreement was signed, where the store has a record of it (the payer's page writes one). */
+  async signature(clientUserId: string): Promise<SignatureRecord | undefined> {
+    const kept = this.kept(`a${clientUserId}`);
+    if (kept !== null) return kept && 'signature' in kept ? kept.signature : undefined;
+    return this.read(async () =>
+      (await this.store.directory(this.tables.service).signatures([clientUserId])).get(clientUserId),
+    );
+  }
+
+  /** Notes how an agreement this run completed was signed, with the journal's next write (the first record stands). */
+  putSignature(signature: SignatureRecord): void {
+    this.queue(`a${signature.clientUserId}`, { signature });
+  }
+
   /** A read of the store; one that fails (the database gone) stops the run as a failed write does. */
   private async read<T>(read: () => Promise<T>): Promise<T> {
     try {
@@ -137,14 +162,26 @@ export class Journal {
     this.queue(`p${payerKey}`, { payer: payerKey, record, clientUserId });
   }
 
-  /** What the journal knows of the service's KYC gate. */
-  gate(): string | undefined {
-    return this.settings.get(GATE);
+  /**
+   * Who the payer is. Not worth a transaction of its own (a re-run of rows done before writes nothing else): it goes
+   * with the journal's next write, or with a hundred others. A kill may lose the last of them, which the next run of
+   * the file writes again.
+   */
+  putDirectory(entry: DirectoryEntry): void {
+    if (this.failure !== undefined || this.closed) return;
+    this.directory.set(entry.clientUserId, { directory: entry });
+    if (this.directory.size >= DIRECTORY_BATCH) this.flushSoon();
   }
 
-  putGate(value: string): void {
-    this.settings.set(GATE, value);
-    this.queue(`s${GATE}`, { setting: GATE, value });
+  /** What the journal knows of the service's KYC gate on bank accounts, or (`agreement`) on the agreement. */
+  gate(which: 'account' | 'agreement' = 'account'): string | undefined {
+    return this.settings.get(which === 'account' ? GATE : AGREEMENT_GATE);
+  }
+
+  putGate(value: string, which: 'account' | 'agreement' = 'account'): void {
+    const name = which === 'account' ? GATE : AGREEMENT_GATE;
+    this.settings.set(name, value);
+    this.queue(`s${name}`, { setting: name, value });
   }
 
   /** A record not yet in the store: the write (null when there is none). */
@@ -159,6 +196,10 @@ export class Journal {
     }
     this.pending.delete(id); // the latest goes last, after what it may depend on
     this.pending.set(id, write);
+    this.flushSoon();
+  }
+
+  private flushSoon(): void {
     if (this.flushQueued) return;
     // Once the callbacks queued now have run: the records the work on an answer adds go out together, right after
     // it. An immediate would wait for the next turn of the event loop, and keep them in memory, where a kill loses
@@ -175,9 +216,11 @@ export class Journal {
    * store has written them when this returns (so an exit handler can call it); its promise carries the outcome.
    */
   flush(): Promise<void> {
-    if (this.pending.size === 0) return Promise.resolve();
+    if (this.pending.size === 0 && this.directory.size === 0) return Promise.resolve();
     const batch = this.pending;
     this.pending = new Map();
+    for (const [id, write] of this.directory) batch.set(`d${id}`, write);
+    this.directory.clear();
     if (this.failure !== undefined) {
       for (const [id, write] of batch) this.unwritten.set(id, write);
       return Promise.resolve();
@@ -233,11 +276,16 @@ export class Journal {
   }
 }
 
+/** Directory entries that are written together even when nothing else of the journal is (one statement's worth). */
+const DIRECTORY_BATCH = 100;
+
 /** Records on their way to the store past which a run's next row waits (a few MB of them). */
 const MOST_UNWRITTEN = 2000;
 
 /** The settings the journal keeps: the service's KYC gate, and the mark a run leaves when it closes the journal. */
 const GATE = 'gate';
+/** `gated` once the service refused to record an agreement for a payer whose KYC was not approved. */
+const AGREEMENT_GATE = 'agreement-gate';
 const CLOSED = 'closed';
 
 const openJournals = new Set<Journal>();

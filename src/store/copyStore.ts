@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { addsTo, mergedCall, mergedPayer } from './mergePayer.js';
 import { PgStore } from './PgStore.js';
-import { type Executor, indexAccounts, SqlJournal, type Statement } from './SqlJournal.js';
+import { SqlDirectory } from './SqlDirectory.js';
+import { directoryUpserts, type Executor, indexAccounts, SqlJournal, type Statement } from './SqlJournal.js';
 import { STORE_FILE, SqliteStore } from './SqliteStore.js';
+import type { DirectoryEntry } from './Store.js';
 
 /** What one copy did: rows the target had not (copied), and rows it knew and learned something of (merged). */
 export interface Copied {
@@ -17,6 +19,11 @@ export interface Copied {
   events: number;
   /** Rows waiting on their payers. */
   waiting: number;
+  /** The payer directory: entries the target lacked (copied) or held older (merged); links, mails and signatures it lacked. */
+  directory: { copied: number; merged: number };
+  links: number;
+  mails: number;
+  signatures: number;
 }
 
 type Row = Record<string, unknown>;
@@ -47,12 +54,17 @@ export async function copyStore(stateDir: string, to: { url: string; given: stri
         settings: 0,
         events: 0,
         waiting: 0,
+        directory: { copied: 0, merged: 0 },
+        links: 0,
+        mails: 0,
+        signatures: 0,
       };
       const statements: Statement[] = [];
       for (const row of await source.sql.all(SERVICES, [])) {
         const tables = { from: source.sql, to: target.sql, service: String(row['service']) };
         statements.push(...(await calls(tables, copied)), ...(await payers(tables, copied)));
         statements.push(...(await settingsAndEvents(tables, copied)), ...(await waiting(tables, copied)));
+        statements.push(...(await directory(tables, copied)));
         copied.services++;
       }
       if (statements.length > 0) await target.sql.batch(statements);
@@ -69,7 +81,9 @@ export async function copyStore(stateDir: string, to: { url: string; given: stri
 const SERVICES = `
   SELECT service FROM journal_settings UNION SELECT service FROM journal_calls
   UNION SELECT service FROM journal_payers UNION SELECT service FROM serve_events
-  UNION SELECT service FROM web_mappings UNION SELECT service FROM waiting_files ORDER BY service`;
+  UNION SELECT service FROM web_mappings UNION SELECT service FROM waiting_files
+  UNION SELECT service FROM payer_directory UNION SELECT service FROM payer_links
+  UNION SELECT service FROM payer_mails UNION SELECT service FROM payer_signatures ORDER BY service`;
 
 /** One service's tables on both sides. */
 interface Tables {
@@ -177,6 +191,52 @@ async function waiting({ from, to, service }: Tables, copied: Copied): Promise<S
     }
   }
   return statements;
+}
+
+/**
+ * The payer directory: an entry the target lacks, or holds with values older than the source's (the newer is the
+ * latest a run read of the payer); the links, mail records and signatures it lacks, its own kept where both have one
+ * (a mail it records as sent stays sent, and the first signature stands).
+ */
+async function directory({ from, to, service }: Tables, copied: Copied): Promise<Statement[]> {
+  const ours = await new SqlDirectory(from, service).entries(
+    (await from.all('SELECT client_user_id FROM payer_directory WHERE service = ?', [service])).map((row) =>
+      String(row['client_user_id']),
+    ),
+  );
+  const theirs = await new SqlDirectory(to, service).entries([...ours.keys()]);
+  const newer = [...ours.values()].filter((entry) => {
+    const their = theirs.get(entry.clientUserId);
+    if (their === undefined) copied.directory.copied++;
+    else if (entry.updatedAt > their.updatedAt && !sameEntry(entry, their)) copied.directory.merged++;
+    else return false;
+    return true;
+  });
+  const statements = directoryUpserts(service, newer);
+  for (const [table, key, count] of [
+    ['payer_links', ['token_hash'], 'links'],
+    ['payer_mails', ['client_user_id', 'step'], 'mails'],
+    ['payer_signatures', ['client_user_id'], 'signatures'],
+  ] as const) {
+    const missing = await lacked({ from, to, service }, table, key);
+    statements.push(...missing.map((row) => insert(table, row)));
+    copied[count] += missing.length;
+  }
+  return statements;
+}
+
+/** The rows of a table of the service the target lacks, a row named by the `key` columns. */
+async function lacked({ from, to, service }: Tables, table: string, key: readonly string[]): Promise<Row[]> {
+  const name = (row: Row) => JSON.stringify(key.map((column) => String(row[column])));
+  const query = `SELECT ${key.join(', ')} FROM ${table} WHERE service = ?`;
+  const known = new Set((await to.all(query, [service])).map(name));
+  return (await from.all(`SELECT * FROM ${table} WHERE service = ?`, [service])).filter((row) => !known.has(name(row)));
+}
+
+function sameEntry(a: DirectoryEntry, b: DirectoryEntry): boolean {
+  return (
+    a.firstName === b.firstName && a.lastName === b.lastName && a.email === b.email && a.companyName === b.companyName
+  );
 }
 
 /** A query's rows as their first column to their last. */

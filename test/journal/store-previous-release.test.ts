@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { journalName } from '../../src/journal/stateDir.js';
+import { SCHEMA_VERSION } from '../../src/store/schema.js';
+import { SqliteStore } from '../../src/store/SqliteStore.js';
 import { API_KEY, harness, readResults } from '../helpers/runHarness.js';
 
 // test/fixtures/store-previous holds the store the release before this one left: its run of the journal-v0 payers
@@ -48,9 +50,10 @@ function oldStoreIn(stateDir: string): void {
 }
 
 describe('a store made by the release before', () => {
-  it('re-runs its file with 0 requests: the new path and lower-case currencies make nothing look new', async () => {
+  it('re-runs its file with 0 requests: the new path and lower-case currencies make nothing look new; the directory fills', async () => {
     const state = h.tmp.path('state');
     oldStoreIn(state);
+    expect(versionOf(state)).toBe(8);
     const before = h.sandbox.stats().requests;
     const again = await h.run({ inputs: [PAYERS], stateDir: state });
     expect(h.sandbox.stats().requests - before).toBe(0);
@@ -64,5 +67,27 @@ describe('a store made by the release before', () => {
       'compliance=done-before agreement=done-before',
       ALL_DONE,
     ]);
+    // Brought up to this version, and the payers it registered now in the directory, from the file run again.
+    expect(versionOf(state)).toBe(SCHEMA_VERSION);
+    const store = SqliteStore.open(state);
+    try {
+      const ids = OLD_RESULTS.map((r) => r.clientUserId!);
+      const entries = await store.directory(journalName(h.sandbox.url, API_KEY)).entries(ids);
+      expect(ids.map((id) => [id, entries.get(id)?.email, entries.get(id)?.firstName])).toEqual(
+        ids.map((id, i) => [id, `ada${i + 1}@example.com`, 'Ada']),
+      );
+    } finally {
+      store.close();
+    }
   });
 });
+
+/** The schema version of the store in a state dir. */
+function versionOf(stateDir: string): number {
+  const db = new DatabaseSync(join(stateDir, 'payer-onboard.db'), { readOnly: true });
+  try {
+    return Number(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()!['v']);
+  } finally {
+    db.close();
+  }
+}

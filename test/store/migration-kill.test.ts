@@ -12,12 +12,16 @@ import { waitFor } from '../helpers/waitFor.js';
 
 // A process killed while it brings an older store up to this version's schema: the steps run in one transaction, so
 // the store stays at its old version with everything it held, and the next start runs them again. The store is made
-// old by undoing the last three steps (a lease on each service and key, the web page's uploads, the payers by their
-// bank accounts) of one a run wrote.
+// old by undoing the last four steps (a lease on each service and key, the web page's uploads, the payers by their
+// bank accounts, the payer directory) of one a run wrote.
 
 const POSTGRES = process.env.PAYER_ONBOARD_TEST_BACKEND === 'postgres';
-const UNDO_LAST_THREE = [
+const UNDO_LAST_FOUR = [
   'DELETE FROM schema_migrations WHERE version >= 7',
+  'DROP TABLE payer_directory',
+  'DROP TABLE payer_links',
+  'DROP TABLE payer_mails',
+  'DROP TABLE payer_signatures',
   'DROP TABLE journal_accounts',
   'DROP TABLE web_uploads',
   'ALTER TABLE service_holders DROP COLUMN token',
@@ -74,7 +78,7 @@ async function killMidMigrationPostgres(input: string): Promise<Looked> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    for (const sql of UNDO_LAST_THREE) await client.query(sql);
+    for (const sql of UNDO_LAST_FOUR) await client.query(sql);
     await client.query('BEGIN');
     await client.query('LOCK TABLE service_holders IN ACCESS EXCLUSIVE MODE');
     const args = ['run', input, '--base-url', h.sandbox.url, '--state-dir', h.tmp.path('state'), '--rate', '0'];
@@ -105,7 +109,7 @@ async function killMidMigrationPostgres(input: string): Promise<Looked> {
 function killMidCommitSqlite(): Looked {
   const file = h.tmp.path(`state/${STORE_FILE}`);
   const db = new DatabaseSync(file);
-  for (const sql of UNDO_LAST_THREE) db.exec(sql);
+  for (const sql of UNDO_LAST_FOUR) db.exec(sql);
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();
   const store = pathToFileURL(fileURLToPath(new URL('../../dist/store/SqliteStore.js', import.meta.url))).href;

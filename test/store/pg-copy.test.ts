@@ -44,6 +44,10 @@ async function tablesOf(database: string): Promise<Record<string, unknown[]>> {
       'journal_settings',
       'journal_accounts',
       'serve_events',
+      'payer_directory',
+      'payer_links',
+      'payer_mails',
+      'payer_signatures',
     ])
       tables[table] = (await client.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3`)).rows;
     return tables;
@@ -69,7 +73,7 @@ describe('store copy into PostgreSQL', () => {
     const copied = await storeCopy(laptop);
     expect(copied).toMatchObject({ code: 0, stdout: '' });
     expect(copied.stderr).toMatch(
-      /^copied the store \S+\/laptop\/payer-onboard\.db into postgres:\/\/[^:@/]+@127\.0\.0\.1:\d+\/\w+: 1 service; payers 3 copied, 0 merged; calls \d+ copied, 0 merged; \d+ settings, 0 webhook deliveries and 0 rows waiting copied\n$/,
+      /^copied the store \S+\/laptop\/payer-onboard\.db into postgres:\/\/[^:@/]+@127\.0\.0\.1:\d+\/\w+: 1 service; payers 3 copied, 0 merged; calls \d+ copied, 0 merged; \d+ settings, 0 webhook deliveries and 0 rows waiting copied; directory entries 3 copied, 0 merged; 0 payer links, 0 mail records and \d+ signatures copied\n$/,
     );
     const requests = h.sandbox.stats().requests;
     const server = h.tmp.path('server');
@@ -99,7 +103,7 @@ describe('store copy into PostgreSQL', () => {
     const once = await tablesOf(url);
     const twice = await storeCopy(laptop);
     expect(twice.stderr).toContain(
-      ': 1 service; payers 0 copied, 0 merged; calls 0 copied, 0 merged; 0 settings, 0 webhook deliveries and 0 rows waiting copied\n',
+      ': 1 service; payers 0 copied, 0 merged; calls 0 copied, 0 merged; 0 settings, 0 webhook deliveries and 0 rows waiting copied; directory entries 0 copied, 0 merged; 0 payer links, 0 mail records and 0 signatures copied\n',
     );
     expect(await tablesOf(url)).toEqual(once);
   });
@@ -134,10 +138,10 @@ describe('store copy into PostgreSQL', () => {
     server.close();
 
     expect((await storeCopy(h.tmp.path('laptop'))).stderr).toContain(
-      ': 1 service; payers 2 copied, 0 merged; calls 1 copied, 0 merged; 1 settings, 1 webhook deliveries and 1 rows waiting copied\n',
+      ': 1 service; payers 2 copied, 0 merged; calls 1 copied, 0 merged; 1 settings, 1 webhook deliveries and 1 rows waiting copied; directory entries 0 copied, 0 merged; 0 payer links, 0 mail records and 0 signatures copied\n',
     );
     expect((await storeCopy(h.tmp.path('server'))).stderr).toContain(
-      ': 1 service; payers 0 copied, 1 merged; calls 0 copied, 0 merged; 0 settings, 0 webhook deliveries and 0 rows waiting copied\n',
+      ': 1 service; payers 0 copied, 1 merged; calls 0 copied, 0 merged; 0 settings, 0 webhook deliveries and 0 rows waiting copied; directory entries 0 copied, 0 merged; 0 payer links, 0 mail records and 0 signatures copied\n',
     );
     const store = await PgStore.open(url);
     try {
@@ -168,6 +172,89 @@ describe('store copy into PostgreSQL', () => {
       expect((await store.events(service).pending()).map((e) => e.id)).toEqual(['e-1']);
       expect(await store.waiting(service).ofPayers(['laptop-only'])).toEqual([
         { fileId: kept.id, seq: 1, payerKey: 'laptop-only', clientUserId: 'l-1' },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('the payer directory of two machines: the newer entry wins; links, mails and signatures joined, the first kept', async () => {
+    const service = 'api.example.com-0123456789ab';
+    const at = (day: number) => `2026-12-0${day}T10:00:00.000Z`;
+    const entry = (id: string, email: string, day: number) => ({
+      clientUserId: id,
+      firstName: 'Ada',
+      email,
+      updatedAt: at(day),
+    });
+    const link = (hash: string, id: string) => ({
+      tokenHash: hash,
+      clientUserId: id,
+      createdAt: at(1),
+      expiresAt: at(9),
+    });
+    const server = SqliteStore.open(h.tmp.path('server'));
+    const ours = server.directory(service);
+    await ours.putEntries([
+      entry('both-newer-here', 'server@example.com', 2),
+      entry('both-older-here', 'old@example.com', 1),
+    ]);
+    await ours.addLink(link('h-1', 'both-newer-here'));
+    await ours.putMail({ clientUserId: 'both-newer-here', step: 'invitation', state: 'sent', at: at(2) });
+    await ours.sign({ clientUserId: 'both-newer-here', how: 'page', at: at(2) });
+    server.close();
+    const laptop = SqliteStore.open(h.tmp.path('laptop'));
+    const theirs = laptop.directory(service);
+    await theirs.putEntries([
+      entry('both-newer-here', 'stale@example.com', 1),
+      entry('both-older-here', 'new@example.com', 3),
+      entry('laptop-only', 'l@example.com', 1),
+    ]);
+    await theirs.addLink(link('h-1', 'both-newer-here'));
+    await theirs.addLink({ ...link('h-2', 'laptop-only'), revokedAt: at(4) });
+    await theirs.putMail({
+      clientUserId: 'both-newer-here',
+      step: 'invitation',
+      state: 'refused',
+      reason: 'x',
+      at: at(1),
+    });
+    await theirs.putMail({ clientUserId: 'both-newer-here', step: 'reminder-1', state: 'sending', at: at(5) });
+    await theirs.sign({ clientUserId: 'both-newer-here', how: 'row', at: at(1) });
+    await theirs.sign({ clientUserId: 'laptop-only', how: 'elsewhere', at: at(1) });
+    laptop.close();
+
+    expect((await storeCopy(h.tmp.path('server'))).stderr).toContain(
+      '; directory entries 2 copied, 0 merged; 1 payer links, 1 mail records and 1 signatures copied\n',
+    );
+    // The server's entry of both-newer-here is newer than the laptop's: it stays; both-older-here takes the laptop's.
+    expect((await storeCopy(h.tmp.path('laptop'))).stderr).toContain(
+      '; directory entries 1 copied, 1 merged; 1 payer links, 1 mail records and 1 signatures copied\n',
+    );
+    const once = await tablesOf(url);
+    expect((await storeCopy(h.tmp.path('laptop'))).stderr).toContain(
+      '; directory entries 0 copied, 0 merged; 0 payer links, 0 mail records and 0 signatures copied\n',
+    );
+    expect(await tablesOf(url)).toEqual(once);
+    const store = await PgStore.open(url);
+    try {
+      const directory = store.directory(service);
+      const ids = ['both-newer-here', 'both-older-here', 'laptop-only'];
+      const entries = await directory.entries(ids);
+      expect(ids.map((id) => entries.get(id)?.email)).toEqual([
+        'server@example.com',
+        'new@example.com',
+        'l@example.com',
+      ]);
+      expect(entries.get('both-older-here')?.updatedAt).toBe(at(3));
+      expect(await directory.link('h-2')).toEqual({ ...link('h-2', 'laptop-only'), revokedAt: at(4) });
+      expect((await directory.mails(ids)).map((m) => [m.clientUserId, m.step, m.state])).toEqual([
+        ['both-newer-here', 'invitation', 'sent'],
+        ['both-newer-here', 'reminder-1', 'sending'],
+      ]);
+      expect([...(await directory.signatures(ids)).values()].map((s) => [s.clientUserId, s.how])).toEqual([
+        ['both-newer-here', 'page'],
+        ['laptop-only', 'elsewhere'],
       ]);
     } finally {
       await store.close();
