@@ -88,7 +88,7 @@ function agreementSection(step: AgreementStep, url: string | undefined): Part {
     title,
     html`<p class="state" data-frame-hide>To do: read the agreement of the payments service below, and agree to it at its end.</p>
 <div class="agreement-frame" data-frame-hide><iframe src="${url}" title="The agreement of the payments service" data-agreement-frame></iframe></div>
-<p class="state problem" data-frame-refused hidden>The agreement cannot be shown on this page. Nothing is wrong on your side: the team will collect your signature another way.</p>`,
+<p class="state note" data-frame-refused hidden>The agreement cannot be shown on this page. Nothing is wrong on your side: the team will collect your signature another way.</p>`,
   );
 }
 
@@ -155,6 +155,7 @@ function payerLayout(title: string, body: SafeHtml, script = false): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${BASE}/assets/app.css">
 ${script ? html`<script src="${BASE}/assets/payer.js" defer></script>` : ''}
 </head>
