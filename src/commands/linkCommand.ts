@@ -37,6 +37,9 @@ export const linkCommand: CommandBody = {
         "link new: --public-url URL is required: serve's address, which the links lead to",
         'E_USAGE',
       );
+    const days = argv['link-days'] === undefined ? LINK_OPTIONS.linkDays.default : Number(argv['link-days']);
+    if (!(days > 0 && days <= 366))
+      throw new ConfigError('--link-days: must be a number of days above 0, at most 366', 'E_USAGE');
     const place = placeOf(argv, io);
     if (!storeMayHold(place))
       throw new ConfigError(
@@ -53,7 +56,7 @@ export const linkCommand: CommandBody = {
         if (!known) {
           io.stderr.write(`link: ${id}: no payer of this id in the store (check the id, --base-url and the key)\n`);
           unknown += 1;
-        } else if (action === 'new') await newLink(directory, id, publicUrl!, Number(argv['link-days']), io);
+        } else if (action === 'new') await newLink(directory, id, publicUrl!, days, io);
         else {
           const revoked = await directory.revokeLinks(id, new Date().toISOString());
           io.stderr.write(`link: ${id}: ${revoked === 1 ? '1 link' : `${revoked} links`} revoked\n`);
@@ -67,11 +70,7 @@ export const linkCommand: CommandBody = {
 };
 
 async function newLink(directory: PayerDirectoryTables, id: string, publicUrl: string, days: number, io: CliIo) {
-  const made = await issueLink(directory, id, {
-    now: new Date(),
-    days: Number.isFinite(days) && days > 0 ? days : LINK_OPTIONS.linkDays.default,
-    publicUrl,
-  });
+  const made = await issueLink(directory, id, { now: new Date(), days, publicUrl });
   io.stdout.write(`${made.url}\n`);
   io.stderr.write(`link: ${id}: a new link, valid until ${made.expiresAt.slice(0, 10)}\n`);
 }

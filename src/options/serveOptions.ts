@@ -207,8 +207,24 @@ export const LINK_OPTIONS = {
     describe:
       "serve's inbox folder: its links are kept in the store of its state dir (`.payer-onboard` there unless `--state-dir` or `PAYER_ONBOARD_STATE_DIR` says otherwise)",
   },
-  baseUrl: RUN_OPTIONS.baseUrl,
-  apiKeyFile: RUN_OPTIONS.apiKeyFile,
-  stateDir: RUN_OPTIONS.stateDir,
-  databaseUrlFile: RUN_OPTIONS.databaseUrlFile,
+  baseUrl: {
+    ...RUN_OPTIONS.baseUrl,
+    describe:
+      'the API root serve sends to: with the key, it names the journal the links are kept beside (nothing is sent)',
+  },
+  apiKeyFile: {
+    ...RUN_OPTIONS.apiKeyFile,
+    describe:
+      "file holding serve's API key; without it the key comes from `PAYER_API_KEY`, never from a flag value; only read, to find the journal of that key",
+  },
+  stateDir: {
+    ...RUN_OPTIONS.stateDir,
+    defaultText: `\`.payer-onboard\` in \`--inbox\`, else ${RUN_OPTIONS.stateDir.defaultText}`,
+    describe: "serve's state dir, where its store (`payer-onboard.db`) is",
+  },
+  databaseUrlFile: {
+    ...RUN_OPTIONS.databaseUrlFile,
+    describe:
+      "file holding the URL of serve's PostgreSQL database, when its store is there; without it the URL comes from `PAYER_ONBOARD_DATABASE_URL`, never from a flag value",
+  },
 } as const satisfies Record<string, OptionDef>;

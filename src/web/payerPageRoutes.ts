@@ -150,9 +150,9 @@ async function signed(
     const last = signedAt.get(id) ?? 0;
     // Once more only when the first event may have been lost (the page posts again), and not at every post.
     if (first || Date.now() - last > RESIGN_MS) {
+      await spec.onSigned(id);
       if (signedAt.size >= 10_000) signedAt.clear();
       signedAt.set(id, Date.now());
-      await spec.onSigned(id);
     }
   }
   return reply.send({ sections: stepSections(payerSteps(await readPayerFacts(spec.sources, id))) });
@@ -171,7 +171,11 @@ function liveRoute(app: FastifyInstance, spec: PayerPageSpec, headers: Record<st
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
-    res.write(': live\n\n');
+    // Nothing is written once the stream ended (a write then would be an error of the response).
+    const send = (text: string) => {
+      if (!res.writableEnded && !res.destroyed) res.write(text);
+    };
+    send(': live\n\n');
     let last = '';
     let running: Promise<void> | undefined;
     let again = false;
@@ -179,14 +183,14 @@ function liveRoute(app: FastifyInstance, spec: PayerPageSpec, headers: Record<st
       do {
         again = false;
         if (!(await spec.access.stillValid(link))) {
-          res.write('event: gone\ndata: {}\n\n');
+          send('event: gone\ndata: {}\n\n');
           res.end();
           return;
         }
         const text = JSON.stringify(stepSections(payerSteps(await readPayerFacts(spec.sources, link.clientUserId))));
-        if (text !== last) res.write(`event: state\ndata: ${text}\n\n`);
+        if (text !== last) send(`event: state\ndata: ${text}\n\n`);
         last = text;
-      } while (again);
+      } while (again && !res.writableEnded);
     };
     // One look at a time; changes meanwhile make one more.
     const update = () => {
@@ -200,7 +204,7 @@ function liveRoute(app: FastifyInstance, spec: PayerPageSpec, headers: Record<st
           running = undefined;
         });
     };
-    const beat = setInterval(() => res.write(': beat\n\n'), 25_000);
+    const beat = setInterval(() => send(': beat\n\n'), 25_000);
     spec.changes.on('change', update);
     streams.add(res);
     request.raw.on('close', () => {

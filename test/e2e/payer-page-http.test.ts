@@ -228,6 +228,43 @@ describe("the payer's own page", () => {
     expect(eventBodies(h.tmp.path('state')).filter((e) => e.body.event === 'agreement.signed')).toHaveLength(1);
   });
 
+  it("the live stream carries this payer's steps only, as they change, and ends once the link is revoked", async () => {
+    opened = await payerServe();
+    const { url, h } = opened;
+    const other = 'payer-other-51';
+    h.inbox.drop('others.csv', payersCsv([other], { [other]: { firstName: 'Otto' } }));
+    await waitFor(() => Object.keys(h.waiting()).length === 2, "the other payer's row to wait");
+    const { cookie } = await openLink(url, await opened.link());
+    const stream = await fetch(`${url}/p/live`, { headers: { cookie } });
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    expect(stream.headers.get('referrer-policy')).toBe('no-referrer');
+    let text = '';
+    const reader = stream.body!.getReader();
+    const reading = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        text += new TextDecoder().decode(value);
+      }
+    })();
+    const states = () => text.split('event: state\n').length - 1;
+    await waitFor(() => states() === 1, 'the steps as they stand when the stream opens');
+
+    // The other payer passes KYC: their row runs, serve's change reaches every stream, this one sends nothing.
+    h.sandbox.setKyc(other, 'approved');
+    await waitFor(() => h.sandbox.stats().paymentDetailsCreated === 1, "the other payer's row to run");
+    // This payer passes KYC: the stream says so.
+    h.sandbox.setKyc(ID, 'approved');
+    await waitFor(() => text.includes('Done: your identity is verified.'), "this payer's KYC on the stream");
+    expect(states()).toBe(2);
+    expect(text).not.toMatch(new RegExp(`Otto|${other}|${ID}|Wilhelmina`));
+
+    await opened.directory.revokeLinks(ID, new Date().toISOString());
+    h.inbox.drop('more.csv', payersCsv(['payer-third-9']));
+    await waitFor(() => text.includes('event: gone'), 'the stream to end');
+    await reading;
+  });
+
   it("a guesser is held back after ten links that are no one's in a minute, even with a real link then", async () => {
     opened = await payerServe();
     const { url } = opened;
