@@ -41,6 +41,7 @@ export default defineConfig({
             'test/store/payer-directory.test.ts',
             'test/store/migration-directory.test.ts',
             'test/pipeline/run-directory.test.ts',
+            'test/commands/directory-commands.test.ts',
             'test/web/payerPaging.test.ts',
             'test/journal/journal-store.test.ts',
             'test/journal/journal-import.test.ts',
