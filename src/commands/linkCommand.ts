@@ -1,16 +1,13 @@
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import type { JournalPlace } from '../journal/openJournal.js';
 import { payerKeyOf } from '../journal/RowJournal.js';
-import { journalPlace, stateDirs } from '../journal/stateDir.js';
-import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
-import { resolveRunOptions } from '../options/resolve.js';
 import { isLoopbackHost, LINK_OPTIONS } from '../options/serveOptions.js';
-import { addOptions } from '../options/yargsFlags.js';
 import { openStore, storeMayHold } from '../store/openStore.js';
 import type { PayerDirectoryTables } from '../store/Store.js';
 import { issueLink } from '../web/payerLinks.js';
 import type { CliIo, CommandBody } from './CliCommand.js';
+import { directoryPlace, withWhereOptions } from './directoryCommand.js';
 
 /**
  * `payer-onboard link new ID...`: a new personal link for each payer, printed on stdout one a line (in the order the
@@ -19,7 +16,7 @@ import type { CliIo, CommandBody } from './CliCommand.js';
  */
 export const linkCommand: CommandBody = {
   builder: (yargs) =>
-    addOptions(yargs, LINK_OPTIONS)
+    withWhereOptions(yargs, LINK_OPTIONS)
       .command('new <id...>', 'make each payer a new personal link to their own page: printed on stdout, one a line')
       .command('revoke <id...>', 'revoke every link of each payer: their page then says the link is not valid')
       .demandCommand(1, 'Choose new or revoke.')
@@ -76,18 +73,10 @@ async function newLink(directory: PayerDirectoryTables, id: string, publicUrl: s
 }
 
 /** Where serve keeps its store: its state dir (the inbox's `.payer-onboard` unless told), its service and key. */
-function placeOf(argv: Record<string, unknown>, io: CliIo) {
-  const given: Record<string, unknown> = {};
-  for (const name of ['baseUrl', 'apiKeyFile', 'stateDir', 'databaseUrlFile'] as const) {
-    const value = argv[LINK_OPTIONS[name].flag];
-    if (value !== undefined) given[name] = value;
-  }
-  if (given.stateDir === undefined && !io.env.PAYER_ONBOARD_STATE_DIR && argv.inbox !== undefined)
-    given.stateDir = join(resolve(io.cwd, String(argv.inbox)), '.payer-onboard');
-  const run = resolveRunOptions({ ...given, inputs: ['(link)'] }, io.env);
-  const { baseUrl, apiKey } = resolveConnection(run, io.env, io.cwd);
-  const places = { cwd: io.cwd, env: io.env, home: io.env.HOME ?? homedir() };
-  return journalPlace(stateDirs(run.stateDir, places), baseUrl, apiKey, resolveDatabaseUrl(run, io.env, io.cwd));
+function placeOf(argv: Record<string, unknown>, io: CliIo): JournalPlace {
+  const inbox = argv.inbox === undefined ? undefined : join(resolve(io.cwd, String(argv.inbox)), '.payer-onboard');
+  const stateDir = argv['state-dir'] ?? (io.env.PAYER_ONBOARD_STATE_DIR ? undefined : inbox);
+  return directoryPlace({ ...argv, 'state-dir': stateDir }, io).place;
 }
 
 /** serve's public address as serve takes it: https, or http to this machine only (the links are keys). */

@@ -2,7 +2,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from '../core/errors.js';
 import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
-import { RUN_OPTIONS } from './runOptions.js';
+import { FORGET_OPTIONS } from './directoryOptions.js';
 
 /**
  * The origins the service's reference app takes the agreement's completion message from: the payer's page takes it
@@ -207,24 +207,10 @@ export const LINK_OPTIONS = {
     describe:
       "serve's inbox folder: its links are kept in the store of its state dir (`.payer-onboard` there unless `--state-dir` or `PAYER_ONBOARD_STATE_DIR` says otherwise)",
   },
-  baseUrl: {
-    ...RUN_OPTIONS.baseUrl,
-    describe:
-      'the API root serve sends to: with the key, it names the journal the links are kept beside (nothing is sent)',
-  },
-  apiKeyFile: {
-    ...RUN_OPTIONS.apiKeyFile,
-    describe:
-      "file holding serve's API key; without it the key comes from `PAYER_API_KEY`, never from a flag value; only read, to find the journal of that key",
-  },
+  ...FORGET_OPTIONS,
   stateDir: {
-    ...RUN_OPTIONS.stateDir,
-    defaultText: `\`.payer-onboard\` in \`--inbox\`, else ${RUN_OPTIONS.stateDir.defaultText}`,
-    describe: "serve's state dir, where its store (`payer-onboard.db`) is",
-  },
-  databaseUrlFile: {
-    ...RUN_OPTIONS.databaseUrlFile,
-    describe:
-      "file holding the URL of serve's PostgreSQL database, when its store is there; without it the URL comes from `PAYER_ONBOARD_DATABASE_URL`, never from a flag value",
+    ...FORGET_OPTIONS.stateDir,
+    defaultText: `\`.payer-onboard\` in \`--inbox\`, else ${FORGET_OPTIONS.stateDir.defaultText}`,
+    describe: "serve's state dir, whose store (`payer-onboard.db`) keeps the links",
   },
 } as const satisfies Record<string, OptionDef>;
