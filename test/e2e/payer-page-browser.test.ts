@@ -88,10 +88,31 @@ describe.skipIf(suite.skip)(suite.title, () => {
       new MutationObserver(note).observe(document.getElementById('steps'), { childList: true, subtree: true });
     })()`);
 
+    // Only `{agreements: "complete"}`, exactly, from an allowed origin is taken: the page's own origin is not one, and
+    // the agreement's origin in any other shape is not it. The page's script hears each message before the test's
+    // listener (added after it) does, and posts at once when it takes one.
+    await page.evaluate(`(() => {
+      const real = window.fetch;
+      window.posts = 0;
+      window.fetch = (url, init) => {
+        if (String(url).endsWith('/p/agreement')) window.posts += 1;
+        return real(url, init);
+      };
+      window.heard = 0;
+      addEventListener('message', () => { window.heard += 1; });
+      postMessage({ agreements: 'complete' }, '*');
+    })()`);
+    const agreementPage = page.frames().find((f) => f.url().includes('/__sandbox/agreement/'))!;
+    const shapes = [{ agreements: 'completed' }, { agreements: 'complete', also: 1 }, 'complete', ['complete'], null];
+    for (const data of shapes) await agreementPage.evaluate(`parent.postMessage(${JSON.stringify(data)}, '*')`);
+    await expect.poll(() => page.evaluate('window.heard')).toBe(1 + shapes.length);
+    expect(await page.evaluate('window.posts')).toBe(0);
+
     const frame = page.frameLocator('iframe[title="The agreement of the payments service"]');
     await frame.getByRole('button', { name: 'I agree' }).click();
     await expect.poll(() => stepState(page, 'step-agreement'), { timeout: 20_000 }).toBe('done');
     expect(await page.locator('#step-agreement .state').textContent()).toBe('Done: you signed it.');
+    expect(await page.evaluate('window.posts')).toBe(1);
     const place = journalPlace({ dir: h!.tmp.path('state') }, h!.sandbox.url, API_KEY);
     expect((await store!.directory(place.service).signatures([ID])).get(ID)).toMatchObject({ how: 'page' });
     expect(eventsIn(h!.tmp.path('state')).recorded.some((id) => id.startsWith('page-'))).toBe(true);
