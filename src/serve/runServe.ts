@@ -334,7 +334,6 @@ interface Serving {
   changes: EventEmitter;
   journal: JournalPlace;
   store: Store;
-  log: EventLog;
   agreementOrigins: string[];
   onSigned: (clientUserId: string) => Promise<void>;
   say: (line: string) => void;
