@@ -14,6 +14,7 @@ import { run } from '../pipeline/run.js';
 import { type SandboxHandle, startSandbox } from '../sandbox/index.js';
 import type { ServeHandle } from '../serve/runServe.js';
 import type { CommandBody } from './CliCommand.js';
+import { freePort, linksFor, openPage, pageText, signOnPage } from './demoPayers.js';
 
 const FIXTURES = join(packageRoot(), 'fixtures');
 
@@ -126,10 +127,12 @@ async function serveLoop(loop: ServeLoop): Promise<number> {
   const { startServe } = await import('../serve/runServe.js');
   // Its own lines (one a file it takes) but not each run's summary: the demo says what they add up to.
   const stderr = onlyLines(context.stderr, (line) => line.startsWith('inbox: '));
-  // settle 0: the demo writes each file whole before serve can look.
+  // settle 0: the demo writes each file whole before serve can look. Its public address: the payers' pages.
+  const port = await freePort();
   const serveOptions = {
     inbox: loop.inbox,
-    port: 0,
+    port,
+    publicUrl: `http://127.0.0.1:${port}`,
     webhookSecret: loop.secret,
     settle: 0,
     run: loop.runInput,
@@ -151,6 +154,8 @@ async function serveLoop(loop: ServeLoop): Promise<number> {
 
   const registered = waitingIds(first.outputs.results);
   const approved = registered.slice(0, Math.ceil(registered.length * APPROVED_SHARE));
+  if (!(await payersSign(loop, files, serveOptions.publicUrl, approved, stop)))
+    return notServed(loop, handle, "record the payers' signatures with the service");
   const approvedAt = performance.now();
   for (const id of approved) sandbox.setKyc(id, 'approved');
   say(
@@ -180,6 +185,40 @@ async function serveLoop(loop: ServeLoop): Promise<number> {
     filter: (p) => basename(p) !== 'lock',
   });
   return 0;
+}
+
+/**
+ * The payers act for themselves: each has a page of their own on serve (one is shown), and those about to pass KYC
+ * open theirs and sign the agreement in the service's frame. serve records each signature and runs the payer's
+ * waiting rows, which send the agreement; false when that did not happen in time.
+ */
+async function payersSign(
+  loop: ServeLoop,
+  files: ServedFiles,
+  publicUrl: string,
+  ids: readonly string[],
+  stop: AbortSignal,
+): Promise<boolean> {
+  const { sandbox, say } = loop;
+  const signers = ids.filter((id) => sandbox.payer(id)?.agreementCompleted === false);
+  const links = await linksFor(loop.runInput.stateDir, publicUrl, signers);
+  const [shown] = signers;
+  if (shown === undefined) return true;
+  const page = await openPage(links.get(shown)!);
+  say(
+    `each payer has a page of their own on serve, reached by a personal link (serve's invitations e-mail it; \`payer-onboard link new ID\` makes one). ${shown}'s page says:`,
+  );
+  loop.context.stderr.write(
+    `${pageText(page.html)
+      .map((line) => `    ${line}`)
+      .join('\n')}\n`,
+  );
+  say(
+    `${signers.length} payers open their link and sign the agreement in the service's frame (the sandbox's agreement page); serve records each signature and sends the agreement to the service:`,
+  );
+  await signOnPage(page);
+  for (const id of signers.slice(1)) await signOnPage(await openPage(links.get(id)!));
+  return files.until(() => signers.every((id) => sandbox.payer(id)?.agreementCompleted === true), stop);
 }
 
 /** Why serve did not get there: interrupted (3), serve failed (3), or it took far longer than it ever does (1). */

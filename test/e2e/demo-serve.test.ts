@@ -115,6 +115,15 @@ describe('npm start: the demo with serve in place of a second run', () => {
     );
     expect(r.stderr).toContain(`, 0 created twice. Results in payer-onboard-results/${first}/: `);
 
+    // The payers act for themselves: one's own page is shown, and the approved ones signed there, in the service's
+    // frame: none of their agreements was completed by the tool on its own.
+    expect(r.stderr).toMatch(/\ndemo: each payer has a page of their own on serve.*'s page says:\n {4}Hello \w+\n/);
+    expect(r.stderr).toMatch(/\ndemo: \d+ payers open their link and sign the agreement in the service's frame/);
+    expect(approved.every((p) => p.agreementStatus === 'completed')).toBe(true);
+    expect(
+      payers.filter((p) => p.kycStatus !== 'approved' && p.agreementStatus === 'completed').length,
+    ).toBeLessThanOrEqual(1);
+
     // The folder the demo points to is there, with serve's inbox as serve left it; the rest is gone.
     const inbox = join(results, first, 'serve-inbox');
     expect(readdirSync(join(inbox, 'results')).length).toBeGreaterThan(0);
