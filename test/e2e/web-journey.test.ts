@@ -38,6 +38,8 @@ const HEADER = [
   'accountNumber',
   'routingNumber',
   'accountType',
+  // The team collected the payers' signatures: the agreements are completed with the registration.
+  'agreementCompleted',
 ];
 
 function row(id: string, over: { email?: string; dob?: TypedCell } = {}): TypedCell[] {
@@ -62,6 +64,7 @@ function row(id: string, over: { email?: string; dob?: TypedCell } = {}): TypedC
     '000123456789',
     '021000021',
     'checking',
+    'yes',
   ];
 }
 

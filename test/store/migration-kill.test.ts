@@ -85,13 +85,16 @@ async function killMidMigrationPostgres(input: string): Promise<Looked> {
     const child = spawnBin(args, { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY, PAYER_ONBOARD_DATABASE_URL: url } });
     // Looked at from a session of its own: inside a transaction the server's view of its sessions stands still.
     const waiting =
-      "SELECT 1 FROM pg_stat_activity WHERE application_name = 'payer-onboard' AND wait_event_type = 'Lock'";
+      "SELECT 1 FROM pg_stat_activity WHERE application_name = 'payer-onboard' AND wait_event_type = 'Lock' " +
+      'AND datname = current_database()';
     await waitFor(async () => (await ask(waiting)) === 1, 'the migration to wait midway');
     child.child.kill('SIGKILL');
     expect((await child.done).signal).toBe('SIGKILL');
     await client.query('COMMIT');
     // Its server process finds its client gone once the lock is free, and rolls the migration back.
-    const left = "SELECT 1 FROM pg_stat_activity WHERE application_name = 'payer-onboard'";
+    // This test's database only: the other test files' runs have sessions on the same server.
+    const left =
+      "SELECT 1 FROM pg_stat_activity WHERE application_name = 'payer-onboard' AND datname = current_database()";
     await waitFor(async () => (await ask(left)) === 0, "the killed process's session to end");
   } finally {
     await client.end();
