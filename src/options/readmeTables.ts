@@ -3,7 +3,7 @@ import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
 import { SANDBOX_OPTIONS } from './sandboxOptions.js';
-import { SERVE_OPTIONS } from './serveOptions.js';
+import { INVITE_OPTIONS, SERVE_OPTIONS } from './serveOptions.js';
 import { STORE_OPTIONS } from './storeOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
 import { BUSINESS_NEEDS, type Corridor, CORRIDORS, POSTCODE_SHAPES, wayText } from '../validate/corridors.js';
@@ -105,6 +105,7 @@ export const README_BLOCKS: Record<string, () => string> = {
     const shared = runOptionNames('status').filter((name) => runOptionNames('run').includes(name));
     return `${optionsMarkdown(RUN_OPTIONS, own)}\n\nIt takes these options of \`run\` too: ${flagList(shared.map((name) => RUN_OPTIONS[name]))}.`;
   },
+  invite: () => optionsMarkdown(INVITE_OPTIONS),
   sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
   store: () => optionsMarkdown(STORE_OPTIONS),
   template: () => optionsMarkdown(TEMPLATE_OPTIONS),

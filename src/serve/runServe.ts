@@ -18,7 +18,10 @@ import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
 import { webhookServer } from './webhookServer.js';
 import { CatchUp, RETRY_WINDOW_MS } from './CatchUp.js';
+import type { Invitations } from './Invitations.js';
+import { serveMail, startInvitations } from './mailSetup.js';
 import { Worker } from './Worker.js';
+import type { MailSettingsInput } from '../mail/index.js';
 
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
 const UPLOADS_KEPT_MS = 7 * 24 * 3_600_000;
@@ -64,6 +67,14 @@ export interface ServeOptions {
    * believed. Without, every client is known by its connection's own address.
    */
   trustProxy?: string;
+  /** The mail settings (`--mail-from`...): with them and `publicUrl`, serve invites and reminds the payers it registers. */
+  mail?: MailSettingsInput;
+  /** Days after the invitation of each reminder, `3,7` (fractions allowed), or `none`. */
+  remindAfter?: string;
+  /** Days a payer's link stays valid (default 30). */
+  linkDays?: number;
+  /** The first pause once the mail server cannot be reached (default 1 s, doubling up to 5 minutes); tests shorten it. */
+  mailPauseMs?: number;
 }
 
 export interface ServeHandle {
@@ -113,8 +124,11 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     held.push(events.release);
     inbox.waiting?.share(events.store);
     const { log, catchUp } = events;
+    const mail = await openMail(options, places, inbox, events.journal, workerTimings(options, timings).pollMs, say);
+    changes.on('change', () => mail.invitations?.ranFile());
     const worker = new Worker({
       ...workerTimings(options, timings),
+      mail: mail.invitations,
       inbox,
       log,
       metrics,
@@ -130,28 +144,15 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       wake: () => worker.wake(),
       heldBy: () => worker.heldBy,
       changes,
+      mailState: mail.state,
       ...events,
     });
     worker.checkApproved = web !== undefined;
-    const app = webhookServer({
-      path: webhookPath,
-      secret: secret ?? '',
-      webhooks: secret !== undefined,
-      log,
-      metrics,
-      bodyLimit: options.bodyLimit ?? 1024 * 1024,
-      bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
-      trustProxy,
-      onRecorded: () => worker.recorded(),
-      // No webhooks, no note of their silence.
-      health: () => health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options)),
-      say,
-      web,
-    });
+    const app = httpServer(options, { secret, log, metrics, trustProxy, worker, catchUp, say, web, mail });
     const url = await listenOn(app, options);
     if (secret !== undefined) await catchUp.listening();
     for (const name of localHosts(url)) web?.hosts.add(name);
-    say(listeningLine(url, secret === undefined ? undefined : webhookPath, web !== undefined, inbox.paths.root));
+    say(listeningLine(url, secret === undefined ? undefined : webhookPath, web !== undefined, inbox.paths.root, mail));
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
       failure = error as Error;
@@ -183,6 +184,60 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   }
 }
 
+/**
+ * serve's mails: checked (a mail setting without `--public-url`, or one that does not check, is exit 2), and started
+ * over serve's store when on; `state` says where they stand, or why they are off.
+ */
+async function openMail(
+  options: ServeOptions,
+  places: UserPlaces,
+  inbox: Inbox,
+  journal: JournalPlace & { open: Store },
+  pollMs: number,
+  say: (line: string) => void,
+): Promise<{ invitations: Invitations | undefined; state: () => string }> {
+  const mail = serveMail(options, places, inbox.paths.root, say);
+  if (!mail.on) return { invitations: undefined, state: () => `off: ${mail.why}` };
+  publicHost(mail.publicUrl, options.trustProxy !== undefined);
+  const timing = { pollMs, pauseMs: options.mailPauseMs ?? 1000 };
+  const invitations = await startInvitations(mail, journal, inbox.paths.results, timing, say);
+  return { invitations, state: () => invitations.describe() };
+}
+
+/** The HTTP side: the webhooks, /healthz (with where the mails stand), /metrics and the web page. */
+function httpServer(
+  options: ServeOptions,
+  parts: {
+    secret: string | undefined;
+    log: EventLog;
+    metrics: ServeMetrics;
+    trustProxy: ReturnType<typeof checkServeOptions>['trustProxy'];
+    worker: Worker;
+    catchUp: CatchUp;
+    say: (line: string) => void;
+    web: WebPage | undefined;
+    mail: { state: () => string };
+  },
+): FastifyInstance {
+  const { secret, log, worker, catchUp } = parts;
+  return webhookServer({
+    path: options.webhookPath ?? SERVE_OPTIONS.webhookPath.default,
+    secret: secret ?? '',
+    webhooks: secret !== undefined,
+    log,
+    metrics: parts.metrics,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
+    trustProxy: parts.trustProxy,
+    onRecorded: () => worker.recorded(),
+    // No webhooks, no note of their silence.
+    health: () =>
+      health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options), parts.mail.state),
+    say: parts.say,
+    web: parts.web,
+  });
+}
+
 /** Listens where the options say; the address it got (`http://host:port`, the port the system gave for 0). */
 async function listenOn(app: FastifyInstance, options: ServeOptions): Promise<string> {
   const address = await app.listen({ host: options.host ?? SERVE_OPTIONS.host.default, port: options.port ?? 0 });
@@ -198,10 +253,22 @@ function workerTimings(options: ServeOptions, timings: { settle: number; recheck
   };
 }
 
-/** What serve says once it listens: where the webhooks and the page are, or why they are off, and its inbox. */
-function listeningLine(url: string, webhookPath: string | undefined, page: boolean, inbox: string): string {
+/**
+ * What serve says once it listens: where its mails go, or why they are off; where the webhooks and the page are, or
+ * why they are off, and its inbox.
+ */
+function listeningLine(
+  url: string,
+  webhookPath: string | undefined,
+  page: boolean,
+  inbox: string,
+  mail: { state: () => string },
+): string {
   const where = webhookPath === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
-  return `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox}`;
+  return (
+    `serve: mail ${mail.state()}\n` +
+    `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox}`
+  );
 }
 
 /** The inbox serve runs, its lock held; each file's rows and requests counted in the metrics. */
@@ -312,6 +379,8 @@ async function webPage(
     wake: () => void;
     heldBy: () => string | undefined;
     changes: EventEmitter;
+    /** Where the mails stand, for the Payers page. */
+    mailState: () => string;
     journal: JournalPlace;
     store: Store;
   },
@@ -341,7 +410,7 @@ async function webPage(
   await uploads.prune(UPLOADS_KEPT_MS);
   const hosts = new Set<string>();
   if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl, options.trustProxy !== undefined));
-  const book = new PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store });
+  const book = new PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store }, serving.mailState);
   serving.changes.on('change', () => book.changed());
   const spec = {
     auth: await WebAuth.create(password, Date.now, kept),
@@ -394,9 +463,19 @@ function localHosts(url: string): string[] {
   return [host, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
 }
 
-/** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
-function health(log: EventLog, worker: Worker, catchUp: CatchUp, quietAfterMs: number): Record<string, unknown> {
+/**
+ * What /healthz says besides `ok`: events not yet acted on, whether the worker is busy, or paused and why, and where
+ * the mails stand.
+ */
+function health(
+  log: EventLog,
+  worker: Worker,
+  catchUp: CatchUp,
+  quietAfterMs: number,
+  mail: () => string,
+): Record<string, unknown> {
   return {
+    mail: mail(),
     eventsPending: log.pendingCount(),
     busy: worker.busy,
     worker: worker.paused() ? 'paused' : 'going',

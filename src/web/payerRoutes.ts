@@ -28,7 +28,7 @@ export interface PayerSpec {
   headers: Record<string, string>;
 }
 
-const CSV_COLUMNS: Array<keyof PayerLine> = [
+const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail'>> = [
   'clientUserId',
   'userId',
   'category',

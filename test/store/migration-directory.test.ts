@@ -14,7 +14,7 @@ import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
 
 const POSTGRES = process.env.PAYER_ONBOARD_TEST_BACKEND === 'postgres';
 const UNDO_DIRECTORY = [
-  'DELETE FROM schema_migrations WHERE version = 10',
+  'DELETE FROM schema_migrations WHERE version >= 10',
   'DROP TABLE payer_directory',
   'DROP TABLE payer_links',
   'DROP TABLE payer_mails',
