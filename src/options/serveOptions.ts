@@ -158,7 +158,7 @@ export const INVITE_OPTIONS = {
     describe:
       "serve's inbox: its store is there (`.payer-onboard/`) unless `--state-dir` or the database says otherwise",
   },
-  baseUrl: RUN_OPTIONS.baseUrl,
+  baseUrl: { ...RUN_OPTIONS.baseUrl, describe: RUN_OPTIONS.baseUrl.describeFor.status },
   apiKeyFile: RUN_OPTIONS.apiKeyFile,
   stateDir: RUN_OPTIONS.stateDir,
   databaseUrlFile: RUN_OPTIONS.databaseUrlFile,

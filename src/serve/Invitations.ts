@@ -1,13 +1,11 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as delay, setImmediate } from 'node:timers/promises';
-import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { journaledPayers } from '../journal/RowJournal.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import { describeDelivery, type Mailer, type MailSettings, type SendOutcome } from '../mail/index.js';
-import { readOwnCsv } from '../output/readOwnCsv.js';
-import type { JournalTables, MailRecord, PayerDirectoryTables, Store } from '../store/Store.js';
+import type { MailRecord, PayerDirectoryTables, Store } from '../store/Store.js';
 import { issueLink } from '../web/payerLinks.js';
-import { askInvitation, greetingName, INVITATION, linksRevoked, nothingToAsk, remindersOf } from './invitationRules.js';
+import { greetingName, INVITATION, linksRevoked, nothingToAsk, remindersOf } from './invitationRules.js';
+import { inviteFromRuns } from './inviteFromRuns.js';
 
 export interface InvitationsSpec {
   /** serve's store, open for its life, and the journal's place in it. */
@@ -30,14 +28,12 @@ export interface InvitationsSpec {
 
 /** Mails looked up at a time: a pass of the loop sends them, then looks again. */
 const BATCH = 20;
-/** Payers of a results.csv decided on at a time (the journal, their mails and entries read for each chunk). */
-const CHUNK = 200;
 const MOST_PAUSE_MS = 5 * 60_000;
 /**
  * A `sending` claim older than this was left by a process that died mid-send: no send takes so long (a minute's wait
  * for the rate cap, the SMTP server's timeouts), so none still in flight is taken over.
  */
-export const STALE_CLAIM_MS = 10 * 60_000;
+const STALE_CLAIM_MS = 10 * 60_000;
 /** When serve began inviting the payers its runs register: payers the journal saw before are invited only when asked. */
 const SINCE_SETTING = 'mail-inviting-since';
 /** The newest results.csv taken, by its time (ms), per inbox: a file written after it is read for payers to invite. */
@@ -59,7 +55,6 @@ export class Invitations {
   private nextStart = 0;
   private readonly now: () => number;
   private readonly directory: PayerDirectoryTables;
-  private readonly settingsTable: JournalTables;
 
   private constructor(
     private readonly spec: InvitationsSpec,
@@ -69,7 +64,6 @@ export class Invitations {
     this.pauseMs = spec.pauseMs;
     this.now = spec.now ?? Date.now;
     this.directory = spec.journal.open.directory(spec.journal.service);
-    this.settingsTable = spec.journal.open.journal(spec.journal.service);
   }
 
   /**
@@ -128,7 +122,7 @@ export class Invitations {
     try {
       if (this.dirty) {
         this.dirty = false;
-        await this.takeResults().catch((error: unknown) => {
+        await inviteFromRuns(this.spec, this.invitingSince, this.takenName, this.now()).catch((error: unknown) => {
           this.dirty = true;
           throw error;
         });
@@ -151,7 +145,7 @@ export class Invitations {
         this.spec.say(`serve: mailed ${sent.invitations} invitations and ${sent.reminders} reminders`);
       return due.length === BATCH && this.now() >= this.pausedUntil;
     } catch (error) {
-      this.pause(`the store: ${(error as Error).message}`, false);
+      this.pause(`unexpected: ${(error as Error).message}`, false);
       return false;
     }
   }
@@ -182,18 +176,25 @@ export class Invitations {
     if (!(await this.turn(signal))) return 'skipped';
     const claim = { over: ['due'], claimedBefore: new Date(this.now() - STALE_CLAIM_MS).toISOString() } as const;
     if (!(await this.directory.putMail({ ...mail, state: 'sending', at: at() }, claim))) return 'skipped';
-    const link = await issueLink(this.directory, id, {
-      now: new Date(this.now()),
-      days: this.spec.linkDays,
-      publicUrl: this.spec.publicUrl,
-    });
-    const outcome = await this.spec.mailer.send({
-      to: entry.email,
-      kind: reminder ? 'reminder' : 'invitation',
-      firstName: greetingName(entry),
-      link: link.url,
-      deadline: new Date(link.expiresAt),
-    });
+    let outcome: SendOutcome;
+    try {
+      const link = await issueLink(this.directory, id, {
+        now: new Date(this.now()),
+        days: this.spec.linkDays,
+        publicUrl: this.spec.publicUrl,
+      });
+      outcome = await this.spec.mailer.send({
+        to: entry.email,
+        kind: reminder ? 'reminder' : 'invitation',
+        firstName: greetingName(entry),
+        link: link.url,
+        deadline: new Date(link.expiresAt),
+      });
+    } catch (error) {
+      // Nothing went to the mail server: the claim is given back for the next try.
+      await this.directory.putMail({ ...mail, state: 'due' }, { over: ['sending'] }).catch(() => undefined);
+      throw error;
+    }
     return this.record(mail, outcome);
   }
 
@@ -250,64 +251,6 @@ export class Invitations {
     this.pauseMs = this.spec.pauseMs;
   }
 
-  /**
-   * The results.csv files serve's runs wrote since the newest one taken, each read for the payers the run
-   * registered (its `steps` say `compliance=ok`, or `done-before` for a payer first seen since serve began inviting:
-   * a run resumed after a crash) that still have something to do: an invitation is asked for each, once.
-   */
-  private async takeResults(): Promise<void> {
-    const dir = this.spec.resultsDir;
-    if (!existsSync(dir)) return;
-    const taken = Number((await this.settingsTable.setting(this.takenName)) ?? 0);
-    const files: Array<{ path: string; mtimeMs: number }> = [];
-    for (const folder of readdirSync(dir)) {
-      const path = join(dir, folder, 'results.csv');
-      const mtimeMs = existsSync(path) ? statSync(path).mtimeMs : -1;
-      // The newest one taken is taken again: a file written in the same millisecond is not missed (asking twice
-      // changes nothing).
-      if (mtimeMs >= taken) files.push({ path, mtimeMs });
-    }
-    files.sort((a, b) => a.mtimeMs - b.mtimeMs);
-    for (const file of files) {
-      await this.takeFile(file.path);
-      await this.settingsTable.write([{ setting: this.takenName, value: String(file.mtimeMs) }]);
-    }
-  }
-
-  private async takeFile(path: string): Promise<void> {
-    let chunk = new Map<string, boolean>();
-    for await (const row of readOwnCsv(path)) {
-      const id = row.clientUserId ?? '';
-      const compliance = /(?:^| )compliance=(ok|done-before)(?: |$)/.exec(row.steps ?? '')?.[1];
-      if (id === '' || compliance === undefined) continue;
-      chunk.set(id, (chunk.get(id) ?? false) || compliance === 'ok');
-      if (chunk.size >= CHUNK) {
-        await this.askFor(chunk);
-        chunk = new Map();
-        await setImmediate();
-      }
-    }
-    if (chunk.size > 0) await this.askFor(chunk);
-  }
-
-  /** Invitations asked for the payers of a chunk (true: registered by the run itself) that may have one. */
-  private async askFor(chunk: Map<string, boolean>): Promise<void> {
-    const ids = [...chunk.keys()];
-    const journal = await journaledPayers(this.spec.journal, ids);
-    const entries = await this.directory.entries(ids);
-    const invitations = new Map(
-      (await this.directory.mails(ids)).filter((m) => m.step === INVITATION).map((m) => [m.clientUserId, m]),
-    );
-    const at = new Date(this.now()).toISOString();
-    for (const [id, registered] of chunk) {
-      const payer = journal(id);
-      if (!registeredHere(payer, registered, this.invitingSince) || nothingToAsk(payer) !== undefined) continue;
-      const ask = askInvitation(invitations.get(id), entries.get(id), 'serve');
-      if ('guard' in ask)
-        await this.directory.putMail({ clientUserId: id, step: INVITATION, state: 'due', at }, ask.guard);
-    }
-  }
-
   /** Waits `ms`, or less when the signal aborts or a run ends. */
   private sleep(ms: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
@@ -322,9 +265,4 @@ export class Invitations {
       this.wakeUp = done;
     });
   }
-}
-
-/** The run registered the payer, or it first saw it since serve began inviting (a run resumed after a crash). */
-function registeredHere(payer: JournaledPayer | undefined, byTheRun: boolean, since: string): boolean {
-  return byTheRun || (payer?.since !== undefined && payer.since >= since);
 }

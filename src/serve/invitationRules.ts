@@ -8,7 +8,7 @@ import type { DirectoryEntry, MailGuard, MailRecord, PayerLink } from '../store/
 export const INVITATION = 'invitation';
 
 /** The step of the nth reminder (1-based): each is sent once per payer. */
-export function reminderStep(n: number): string {
+function reminderStep(n: number): string {
   return `reminder-${n}`;
 }
 

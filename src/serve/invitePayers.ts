@@ -32,7 +32,7 @@ export interface InviteOptions {
 }
 
 /** One payer's line: its id, the mail, and what was done or would be, in words. */
-export interface InviteLine {
+interface InviteLine {
   clientUserId: string;
   step: string;
   what: string;

@@ -6,7 +6,7 @@ import { linkTokenHash } from '../../src/store/SqlDirectory.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { MailRecord, Store } from '../../src/store/Store.js';
 import { closedPort, reply, startSmtpServer } from '../mail/smtpServer.js';
-import { API_KEY, payersCsv } from '../helpers/runHarness.js';
+import { API_KEY, memoryStream, payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
 import { tempDir } from '../helpers/tempDir.js';
 import type { ServeOptions } from '../../src/serve/runServe.js';
@@ -130,7 +130,9 @@ it('no reminder once the payer has nothing left to do, or was refused by KYC', a
   for (const mail of await directory.mails(ids))
     if (mail.state === 'due') await directory.putMail({ ...mail, at: new Date().toISOString() }, { over: ['due'] });
   await waitFor(
-    async () => (await mailsOf(h, ids)).filter((m) => m.step === 'reminder-1' && m.state !== 'due' && m.state !== 'sending').length === 3,
+    async () =>
+      (await mailsOf(h, ids)).filter((m) => m.step === 'reminder-1' && m.state !== 'due' && m.state !== 'sending')
+        .length === 3,
     'the first reminders settled',
   );
   expect(
@@ -144,4 +146,235 @@ it('no reminder once the payer has nothing left to do, or was refused by KYC', a
     ...ids.map((id) => `${id}@example.com`).sort(),
     'waiting-1@example.com',
   ]);
+});
+
+const PASSWORD = 'correct horse battery staple';
+
+/** The Payers page (or a payer's), signed in. */
+async function page(url: string, path: string): Promise<string> {
+  const login = await fetch(`${url}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password: PASSWORD }).toString(),
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  return (await fetch(`${url}${path}`, { headers: { cookie } })).text();
+}
+
+it('a recipient the server refuses (550): recorded with the reason, "e-mail refused" on the Payers page and in status', async () => {
+  const smtp = await startSmtpServer({
+    refuse: (address) => (address === 'bad-1@example.com' ? reply(550, '5.1.1 No such user here') : undefined),
+  });
+  cleanup.push(() => smtp.close());
+  const h = await serveWithMail(`smtp://127.0.0.1:${smtp.port}`, { webPassword: PASSWORD });
+  const ids = ['bad-1', 'good-1'];
+  const input = h.inbox.drop('payers.csv', payersCsv(ids));
+  await waitFor(async () => states(await mailsOf(h, ids)).includes('bad-1 invitation refused'), 'the refusal');
+  await waitFor(() => smtp.received.length === 1, "the other payer's invitation");
+  expect(smtp.received[0]!.to).toEqual(['good-1@example.com']);
+  const refused = (await mailsOf(h, ids)).find((m) => m.clientUserId === 'bad-1')!;
+  expect(refused.reason).toBe('the SMTP server answered RCPT TO with 550 5.1.1 No such user here');
+  // Refused for good: no reminder is due for it, and it is not tried again.
+  expect(states(await mailsOf(h, ['bad-1']))).toEqual(['bad-1 invitation refused']);
+
+  const payers = await page(h.serve.url, '/payers');
+  expect(payers).toContain('Invitations by e-mail: on: mails are sent through 127.0.0.1:');
+  expect(payers).toMatch(
+    /e-mail refused \(the SMTP server answered RCPT TO with 550 5\.1\.1 No such user here\): check their e-mail address in the file and run it again/,
+  );
+  expect(payers).toMatch(/invited \d{4}-\d\d-\d\d \d\d:\d\d; reminder-1 due/);
+  expect(await page(h.serve.url, '/payers/bad-1')).toContain('<dd id="payer-mail">e-mail refused');
+
+  const { runStatus } = await import('../../src/status/runStatus.js');
+  const summary = await runStatus(
+    {
+      inputs: [input.replace('incoming', 'done')],
+      baseUrl: h.sandbox.url,
+      stateDir: h.tmp.path('state'),
+      rate: 0,
+      out: h.tmp.path('status'),
+    },
+    { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } },
+  );
+  const status = readFileSync(summary.outputs.status, 'utf8');
+  expect(status).toContain(
+    'email: e-mail refused (the SMTP server answered RCPT TO with 550 5.1.1 No such user here): check their e-mail address in the file and run it again: serve invites them again once it changed (or payer-onboard invite ID)',
+  );
+  expect(status.split('\n').find((line) => line.startsWith('good-1'))).not.toContain('e-mail refused');
+});
+
+it('a mail server out of reach: mails paused (said on /healthz), nothing lost, sent once it is back', async () => {
+  const port = await closedPort();
+  const h = await serveWithMail(`smtp://127.0.0.1:${port}`);
+  const ids = ['down-1', 'down-2'];
+  h.inbox.drop('payers.csv', payersCsv(ids));
+  const health = async () => (await (await fetch(`${h.serve.url}/healthz`)).json()) as { mail: string };
+  await waitFor(async () => (await health()).mail.startsWith('paused (SMTP unreachable since '), 'the pause');
+  expect((await health()).mail).toMatch(/^paused \(SMTP unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+  // The claim was given back: both still due, neither claimed.
+  expect(states(await mailsOf(h, ids))).toEqual(['down-1 invitation due', 'down-2 invitation due']);
+  expect(h.stderr()).toMatch(/serve: mails paused \(cannot reach the SMTP server: .*\); trying again in 1 s/);
+
+  const smtp = await startSmtpServer({ port });
+  cleanup.push(() => smtp.close());
+  await waitFor(() => smtp.received.length === 2, 'both invitations once the server is back');
+  await waitFor(async () => (await health()).mail.startsWith('on: '), 'the mails going on');
+  expect(smtp.received.map((m) => m.to[0]).sort()).toEqual(ids.map((id) => `${id}@example.com`));
+  expect(h.stderr()).toContain('serve: the mail server answers again: mails go on');
+});
+
+it('no SMTP server: the mails are written to mail-outbox/ in the inbox, which serve says at start and on /healthz', async () => {
+  const h = await serveWithMail(undefined);
+  const outbox = join(h.inbox.root, 'mail-outbox');
+  expect(h.stderr()).toContain(`serve: mail on: mails are written to ${outbox} (no SMTP server set)`);
+  const health = (await (await fetch(`${h.serve.url}/healthz`)).json()) as { mail: string };
+  expect(health.mail).toBe(`on: mails are written to ${outbox} (no SMTP server set)`);
+  h.inbox.drop('payers.csv', payersCsv(['box-1']));
+  await waitFor(() => existsSync(outbox) && readdirSync(outbox).length === 1, 'the mail in the outbox');
+  const eml = readFileSync(join(outbox, readdirSync(outbox)[0]!), 'utf8');
+  expect(eml).toContain('To: box-1@example.com');
+  expect(eml).toMatch(/Subject: Payments team: please add your payment details/);
+  expect(eml).toMatch(LINK);
+});
+
+it('mails off without --public-url (said why); a mail setting without it, or templates that do not check: exit 2', async () => {
+  const plain = await serveHarness();
+  cleanup.push(() => plain.close());
+  const health = (await (await fetch(`${plain.serve.url}/healthz`)).json()) as { mail: string };
+  expect(health.mail).toBe('off: no --public-url (the links in the mails lead there) and no --mail-from');
+  expect(plain.stderr()).toContain('serve: mail off: no --public-url');
+
+  await expect(serveHarness({ serve: { mail: { mailFrom: FROM } } })).rejects.toMatchObject({
+    exitCode: 2,
+    message: expect.stringMatching(/^--public-url: the invitations' links lead to serve's public address/),
+  });
+  const templates = tempDir();
+  cleanup.push(async () => templates.remove());
+  templates.write('invitation.txt', 'Subject: Hi {{fristName}}\n\n{{link}}\n');
+  await expect(
+    serveHarness({ serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM, mailTemplates: templates.dir } } }),
+  ).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('unknown placeholder {{fristName}}') });
+  await expect(
+    serveHarness({ serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM }, remindAfter: '7,3' } }),
+  ).rejects.toMatchObject({
+    exitCode: 2,
+    message: '--remind-after: each reminder must come after the one before (3,7, not 7,3)',
+  });
+});
+
+/** `payer-onboard ARGS` in this process, as the bin runs it: its exit code and what it wrote. */
+async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { cli: run } = await import('../../src/cli.js');
+  const out = memoryStream();
+  const err = memoryStream();
+  const code = await run(args, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env: { PAYER_API_KEY: API_KEY },
+    cwd,
+    signal: new AbortController().signal,
+  });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+it('payers registered before serve sent mails are invited only when asked: invite ID, --all-pending, --dry-run, --preview', async () => {
+  const smtp = await startSmtpServer();
+  cleanup.push(() => smtp.close());
+  const files = tempDir();
+  cleanup.push(async () => files.remove());
+  const smtpUrlFile = files.write('smtp-url', `smtp://127.0.0.1:${smtp.port}`);
+  chmodSync(smtpUrlFile, 0o600);
+  const h = await serveHarness({
+    startServe: false,
+    serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM, smtpUrlFile } },
+  });
+  cleanup.push(() => h.close());
+  // A run of the CLI before serve: its payers were registered without mails.
+  const old = ['old-1', 'old-2', 'old-3'];
+  const before = h.tmp.write('before.csv', payersCsv(old, { 'old-3': { agreementCompleted: '' } }));
+  const { run } = await import('../../src/pipeline/run.js');
+  const state = h.tmp.path('state');
+  await run(
+    { inputs: [before], baseUrl: h.sandbox.url, stateDir: state, rate: 0, out: h.tmp.path('before-out') },
+    { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } },
+  );
+  await h.restart();
+  // Their rows again through serve, and a payer new to it: only the new one is invited.
+  h.inbox.drop('again.csv', payersCsv(old));
+  h.inbox.drop('new.csv', payersCsv(['new-1']), 30);
+  await waitFor(() => smtp.received.length === 1, "the new payer's invitation");
+  await waitFor(() => h.inbox.list('done').length === 2, 'both files run');
+  await waitFor(async () => states(await mailsOf(h, ['new-1'])).includes('new-1 invitation sent'), 'sent');
+  expect(smtp.received.map((m) => m.to[0])).toEqual(['new-1@example.com']);
+  expect(await mailsOf(h, old)).toEqual([]);
+
+  const base = ['invite', '--state-dir', state, '--base-url', h.sandbox.url];
+  const preview = await cli([...base, '--preview', 'old-3', '--mail-from', FROM, '--public-url', PUBLIC], h.tmp.dir);
+  expect(preview.code).toBe(0);
+  expect(preview.stdout).toMatch(
+    /^To: old-3@example\.com\nSubject: Payments team: please add your payment details\n\nHello Ada,\n/,
+  );
+  expect(preview.stdout).toContain(`${PUBLIC}/p/PREVIEW-no-link-issued`);
+  // A preview issues no link.
+  const { store, service } = await storeOf(h);
+  expect(await store.directory(service).links(['old-3'])).toEqual([]);
+
+  const dry = await cli([...base, '--all-pending', '--dry-run'], h.tmp.dir);
+  expect(dry.stdout).toBe(
+    'old-1\tinvitation\twould be invited\nold-2\tinvitation\twould be invited\nold-3\tinvitation\twould be invited\n',
+  );
+  expect(dry.stderr).toContain('invite: 3 payers would be invited; passed over: 1 invited on');
+  expect(await mailsOf(h, old)).toEqual([]);
+
+  const asked = await cli([...base, 'old-1', 'new-1', 'nobody'], h.tmp.dir);
+  expect(asked.stdout).toMatch(
+    /^old-1\tinvitation\tto invite: serve sends it\nnew-1\tinvitation\tinvited on [\d-]+ [\d:]+ \(--again sends a new link\)\nnobody\tinvitation\tnot registered with the service: run their row first\n$/,
+  );
+  expect(asked.code).toBe(1);
+  await waitFor(() => smtp.received.length === 2, "old-1's invitation");
+  expect(smtp.received[1]!.to).toEqual(['old-1@example.com']);
+  await waitFor(async () => states(await mailsOf(h, ['old-1'])).includes('old-1 invitation sent'), 'sent');
+  const queued = await cli(['invite', '--state-dir', state, '--base-url', h.sandbox.url, '--dry-run'], h.tmp.dir);
+  expect(queued.stdout).toMatch(
+    /^(new-1|old-1)\treminder-1\tto send on [\d-]+ [\d:]+ UTC\n(new-1|old-1)\treminder-1\tto send on/,
+  );
+});
+
+it("a claim a crash left (sending, 10 minutes old) is sent again; a fresh one is another serve's, left alone", async () => {
+  const smtp = await startSmtpServer();
+  cleanup.push(() => smtp.close());
+  const files = tempDir();
+  cleanup.push(async () => files.remove());
+  const smtpUrlFile = files.write('smtp-url', `smtp://127.0.0.1:${smtp.port}`);
+  chmodSync(smtpUrlFile, 0o600);
+  const h = await serveHarness({
+    startServe: false,
+    serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM, smtpUrlFile } },
+  });
+  cleanup.push(() => h.close());
+  const { run } = await import('../../src/pipeline/run.js');
+  const state = h.tmp.path('state');
+  await run(
+    {
+      inputs: [h.tmp.write('p.csv', payersCsv(['crashed-1', 'fresh-1']))],
+      baseUrl: h.sandbox.url,
+      stateDir: state,
+      rate: 0,
+      out: h.tmp.path('o'),
+    },
+    { cwd: h.tmp.dir, env: { PAYER_API_KEY: API_KEY } },
+  );
+  const store = await openStore({ stateDir: state });
+  const directory = store.directory(journalName(h.sandbox.url, API_KEY));
+  const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+  await directory.putMail({ clientUserId: 'crashed-1', step: 'invitation', state: 'sending', at: ago(11) });
+  await directory.putMail({ clientUserId: 'fresh-1', step: 'invitation', state: 'sending', at: ago(1) });
+  await store.close();
+  await h.restart();
+  h.inbox.drop('new.csv', payersCsv(['after-1']));
+  await waitFor(() => smtp.received.length === 2, 'the crashed claim and the new payer');
+  expect(smtp.received.map((m) => m.to[0]).sort()).toEqual(['after-1@example.com', 'crashed-1@example.com']);
+  await waitFor(async () => states(await mailsOf(h, ['crashed-1'])).includes('crashed-1 invitation sent'), 'sent');
+  expect(states(await mailsOf(h, ['fresh-1']))).toEqual(['fresh-1 invitation sending']);
 });
