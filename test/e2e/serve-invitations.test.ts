@@ -231,7 +231,9 @@ it('no SMTP server: the mails are written to mail-outbox/ in the inbox, which se
   const health = (await (await fetch(`${h.serve.url}/healthz`)).json()) as { mail: string };
   expect(health.mail).toBe(`on: mails are written to ${outbox} (no SMTP server set)`);
   h.inbox.drop('payers.csv', payersCsv(['box-1']));
-  await waitFor(() => existsSync(outbox) && readdirSync(outbox).length === 1, 'the mail in the outbox');
+  // Recorded sent once the file is written whole.
+  await waitFor(async () => states(await mailsOf(h, ['box-1'])).includes('box-1 invitation sent'), 'the mail');
+  expect(existsSync(outbox) && readdirSync(outbox).length).toBe(1);
   const eml = readFileSync(join(outbox, readdirSync(outbox)[0]!), 'utf8');
   expect(eml).toContain('To: box-1@example.com');
   expect(eml).toMatch(/Subject: Payments team: please add your payment details/);
