@@ -160,8 +160,11 @@ export class Invitations {
     const entry = (await this.directory.entries([id])).get(id);
     const payer = (await journaledPayers(this.spec.journal, [id]))(id);
     const reminder = mail.step !== INVITATION;
+    // A payer without an entry was forgotten (or never had its row read since entries were kept): nobody to write to.
     const dropped =
-      nothingToAsk(payer) ?? (reminder && linksRevoked(await this.directory.links([id])) ? 'links revoked' : undefined);
+      nothingToAsk(payer) ??
+      (entry === undefined ? 'not in the payer directory' : undefined) ??
+      (reminder && linksRevoked(await this.directory.links([id])) ? 'links revoked' : undefined);
     const as = { over: [mail.state] } as const;
     if (dropped !== undefined) {
       await this.directory.putMail({ ...mail, state: 'dropped', reason: dropped, at: at() }, as);
