@@ -58,6 +58,17 @@ export const commands: CliCommand[] = [
     load: async () => (await import('./commands/storeCommand.js')).storeCommand,
   },
   {
+    command: 'directory',
+    describe:
+      "fill the payer directory (names, e-mail, company: what invitations need) from payer files' valid rows (directory import FILE...); sends nothing",
+    load: async () => (await import('./commands/directoryCommand.js')).directoryCommand,
+  },
+  {
+    command: 'forget <id...>',
+    describe: "erase a payer's directory entry (names, e-mail, company) and personal links from the store",
+    load: async () => (await import('./commands/forgetCommand.js')).forgetCommand,
+  },
+  {
     command: 'template',
     describe: 'write a blank input file with every column and one example row',
     load: async () => (await import('./commands/templateCommand.js')).templateCommand,

@@ -64,7 +64,10 @@ export interface ValidPayerRow {
   compliance: ComplianceRequest;
   /** Bank accounts given on the same row (CSV: at most one; JSONL `paymentDetails`: any number). */
   paymentDetails: PaymentDetailRequest[];
+  /** The payer's signature is collected: the row says so, or the operator did for the whole file (below). */
   agreementCompleted: boolean;
+  /** The signature is the operator's word for the file (`--agreement-signed-elsewhere`), not the row's. */
+  agreementSignedElsewhere?: true;
   /** Steps the input says are already done (`completedSteps` column of a failed file). */
   completedSteps: Step[];
   /** `compliance@3f9a1c` of a failed or pending file: a digest of the payer cells that were registered. */

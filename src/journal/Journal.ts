@@ -1,4 +1,12 @@
-import type { CallRecord, DirectoryEntry, JournalTables, JournalWrite, PayerRecord, Store } from '../store/Store.js';
+import type {
+  CallRecord,
+  DirectoryEntry,
+  JournalTables,
+  JournalWrite,
+  PayerRecord,
+  SignatureRecord,
+  Store,
+} from '../store/Store.js';
 
 /** What the journal knows of one call: sent and maybe in doubt, or done with the answer that filled the result. */
 export type JournalEntry = CallRecord;
@@ -71,6 +79,7 @@ export class Journal {
     try {
       journal.closedCleanly = (await journal.tables.setting(CLOSED)) === '1';
       journal.settings.set(GATE, await journal.tables.setting(GATE));
+      journal.settings.set(AGREEMENT_GATE, await journal.tables.setting(AGREEMENT_GATE));
       // From now until close() the journal is open: a run that dies meanwhile leaves it so.
       await journal.tables.write([{ setting: CLOSED, value: undefined }]);
     } catch (error) {
@@ -125,6 +134,20 @@ export class Journal {
     return this.read(() => this.tables.payer(payerKey));
   }
 
+  /** How the payer's agreement was signed, where the store has a record of it (the payer's page writes one). */
+  async signature(clientUserId: string): Promise<SignatureRecord | undefined> {
+    const kept = this.kept(`a${clientUserId}`);
+    if (kept !== null) return kept && 'signature' in kept ? kept.signature : undefined;
+    return this.read(async () =>
+      (await this.store.directory(this.tables.service).signatures([clientUserId])).get(clientUserId),
+    );
+  }
+
+  /** Notes how an agreement this run completed was signed, with the journal's next write (the first record stands). */
+  putSignature(signature: SignatureRecord): void {
+    this.queue(`a${signature.clientUserId}`, { signature });
+  }
+
   /** A read of the store; one that fails (the database gone) stops the run as a failed write does. */
   private async read<T>(read: () => Promise<T>): Promise<T> {
     try {
@@ -150,14 +173,15 @@ export class Journal {
     if (this.directory.size >= DIRECTORY_BATCH) this.flushSoon();
   }
 
-  /** What the journal knows of the service's KYC gate. */
-  gate(): string | undefined {
-    return this.settings.get(GATE);
+  /** What the journal knows of the service's KYC gate on bank accounts, or (`agreement`) on the agreement. */
+  gate(which: 'account' | 'agreement' = 'account'): string | undefined {
+    return this.settings.get(which === 'account' ? GATE : AGREEMENT_GATE);
   }
 
-  putGate(value: string): void {
-    this.settings.set(GATE, value);
-    this.queue(`s${GATE}`, { setting: GATE, value });
+  putGate(value: string, which: 'account' | 'agreement' = 'account'): void {
+    const name = which === 'account' ? GATE : AGREEMENT_GATE;
+    this.settings.set(name, value);
+    this.queue(`s${name}`, { setting: name, value });
   }
 
   /** A record not yet in the store: the write (null when there is none). */
@@ -260,6 +284,8 @@ const MOST_UNWRITTEN = 2000;
 
 /** The settings the journal keeps: the service's KYC gate, and the mark a run leaves when it closes the journal. */
 const GATE = 'gate';
+/** `gated` once the service refused to record an agreement for a payer whose KYC was not approved. */
+const AGREEMENT_GATE = 'agreement-gate';
 const CLOSED = 'closed';
 
 const openJournals = new Set<Journal>();

@@ -51,6 +51,10 @@ export class RowJournal {
       if (othersInDoubt.length > 0) memory.othersInDoubt = othersInDoubt;
     }
     if (record !== undefined) memory.payer = record;
+    // A signature the row does not carry may be in the store: the payer signed on their page (so only a payer
+    // registered before, whose agreement is not done; a new payer's first run reads nothing more).
+    if (work.kind === 'payer' && !work.completeAgreement && record !== undefined && !record.agreementDone)
+      if ((await this.journal.signature(work.clientUserId)) !== undefined) memory.signed = true;
     return memory;
   }
 
@@ -130,6 +134,15 @@ export class RowJournal {
     if (this.gate() !== gate) this.journal.putGate(gate);
   }
 
+  /** An earlier run saw the service refuse an agreement before KYC: no doomed PATCH in this one either. */
+  agreementGated(): boolean {
+    return this.journal.gate('agreement') === 'gated';
+  }
+
+  rememberAgreementGated(): void {
+    if (!this.agreementGated()) this.journal.putGate('gated', 'agreement');
+  }
+
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   async remember(s: RowState, now: Date): Promise<void> {
     // Who the payer is, for the mails and the page that let them act for themselves: from every payer row a run
@@ -163,6 +176,9 @@ export class RowJournal {
     if (s.status?.isCompliant !== undefined) record.isCompliant = s.status.isCompliant;
     else if (s.status?.fresh) delete record.isCompliant;
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') record.agreementDone = true;
+    // The record of whose word the completion rests on; the payer's page wrote its own before the run.
+    if (s.agreement.step === 'ok' && s.work.signedHow !== undefined)
+      this.journal.putSignature({ clientUserId: s.work.clientUserId, how: s.work.signedHow, at: isoTime(now) });
     record.accountIds = accountIdsOf(s, record.accountIds);
     record.since ??= s.since;
     if (s.checked) record.checkedAt = isoTime(now);

@@ -1,4 +1,5 @@
 import { shownDefault } from './yargsFlags.js';
+import { DIRECTORY_OPTIONS, FORGET_OPTIONS } from './directoryOptions.js';
 import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
@@ -109,6 +110,8 @@ export const README_BLOCKS: Record<string, () => string> = {
   sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
   store: () => optionsMarkdown(STORE_OPTIONS),
   template: () => optionsMarkdown(TEMPLATE_OPTIONS),
+  directory: () => optionsMarkdown(DIRECTORY_OPTIONS),
+  forget: () => optionsMarkdown(FORGET_OPTIONS),
 };
 
 /**

@@ -156,6 +156,14 @@ export const SANDBOX_OPTIONS = {
       'a bank account for a payer whose KYC is not `approved`: 500 as the real service, a 400 naming KYC, or accepted',
     schema: z.enum(KYC_GATES, { error: `must be one of: ${KYC_GATES.join(', ')}` }),
   },
+  agreementGate: {
+    flag: 'agreement-gate',
+    type: 'boolean',
+    default: false,
+    describe:
+      "refuse the agreement's PATCH (500) for a payer whose KYC is not `approved`, as a service that records the agreement only after KYC would: the tool then holds the signature until the approval",
+    schema: z.boolean(),
+  },
   /** Unless the admin route pinned the account's status. */
   accountApproveMs: {
     flag: 'account-approve-ms',

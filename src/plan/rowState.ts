@@ -27,6 +27,8 @@ export interface RowWork {
   identities: readonly AccountIdentity[];
   /** The row completes the agreement (payer rows whose `agreementCompleted` is true). */
   completeAgreement: boolean;
+  /** Whose word the signature is when the row completes it: the row's, or the operator's for the whole file. */
+  signedHow?: 'row' | 'elsewhere';
   /** Steps a failed or pending file says were done, and the digest of what compliance registered then. */
   carried: { steps: readonly Step[]; complianceDigest?: string };
 }
@@ -85,6 +87,8 @@ export interface RowMemory {
   payerKey?: string;
   createsKey?: string;
   accounts: readonly AccountMemory[];
+  /** The store holds the payer's signature (signed on their page, or by an earlier run's row): it completes it. */
+  signed?: boolean;
   /** Statuses this run already has (a bank row's payer was registered earlier in the run). */
   fresh?: { kycStatus?: string; agreementStatus?: string };
   /** Creates of the payer's other accounts still in doubt: the ids before each (RowState.othersInDoubt). */
@@ -308,7 +312,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
   if (work.kind === 'payer' && wanted('agreement')) {
     state.agreement.wanted = true;
     if (carried('agreement') || payer?.agreementDone) state.agreement.step = 'done-before';
-    else if (!work.completeAgreement) state.agreement.step = 'skipped';
+    else if (!work.completeAgreement && !memory.signed) state.agreement.step = 'skipped';
   }
   return state;
 }
@@ -369,6 +373,7 @@ export function payerWork(row: ValidPayerRow): RowWork {
     details: row.paymentDetails,
     identities: row.paymentDetails.map(accountIdentity),
     completeAgreement: row.agreementCompleted,
+    ...(row.agreementCompleted ? { signedHow: row.agreementSignedElsewhere ? 'elsewhere' : 'row' } : {}),
     carried: { steps: row.completedSteps, ...(row.complianceDigest ? { complianceDigest: row.complianceDigest } : {}) },
   };
 }

@@ -40,6 +40,8 @@ export interface Answer {
 export interface StoreConfig {
   duplicates: DuplicateMode;
   kycGate: KycGate;
+  /** The agreement's PATCH is refused (500) until the payer's KYC is approved. */
+  agreementGate: boolean;
   kycAfter: number | undefined;
   accountApproveMs: number;
   maskNumbers: boolean;
@@ -58,6 +60,7 @@ export type StoreEvent =
   | 'paymentDetailsCreated'
   | 'duplicatePaymentDetails'
   | 'kycRefusals'
+  | 'agreementRefusals'
   | 'agreementUpdates'
   | 'agreementsCompleted';
 
@@ -137,6 +140,10 @@ export class PayerStore {
     const payer = this.payers.get(clientUserId);
     if (payer === undefined)
       return { status: 404, body: nestError(404, `Payer with client user ID ${clientUserId} not found`) };
+    if (this.config.agreementGate && this.kyc(payer) !== 'approved') {
+      this.count('agreementRefusals');
+      return { status: 500, body: nestError(500) };
+    }
     const completedNow = request.agreementCompleted && !payer.agreementCompleted;
     payer.agreementCompleted = request.agreementCompleted;
     this.count('agreementUpdates');

@@ -109,6 +109,7 @@ function createState(options: ResolvedSandboxOptions, secret: string | undefined
     {
       duplicates: options.duplicates,
       kycGate: options.kycGate,
+      agreementGate: options.agreementGate,
       kycAfter: options.kycAfter,
       accountApproveMs: options.accountApproveMs,
       maskNumbers: options.maskNumbers,

@@ -84,6 +84,8 @@ export interface SandboxStats {
   duplicatePaymentDetails: number;
   /** Create payment details refused because the payer's KYC was not approved. */
   kycRefusals: number;
+  /** Agreements refused because the payer's KYC was not approved (`--agreement-gate`). */
+  agreementRefusals: number;
   /** Payers whose agreement went from not completed to completed. */
   agreementsCompleted: number;
   /** Successful agreement updates, repeats included. */
@@ -158,6 +160,7 @@ export class StatsRecorder {
       paymentDetailsCreated: 0,
       duplicatePaymentDetails: 0,
       kycRefusals: 0,
+      agreementRefusals: 0,
       agreementsCompleted: 0,
       agreementUpdates: 0,
       reads: 0,

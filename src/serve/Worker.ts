@@ -353,7 +353,10 @@ export class Worker {
   }
 }
 
-/** An event's type as a metric label: the two the tool knows, anything else as `other` (labels stay few). */
+/** The events the tool acts on: the service's two, and its own from the payer's page. */
+const KNOWN_EVENTS: ReadonlySet<string> = new Set(['compliance.updated', 'payment_detail.updated', 'agreement.signed']);
+
+/** An event's type as a metric label: the ones the tool knows, anything else as `other` (labels stay few). */
 function eventLabel(event: RecordedEvent): string {
-  return event.event === 'compliance.updated' || event.event === 'payment_detail.updated' ? event.event : 'other';
+  return KNOWN_EVENTS.has(event.event) ? event.event : 'other';
 }

@@ -39,6 +39,9 @@ export function eventPayerKey(
   return owner?.key ?? (event.userId !== undefined ? journal.keyOfUser(event.userId) : undefined);
 }
 
+/** The event the payer's page records when the payer signed the agreement there. */
+const AGREEMENT_SIGNED = 'agreement.signed';
+
 /**
  * The KYC words that mean the payer has not finished: an event saying so moves no row (a bank account waits for an
  * approval), so it costs no read. Any other word, or none, is read: it may be one that means approved.
@@ -68,6 +71,9 @@ export function ignoredAtSight(
     const status = event.status?.toLowerCase();
     return status === 'failed' || (options.checkApproved && status === 'approved') ? undefined : 'nothing-to-do';
   }
+  // The payer signed on their page: serve's own event, recorded by the page, so that the payer's waiting rows run
+  // and send the agreement with everything it lets through.
+  if (event.event === AGREEMENT_SIGNED) return undefined;
   if (event.event !== 'compliance.updated') return 'unknown-event';
   return KYC_UNDER_WAY.has(event.kycStatus?.toLowerCase() ?? '') ? 'kyc-not-yet' : undefined;
 }

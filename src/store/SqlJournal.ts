@@ -197,6 +197,16 @@ export class SqlJournal implements JournalTables {
   statements(item: JournalWrite): Statement[] {
     const { service } = this;
     if ('directory' in item) return directoryUpserts(service, [item.directory]);
+    if ('signature' in item) {
+      const { clientUserId, how, at } = item.signature;
+      return [
+        [
+          'INSERT INTO payer_signatures (service, client_user_id, how, at) VALUES (?, ?, ?, ?) ' +
+            'ON CONFLICT (service, client_user_id) DO NOTHING',
+          [service, clientUserId, how, at],
+        ],
+      ];
+    }
     if ('call' in item) {
       const { call: key, record } = item;
       if (record === undefined) return [['DELETE FROM journal_calls WHERE service = ? AND key = ?', [service, key]]];

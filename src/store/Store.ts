@@ -51,7 +51,9 @@ export type JournalWrite =
   | { payer: string; record: PayerRecord; clientUserId?: string | undefined }
   | { setting: string; value: string | undefined }
   /** A payer's directory entry, written with the payer's other records. */
-  | { directory: DirectoryEntry };
+  | { directory: DirectoryEntry }
+  /** How a payer's agreement was signed, written with the record of its completion (the first stands). */
+  | { signature: SignatureRecord };
 
 /** The journal of one service and key. */
 export interface JournalTables {

@@ -110,6 +110,8 @@ export function checkPayerRow(
         agreementCompleted: controls.agreementCompleted ?? options.defaultAgreementCompleted,
         completedSteps: controls.completedSteps ?? [],
       };
+      if (controls.agreementCompleted === undefined && options.defaultAgreementCompleted)
+        valid.agreementSignedElsewhere = true;
       if (warnings !== undefined && warnings.length > 0) valid.warnings = inColumnOrder([...warnings]);
       return carry(controls, true, valid);
     }

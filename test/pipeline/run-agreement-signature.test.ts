@@ -98,3 +98,31 @@ describe('the agreement only on a signature', () => {
     expect(err.text()).toMatch(said);
   });
 });
+
+describe('a service that records the agreement only once KYC is approved', () => {
+  it('the signature waits like a bank account, refused PATCHes only until the rule is learned, and goes out once the payer is approved', async () => {
+    h = await harness({ kycAfter: undefined, agreementGate: true });
+    const input = h.tmp.write('payers.csv', payersCsv(['g-1', 'g-2']));
+    const first = await h.run({ inputs: [input] });
+    expect(first.results.map((r) => [r.outcome, r.agreementCompleted])).toEqual([
+      ['waiting', 'false'],
+      ['waiting', 'false'],
+    ]);
+    expect(first.results[0]!.steps).toContain('agreement=waiting');
+    expect(first.results[0]!.error).toContain('signed, waiting for KYC approval before the service records it');
+    // Learned from the first refusal: the second payer's doomed PATCH is not sent (the first was tried with retries).
+    expect(h.sandbox.stats().agreementRefusals).toBeGreaterThanOrEqual(1);
+    const refusedOnce = h.sandbox.stats().agreementRefusals;
+
+    h.sandbox.setKyc('g-1', 'approved');
+    const second = await h.run({ inputs: [input] });
+    expect(second.results.map((r) => [r.clientUserId, r.outcome, r.agreementCompleted])).toEqual([
+      ['g-1', 'ok', 'true'],
+      ['g-2', 'waiting', 'false'],
+    ]);
+    expect(h.sandbox.stats().agreementsCompleted).toBe(1);
+    expect(h.sandbox.payer('g-1')!.paymentDetails).toHaveLength(1);
+    // The journal remembers the service's rule: no doomed PATCH for the payer still waiting on KYC.
+    expect(h.sandbox.stats().agreementRefusals).toBe(refusedOnce);
+  });
+});

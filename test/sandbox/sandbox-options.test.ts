@@ -24,6 +24,7 @@ describe('sandbox options', () => {
       bareReads: false,
       kycWord: 'approved',
       agreementFrame: 'allow',
+      agreementGate: false,
       webhookDrop: 0,
       webhookTwice: 0,
       webhookTimeScale: 1,

@@ -51,6 +51,12 @@ describe('planEvents', () => {
     expect(work.ignored).toEqual([]);
   });
 
+  it('the payer signed on their page: their waiting rows run, whatever their KYC, so the agreement goes out', () => {
+    const work = planEvents([ev({ event: 'agreement.signed', clientUserId: 'p-2' })], journal, waiting);
+    expect([...work.runs]).toEqual([['pending-a.csv', new Set(['p-2'])]]);
+    expect(work.ignored).toEqual([]);
+  });
+
   it('KYC still under way costs nothing; a word it does not know (or rejected) is read', () => {
     const work = planEvents(
       [

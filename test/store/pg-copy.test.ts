@@ -73,7 +73,7 @@ describe('store copy into PostgreSQL', () => {
     const copied = await storeCopy(laptop);
     expect(copied).toMatchObject({ code: 0, stdout: '' });
     expect(copied.stderr).toMatch(
-      /^copied the store \S+\/laptop\/payer-onboard\.db into postgres:\/\/[^:@/]+@127\.0\.0\.1:\d+\/\w+: 1 service; payers 3 copied, 0 merged; calls \d+ copied, 0 merged; \d+ settings, 0 webhook deliveries and 0 rows waiting copied; directory entries 3 copied, 0 merged; 0 payer links, 0 mail records and 0 signatures copied\n$/,
+      /^copied the store \S+\/laptop\/payer-onboard\.db into postgres:\/\/[^:@/]+@127\.0\.0\.1:\d+\/\w+: 1 service; payers 3 copied, 0 merged; calls \d+ copied, 0 merged; \d+ settings, 0 webhook deliveries and 0 rows waiting copied; directory entries 3 copied, 0 merged; 0 payer links, 0 mail records and \d+ signatures copied\n$/,
     );
     const requests = h.sandbox.stats().requests;
     const server = h.tmp.path('server');

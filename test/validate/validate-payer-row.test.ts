@@ -52,6 +52,8 @@ describe('a valid payer row', () => {
       },
       paymentDetails: [],
       agreementCompleted: true,
+      // No agreementCompleted cell: the run's --agreement-signed-elsewhere, and the row says whose word it is.
+      agreementSignedElsewhere: true,
       completedSteps: [],
     });
   });
