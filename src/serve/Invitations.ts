@@ -141,8 +141,11 @@ export class Invitations {
         if (outcome === 'sent') sent[mail.step === INVITATION ? 'invitations' : 'reminders']++;
         if (outcome === 'paused') break;
       }
+      const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
       if (sent.invitations + sent.reminders > 0)
-        this.spec.say(`serve: mailed ${sent.invitations} invitations and ${sent.reminders} reminders`);
+        this.spec.say(
+          `serve: mailed ${count(sent.invitations, 'invitation')} and ${count(sent.reminders, 'reminder')}`,
+        );
       return due.length === BATCH && this.now() >= this.pausedUntil;
     } catch (error) {
       this.pause(`unexpected: ${(error as Error).message}`, false);
@@ -165,7 +168,9 @@ export class Invitations {
       nothingToAsk(payer) ??
       (entry === undefined ? 'not in the payer directory' : undefined) ??
       (reminder && linksRevoked(await this.directory.links([id])) ? 'links revoked' : undefined);
-    const as = { over: [mail.state] } as const;
+    const staleBefore = new Date(this.now() - STALE_CLAIM_MS).toISOString();
+    // Written over the record as it was found: a claim a crash left only while it is still as old.
+    const as = mail.state === 'sending' ? { over: [], claimedBefore: staleBefore } : { over: [mail.state] };
     if (dropped !== undefined) {
       await this.directory.putMail({ ...mail, state: 'dropped', reason: dropped, at: at() }, as);
       return 'dropped';
@@ -177,7 +182,7 @@ export class Invitations {
     }
     // The mail's turn comes before its claim: a stop while it waits leaves it due, not claimed.
     if (!(await this.turn(signal))) return 'skipped';
-    const claim = { over: ['due'], claimedBefore: new Date(this.now() - STALE_CLAIM_MS).toISOString() } as const;
+    const claim = { over: ['due'], claimedBefore: staleBefore } as const;
     if (!(await this.directory.putMail({ ...mail, state: 'sending', at: at() }, claim))) return 'skipped';
     let outcome: SendOutcome;
     try {
