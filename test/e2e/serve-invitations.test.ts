@@ -177,6 +177,10 @@ it('a recipient the server refuses (550): recorded with the reason, "e-mail refu
   expect(refused.reason).toBe('the SMTP server answered RCPT TO with 550 5.1.1 No such user here');
   // Refused for good: no reminder is due for it, and it is not tried again.
   expect(states(await mailsOf(h, ['bad-1']))).toEqual(['bad-1 invitation refused']);
+  expect(h.stderr()).toContain(
+    'serve: the mail server refused the invitation to payer bad-1 (the SMTP server answered RCPT TO with 550 5.1.1 No such user here)',
+  );
+  expect(h.stderr()).not.toMatch(/@example\.com/);
 
   const payers = await page(h.serve.url, '/payers');
   expect(payers).toContain('Invitations by e-mail: on: mails are sent through 127.0.0.1:');
