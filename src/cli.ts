@@ -48,6 +48,12 @@ export const commands: CliCommand[] = [
     load: async () => (await import('./commands/inviteCommand.js')).inviteCommand,
   },
   {
+    command: 'link',
+    describe:
+      'make a payer a new personal link to their own page (link new ID...), or revoke their links (link revoke ID...)',
+    load: async () => (await import('./commands/linkCommand.js')).linkCommand,
+  },
+  {
     command: 'sandbox',
     describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
     load: async () => (await import('./commands/sandboxCommand.js')).sandboxCommand,

@@ -47,6 +47,8 @@ export const serveCommand: CommandBody = {
       ...(argv['web-password-file'] !== undefined ? { webPasswordFile: String(argv['web-password-file']) } : {}),
       ...(argv['upload-limit'] !== undefined ? { uploadLimitMb: Number(argv['upload-limit']) } : {}),
       ...(argv['public-url'] !== undefined ? { publicUrl: String(argv['public-url']) } : {}),
+      ...(argv['agreement-origins'] !== undefined ? { agreementOrigins: String(argv['agreement-origins']) } : {}),
+      ...(argv['link-days'] !== undefined ? { linkDays: Number(argv['link-days']) } : {}),
       ...(argv['trust-proxy'] !== undefined ? { trustProxy: String(argv['trust-proxy']) } : {}),
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),

@@ -114,6 +114,8 @@ export interface PayerResult {
   kycUrl?: string;
   paymentDetailIds: string[];
   agreementCompleted?: boolean;
+  /** The payer's signature is in hand (the row's, the operator's, or signed on their page), recorded or not yet. */
+  agreementSigned?: true;
   steps: Partial<Record<Step, StepStatus>>;
   errors: RowError[];
   /** Digest of the payer cells registered at the service once the row is done (carried by the failed and pending files). */

@@ -270,7 +270,8 @@ export class ApiCalls {
       error = attemptError(spec.step, [spec.body, spec.personal], end, this.c.apiKey, this.c.timeoutMs);
     }
     const mayResend = !spec.once || certainlyNotStored(end);
-    const wouldRetry = error.retryable && mayResend && (is429(end) || failures < this.c.retries);
+    const refused = spec.refusable === true && end.kind === 'response' && end.status === 500;
+    const wouldRetry = error.retryable && mayResend && !refused && (is429(end) || failures < this.c.retries);
     // Nothing has ever answered, and this attempt could not connect either.
     const cause = !stops.reached && end.kind === 'failure' ? unreachableCause(end.failure) : undefined;
     // Out of retries: no later call will connect either.
@@ -288,7 +289,7 @@ export class ApiCalls {
       return new Retry(delayMs, error);
     }
     // A refused bank account (a 500 from the KYC gate) says nothing about the API's health; a rejected key does.
-    stops.failedForGood(error, mayResend);
+    stops.failedForGood(error, mayResend && !refused);
     return { ok: false, error };
   }
 

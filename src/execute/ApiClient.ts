@@ -139,11 +139,14 @@ export interface ApiClient {
   readPayer(clientUserId: string, personal?: PersonalData): Promise<CallResult<PayerAnswer>>;
   /** GET v2/payer/{clientUserId}/payment-details: every stored account; `found: false` for a 404. */
   readPaymentDetails(clientUserId: string, personal?: PersonalData): Promise<CallResult<AccountsAnswer>>;
-  /** PATCH v2/payer/{clientUserId}. */
+  /**
+   * PATCH v2/payer/{clientUserId}. `refusable`: sent for a payer whose KYC is not approved, which a service may
+   * refuse until it is: a 500 then is the plan's to read, not resent, and says nothing of the API's health.
+   */
   completeAgreement(
     clientUserId: string,
     body: AgreementRequest,
-    personal?: PersonalData,
+    meta?: { personal?: PersonalData | undefined; refusable?: boolean | undefined },
   ): Promise<CallResult<AgreementAnswer>>;
   /** Waits the backoff of a call's `retry`-th new attempt made from outside (a bank account re-created after a read); ends early when the client stops. */
   backoff(retry: number): Promise<void>;

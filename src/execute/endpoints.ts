@@ -44,6 +44,12 @@ export interface CallSpec<T> {
    * towards "API down" either: a refusal by the KYC gate is a 500 that says nothing about the API's health.
    */
   once?: boolean;
+  /**
+   * A call the service may refuse by its rules with a 500 (the agreement of a payer whose KYC is not approved): such
+   * an answer is returned at once for the plan to read, not resent, and not counted towards "API down". Other
+   * faults are retried as usual.
+   */
+  refusable?: boolean;
 }
 
 type Call = <T>(spec: CallSpec<T>) => Promise<CallResult<T>>;
@@ -106,11 +112,12 @@ export function endpoints(
         read: readAccounts,
         notFound: { found: false, accounts: [] },
       }),
-    completeAgreement: (clientUserId, body, personal) =>
+    completeAgreement: (clientUserId, body, meta) =>
       call({
         step: 'agreement',
         clientUserId,
-        personal,
+        personal: meta?.personal,
+        ...(meta?.refusable ? { refusable: true } : {}),
         method: 'PATCH',
         path: route(() => paths.agreement(clientUserId)),
         body,

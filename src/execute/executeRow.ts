@@ -162,7 +162,9 @@ function perform(action: Action, state: RowState, deps: RowDeps): Promise<Answer
     case 'read-accounts':
       return answerOf(client.readPaymentDetails(id, personal));
     case 'complete-agreement':
-      return answerOf(client.completeAgreement(id, { agreementCompleted: true }, personal));
+      return answerOf(
+        client.completeAgreement(id, { agreementCompleted: true }, { personal, refusable: action.beforeKyc }),
+      );
     case 'create-account':
       return createAccount(action.index, state, deps);
   }

@@ -79,7 +79,6 @@ export class Journal {
     try {
       journal.closedCleanly = (await journal.tables.setting(CLOSED)) === '1';
       journal.settings.set(GATE, await journal.tables.setting(GATE));
-      journal.settings.set(AGREEMENT_GATE, await journal.tables.setting(AGREEMENT_GATE));
       // From now until close() the journal is open: a run that dies meanwhile leaves it so.
       await journal.tables.write([{ setting: CLOSED, value: undefined }]);
     } catch (error) {
@@ -173,15 +172,14 @@ export class Journal {
     if (this.directory.size >= DIRECTORY_BATCH) this.flushSoon();
   }
 
-  /** What the journal knows of the service's KYC gate on bank accounts, or (`agreement`) on the agreement. */
-  gate(which: 'account' | 'agreement' = 'account'): string | undefined {
-    return this.settings.get(which === 'account' ? GATE : AGREEMENT_GATE);
+  /** What the journal knows of the service's KYC gate. */
+  gate(): string | undefined {
+    return this.settings.get(GATE);
   }
 
-  putGate(value: string, which: 'account' | 'agreement' = 'account'): void {
-    const name = which === 'account' ? GATE : AGREEMENT_GATE;
-    this.settings.set(name, value);
-    this.queue(`s${name}`, { setting: name, value });
+  putGate(value: string): void {
+    this.settings.set(GATE, value);
+    this.queue(`s${GATE}`, { setting: GATE, value });
   }
 
   /** A record not yet in the store: the write (null when there is none). */
@@ -284,8 +282,6 @@ const MOST_UNWRITTEN = 2000;
 
 /** The settings the journal keeps: the service's KYC gate, and the mark a run leaves when it closes the journal. */
 const GATE = 'gate';
-/** `gated` once the service refused to record an agreement for a payer whose KYC was not approved. */
-const AGREEMENT_GATE = 'agreement-gate';
 const CLOSED = 'closed';
 
 const openJournals = new Set<Journal>();

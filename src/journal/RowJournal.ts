@@ -134,15 +134,6 @@ export class RowJournal {
     if (this.gate() !== gate) this.journal.putGate(gate);
   }
 
-  /** An earlier run saw the service refuse an agreement before KYC: no doomed PATCH in this one either. */
-  agreementGated(): boolean {
-    return this.journal.gate('agreement') === 'gated';
-  }
-
-  rememberAgreementGated(): void {
-    if (!this.agreementGated()) this.journal.putGate('gated', 'agreement');
-  }
-
   /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
   async remember(s: RowState, now: Date): Promise<void> {
     // Who the payer is, for the mails and the page that let them act for themselves: from every payer row a run
@@ -176,8 +167,15 @@ export class RowJournal {
     if (s.status?.isCompliant !== undefined) record.isCompliant = s.status.isCompliant;
     else if (s.status?.fresh) delete record.isCompliant;
     if (s.agreement.step === 'ok' || s.agreement.step === 'done-before') record.agreementDone = true;
-    // The record of whose word the completion rests on; the payer's page wrote its own before the run.
-    if (s.agreement.step === 'ok' && s.work.signedHow !== undefined)
+    // The record of whose word the signature is, as soon as the row carries it to a registered payer: it completes
+    // the agreement on a later run too (a service that records it only after KYC), whatever file that run reads.
+    // The payer's page writes its own.
+    if (
+      s.work.signedHow !== undefined &&
+      s.agreement.wanted &&
+      !before?.agreementDone &&
+      !s.compliance.identityConflict
+    )
       this.journal.putSignature({ clientUserId: s.work.clientUserId, how: s.work.signedHow, at: isoTime(now) });
     record.accountIds = accountIdsOf(s, record.accountIds);
     record.since ??= s.since;

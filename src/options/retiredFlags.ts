@@ -14,8 +14,11 @@ const RETIRED: Readonly<Record<string, string>> = {
 export function retiredFlag(argv: readonly string[]): string | undefined {
   for (const arg of argv) {
     if (arg === '--') return undefined;
-    const name = /^--([^=]+)/.exec(arg)?.[1];
-    if (name !== undefined && RETIRED[name] !== undefined) return RETIRED[name];
+    const [, name, value] = /^--([^=]+)(?:=(.*))?$/.exec(arg) ?? [];
+    if (name === undefined || RETIRED[name] === undefined) continue;
+    // `--complete-agreement=false` is the same as `--no-complete-agreement`.
+    const off = value !== undefined && /^(false|no|0)$/i.test(value);
+    return off && name === 'complete-agreement' ? RETIRED['no-complete-agreement'] : RETIRED[name];
   }
   return undefined;
 }

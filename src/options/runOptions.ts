@@ -174,7 +174,9 @@ export const RUN_OPTIONS = {
     default: false,
     describe:
       "every payer of the file signed the agreement outside the tool (on paper, in the service's dashboard): complete it for rows whose `agreementCompleted` cell is blank",
-    commands: EVERY,
+    // A statement about the files given now: an inbox or serve would apply it to whatever is dropped later, and
+    // to rows an earlier file left waiting.
+    commands: ['run', 'validate'],
   },
   dryRun: {
     flag: 'dry-run',

@@ -4,6 +4,13 @@ import { INBOX_OPTIONS } from './inboxOptions.js';
 import { MAIL_OPTIONS } from './mailOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS } from './runOptions.js';
+import { FORGET_OPTIONS } from './directoryOptions.js';
+
+/**
+ * The origins the service's reference app takes the agreement's completion message from: the payer's page takes it
+ * from these (unless `--agreement-origins` says otherwise) and from the origin of the payer's own agreementUrl.
+ */
+const REFERENCE_AGREEMENT_ORIGINS = ['https://request.network', 'https://core-api-staging.pay.so'] as const;
 
 /** Hours between rechecks of a waiting payer when webhooks tell of changes: they only cover deliveries lost. */
 export const RECHECK_WITH_WEBHOOKS_H = 72;
@@ -59,7 +66,15 @@ export const SERVE_OPTIONS = {
     type: 'string',
     value: 'URL',
     describe:
-      "serve's address behind your TLS proxy (`https://payers.example.com`): the web page answers only to the names it is known by, loopback's and this one's, and the links the mails carry lead there; without it no mail is sent",
+      "serve's address behind your TLS proxy (`https://payers.example.com`; http only to loopback): the pages answer only to the names they are known by, loopback's and this one's; with it, each payer's own page is on at `/p/`, and their links (the mails' too) lead there; without it no mail is sent",
+  },
+  agreementOrigins: {
+    flag: 'agreement-origins',
+    type: 'string',
+    value: 'ORIGINS',
+    defaultText: REFERENCE_AGREEMENT_ORIGINS.map((origin) => `\`${origin}\``).join(', '),
+    describe:
+      "the origins (comma-separated) the payer's page frames the agreement from and takes its `{agreements: \"complete\"}` message from, besides the origin of the payer's own `agreementUrl`: by default the service's reference app's two",
   },
   linkDays: {
     flag: 'link-days',
@@ -182,18 +197,56 @@ export function parseRemindAfter(text: string): number[] {
   return days;
 }
 
-/** serve's own options, checked; the proxies it trusts, compiled. */
+/** serve's own options, checked; the proxies it trusts, compiled; the agreement's origins as a list. */
 export function checkServeOptions(given: {
   port?: number | undefined;
   webhookPath?: string | undefined;
   trustProxy?: string | undefined;
-}): { trustProxy: TrustedProxy | undefined } {
+  agreementOrigins?: string | undefined;
+  linkDays?: number | undefined;
+}): { trustProxy: TrustedProxy | undefined; agreementOrigins: string[] } {
   const port = given.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError('--port: must be a whole number between 0 and 65535', 'E_USAGE');
   if (given.webhookPath !== undefined && !/^\/[\w./-]*$/.test(given.webhookPath))
     throw new ConfigError('--webhook-path: must start with / and hold only letters, digits, -, _, . and /', 'E_USAGE');
-  return { trustProxy: trustedProxies(given.trustProxy) };
+  if (given.linkDays !== undefined && !(given.linkDays > 0 && given.linkDays <= 366))
+    throw new ConfigError('--link-days: must be a number of days above 0, at most 366', 'E_USAGE');
+  return { trustProxy: trustedProxies(given.trustProxy), agreementOrigins: agreementOrigins(given.agreementOrigins) };
+}
+
+/** Whether a URL's host is this machine's: the one place plain http is fine. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * `--agreement-origins` as origins (`https://host[:port]`, http only to loopback), each checked; the reference app's
+ * two when not given.
+ */
+function agreementOrigins(list: string | undefined): string[] {
+  if (list === undefined) return [...REFERENCE_AGREEMENT_ORIGINS];
+  const origins: string[] = [];
+  for (const given of list.split(',').map((origin) => origin.trim())) {
+    if (given === '') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(given);
+    } catch {
+      // said below
+    }
+    const bare = url !== undefined && url.origin === given.replace(/\/$/, '').toLowerCase();
+    const secure = url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname));
+    if (url === undefined || !bare || !secure)
+      throw new ConfigError(
+        `--agreement-origins: ${given} is not an origin: give https://host or https://host:port, comma-separated (http only to this machine)`,
+        'E_USAGE',
+      );
+    origins.push(url.origin);
+  }
+  if (origins.length === 0)
+    throw new ConfigError('--agreement-origins: name at least one origin, such as https://request.network', 'E_USAGE');
+  return origins;
 }
 
 /** Whether an address is one of the proxies `--trust-proxy` names (`hop`: 0 for the connection's own peer). */
@@ -220,3 +273,27 @@ function trustedProxies(list: string | undefined): TrustedProxy | undefined {
     );
   }
 }
+
+/**
+ * `payer-onboard link new|revoke ID...`: where the links are kept (the store of serve's state dir, for its service and
+ * key) and where they lead.
+ */
+export const LINK_OPTIONS = {
+  publicUrl: {
+    ...SERVE_OPTIONS.publicUrl,
+    describe:
+      "serve's address behind your TLS proxy, as serve is given it (`https://payers.example.com`): `new` makes links to it",
+  },
+  linkDays: SERVE_OPTIONS.linkDays,
+  inbox: {
+    ...SERVE_OPTIONS.inbox,
+    describe:
+      "serve's inbox folder: its links are kept in the store of its state dir (`.payer-onboard` there unless `--state-dir` or `PAYER_ONBOARD_STATE_DIR` says otherwise)",
+  },
+  ...FORGET_OPTIONS,
+  stateDir: {
+    ...FORGET_OPTIONS.stateDir,
+    defaultText: `\`.payer-onboard\` in \`--inbox\`, else ${FORGET_OPTIONS.stateDir.defaultText}`,
+    describe: "serve's state dir, whose store (`payer-onboard.db`) keeps the links",
+  },
+} as const satisfies Record<string, OptionDef>;

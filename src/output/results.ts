@@ -264,7 +264,7 @@ export function formatSummary(s: Summary): string {
 
 /** Why the refusals are not errors, for whoever reads the counts. */
 export const REFUSED_NOTE =
-  'refused: expected, not errors: the service takes a bank account only once its payer is approved; it is sent then';
+  'refused: expected, not errors: the service takes a bank account (or records an agreement) only once its payer is approved; it is sent then';
 
 /**
  * What finishes the pending rows: nothing in them is to fix, whether they wait on the payer or were not attempted.

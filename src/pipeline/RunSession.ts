@@ -147,8 +147,6 @@ export class RunSession {
       };
       let logFailure: Error | undefined;
       const log = createLogger(outputs.log, options.logLevel, (error) => onLogFailure(error));
-      // What stderr said before the log was open: the log tells the whole run on its own.
-      for (const warning of spec.warnings) log.logger.warn(warning);
 
       const opening = spec.journal && (await openJournal(spec.journal, spec.warnings, log.logger, spec.context.stderr));
       const journal = opening?.journal;

@@ -72,7 +72,6 @@ export async function sendInputs(
   } finally {
     const gate = deps?.ctx.knowledge.gate;
     if (gate !== undefined && gate !== 'unknown') rowJournal?.rememberGate(gate);
-    if (deps?.ctx.knowledge.agreementGated) rowJournal?.rememberAgreementGated();
     progress.stop();
     await session.closeResults();
   }
@@ -91,7 +90,7 @@ function rowDeps(client: ApiClient, rowJournal: RowJournal | undefined, facts: R
       retries: options.retries,
       maxWaitDays: options.maxWait,
       now: facts.startedAt,
-      knowledge: { gate: rowJournal?.gate() ?? 'unknown', agreementGated: rowJournal?.agreementGated() === true },
+      knowledge: { gate: rowJournal?.gate() ?? 'unknown' },
       journalWhole: rowJournal?.whole() ?? false,
       createUnmatched: options.createUnmatchedAccounts,
     },

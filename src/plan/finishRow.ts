@@ -85,6 +85,7 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   if (s.work.kind === 'payer' && wanted('agreement')) {
     result.agreementCompleted =
       steps.agreement === 'ok' || steps.agreement === 'done-before' || agreementCompleted(status);
+    if (s.agreement.signed && !result.agreementCompleted) result.agreementSigned = true;
   }
 
   const values = Object.values(steps);

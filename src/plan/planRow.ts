@@ -23,7 +23,8 @@ export type Action =
   | { kind: 'read-payer' }
   | { kind: 'read-accounts' }
   | { kind: 'create-account'; index: number }
-  | { kind: 'complete-agreement' };
+  /** `beforeKyc`: a service may refuse it until the payer's KYC is approved, so a refusal is not resent. */
+  | { kind: 'complete-agreement'; beforeKyc?: true };
 
 /** The calls to make now, all at once; none when the row is finished. */
 export function nextActions(s: RowState, ctx: PlanContext): Action[] {
@@ -48,8 +49,9 @@ export function nextActions(s: RowState, ctx: PlanContext): Action[] {
   const actions: Action[] = [];
   if (s.agreement.wanted && s.agreement.step === undefined) {
     if (agreementCompleted(s.status)) s.agreement.step = 'done-before';
-    else if (ctx.knowledge.agreementGated && !kycDone(s.status)) waitForKyc(s);
-    else actions.push({ kind: 'complete-agreement' });
+    else if (kycDone(s.status)) actions.push({ kind: 'complete-agreement' });
+    else if (ctx.knowledge.agreementGated) waitForKyc(s);
+    else actions.push({ kind: 'complete-agreement', beforeKyc: true });
   }
   const rejected = kycRejected(s.status);
   // No doomed create: once the service showed it gates bank accounts, they wait until the payer is compliant
@@ -235,6 +237,8 @@ function applyAgreement(s: RowState, answer: Answer<unknown>, ctx: PlanContext):
   s.checked = true;
   if (answer.ok) {
     s.agreement.step = 'ok';
+    // Recorded before KYC: this service has no such rule, whatever a refusal earlier in the run looked like.
+    if (!kycDone(s.status)) ctx.knowledge.agreementGated = false;
     if (s.status !== undefined) s.status.agreementStatus = 'completed';
     // Refused with the agreement still open: now it is not, so one more try (after a read, as it is in doubt).
     return;
@@ -242,7 +246,9 @@ function applyAgreement(s: RowState, answer: Answer<unknown>, ctx: PlanContext):
   // A service that records the agreement only once KYC is approved: the signature waits for it, as a bank account
   // does, and goes out on a later run; the rest of this run sends no such doomed call.
   if (isRefusal(answer.error) && s.status !== undefined && !kycDone(s.status) && !kycRejected(s.status)) {
-    ctx.knowledge.agreementGated = true;
+    // Learned for this run only: a refusal may as well have been a passing fault, which the next run tells.
+    if (ctx.knowledge.agreementGated === undefined) ctx.knowledge.agreementGated = true;
+    s.refused.push({ status: answer.error.status!, before: 'kyc' });
     waitForKyc(s);
     return;
   }

@@ -102,7 +102,10 @@ interface RunKnowledge {
    * `open`: it accepted one for a payer not approved, so a refusal is an ordinary fault.
    */
   gate: 'unknown' | 'gated' | 'open';
-  /** It refused to record an agreement for a payer whose KYC is not approved: no more such PATCHes this run. */
+  /**
+   * `true`: it refused to record an agreement for a payer whose KYC is not approved, so no more such PATCHes this run;
+   * `false`: it recorded one, so a refusal is an ordinary fault.
+   */
   agreementGated?: boolean;
 }
 
@@ -172,7 +175,8 @@ export interface RowState {
   };
   status?: PayerStatus;
   links: { userId?: string; agreementUrl?: string; kycUrl?: string };
-  agreement: { wanted: boolean; step?: StepStatus; error?: string };
+  /** `signed`: the row carries the payer's signature, or the store holds it. */
+  agreement: { wanted: boolean; step?: StepStatus; error?: string; signed?: boolean };
   accounts: AccountState[];
   /** Row-level end: the payer is not registered, its status could not be read. */
   failure?: RowError;
@@ -311,6 +315,7 @@ export function startRow(work: RowWork, memory: RowMemory, ctx: PlanContext): Ro
 
   if (work.kind === 'payer' && wanted('agreement')) {
     state.agreement.wanted = true;
+    state.agreement.signed = work.completeAgreement || memory.signed === true;
     if (carried('agreement') || payer?.agreementDone) state.agreement.step = 'done-before';
     else if (!work.completeAgreement && !memory.signed) state.agreement.step = 'skipped';
   }

@@ -265,8 +265,12 @@ export class ReportTally {
 function linkRow(row: FinishedRow): LinkRow | undefined {
   const r = row.result;
   const kyc = r.kycUrl && r.kycStatus && !kycDone(r) && !kycRejected(r) ? r.kycUrl : undefined;
+  // A signature in hand that the service records later (after KYC) is not one to ask the payer for again.
   const agreement =
-    r.agreementUrl && r.agreementCompleted === false && r.agreementStatus?.toLowerCase() !== 'completed'
+    r.agreementUrl &&
+    r.agreementCompleted === false &&
+    !r.agreementSigned &&
+    r.agreementStatus?.toLowerCase() !== 'completed'
       ? r.agreementUrl
       : undefined;
   if (kyc === undefined && agreement === undefined) return undefined;

@@ -5,11 +5,12 @@ import { RUN_OPTIONS, runOptionNames, type RunOptionName } from '../options/runO
 // What a run of the failed file needs again to be this run's twin: the same reading of cells, the same calls, the
 // same journal (so nothing is sent twice for rows done since) and the same pace. Nothing about this run's own files
 // (inputs, --bank-details, --out, the log), and never the key: it is no option, and a report is no place for it.
+// Nor --agreement-signed-elsewhere: a statement about the payers of a file, which a person makes afresh or not for
+// the rows they fixed (the signatures of payers it registered are in the store already).
 const CARRIED: readonly RunOptionName[] = [
   'map',
   'dateFormat',
   'steps',
-  'agreementSignedElsewhere',
   'compliancePath',
   'stateDir',
   'allowHttp',

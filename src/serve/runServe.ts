@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -5,6 +6,7 @@ import { ConfigError } from '../core/errors.js';
 import { Inbox, type InboxRunInput } from '../inbox/Inbox.js';
 import type { FileOutcome } from '../inbox/processFile.js';
 import type { JournalPlace } from '../journal/openJournal.js';
+import { payerKeyOf } from '../journal/RowJournal.js';
 import { journalDir, journalPlace, stateDirs, type UserPlaces } from '../journal/stateDir.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/Store.js';
@@ -12,7 +14,7 @@ import { StateLock } from '../journal/StateLock.js';
 import { readSecretFile, resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
 import { resolveRunOptions } from '../options/resolve.js';
-import { checkServeOptions, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
+import { checkServeOptions, isLoopbackHost, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
@@ -60,21 +62,26 @@ export interface ServeOptions {
   webPasswordFile?: string;
   /** The largest file the web page takes, in MB (default 25). */
   uploadLimitMb?: number;
-  /** The web page's address behind a TLS proxy (`https://payers.example.com`): its name is one the page answers to. */
+  /**
+   * serve's address behind a TLS proxy (`https://payers.example.com`; http only to loopback): its name is one the
+   * pages answer to, and with it the payers' own page is on, at `/p/` (their links lead there).
+   */
   publicUrl?: string;
+  /** The origins the payer's page takes the agreement's completion from, comma-separated (the reference app's two). */
+  agreementOrigins?: string;
+  /** Days a payer's personal link (made on the team's page, or sent in a mail) stays valid (default 30). */
+  linkDays?: number;
+  /** The mail settings (`--mail-from`...): with them and `publicUrl`, serve invites and reminds the payers it registers. */
+  mail?: MailSettingsInput;
+  /** Days after the invitation of each reminder, `3,7` (fractions allowed), or `none`. */
+  remindAfter?: string;
+  /** The first pause once the mail server cannot be reached (default 1 s, doubling up to 5 minutes); tests shorten it. */
+  mailPauseMs?: number;
   /**
    * The reverse proxies in front (IP addresses or CIDRs, comma-separated): only theirs is X-Forwarded-For (and -Proto)
    * believed. Without, every client is known by its connection's own address.
    */
   trustProxy?: string;
-  /** The mail settings (`--mail-from`...): with them and `publicUrl`, serve invites and reminds the payers it registers. */
-  mail?: MailSettingsInput;
-  /** Days after the invitation of each reminder, `3,7` (fractions allowed), or `none`. */
-  remindAfter?: string;
-  /** Days a payer's link stays valid (default 30). */
-  linkDays?: number;
-  /** The first pause once the mail server cannot be reached (default 1 s, doubling up to 5 minutes); tests shorten it. */
-  mailPauseMs?: number;
 }
 
 export interface ServeHandle {
@@ -98,7 +105,7 @@ export interface ServeHandle {
  */
 export async function startServe(options: ServeOptions, context: RunContext = {}): Promise<ServeHandle> {
   const places = placesOf(context);
-  const { trustProxy } = checkServeOptions(options);
+  const { trustProxy, agreementOrigins } = checkServeOptions(options);
   const secret = webhookSecret(options, places.env, places.cwd);
   const timings = resolveInboxTimings({
     settle: options.settle,
@@ -128,31 +135,41 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     changes.on('change', () => mail.invitations?.ranFile());
     const worker = new Worker({
       ...workerTimings(options, timings),
+      ...{ inbox, log, metrics, catchUp, say, journal: events.journal, store: events.store, context: runContext },
       mail: mail.invitations,
-      inbox,
-      log,
-      metrics,
-      journal: events.journal,
-      store: events.store,
-      catchUp,
       onChecked: () => changes.emit('change'),
-      context: runContext,
-      say,
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
-    const web = await webPage(options, places, inbox, runContext, {
+    const { web, payer, hosts } = await pages(options, places, inbox, runContext, {
+      ...{ changes, agreementOrigins, say, mailState: mail.state, ...events },
       wake: () => worker.wake(),
       heldBy: () => worker.heldBy,
-      changes,
-      mailState: mail.state,
-      ...events,
+      onSigned: signatureEvent(log, worker),
     });
-    worker.checkApproved = web !== undefined;
-    const app = httpServer(options, { secret, log, metrics, trustProxy, worker, catchUp, say, web, mail });
+    // A page says payable only on a read: the approval of a bank account is read once at its event.
+    worker.checkApproved = web !== undefined || payer !== undefined;
+    const app = webhookServer({
+      path: webhookPath,
+      secret: secret ?? '',
+      webhooks: secret !== undefined,
+      log,
+      metrics,
+      bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
+      trustProxy,
+      onRecorded: () => worker.recorded(),
+      // No webhooks, no note of their silence.
+      health: () => health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options), mail.state),
+      say,
+      web,
+      payer,
+    });
     const url = await listenOn(app, options);
     if (secret !== undefined) await catchUp.listening();
-    for (const name of localHosts(url)) web?.hosts.add(name);
-    say(listeningLine(url, secret === undefined ? undefined : webhookPath, web !== undefined, inbox.paths.root, mail));
+    for (const name of localHosts(url)) hosts.add(name);
+    const webhooksAt = secret === undefined ? undefined : webhookPath;
+    say(`serve: mail ${mail.state()}`);
+    say(listeningLine(url, webhooksAt, web !== undefined, inbox.paths.root, payer?.at));
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
       failure = error as Error;
@@ -198,44 +215,9 @@ async function openMail(
 ): Promise<{ invitations: Invitations | undefined; state: () => string }> {
   const mail = serveMail(options, places, inbox.paths.root, say);
   if (!mail.on) return { invitations: undefined, state: () => `off: ${mail.why}` };
-  publicHost(mail.publicUrl, options.trustProxy !== undefined);
   const timing = { pollMs, pauseMs: options.mailPauseMs ?? 1000 };
   const invitations = await startInvitations(mail, journal, inbox.paths.results, timing, say);
   return { invitations, state: () => invitations.describe() };
-}
-
-/** The HTTP side: the webhooks, /healthz (with where the mails stand), /metrics and the web page. */
-function httpServer(
-  options: ServeOptions,
-  parts: {
-    secret: string | undefined;
-    log: EventLog;
-    metrics: ServeMetrics;
-    trustProxy: ReturnType<typeof checkServeOptions>['trustProxy'];
-    worker: Worker;
-    catchUp: CatchUp;
-    say: (line: string) => void;
-    web: WebPage | undefined;
-    mail: { state: () => string };
-  },
-): FastifyInstance {
-  const { secret, log, worker, catchUp } = parts;
-  return webhookServer({
-    path: options.webhookPath ?? SERVE_OPTIONS.webhookPath.default,
-    secret: secret ?? '',
-    webhooks: secret !== undefined,
-    log,
-    metrics: parts.metrics,
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? 5000,
-    trustProxy: parts.trustProxy,
-    onRecorded: () => worker.recorded(),
-    // No webhooks, no note of their silence.
-    health: () =>
-      health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options), parts.mail.state),
-    say: parts.say,
-    web: parts.web,
-  });
 }
 
 /** Listens where the options say; the address it got (`http://host:port`, the port the system gave for 0). */
@@ -254,21 +236,33 @@ function workerTimings(options: ServeOptions, timings: { settle: number; recheck
 }
 
 /**
- * What serve says once it listens: where its mails go, or why they are off; where the webhooks and the page are, or
- * why they are off, and its inbox.
+ * What serve says once it listens: where the webhooks and the page are, or why they are off, and its inbox; then
+ * where the payers' links lead, when their page is on.
  */
 function listeningLine(
   url: string,
   webhookPath: string | undefined,
   page: boolean,
   inbox: string,
-  mail: { state: () => string },
+  payerPageAt: string | undefined,
 ): string {
   const where = webhookPath === undefined ? 'webhooks off: no secret' : `webhooks at ${url}${webhookPath}`;
-  return (
-    `serve: mail ${mail.state()}\n` +
-    `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox}`
-  );
+  const line = `serve: listening on ${url} (${where}; ${page ? `web page at ${url}/` : 'web page off: no password'}); inbox ${inbox}`;
+  return payerPageAt === undefined
+    ? line
+    : `${line}\nserve: the payers' own page is on: their links lead to ${payerPageAt}/p/`;
+}
+
+/**
+ * A payer signed on their page: an event of serve's own, beside the service's, with a delivery id of its own; the
+ * worker then runs the payer's waiting rows, as for a webhook, and the run completes the agreement.
+ */
+function signatureEvent(log: EventLog, worker: Worker): (clientUserId: string) => Promise<void> {
+  return async (clientUserId) => {
+    const event = { event: 'agreement.signed', clientUserId, source: 'payer-page' };
+    await log.record(event, `page-${randomBytes(16).toString('hex')}`);
+    worker.wake();
+  };
 }
 
 /** The inbox serve runs, its lock held; each file's rows and requests counted in the metrics. */
@@ -359,42 +353,96 @@ async function openEvents(
   }
 }
 
-/** The web page, when on: its routes and headers for the server, and the names it answers to (known once listening). */
+/** A page serve shows: its routes and the headers of its answers. */
 interface WebPage {
   routes: (scope: FastifyInstance) => Promise<void>;
   headers: Record<string, string>;
-  hosts: Set<string>;
+}
+
+/** What the pages are served with: serve's store and journal, its worker, its changes. */
+interface Serving {
+  wake: () => void;
+  heldBy: () => string | undefined;
+  changes: EventEmitter;
+  journal: JournalPlace;
+  store: Store;
+  agreementOrigins: string[];
+  onSigned: (clientUserId: string) => Promise<void>;
+  say: (line: string) => void;
+  /** Where the mails stand, for the Payers page. */
+  mailState: () => string;
 }
 
 /**
- * The web page when the operator set its password (a file, or PAYER_WEB_PASSWORD); none otherwise. Uploads are kept
- * under the inbox, and a file sent goes into its incoming/ like any dropped file.
+ * The pages serve shows: the team's when the operator set its password, the payers' own when serve has a public
+ * address; the names they answer to (loopback's are added once serve listens). Both read the payers from one book.
  */
-async function webPage(
+async function pages(
   options: ServeOptions,
   places: UserPlaces,
   inbox: Inbox,
   context: RunContext,
-  serving: {
-    wake: () => void;
-    heldBy: () => string | undefined;
-    changes: EventEmitter;
-    /** Where the mails stand, for the Payers page. */
-    mailState: () => string;
-    journal: JournalPlace;
-    store: Store;
-  },
-): Promise<WebPage | undefined> {
+  serving: Serving,
+): Promise<{ web?: WebPage; payer?: WebPage & { owns: (url: string) => boolean; at: string }; hosts: Set<string> }> {
+  const hosts = new Set<string>();
+  if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl, options.trustProxy !== undefined));
   const password = secretFrom(
     '--web-password-file',
     options.webPasswordFile,
     options.webPassword ?? places.env.PAYER_WEB_PASSWORD,
     places.cwd,
   );
-  if (password === undefined) return undefined;
-  const { webRoutes, WebAuth, Uploads, Mappings, PayerBook, SECURITY_HEADERS, MIN_PASSWORD } = await import(
-    '../web/index.js'
+  if (password === undefined && options.publicUrl === undefined) return { hosts };
+  const module = await import('../web/index.js');
+  const book = new module.PayerBook(
+    inbox.paths.results,
+    { ...serving.journal, open: serving.store },
+    serving.mailState,
   );
+  serving.changes.on('change', () => book.changed());
+  const web =
+    password === undefined
+      ? undefined
+      : await teamPage(module, password, options, places, inbox, context, { ...serving, book, hosts });
+  if (options.publicUrl === undefined) return { web, hosts };
+  const directory = serving.store.directory(serving.journal.service);
+  const spec = {
+    access: await module.PayerAccess.open(serving.store.journal(serving.journal.service), directory),
+    sources: {
+      journal: { ...serving.journal, open: serving.store },
+      directory,
+      book,
+      waiting: async (id: string) => (await inbox.waitingOf([payerKeyOf(id)])).length > 0,
+    },
+    hosts,
+    origins: serving.agreementOrigins,
+    changes: serving.changes,
+    onSigned: serving.onSigned,
+    say: serving.say,
+  };
+  const payer = {
+    routes: (scope: FastifyInstance) => module.payerPageRoutes(scope, spec),
+    headers: module.payerPageHeaders(serving.agreementOrigins),
+    owns: module.isPayerPath,
+    at: new URL(options.publicUrl).origin,
+  };
+  return { web, payer, hosts };
+}
+
+/**
+ * The team's web page (the operator set its password, in a file or PAYER_WEB_PASSWORD). Uploads are kept under the
+ * inbox, and a file sent goes into its incoming/ like any dropped file.
+ */
+async function teamPage(
+  module: typeof import('../web/index.js'),
+  password: string,
+  options: ServeOptions,
+  places: UserPlaces,
+  inbox: Inbox,
+  context: RunContext,
+  serving: Serving & { book: InstanceType<typeof import('../web/index.js').PayerBook>; hosts: Set<string> },
+): Promise<WebPage> {
+  const { webRoutes, WebAuth, Uploads, Mappings, SECURITY_HEADERS, MIN_PASSWORD } = module;
   if (password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -408,27 +456,32 @@ async function webPage(
   const mappings = new Mappings(kept.web);
   const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings, kept.web);
   await uploads.prune(UPLOADS_KEPT_MS);
-  const hosts = new Set<string>();
-  if (options.publicUrl !== undefined) hosts.add(publicHost(options.publicUrl, options.trustProxy !== undefined));
-  const book = new PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store }, serving.mailState);
-  serving.changes.on('change', () => book.changed());
   const spec = {
     auth: await WebAuth.create(password, Date.now, kept),
     uploads,
-    hosts,
+    hosts: serving.hosts,
     limitMb: options.uploadLimitMb ?? 25,
     runInput: inbox.runInput,
     context,
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: serving.wake,
     heldBy: serving.heldBy,
-    book,
+    book: serving.book,
     journal: serving.journal,
     changes: serving.changes,
     resultsDir: inbox.paths.results,
     paths: inbox.paths,
+    ...(options.publicUrl === undefined
+      ? {}
+      : {
+          links: {
+            directory: serving.store.directory(serving.journal.service),
+            publicUrl: options.publicUrl,
+            days: options.linkDays ?? SERVE_OPTIONS.linkDays.default,
+          },
+        }),
   };
-  return { routes: (scope) => webRoutes(scope, spec), headers: SECURITY_HEADERS, hosts };
+  return { routes: (scope) => webRoutes(scope, spec), headers: SECURITY_HEADERS };
 }
 
 /**
@@ -448,11 +501,14 @@ function publicHost(url: string, proxyTrusted: boolean): string {
       `--public-url: ${parsed.origin} is served by a TLS proxy: name its address with --trust-proxy (127.0.0.1 for a proxy on this machine)`,
       'E_USAGE',
     );
+  // The payers' links are keys to their pages: never sent in the clear beyond this machine.
+  if (parsed?.protocol === 'http:' && !isLoopbackHost(parsed.hostname))
+    throw new ConfigError(
+      `--public-url: ${parsed.origin} would carry the payers' personal links in the clear: give the https:// address of your TLS proxy (http only to this machine, to try it)`,
+      'E_USAGE',
+    );
   if (parsed?.protocol === 'https:' || parsed?.protocol === 'http:') return parsed.host.toLowerCase();
-  throw new ConfigError(
-    '--public-url: must be an https:// (or http://) URL, such as https://payers.example.com',
-    'E_USAGE',
-  );
+  throw new ConfigError('--public-url: must be an https:// URL, such as https://payers.example.com', 'E_USAGE');
 }
 
 const quietAfterMs = (options: ServeOptions) => (options.quietAfter ?? SERVE_OPTIONS.quietAfter.default) * 3_600_000;
@@ -464,8 +520,8 @@ function localHosts(url: string): string[] {
 }
 
 /**
- * What /healthz says besides `ok`: events not yet acted on, whether the worker is busy, or paused and why, and where
- * the mails stand.
+ * What /healthz says besides `ok`: where the mails stand, events not yet acted on, and whether the worker is busy, or
+ * paused and why.
  */
 function health(
   log: EventLog,

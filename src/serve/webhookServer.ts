@@ -39,6 +39,15 @@ export interface WebhookServerSpec {
    * headers every answer of the server then carries (a 404 too).
    */
   web?: { routes: (scope: FastifyInstance) => Promise<void>; headers: Record<string, string> };
+  /**
+   * The payers' own page, when serve has a public address: its routes, the requests that are its own (`owns`), and
+   * the headers each of its answers carries instead of the team page's.
+   */
+  payer?: {
+    routes: (scope: FastifyInstance) => Promise<void>;
+    headers: Record<string, string>;
+    owns: (url: string) => boolean;
+  };
 }
 
 /** A refusal as data, thrown from the body reader to Fastify, which answers with its status code. */
@@ -84,14 +93,15 @@ export function webhookServer(spec: WebhookServerSpec): FastifyInstance {
     return spec.metrics.registry.metrics();
   });
   if (spec.webhooks) void app.register(async (scope) => webhookRoute(scope, spec));
-  const { web } = spec;
-  if (web !== undefined) {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      for (const [name, value] of Object.entries(web.headers)) reply.header(name, value);
+  const { web, payer } = spec;
+  if (web !== undefined || payer !== undefined)
+    app.addHook('onSend', async (request, reply, payload) => {
+      const headers = payer?.owns(request.url) ? payer.headers : web?.headers;
+      for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
       return payload;
     });
-    void app.register(web.routes);
-  }
+  if (web !== undefined) void app.register(web.routes);
+  if (payer !== undefined) void app.register(payer.routes);
   return app;
 }
 

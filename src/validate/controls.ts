@@ -91,7 +91,7 @@ function parseAgreementCompleted(
   }
   const how = reading?.dateFormat ? undefined : howDateReads(word);
   if (how !== undefined) return { ok: false, message: `is a day ${how}` };
-  const dates = reading?.dateFormat ? `YYYY-MM-DD or ${reading.dateFormat}` : 'YYYY-MM-DD (or --date-format)';
+  const dates = reading?.dateFormat ? `YYYY-MM-DD or ${reading.dateFormat}` : 'YYYY-MM-DD, or as --date-format says';
   return {
     ok: false,
     message: `must say whether the team collected the payer's signature: true/yes/y/1/x or the day (${dates}), or false/no/n/0`,

@@ -4,3 +4,5 @@ export { Uploads } from './Uploads.js';
 export { MIN_PASSWORD, WebAuth } from './WebAuth.js';
 export { SECURITY_HEADERS, webRoutes } from './webRoutes.js';
 export { Mappings } from './Mappings.js';
+export { PayerAccess } from './payerPageAccess.js';
+export { isPayerPath, payerPageHeaders, payerPageRoutes } from './payerPageRoutes.js';

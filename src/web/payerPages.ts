@@ -2,6 +2,7 @@ import { CATEGORIES, MAIL_REFUSED } from '../status/payerStatus.js';
 import { html, type SafeHtml } from './html.js';
 import type { PayerEvent } from '../journal/RowJournal.js';
 import type { PayerLine, PayerMail, PayerPage, PayerView } from './payerBook.js';
+import { linkForms } from './payerLinkRoutes.js';
 
 const LABEL = new Map(CATEGORIES.map((c) => [c.key, c]));
 
@@ -118,8 +119,11 @@ function day(iso: string): string {
   return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : '';
 }
 
-/** One payer: where it stands now, the links to send, and its history as the journal saw it. */
-export function payerPage(line: PayerLine, history: readonly PayerEvent[]): SafeHtml {
+/**
+ * One payer: where it stands now, the links to send, and its history as the journal saw it; with the payers' own page
+ * on (`links`), the forms that make the payer a new link to it or revoke theirs.
+ */
+export function payerPage(line: PayerLine, history: readonly PayerEvent[], links?: { csrf: string }): SafeHtml {
   return html`<h1>${line.clientUserId}</h1>
 <dl class="facts" id="payer">
   <dt>Where it stands</dt><dd>${LABEL.get(line.category)?.label ?? line.category}</dd>
@@ -133,6 +137,7 @@ export function payerPage(line: PayerLine, history: readonly PayerEvent[]): Safe
   ${line.mail ? html`<dt>Mail</dt><dd id="payer-mail">${mailWords(line.mail)}</dd>` : ''}
   ${line.error ? html`<dt>Note</dt><dd>${line.error}</dd>` : ''}
 </dl>
+${links === undefined ? '' : linkForms(line.clientUserId, links.csrf)}
 <h2>History</h2>
 <table id="history"><thead><tr><th scope="col">When</th><th scope="col">What the tool saw</th></tr></thead>
 <tbody>${history.map((e) => html`<tr><td class="when">${day(e.at)}</td><td>${e.what}</td></tr>`)}</tbody></table>

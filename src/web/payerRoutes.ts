@@ -11,6 +11,7 @@ import { CATEGORIES } from '../status/payerStatus.js';
 import { statusOfIds } from '../status/statusOfIds.js';
 import { html, layout, toText } from './html.js';
 import type { PayerBook, PayerLine, PayerView } from './payerBook.js';
+import type { LinkSpec } from './payerLinkRoutes.js';
 import { PAGE_SIZE, payerPage, payersFragment, payersPage } from './payerPages.js';
 import type { SignedIn } from './WebAuth.js';
 
@@ -26,6 +27,8 @@ export interface PayerSpec {
   context: RunContext;
   /** Headers every answer carries: a stream's are written by hand. */
   headers: Record<string, string>;
+  /** Where the payers' personal links are kept and lead, when their page is on: a payer's page can make and revoke them. */
+  links?: LinkSpec | undefined;
 }
 
 const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail'>> = [
@@ -67,7 +70,8 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
         .type('text/html')
         .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, { csrf }));
     const history = await payerHistory(spec.journal, id);
-    return reply.type('text/html').send(layout(id, payerPage(line, history), { csrf }, ['live.js']));
+    const links = spec.links === undefined ? undefined : { csrf };
+    return reply.type('text/html').send(layout(id, payerPage(line, history, links), { csrf }, ['live.js']));
   });
 
   app.get('/payers/fragment', async (request, reply) => {

@@ -7,6 +7,7 @@ import { packageRoot } from '../core/packageRoot.js';
 import type { InboxPaths } from '../inbox/folders.js';
 import { layout } from './html.js';
 import { loginPage, refusalPage } from './pages.js';
+import { payerLinkRoutes } from './payerLinkRoutes.js';
 import { type PayerSpec, payerRoutes } from './payerRoutes.js';
 import { progressRoutes } from './progressRoutes.js';
 import { uploadRoutes, type UploadSpec } from './uploadRoutes.js';
@@ -96,6 +97,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     });
     await uploadRoutes(signedIn, spec);
     await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
+    await payerLinkRoutes(signedIn, spec);
     await progressRoutes(signedIn, {
       uploads: spec.uploads,
       paths: spec.paths,

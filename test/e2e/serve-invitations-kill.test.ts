@@ -31,7 +31,8 @@ it('SIGKILL between two sends, restart: each payer invited once', async () => {
   const flags = ['serve', '--inbox', inbox.root, '--port', '0', '--base-url', sandbox.url, '--settle', '0'];
   // One mail every 10 s: the kill lands between two of them, however loaded the machine (a kill during a send leaves
   // a claim that is taken over only 10 minutes later, which is not what this test is about).
-  const mail = ['--public-url', 'http://payers.example.test', '--mail-from', 'Payments <pay@example.com>'];
+  const mail = ['--public-url', 'https://payers.example.com', '--trust-proxy', '127.0.0.1'];
+  mail.push('--mail-from', 'Payments <pay@example.com>');
   mail.push('--mail-rate', '6');
   const env = { PAYER_API_KEY: API_KEY, PAYER_ONBOARD_SMTP_URL: `smtp://127.0.0.1:${smtp.port}` };
   const start = async () => {

@@ -16,9 +16,9 @@ import { waitFor } from '../helpers/waitFor.js';
 // link of its own, then reminders on their days while something is still theirs to do; a refused address shows as
 // "e-mail refused"; a mail server out of reach pauses the mails and loses none.
 
-const PUBLIC = 'http://payers.example.test';
+const PUBLIC = 'https://payers.example.com';
 const FROM = 'Payments team <payments@example.com>';
-const LINK = /http:\/\/payers\.example\.test\/p\/([A-Za-z0-9_-]{43})/;
+const LINK = /https:\/\/payers\.example\.com\/p\/([A-Za-z0-9_-]{43})/;
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -35,6 +35,7 @@ async function serveWithMail(smtpUrl: string | undefined, serve: Partial<ServeOp
   const h = await serveHarness({
     serve: {
       publicUrl: PUBLIC,
+      trustProxy: '127.0.0.1',
       mail: { mailFrom: FROM, ...(smtpUrlFile ? { smtpUrlFile } : {}) },
       mailPauseMs: 100,
       ...serve,
@@ -86,6 +87,14 @@ it('invites each payer a run registers once, with a link of its own; reminds the
     const link = await store.directory(service).link(linkTokenHash(tokens[i]!));
     expect(`${link?.clientUserId}@example.com`).toBe(to[0]);
   }
+
+  // The first payer follows its link: its page notes the opening, which the team's page shows.
+  const opened = await fetch(`${h.serve.url}/p/${tokens[0]}`, {
+    redirect: 'manual',
+    headers: { 'x-forwarded-proto': 'https' },
+  });
+  expect(opened.status).toBeLessThan(400);
+  expect((await store.directory(service).link(linkTokenHash(tokens[0]!)))?.openedAt).toMatch(/^\d{4}-/);
 
   await waitFor(() => smtp.received.length >= 6, 'the reminders');
   expect(smtp.received.slice(3).map((m) => m.mail.subject)).toEqual(
@@ -259,10 +268,14 @@ it('mails off without --public-url (said why); a mail setting without it, or tem
   cleanup.push(async () => templates.remove());
   templates.write('invitation.txt', 'Subject: Hi {{fristName}}\n\n{{link}}\n');
   await expect(
-    serveHarness({ serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM, mailTemplates: templates.dir } } }),
+    serveHarness({
+      serve: { publicUrl: PUBLIC, trustProxy: '127.0.0.1', mail: { mailFrom: FROM, mailTemplates: templates.dir } },
+    }),
   ).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('unknown placeholder {{fristName}}') });
   await expect(
-    serveHarness({ serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM }, remindAfter: '7,3' } }),
+    serveHarness({
+      serve: { publicUrl: PUBLIC, trustProxy: '127.0.0.1', mail: { mailFrom: FROM }, remindAfter: '7,3' },
+    }),
   ).rejects.toMatchObject({
     exitCode: 2,
     message: '--remind-after: each reminder must come after the one before (3,7, not 7,3)',
@@ -293,7 +306,7 @@ it('payers registered before serve sent mails are invited only when asked: invit
   chmodSync(smtpUrlFile, 0o600);
   const h = await serveHarness({
     startServe: false,
-    serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM, smtpUrlFile } },
+    serve: { publicUrl: PUBLIC, trustProxy: '127.0.0.1', mail: { mailFrom: FROM, smtpUrlFile } },
   });
   cleanup.push(() => h.close());
   // A run of the CLI before serve: its payers were registered without mails.
@@ -356,7 +369,7 @@ it("a claim a crash left (sending, 10 minutes old) is sent again; a fresh one is
   chmodSync(smtpUrlFile, 0o600);
   const h = await serveHarness({
     startServe: false,
-    serve: { publicUrl: PUBLIC, mail: { mailFrom: FROM, smtpUrlFile } },
+    serve: { publicUrl: PUBLIC, trustProxy: '127.0.0.1', mail: { mailFrom: FROM, smtpUrlFile } },
   });
   cleanup.push(() => h.close());
   const { run } = await import('../../src/pipeline/run.js');

@@ -33,7 +33,7 @@ describe('bank accounts refused before KYC', () => {
 
     expect(stderr).toContain(
       `  requests: ${summary.requests.total} (${answers}), retries: 0\n` +
-        '  refused: expected, not errors: the service takes a bank account only once its payer is approved; it is sent then\n',
+        '  refused: expected, not errors: the service takes a bank account (or records an agreement) only once its payer is approved; it is sent then\n',
     );
     expect(stderr).not.toMatch(/\b500: /);
 

@@ -180,6 +180,16 @@ describe('plan: a first run of a new payer', () => {
     expect(next.result.steps.agreement).toBe('waiting');
   });
 
+  it('an agreement recorded before KYC after a refusal: the refusal was a fault, and the run sends such PATCHes again', () => {
+    const ctx = context({ knowledge: { gate: 'unknown', agreementGated: true } });
+    const open = service('pending', { 'create-account': () => http('payment-details', 500, 'Internal server error') });
+    const held = drive(work(), fresh, ctx, open);
+    expect(held.rounds.flat()).not.toContain('complete-agreement');
+    ctx.knowledge.agreementGated = undefined;
+    drive(work({ clientUserId: 'payer-002' }), fresh, ctx, open);
+    expect(ctx.knowledge.agreementGated).toBe(false);
+  });
+
   it('a service that accepts an account before KYC has no gate: its 500s are faults again', () => {
     const ctx = context();
     drive(work(), fresh, ctx, service('pending'));

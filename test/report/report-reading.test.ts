@@ -93,7 +93,7 @@ describe('report.html, read by the people it is for', () => {
     expect(html).not.toContain('rows by outcome');
     expect(html).toContain('<span data-requests="9">9</span> requests (200: 7, refused before KYC: 2), 0 retries');
     expect(html).toContain(
-      '<p class="muted" data-refused>refused: expected, not errors: the service takes a bank account only once its payer is approved; it is sent then.</p>',
+      '<p class="muted" data-refused>refused: expected, not errors: the service takes a bank account (or records an agreement) only once its payer is approved; it is sent then.</p>',
     );
     expect(html).toContain('refused until approved (expected)');
   });

@@ -68,7 +68,7 @@ describe('agreementCompleted cell: whether the team collected the payer signatur
       {
         column: 'Agreement Completed',
         message:
-          'must say whether the team collected the payer\'s signature: true/yes/y/1/x or the day (YYYY-MM-DD (or --date-format)), or false/no/n/0, got "maybe"',
+          'must say whether the team collected the payer\'s signature: true/yes/y/1/x or the day (YYYY-MM-DD, or as --date-format says), or false/no/n/0, got "maybe"',
       },
     ]);
   });
