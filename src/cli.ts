@@ -42,6 +42,12 @@ export const commands: CliCommand[] = [
     load: async () => (await import('./commands/serveCommand.js')).serveCommand,
   },
   {
+    command: 'invite [id...]',
+    describe:
+      'have serve e-mail payers an invitation to their own page: payers registered before mails were on, or again; --preview and --dry-run show what would go',
+    load: async () => (await import('./commands/inviteCommand.js')).inviteCommand,
+  },
+  {
     command: 'link',
     describe:
       'make a payer a new personal link to their own page (link new ID...), or revoke their links (link revoke ID...)',

@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import { outcomeLine } from '../inbox/outcomeLine.js';
 import type { FileOutcome } from '../inbox/processFile.js';
+import { MAIL_OPTIONS } from '../options/mailOptions.js';
 import { SERVE_OPTIONS } from '../options/serveOptions.js';
 import { addOptions } from '../options/yargsFlags.js';
 import type { CommandBody } from './CliCommand.js';
@@ -17,7 +18,11 @@ export const serveCommand: CommandBody = {
         'PAYER_API_KEY=... PAYER_WEBHOOK_SECRET=... $0 serve --inbox /srv/payers --base-url https://api.example.com',
         'webhooks at http://127.0.0.1:8787/webhooks, behind a TLS proxy',
       )
-      .example('$0 serve --inbox /srv/payers --webhook-secret-file /etc/payer-onboard/webhook-secret ...', ''),
+      .example('$0 serve --inbox /srv/payers --webhook-secret-file /etc/payer-onboard/webhook-secret ...', '')
+      .example(
+        "$0 serve --inbox /srv/payers --public-url https://payers.example.com --mail-from 'Payments <pay@example.com>' ...",
+        'invite each payer it registers by e-mail, then remind them after 3 and 7 days',
+      ),
   handler: async (argv, io) => {
     if (argv.inbox === undefined)
       throw new ConfigError(
@@ -27,6 +32,12 @@ export const serveCommand: CommandBody = {
     const { inputs: _inputs, ...runInput } = runInputFromArgv(argv);
     const { startServe } = await import('../serve/runServe.js');
     const port = argv.port === undefined ? SERVE_OPTIONS.port.cliDefault : Number(argv.port);
+    // Only the mail flags typed: their defaults are applied once, where the settings are checked.
+    const mail = Object.fromEntries(
+      Object.entries(MAIL_OPTIONS).flatMap(([name, def]) =>
+        argv[def.flag] === undefined ? [] : [[name, argv[def.flag] as string | number]],
+      ),
+    );
     const options = {
       inbox: String(argv.inbox),
       port,
@@ -42,6 +53,9 @@ export const serveCommand: CommandBody = {
       ...(argv.settle !== undefined ? { settle: Number(argv.settle) } : {}),
       ...(argv['recheck-after'] !== undefined ? { recheckAfter: Number(argv['recheck-after']) } : {}),
       ...(argv['quiet-after'] !== undefined ? { quietAfter: Number(argv['quiet-after']) } : {}),
+      ...(argv['link-days'] !== undefined ? { linkDays: Number(argv['link-days']) } : {}),
+      ...(argv['remind-after'] !== undefined ? { remindAfter: String(argv['remind-after']) } : {}),
+      mail,
       run: runInput,
       // --json: a line per file run, as the inbox prints (event batches and rechecks included).
       ...(runInput.json

@@ -2,69 +2,12 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import addressparser from 'nodemailer/lib/addressparser';
 import { ConfigError } from '../core/errors.js';
-import type { OptionDef } from '../options/OptionDef.js';
+import { MAIL_OPTIONS, SMTP_URL_ENV } from '../options/mailOptions.js';
 import { type SmtpTransport, smtpTransportFromUrl } from './smtpUrl.js';
 import { defaultTemplatesDir, loadTemplates, type MailTemplates } from './templates.js';
 
-/** The variable that holds the SMTP URL when no file is given: a secret, so never a flag's value. */
-const SMTP_URL_ENV = 'PAYER_ONBOARD_SMTP_URL';
-
-/** The mail settings a team gives: their flags, their help and the README's table, as the other option tables. */
-export const MAIL_OPTIONS = {
-  smtpUrlFile: {
-    flag: 'smtp-url-file',
-    type: 'string',
-    value: 'FILE',
-    describe: `file holding the SMTP server's URL (\`smtps://USER:PASSWORD@HOST:465\`, or \`smtp://...:587\` with STARTTLS), mode 0600; without it the URL comes from \`${SMTP_URL_ENV}\`, never from a flag value; with neither, mails are written to \`--mail-outbox\``,
-  },
-  mailOutbox: {
-    flag: 'mail-outbox',
-    type: 'string',
-    value: 'DIR',
-    describe: 'folder the mails are written to as .eml files (mode 0600, named by time) when no SMTP server is set',
-  },
-  mailFrom: {
-    flag: 'mail-from',
-    type: 'string',
-    value: 'ADDRESS',
-    describe: "the mails' sender: `Payments team <payments@example.com>`",
-  },
-  mailReplyTo: {
-    flag: 'mail-reply-to',
-    type: 'string',
-    value: 'ADDRESS',
-    describe: "where a payer's answer goes, when not to the sender",
-  },
-  teamName: {
-    flag: 'team-name',
-    type: 'string',
-    value: 'NAME',
-    defaultText: 'the name in `--mail-from`',
-    describe: 'who the mails say they come from (`{{teamName}}` in the templates)',
-  },
-  mailTemplates: {
-    flag: 'mail-templates',
-    type: 'string',
-    value: 'DIR',
-    defaultText: "the package's `mail/` folder",
-    describe:
-      "folder of the templates: `invitation.txt`, `invitation.html`, `reminder.txt`, `reminder.html` (copy the package's `mail/` folder to edit them)",
-  },
-  mailRate: {
-    flag: 'mail-rate',
-    type: 'number',
-    value: 'N',
-    default: 60,
-    describe: 'at most this many mails a minute',
-  },
-  mailTimeZone: {
-    flag: 'mail-time-zone',
-    type: 'string',
-    value: 'ZONE',
-    default: 'UTC',
-    describe: "the time zone a link's expiry is written in (`Europe/London`)",
-  },
-} as const satisfies Record<string, OptionDef>;
+// The table lives with the other option tables (the README's are written from them); re-exported for the mail layer's callers.
+export { MAIL_OPTIONS };
 
 type MailOptionName = keyof typeof MAIL_OPTIONS;
 

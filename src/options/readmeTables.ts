@@ -4,7 +4,7 @@ import { INBOX_OPTIONS } from './inboxOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
 import { SANDBOX_OPTIONS } from './sandboxOptions.js';
-import { LINK_OPTIONS, SERVE_OPTIONS } from './serveOptions.js';
+import { INVITE_OPTIONS, LINK_OPTIONS, SERVE_OPTIONS } from './serveOptions.js';
 import { STORE_OPTIONS } from './storeOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
 import { BUSINESS_NEEDS, type Corridor, CORRIDORS, POSTCODE_SHAPES, wayText } from '../validate/corridors.js';
@@ -106,6 +106,7 @@ export const README_BLOCKS: Record<string, () => string> = {
     const shared = runOptionNames('status').filter((name) => runOptionNames('run').includes(name));
     return `${optionsMarkdown(RUN_OPTIONS, own)}\n\nIt takes these options of \`run\` too: ${flagList(shared.map((name) => RUN_OPTIONS[name]))}.`;
   },
+  invite: () => optionsMarkdown(INVITE_OPTIONS),
   link: () => optionsMarkdown(LINK_OPTIONS),
   sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
   store: () => optionsMarkdown(STORE_OPTIONS),

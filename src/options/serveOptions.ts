@@ -1,7 +1,9 @@
 import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from '../core/errors.js';
 import { INBOX_OPTIONS } from './inboxOptions.js';
+import { MAIL_OPTIONS } from './mailOptions.js';
 import type { OptionDef } from './OptionDef.js';
+import { RUN_OPTIONS } from './runOptions.js';
 import { FORGET_OPTIONS } from './directoryOptions.js';
 
 /**
@@ -64,7 +66,7 @@ export const SERVE_OPTIONS = {
     type: 'string',
     value: 'URL',
     describe:
-      "serve's address behind your TLS proxy (`https://payers.example.com`; http only to loopback): the pages answer only to the names they are known by, loopback's and this one's; with it, each payer's own page is on at `/p/`, and their links lead there",
+      "serve's address behind your TLS proxy (`https://payers.example.com`; http only to loopback): the pages answer only to the names they are known by, loopback's and this one's; with it, each payer's own page is on at `/p/`, and their links (the mails' too) lead there; without it no mail is sent",
   },
   agreementOrigins: {
     flag: 'agreement-origins',
@@ -112,7 +114,88 @@ export const SERVE_OPTIONS = {
     describe:
       'no webhook for this long while payers wait: /healthz says so (the service lists its payer events under legacy integrations; the recheck carries the load then)',
   },
+  ...MAIL_OPTIONS,
+  mailOutbox: {
+    ...MAIL_OPTIONS.mailOutbox,
+    defaultText: '`mail-outbox/` in the inbox',
+  },
+  remindAfter: {
+    flag: 'remind-after',
+    type: 'string',
+    value: 'DAYS',
+    default: '3,7',
+    describe:
+      'days after the invitation that a payer with something still to do is reminded, comma-separated (fractions allowed); `none`: no reminders',
+  },
 } as const satisfies Record<string, OptionDef>;
+
+/**
+ * `invite`'s options: which payers, what to do with them, where their store is (as `run` finds it), and the mail
+ * settings a preview renders with (serve's own).
+ */
+export const INVITE_OPTIONS = {
+  allPending: {
+    flag: 'all-pending',
+    type: 'boolean',
+    default: false,
+    describe: 'every payer of the directory with something still to do (KYC or the agreement) and no invitation yet',
+  },
+  again: {
+    flag: 'again',
+    type: 'boolean',
+    default: false,
+    describe: 'send a new invitation (with a new link) to payers invited before, or whose invitation may have gone',
+  },
+  preview: {
+    flag: 'preview',
+    type: 'boolean',
+    default: false,
+    describe:
+      'write the mail the payer would get next to stdout, with a placeholder for the link: nothing is sent, no link issued',
+  },
+  html: {
+    flag: 'html',
+    type: 'boolean',
+    default: false,
+    describe: "with --preview: the mail's HTML instead of its text",
+  },
+  dryRun: {
+    flag: 'dry-run',
+    type: 'boolean',
+    default: false,
+    describe:
+      'list who would be mailed and with which mail, and write nothing; without ids or --all-pending, the mails serve has to send',
+  },
+  inbox: {
+    flag: 'inbox',
+    type: 'string',
+    value: 'DIR',
+    describe:
+      "serve's inbox: its store is there (`.payer-onboard/`) unless `--state-dir` or the database says otherwise",
+  },
+  baseUrl: { ...RUN_OPTIONS.baseUrl, describe: RUN_OPTIONS.baseUrl.describeFor.status },
+  apiKeyFile: RUN_OPTIONS.apiKeyFile,
+  stateDir: RUN_OPTIONS.stateDir,
+  databaseUrlFile: RUN_OPTIONS.databaseUrlFile,
+  publicUrl: SERVE_OPTIONS.publicUrl,
+  linkDays: SERVE_OPTIONS.linkDays,
+  ...MAIL_OPTIONS,
+} as const satisfies Record<string, OptionDef>;
+
+/**
+ * `--remind-after` as days after the invitation, in order: `3,7`, `0.5`, or `none` for no reminder. Each above 0 and
+ * after the one before.
+ */
+export function parseRemindAfter(text: string): number[] {
+  const flag = `--${SERVE_OPTIONS.remindAfter.flag}`;
+  if (text.trim().toLowerCase() === 'none') return [];
+  const days = text.split(',').map((part) => Number(part.trim() === '' ? Number.NaN : part));
+  if (days.some((d) => !Number.isFinite(d) || d <= 0))
+    throw new ConfigError(`${flag}: write days after the invitation, comma-separated (3,7), or none`, 'E_USAGE');
+  if (days.some((d, i) => i > 0 && d <= days[i - 1]!))
+    throw new ConfigError(`${flag}: each reminder must come after the one before (3,7, not 7,3)`, 'E_USAGE');
+  return days;
+}
 
 /** serve's own options, checked; the proxies it trusts, compiled; the agreement's origins as a list. */
 export function checkServeOptions(given: {

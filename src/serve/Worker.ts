@@ -6,6 +6,7 @@ import type { RunContext } from '../pipeline/RunSession.js';
 import type { CatchUp } from './CatchUp.js';
 import { checkBankAccounts } from './checkBankAccounts.js';
 import type { EventLog, RecordedEvent } from './EventLog.js';
+import type { Invitations } from './Invitations.js';
 import type { ServeMetrics } from './metrics.js';
 import {
   type EventWork,
@@ -34,6 +35,8 @@ export interface WorkerSpec {
   pauseMs: number;
   /** After a check of bank accounts (the web page's Payers table reads its status.csv). */
   onChecked?: () => void;
+  /** The payers' invitations and reminders, when serve sends mails: a loop of their own beside the API's. */
+  mail?: Invitations | undefined;
   context: RunContext;
   say: (line: string) => void;
 }
@@ -96,8 +99,23 @@ export class Worker {
     this.wake();
   }
 
-  /** Loops until the signal aborts; what is in flight then finishes (run() stops sending and flushes the journal). */
+  /**
+   * Loops until the signal aborts; what is in flight then finishes (run() stops sending and flushes the journal). The
+   * mails go beside, in a loop of their own: a mail waiting for the rate cap or a slow mail server never holds up a
+   * webhook's run, and a run never holds up a mail. Both have ended when this returns.
+   */
   async run(signal: AbortSignal): Promise<void> {
+    const stopMail = new AbortController();
+    const mailing = this.spec.mail?.run(AbortSignal.any([signal, stopMail.signal]));
+    try {
+      await this.loop(signal);
+    } finally {
+      stopMail.abort();
+      await mailing;
+    }
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
     const { log } = this.spec;
     while (!signal.aborted) {
       if (Date.now() >= this.pausedUntil) await this.pass(signal);

@@ -20,7 +20,10 @@ import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
 import { webhookServer } from './webhookServer.js';
 import { CatchUp, RETRY_WINDOW_MS } from './CatchUp.js';
+import type { Invitations } from './Invitations.js';
+import { serveMail, startInvitations } from './mailSetup.js';
 import { Worker } from './Worker.js';
+import type { MailSettingsInput } from '../mail/index.js';
 
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
 const UPLOADS_KEPT_MS = 7 * 24 * 3_600_000;
@@ -66,8 +69,14 @@ export interface ServeOptions {
   publicUrl?: string;
   /** The origins the payer's page takes the agreement's completion from, comma-separated (the reference app's two). */
   agreementOrigins?: string;
-  /** Days a payer's personal link made on the team's page stays valid (default 30). */
+  /** Days a payer's personal link (made on the team's page, or sent in a mail) stays valid (default 30). */
   linkDays?: number;
+  /** The mail settings (`--mail-from`...): with them and `publicUrl`, serve invites and reminds the payers it registers. */
+  mail?: MailSettingsInput;
+  /** Days after the invitation of each reminder, `3,7` (fractions allowed), or `none`. */
+  remindAfter?: string;
+  /** The first pause once the mail server cannot be reached (default 1 s, doubling up to 5 minutes); tests shorten it. */
+  mailPauseMs?: number;
   /**
    * The reverse proxies in front (IP addresses or CIDRs, comma-separated): only theirs is X-Forwarded-For (and -Proto)
    * believed. Without, every client is known by its connection's own address.
@@ -122,14 +131,17 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     held.push(events.release);
     inbox.waiting?.share(events.store);
     const { log, catchUp } = events;
+    const mail = await openMail(options, places, inbox, events.journal, workerTimings(options, timings).pollMs, say);
+    changes.on('change', () => mail.invitations?.ranFile());
     const worker = new Worker({
       ...workerTimings(options, timings),
       ...{ inbox, log, metrics, catchUp, say, journal: events.journal, store: events.store, context: runContext },
+      mail: mail.invitations,
       onChecked: () => changes.emit('change'),
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
     const { web, payer, hosts } = await pages(options, places, inbox, runContext, {
-      ...{ changes, agreementOrigins, say, ...events },
+      ...{ changes, agreementOrigins, say, mailState: mail.state, ...events },
       wake: () => worker.wake(),
       heldBy: () => worker.heldBy,
       onSigned: signatureEvent(log, worker),
@@ -147,7 +159,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
       trustProxy,
       onRecorded: () => worker.recorded(),
       // No webhooks, no note of their silence.
-      health: () => health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options)),
+      health: () => health(log, worker, catchUp, secret === undefined ? Infinity : quietAfterMs(options), mail.state),
       say,
       web,
       payer,
@@ -156,6 +168,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     if (secret !== undefined) await catchUp.listening();
     for (const name of localHosts(url)) hosts.add(name);
     const webhooksAt = secret === undefined ? undefined : webhookPath;
+    say(`serve: mail ${mail.state()}`);
     say(listeningLine(url, webhooksAt, web !== undefined, inbox.paths.root, payer?.at));
     let failure: Error | undefined;
     const working = worker.run(signal).catch((error: unknown) => {
@@ -186,6 +199,25 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     await releaseAll();
     throw error;
   }
+}
+
+/**
+ * serve's mails: checked (a mail setting without `--public-url`, or one that does not check, is exit 2), and started
+ * over serve's store when on; `state` says where they stand, or why they are off.
+ */
+async function openMail(
+  options: ServeOptions,
+  places: UserPlaces,
+  inbox: Inbox,
+  journal: JournalPlace & { open: Store },
+  pollMs: number,
+  say: (line: string) => void,
+): Promise<{ invitations: Invitations | undefined; state: () => string }> {
+  const mail = serveMail(options, places, inbox.paths.root, say);
+  if (!mail.on) return { invitations: undefined, state: () => `off: ${mail.why}` };
+  const timing = { pollMs, pauseMs: options.mailPauseMs ?? 1000 };
+  const invitations = await startInvitations(mail, journal, inbox.paths.results, timing, say);
+  return { invitations, state: () => invitations.describe() };
 }
 
 /** Listens where the options say; the address it got (`http://host:port`, the port the system gave for 0). */
@@ -337,6 +369,8 @@ interface Serving {
   agreementOrigins: string[];
   onSigned: (clientUserId: string) => Promise<void>;
   say: (line: string) => void;
+  /** Where the mails stand, for the Payers page. */
+  mailState: () => string;
 }
 
 /**
@@ -360,7 +394,11 @@ async function pages(
   );
   if (password === undefined && options.publicUrl === undefined) return { hosts };
   const module = await import('../web/index.js');
-  const book = new module.PayerBook(inbox.paths.results, { ...serving.journal, open: serving.store });
+  const book = new module.PayerBook(
+    inbox.paths.results,
+    { ...serving.journal, open: serving.store },
+    serving.mailState,
+  );
   serving.changes.on('change', () => book.changed());
   const web =
     password === undefined
@@ -481,9 +519,19 @@ function localHosts(url: string): string[] {
   return [host, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
 }
 
-/** What /healthz says besides `ok`: events not yet acted on, and whether the worker is busy, or paused and why. */
-function health(log: EventLog, worker: Worker, catchUp: CatchUp, quietAfterMs: number): Record<string, unknown> {
+/**
+ * What /healthz says besides `ok`: where the mails stand, events not yet acted on, and whether the worker is busy, or
+ * paused and why.
+ */
+function health(
+  log: EventLog,
+  worker: Worker,
+  catchUp: CatchUp,
+  quietAfterMs: number,
+  mail: () => string,
+): Record<string, unknown> {
   return {
+    mail: mail(),
     eventsPending: log.pendingCount(),
     busy: worker.busy,
     worker: worker.paused() ? 'paused' : 'going',

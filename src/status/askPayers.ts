@@ -3,7 +3,8 @@ import type { ApiClient } from '../execute/ApiClient.js';
 import type { JournaledPayer } from '../journal/RowJournal.js';
 import type { OrderedSink } from '../output/results.js';
 import { readyForAccount } from '../plan/verdict.js';
-import { payerStatus, type PayerStatus } from './payerStatus.js';
+import type { MailRecord } from '../store/Store.js';
+import { mailRefusedNote, payerStatus, type PayerStatus } from './payerStatus.js';
 import type { StatusTarget } from './statusInputs.js';
 
 /** A payer's two reads; the accounts are undefined when they were not read. */
@@ -15,6 +16,8 @@ export interface Asking {
   /** What the journal kept of each payer (links, whether it was ready for a bank account when last seen). */
   /** What the journal kept of a payer, looked up by its key as it is asked about. */
   journaled: (clientUserId: string) => Promise<JournaledPayer | undefined>;
+  /** The payer's last mail from serve, when the mail server refused it. */
+  mailRefused?: (clientUserId: string) => Promise<MailRecord | undefined>;
   /** The reads out at once (`--concurrency`). */
   slots: LimitFunction;
   /** status.csv in input order. */
@@ -61,7 +64,11 @@ async function askPayer(target: StatusTarget, seq: number, asking: Asking, input
   if (!(await inputRead)) return;
   const { checkedAt: _, ready: __, ...kept } = memory ?? {};
   const known = { ...target.links, ...kept };
-  asking.sink.complete(seq, payerStatus(target, reads, known, new Date(), client.stopped()?.message));
+  const status = payerStatus(target, reads, known, new Date(), client.stopped()?.message);
+  // A payer with nothing left to do needs no mail: a refusal then changes nothing.
+  const refused = status.category === 'payable' ? undefined : await asking.mailRefused?.(target.clientUserId);
+  if (refused !== undefined) status.errors.push(mailRefusedNote(refused));
+  asking.sink.complete(seq, status);
 }
 
 /**

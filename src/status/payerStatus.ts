@@ -3,6 +3,7 @@ import { csvSafe } from '../core/formulaGuard.js';
 import { formatErrors, type RequestCounts } from '../output/results.js';
 import { agreementCompleted, knownWord, kycDone, kycRejected, readyForAccount, unknownWords } from '../plan/verdict.js';
 import type { RowError } from '../core/types.js';
+import type { MailRecord } from '../store/Store.js';
 
 /** The columns of status.csv, in the order the README documents: scripts read them by position. */
 export const STATUS_COLUMNS = [
@@ -139,6 +140,31 @@ export function linksNeeded(s: PayerStatus): { kycUrl?: string; agreementUrl?: s
   const kyc = !kycDone(payer) ? s.links.kycUrl : undefined;
   const agreement = !agreementCompleted(payer) ? s.links.agreementUrl : undefined;
   return { ...(kyc ? { kycUrl: kyc } : {}), ...(agreement ? { agreementUrl: agreement } : {}) };
+}
+
+/**
+ * The mail server refused the last mail serve sent the payer (or it had no address): what a person does about it. A
+ * refusal that comes later by mail (a bounce) is not seen.
+ */
+export const MAIL_REFUSED = {
+  label: 'e-mail refused',
+  action:
+    'check their e-mail address in the file and run it again: serve invites them again once it changed (or payer-onboard invite ID)',
+} as const;
+
+/** The last mail to the payer that went to the mail server, when it was refused; undefined otherwise. */
+export function mailRefusal(mails: readonly MailRecord[]): MailRecord | undefined {
+  const last = mails
+    .filter((mail) => mail.state === 'sent' || mail.state === 'refused')
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+    .at(-1);
+  return last?.state === 'refused' ? last : undefined;
+}
+
+/** status.csv's note on a payer whose e-mail was refused, with the server's reason (never the address). */
+export function mailRefusedNote(refusal: MailRecord): RowError {
+  const reason = refusal.reason ? ` (${refusal.reason})` : '';
+  return { column: 'email', message: `${MAIL_REFUSED.label}${reason}: ${MAIL_REFUSED.action}`, note: true };
 }
 
 /** What status.csv's `error` says of a payer whose line is not an error but says why it is not payable. */

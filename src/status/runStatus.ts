@@ -18,6 +18,7 @@ import {
   type CategoryCounts,
   emptyCounts,
   formatCounts,
+  mailRefusal,
   type PayerStatus,
   STATUS_COLUMNS,
   type StatusSummary,
@@ -79,7 +80,13 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
     });
     const lines = statusLines(session, progress);
     journal = journaledLinks(options, places, connection);
-    const asking = { client, journaled: journal.links, slots: pLimit(options.concurrency), sink: lines.sink };
+    const asking = {
+      client,
+      journaled: journal.links,
+      mailRefused: journal.mailRefused,
+      slots: pLimit(options.concurrency),
+      sink: lines.sink,
+    };
     const { asked, inputError } = await askPayers(first, targets, asking, ids);
     warnUnasked(totals, warnings, stderr);
     await Promise.all(asked);
@@ -140,18 +147,32 @@ function journaledLinks(
   options: RunOptions,
   places: UserPlaces,
   connection: { baseUrl: string; apiKey: string },
-): { links: Asking['journaled']; error?: unknown; close(): Promise<void> } {
+): {
+  links: Asking['journaled'];
+  mailRefused: NonNullable<Asking['mailRefused']>;
+  error?: unknown;
+  close(): Promise<void>;
+} {
   // Read without its lock: a run may be writing it.
   const state = stateDirs(options.stateDir, places);
   const databaseUrl = resolveDatabaseUrl(options, places.env, places.cwd);
   const place = journalPlace(state, connection.baseUrl, connection.apiKey, databaseUrl);
   let opened: Promise<Store | undefined> | undefined;
-  const read: { links: Asking['journaled']; error?: unknown; close(): Promise<void> } = {
+  const store = () => (opened ??= journalMayHold(place) ? openStore(place) : Promise.resolve(undefined));
+  const read: ReturnType<typeof journaledLinks> = {
     links: async (id) => {
       try {
-        opened ??= journalMayHold(place) ? openStore(place) : Promise.resolve(undefined);
-        const store = await opened;
-        return store === undefined ? undefined : (await journaledPayers({ ...place, open: store }, [id]))(id);
+        const open = await store();
+        return open === undefined ? undefined : (await journaledPayers({ ...place, open }, [id]))(id);
+      } catch (error) {
+        read.error ??= error;
+        return undefined;
+      }
+    },
+    mailRefused: async (id) => {
+      try {
+        const open = await store();
+        return open === undefined ? undefined : mailRefusal(await open.directory(place.service).mails([id]));
       } catch (error) {
         read.error ??= error;
         return undefined;

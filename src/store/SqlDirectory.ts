@@ -5,7 +5,9 @@ import { directoryUpserts, type Executor } from './SqlJournal.js';
 import type {
   DirectoryEntry,
   Forgotten,
+  MailGuard,
   MailRecord,
+  MailState,
   PayerDirectoryTables,
   PayerLink,
   SignatureRecord,
@@ -60,15 +62,7 @@ export class SqlDirectory implements PayerDirectoryTables {
         'WHERE service = ? AND token_hash = ?',
       [this.service, tokenHash],
     );
-    if (row === undefined) return undefined;
-    return {
-      tokenHash: String(row['token_hash']),
-      clientUserId: String(row['client_user_id']),
-      createdAt: String(row['created_at']),
-      expiresAt: String(row['expires_at']),
-      ...optional('revokedAt', row['revoked_at']),
-      ...optional('openedAt', row['opened_at']),
-    };
+    return row === undefined ? undefined : linkOf(row);
   }
 
   revokeLinks(clientUserId: string, at: string): Promise<number> {
@@ -85,32 +79,69 @@ export class SqlDirectory implements PayerDirectoryTables {
     );
   }
 
-  async putMail(mail: MailRecord): Promise<boolean> {
-    // A `sending` claims the step: over nothing, or over a refusal (the address was fixed since); never over a mail
-    // that went, or that another process is sending.
-    const guard = mail.state === 'sending' ? " WHERE payer_mails.state = 'refused'" : '';
+  async putMail(mail: MailRecord, guard: MailGuard = DEFAULT_GUARD[mail.state]): Promise<boolean> {
+    const states = guard.over.filter((state) => state !== 'none');
+    const conditions = [
+      ...(states.length > 0 ? [`payer_mails.state IN (${states.map(() => '?').join(', ')})`] : []),
+      ...(guard.claimedBefore === undefined ? [] : ["(payer_mails.state = 'sending' AND payer_mails.at < ?)"]),
+    ];
+    const params = [...states, ...(guard.claimedBefore === undefined ? [] : [guard.claimedBefore])];
+    const values = [this.service, mail.clientUserId, mail.step, mail.state, mail.reason ?? null, mail.at];
+    const anyState = states.length === MAIL_STATES.length;
+    if (!guard.over.includes('none')) {
+      // Only over a record there is.
+      if (conditions.length === 0) return false;
+      return (
+        (await this.sql.change(
+          'UPDATE payer_mails SET state = ?, reason = ?, at = ? WHERE service = ? AND client_user_id = ? AND step = ? ' +
+            `AND (${conditions.join(' OR ')})`,
+          [mail.state, mail.reason ?? null, mail.at, this.service, mail.clientUserId, mail.step, ...params],
+        )) > 0
+      );
+    }
+    const update =
+      conditions.length === 0
+        ? 'DO NOTHING'
+        : 'DO UPDATE SET state = excluded.state, reason = excluded.reason, at = excluded.at' +
+          (anyState ? '' : ` WHERE ${conditions.join(' OR ')}`);
     const written = await this.sql.change(
       'INSERT INTO payer_mails (service, client_user_id, step, state, reason, at) VALUES (?, ?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (service, client_user_id, step) DO UPDATE SET state = excluded.state, reason = excluded.reason, ' +
-        `at = excluded.at${guard}`,
-      [this.service, mail.clientUserId, mail.step, mail.state, mail.reason ?? null, mail.at],
+        `ON CONFLICT (service, client_user_id, step) ${update}`,
+      [...values, ...(anyState ? [] : params)],
     );
     return written > 0;
   }
 
   async mails(clientUserIds: readonly string[]): Promise<MailRecord[]> {
     const rows = await this.byPayers('payer_mails', 'client_user_id, step, state, reason, at', clientUserIds);
-    return rows
-      .map(
-        (row): MailRecord => ({
-          clientUserId: String(row['client_user_id']),
-          step: String(row['step']),
-          state: String(row['state']) as MailRecord['state'],
-          ...optional('reason', row['reason']),
-          at: String(row['at']),
-        }),
-      )
-      .sort((a, b) => compare(a.clientUserId, b.clientUserId) || compare(a.step, b.step));
+    return rows.map(mailOf).sort((a, b) => compare(a.clientUserId, b.clientUserId) || compare(a.step, b.step));
+  }
+
+  async mailsDue(now: string, claimedBefore: string, limit: number): Promise<MailRecord[]> {
+    const rows = await this.sql.all(
+      'SELECT client_user_id, step, state, reason, at FROM payer_mails WHERE service = ? AND ' +
+        "((state = 'due' AND at <= ?) OR (state = 'sending' AND at < ?)) ORDER BY at, client_user_id, step LIMIT ?",
+      [this.service, now, claimedBefore, limit],
+    );
+    return rows.map(mailOf);
+  }
+
+  async links(clientUserIds: readonly string[]): Promise<PayerLink[]> {
+    const rows = await this.byPayers(
+      'payer_links',
+      'token_hash, client_user_id, created_at, expires_at, revoked_at, opened_at',
+      clientUserIds,
+    );
+    return rows.map(linkOf).sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.tokenHash, b.tokenHash));
+  }
+
+  async entriesAfter(after: string, limit: number): Promise<DirectoryEntry[]> {
+    const rows = await this.sql.all(
+      'SELECT client_user_id, first_name, last_name, email, company_name, updated_at FROM payer_directory ' +
+        'WHERE service = ? AND client_user_id > ? ORDER BY client_user_id LIMIT ?',
+      [this.service, after, limit],
+    );
+    return rows.map(entryOf);
   }
 
   async sign(signature: SignatureRecord): Promise<boolean> {
@@ -201,6 +232,38 @@ export function newLinkToken(): { token: string; tokenHash: string } {
 /** The hash a link is stored and found by. */
 export function linkTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+const MAIL_STATES: readonly MailState[] = ['due', 'sending', 'sent', 'refused', 'dropped'];
+
+/** What each state is written over unless told otherwise (Store.ts says why). */
+const DEFAULT_GUARD: Record<MailState, MailGuard> = {
+  sending: { over: ['none', 'due', 'refused'] },
+  due: { over: ['none', 'refused'] },
+  sent: { over: ['none', ...MAIL_STATES] },
+  refused: { over: ['none', ...MAIL_STATES] },
+  dropped: { over: ['none', ...MAIL_STATES] },
+};
+
+function mailOf(row: Row): MailRecord {
+  return {
+    clientUserId: String(row['client_user_id']),
+    step: String(row['step']),
+    state: String(row['state']) as MailState,
+    ...optional('reason', row['reason']),
+    at: String(row['at']),
+  };
+}
+
+function linkOf(row: Row): PayerLink {
+  return {
+    tokenHash: String(row['token_hash']),
+    clientUserId: String(row['client_user_id']),
+    createdAt: String(row['created_at']),
+    expiresAt: String(row['expires_at']),
+    ...optional('revokedAt', row['revoked_at']),
+    ...optional('openedAt', row['opened_at']),
+  };
 }
 
 function entryOf(row: Row): DirectoryEntry {

@@ -259,17 +259,29 @@ export interface PayerLink {
   openedAt?: string;
 }
 
-/** Where one mail to a payer stands: `sending` is written before the mail goes to the server, so a crash cannot send it twice unseen. */
-type MailState = 'sending' | 'sent' | 'refused';
+/**
+ * Where one mail to a payer stands: `due` to send once its time has come; `sending` written before the mail goes to
+ * the server, so a crash cannot send it twice unseen; then `sent` or `refused`; `dropped` when it will never be sent
+ * (the payer has nothing left to do).
+ */
+export type MailState = 'due' | 'sending' | 'sent' | 'refused' | 'dropped';
 
 /** One mail of one payer, by its step (`invitation`, `reminder-1`...). */
 export interface MailRecord {
   clientUserId: string;
   step: string;
   state: MailState;
-  /** Why the mail server refused it, in a few words: never the address. */
+  /** Why the mail server refused it, or why it is dropped, in a few words: never the address. */
   reason?: string;
+  /** When the record was written; for a `due` mail, when it is due. */
   at: string;
+}
+
+/** Which records of the step a mail's record may replace: their states (`none`: the step has no record yet). */
+export interface MailGuard {
+  over: ReadonlyArray<MailState | 'none'>;
+  /** Also a `sending` claimed before this time (ISO): a claim a crash left, never one still being sent. */
+  claimedBefore?: string;
 }
 
 /** How a payer's agreement came to be signed: on their page, by the row (the team collected it), or by the operator's word for a whole file. */
@@ -312,12 +324,22 @@ export interface PayerDirectoryTables {
   /** Notes the link's first opening (a later one changes nothing). */
   openedLink(tokenHash: string, at: string): Promise<void>;
   /**
-   * Writes a mail's record. `sending` is written only where the step has no record or a refused one, so that of two
-   * processes about to send the same mail only one may (false for the other); `sent` and `refused` always are.
+   * Writes a mail's record where `guard` allows it: whether it was written. By default `sending` is written only where
+   * the step has no record, a due one or a refused one, so that of two processes about to send the same mail only one
+   * may (false for the other); `due` only where it has none or a refused one; `sent`, `refused` and `dropped` always.
    */
-  putMail(mail: MailRecord): Promise<boolean>;
+  putMail(mail: MailRecord, guard?: MailGuard): Promise<boolean>;
   /** The mail records of these payers, by payer then step. */
   mails(clientUserIds: readonly string[]): Promise<MailRecord[]>;
+  /**
+   * Up to `limit` mails to send now, the longest due first: `due` ones whose time is at or before `now`, and `sending`
+   * ones claimed before `claimedBefore` (a crash's).
+   */
+  mailsDue(now: string, claimedBefore: string, limit: number): Promise<MailRecord[]>;
+  /** Every link of these payers, oldest first. */
+  links(clientUserIds: readonly string[]): Promise<PayerLink[]>;
+  /** `limit` entries whose ids come after `after` (`''`: the first), in the order of their ids: a pass a page at a time. */
+  entriesAfter(after: string, limit: number): Promise<DirectoryEntry[]>;
   /** Records how the payer's agreement was signed, unless it is recorded already (the first stands): whether this one was. */
   sign(signature: SignatureRecord): Promise<boolean>;
   signatures(clientUserIds: readonly string[]): Promise<Map<string, SignatureRecord>>;

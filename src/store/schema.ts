@@ -322,6 +322,30 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'mails to send later, and mails that will not be sent',
+    sql: `
+      -- A mail may be 'due' (to send once its time, 'at', has come: an invitation asked for, a reminder's day) or
+      -- 'dropped' (never to be sent: the payer has nothing left to do, or was refused by KYC), besides 'sending',
+      -- 'sent' and 'refused'. A CHECK cannot be changed in place in SQLite: the table is made anew, its rows kept.
+      CREATE TABLE payer_mails_11 (
+        service TEXT NOT NULL,
+        client_user_id TEXT NOT NULL,
+        step TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('due', 'sending', 'sent', 'refused', 'dropped')),
+        reason TEXT,
+        at TEXT NOT NULL,
+        PRIMARY KEY (service, client_user_id, step)
+      );
+      INSERT INTO payer_mails_11 (service, client_user_id, step, state, reason, at)
+        SELECT service, client_user_id, step, state, reason, at FROM payer_mails;
+      DROP TABLE payer_mails;
+      ALTER TABLE payer_mails_11 RENAME TO payer_mails;
+      -- The mails serve sends next, found without reading every mail ever sent.
+      CREATE INDEX payer_mails_by_state ON payer_mails (service, state, at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

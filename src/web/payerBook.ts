@@ -3,10 +3,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnCsv } from '../output/readOwnCsv.js';
 import type { JournalPlace } from '../journal/openJournal.js';
-import type { PayerFilter, PayerTables, Store } from '../store/Store.js';
+import type { MailRecord, PayerFilter, PayerLink, PayerTables, SignatureRecord, Store } from '../store/Store.js';
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { agreementCompleted, knownWord, kycDone, kycRejected } from '../plan/verdict.js';
-import type { Category } from '../status/payerStatus.js';
+import { type Category, mailRefusal } from '../status/payerStatus.js';
 
 /** One payer as the Payers page shows it: where it stands, its links, and what the journal saw of it when. */
 export interface PayerLine {
@@ -24,6 +24,22 @@ export interface PayerLine {
   checkedAt: string;
   /** The last run's or read's words on what is wrong or awaited. */
   error: string;
+  /** The mails serve sent the payer and what came of them: read from the store as the page is shown, never kept. */
+  mail?: PayerMail;
+}
+
+/** What the team sees of a payer's mails: when each went, whether its link was opened, and how the payer signed. */
+export interface PayerMail {
+  invitedAt?: string;
+  remindedAt?: string;
+  /** The first time any of its links was opened. */
+  openedAt?: string;
+  /** The payer signed the agreement on their own page. */
+  signedAt?: string;
+  /** The last mail was refused by the mail server: its reason (never the address). */
+  refused?: string;
+  /** A mail to send, or being sent, or no longer to be sent, in words. */
+  next?: string;
 }
 
 /** The latest line of a payer in the inbox's results.csv files, and in its status.csv files, each with its time. */
@@ -59,6 +75,8 @@ const SPAN = 10_000;
 /** What a page of payers shows: its lines, the counts by category, and how many the view finds in all. */
 export interface PayerPage {
   lines: PayerLine[];
+  /** Where serve's mails stand (`on: ...`, `off: why`, `paused ...`). */
+  mailState: string;
   counts: Map<Category, number>;
   all: number;
   found: number;
@@ -81,6 +99,8 @@ export class PayerBook {
     private readonly resultsDir: string,
     /** The journal's place, its store open (serve's). */
     private readonly journal: JournalPlace & { open: Store },
+    /** Where serve's mails stand (`on: ...`, `off: why`, `paused ...`), for the page to say. */
+    readonly mailState: () => string = () => 'off',
   ) {}
 
   /** What serve did since is taken in before the next page is shown. */
@@ -118,8 +138,8 @@ export class PayerBook {
       if (texts.length >= size) break;
     }
     const all = [...this.counts.values()].reduce((a, b) => a + b, 0);
-    const lines = texts.map((text) => JSON.parse(text) as PayerLine);
-    return { lines, counts: this.counts as Map<Category, number>, all, found };
+    const lines = await this.withMail(texts.map((text) => JSON.parse(text) as PayerLine));
+    return { lines, mailState: this.mailState(), counts: this.counts as Map<Category, number>, all, found };
   }
 
   /**
@@ -139,7 +159,28 @@ export class PayerBook {
     const stored = (await (await this.fresh()).get([clientUserId])).get(clientUserId);
     if (stored === undefined) return undefined;
     const journal = await journaledPayers(this.journal, [clientUserId]);
-    return payerLine(clientUserId, JSON.parse(stored.seen) as Seen, journal(clientUserId));
+    const [line] = await this.withMail([
+      payerLine(clientUserId, JSON.parse(stored.seen) as Seen, journal(clientUserId)),
+    ]);
+    return line;
+  }
+
+  /** The lines with their mails as the store has them now: three lookups for a page, however many payers. */
+  private async withMail(lines: PayerLine[]): Promise<PayerLine[]> {
+    const ids = lines.map((line) => line.clientUserId);
+    const directory = this.journal.open.directory(this.journal.service);
+    const [mails, links, signatures] = await Promise.all([
+      directory.mails(ids),
+      directory.links(ids),
+      directory.signatures(ids),
+    ]);
+    const of = <T extends { clientUserId: string }>(all: readonly T[], id: string) =>
+      all.filter((item) => item.clientUserId === id);
+    return lines.map((line) => {
+      const id = line.clientUserId;
+      const mail = payerMail(of(mails, id), of(links, id), signatures.get(id));
+      return Object.keys(mail).length === 0 ? line : { ...line, mail };
+    });
   }
 
   /** Every payer of the view, a stretch of the store at a time (for the CSV download and the refresh). */
@@ -221,6 +262,43 @@ export class PayerBook {
     if (chunk.size > 0) await flush();
     await tables.put([], [[path, at]]);
   }
+}
+
+/** A payer's mails, links and signature as the team reads them. */
+function payerMail(
+  mails: readonly MailRecord[],
+  links: readonly PayerLink[],
+  signature: SignatureRecord | undefined,
+): PayerMail {
+  const sent = (invitation: boolean) =>
+    mails
+      .filter((m) => m.state === 'sent' && (m.step === 'invitation') === invitation)
+      .map((m) => m.at)
+      .sort()
+      .at(-1);
+  const opened = links.flatMap((link) => (link.openedAt ? [link.openedAt] : [])).sort()[0];
+  const refusal = mailRefusal(mails);
+  const waiting = mails
+    .filter((m) => m.state === 'due' || m.state === 'sending' || m.state === 'dropped')
+    .sort((a, b) => (a.at < b.at ? -1 : 1))[0];
+  const next =
+    waiting === undefined
+      ? undefined
+      : waiting.state === 'sending'
+        ? `${waiting.step} being sent`
+        : waiting.state === 'dropped'
+          ? `${waiting.step} not sent: ${waiting.reason ?? ''}`
+          : `${waiting.step} due ${waiting.at}`;
+  const mail: PayerMail = {};
+  const invitedAt = sent(true);
+  const remindedAt = sent(false);
+  if (invitedAt) mail.invitedAt = invitedAt;
+  if (remindedAt) mail.remindedAt = remindedAt;
+  if (opened) mail.openedAt = opened;
+  if (signature?.how === 'page') mail.signedAt = signature.at;
+  if (refusal) mail.refused = refusal.reason ?? '';
+  if (next) mail.next = next;
+  return mail;
 }
 
 /**

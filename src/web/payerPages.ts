@@ -1,7 +1,7 @@
-import { CATEGORIES } from '../status/payerStatus.js';
+import { CATEGORIES, MAIL_REFUSED } from '../status/payerStatus.js';
 import { html, type SafeHtml } from './html.js';
 import type { PayerEvent } from '../journal/RowJournal.js';
-import type { PayerLine, PayerPage, PayerView } from './payerBook.js';
+import type { PayerLine, PayerMail, PayerPage, PayerView } from './payerBook.js';
 import { linkForms } from './payerLinkRoutes.js';
 
 const LABEL = new Map(CATEGORIES.map((c) => [c.key, c]));
@@ -25,6 +25,7 @@ export function payersPage(shown: PayerPage, view: PayerView, csrf: string, note
   const csv = viewQuery({ ...view, page: 1 });
   return html`<h1>Payers</h1>
 <p>Where each payer stands, from what serve has run and read. It changes by itself as the service's webhooks come in.</p>
+<p class="hint" id="mail-state">Invitations by e-mail: ${shown.mailState}</p>
 ${note ? html`<p class="ok" role="status">${note}</p>` : ''}
 <div class="actions">
   <form method="post" action="/payers/refresh" id="refresh">
@@ -59,7 +60,7 @@ export function payersFragment({ lines: shown, counts, all, found }: PayerPage, 
 </ul>
 ${pager(found, page, pages, view)}
 <table id="payers">
-<thead><tr><th scope="col">Payer</th><th scope="col">Where it stands</th><th scope="col">KYC</th><th scope="col">Agreement</th><th scope="col">Bank account</th><th scope="col">Links to send</th><th scope="col">First seen</th><th scope="col">Last asked</th><th scope="col">Note</th></tr></thead>
+<thead><tr><th scope="col">Payer</th><th scope="col">Where it stands</th><th scope="col">KYC</th><th scope="col">Agreement</th><th scope="col">Bank account</th><th scope="col">Links to send</th><th scope="col">First seen</th><th scope="col">Last asked</th><th scope="col">Mail</th><th scope="col">Note</th></tr></thead>
 <tbody>${shown.map(payerRow)}</tbody>
 </table>
 ${shown.length === 0 ? html`<p class="hint">${view.search ? 'No payer with that id here.' : 'No payer here yet.'}</p>` : ''}
@@ -87,11 +88,30 @@ function payerRow(line: PayerLine): SafeHtml {
   return html`<tr data-category="${line.category}">
 <td><a href="/payers/${encodeURIComponent(line.clientUserId)}">${line.clientUserId}</a></td><td>${LABEL.get(line.category)?.label ?? line.category}</td><td>${line.kycStatus}</td>
 <td>${line.agreementStatus}</td><td>${line.bank}</td><td>${links}</td><td class="when">${day(line.since)}</td><td class="when">${day(line.checkedAt)}</td>
-<td>${line.error}</td></tr>`;
+<td>${mailWords(line.mail)}</td><td>${line.error}</td></tr>`;
 }
 
 function copyButton(what: string, url: string, payer: string): SafeHtml {
   return html`<button type="button" class="copy" data-copy="${url}" aria-label="Copy ${payer}'s ${what}">Copy ${what}</button>`;
+}
+
+/**
+ * A payer's mails in a few words: a refusal first, with what to do; then when it was invited and reminded, whether it
+ * opened its link and signed on its page, and what is next.
+ */
+function mailWords(mail: PayerMail | undefined): string {
+  if (mail === undefined) return '';
+  const words = [
+    mail.refused !== undefined
+      ? `${MAIL_REFUSED.label}${mail.refused ? ` (${mail.refused})` : ''}: ${MAIL_REFUSED.action}`
+      : '',
+    mail.invitedAt ? `invited ${day(mail.invitedAt)}` : '',
+    mail.remindedAt ? `reminded ${day(mail.remindedAt)}` : '',
+    mail.openedAt ? `link opened ${day(mail.openedAt)}` : '',
+    mail.signedAt ? `agreement signed on their page ${day(mail.signedAt)}` : '',
+    mail.next ? mail.next.replace(/ due (\S+)$/, (_all, at: string) => ` due ${day(at)}`) : '',
+  ];
+  return words.filter(Boolean).join('; ');
 }
 
 /** An ISO time as its day and minute (UTC), as a person reads it in a table. */
@@ -114,6 +134,7 @@ export function payerPage(line: PayerLine, history: readonly PayerEvent[], links
   <dt>Bank account</dt><dd>${line.bank}</dd>
   ${line.kycUrl ? html`<dt>KYC link</dt><dd>${copyButton('KYC link', line.kycUrl, line.clientUserId)}</dd>` : ''}
   ${line.agreementUrl ? html`<dt>Agreement link</dt><dd>${copyButton('agreement link', line.agreementUrl, line.clientUserId)}</dd>` : ''}
+  ${line.mail ? html`<dt>Mail</dt><dd id="payer-mail">${mailWords(line.mail)}</dd>` : ''}
   ${line.error ? html`<dt>Note</dt><dd>${line.error}</dd>` : ''}
 </dl>
 ${links === undefined ? '' : linkForms(line.clientUserId, links.csrf)}

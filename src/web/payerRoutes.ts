@@ -31,7 +31,7 @@ export interface PayerSpec {
   links?: LinkSpec | undefined;
 }
 
-const CSV_COLUMNS: Array<keyof PayerLine> = [
+const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail'>> = [
   'clientUserId',
   'userId',
   'category',

@@ -22,7 +22,12 @@ export function reply(code: number, text: string): Error {
  * recipient's answer.
  */
 export async function startSmtpServer(
-  options: { refuse?: (address: string) => Error | undefined; server?: Partial<SMTPServerOptions> } = {},
+  options: {
+    refuse?: (address: string) => Error | undefined;
+    server?: Partial<SMTPServerOptions>;
+    /** A port of the test's choosing (a server that comes back where one was down); else one of the system's. */
+    port?: number;
+  } = {},
 ) {
   const received: Received[] = [];
   const server = new SMTPServer({
@@ -54,7 +59,7 @@ export async function startSmtpServer(
     },
     ...options.server,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
     port,

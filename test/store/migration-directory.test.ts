@@ -14,7 +14,7 @@ import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
 
 const POSTGRES = process.env.PAYER_ONBOARD_TEST_BACKEND === 'postgres';
 const UNDO_DIRECTORY = [
-  'DELETE FROM schema_migrations WHERE version = 10',
+  'DELETE FROM schema_migrations WHERE version >= 10',
   'DROP TABLE payer_directory',
   'DROP TABLE payer_links',
   'DROP TABLE payer_mails',
@@ -69,6 +69,37 @@ it('a store at version 9: the next run migrates it, sends nothing for the rows d
   try {
     const entries = await store.directory(journalName(h.sandbox.url, API_KEY)).entries(ids);
     expect(ids.map((id) => entries.get(id)?.email)).toEqual(ids.map((id) => `${id}@example.com`));
+  } finally {
+    await store.close();
+  }
+});
+
+it('a store at version 10: its mail records kept as they were, and mails due and dropped may be written', async () => {
+  const input = h.tmp.write('payers.csv', payersCsv(['old-1']));
+  expect((await h.run({ inputs: [input] })).summary.exitCode).toBe(0);
+  const service = journalName(h.sandbox.url, API_KEY);
+  const version10 = [
+    'DROP TABLE payer_mails',
+    `CREATE TABLE payer_mails (service TEXT NOT NULL, client_user_id TEXT NOT NULL, step TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('sending', 'sent', 'refused')), reason TEXT, at TEXT NOT NULL,
+      PRIMARY KEY (service, client_user_id, step))`,
+    `INSERT INTO payer_mails VALUES ('${service}', 'old-1', 'invitation', 'refused', 'no such user', '2026-12-01T10:00:00.000Z')`,
+    'DELETE FROM schema_migrations WHERE version >= 11',
+    VERSION,
+  ];
+  expect(await onStore(version10)).toBe(10);
+
+  expect((await h.run({ inputs: [input] })).summary.exitCode).toBe(0);
+  expect(await onStore([VERSION])).toBe(SCHEMA_VERSION);
+  const store = await openStore({ stateDir: h.tmp.path('state'), databaseUrl: h.store.env.PAYER_ONBOARD_DATABASE_URL });
+  try {
+    const directory = store.directory(service);
+    const refused = { clientUserId: 'old-1', step: 'invitation', at: '2026-12-01T10:00:00.000Z' };
+    expect(await directory.mails(['old-1'])).toEqual([{ ...refused, state: 'refused', reason: 'no such user' }]);
+    expect(await directory.putMail({ ...refused, state: 'due', at: '2026-12-02T10:00:00.000Z' })).toBe(true);
+    const reminder = { clientUserId: 'old-1', step: 'reminder-1', state: 'dropped' as const, at: refused.at };
+    expect(await directory.putMail(reminder)).toBe(true);
+    expect((await directory.mailsDue('2026-12-03T00:00:00.000Z', refused.at, 10)).map((m) => m.state)).toEqual(['due']);
   } finally {
     await store.close();
   }

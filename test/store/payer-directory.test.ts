@@ -139,6 +139,93 @@ describe('the mails sent', () => {
   });
 });
 
+describe('the mails to send', () => {
+  const at = (day: number, hour = 10) =>
+    `2026-12-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00.000Z`;
+  const invitation = { clientUserId: 'p-1', step: 'invitation' };
+
+  it('a mail due is claimed once; a claim given back (the server out of reach) is claimed again; a sent one never', async () => {
+    expect(await directory.putMail({ ...invitation, state: 'due', at: at(1) })).toBe(true);
+    // Asked for again while due: it stays as it was.
+    expect(await directory.putMail({ ...invitation, state: 'due', at: at(2) })).toBe(false);
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(3) })).toBe(true);
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(3) })).toBe(false);
+    // The server could not be reached: the claim is given back, due as before.
+    expect(await directory.putMail({ ...invitation, state: 'due', at: at(1) }, { over: ['sending'] })).toBe(true);
+    expect(await directory.mailsDue(at(4), at(1), 10)).toEqual([{ ...invitation, state: 'due', at: at(1) }]);
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(4) })).toBe(true);
+    expect(await directory.putMail({ ...invitation, state: 'sent', at: at(4) })).toBe(true);
+    // Neither asked for nor claimed again once sent; given back only from `sending`.
+    expect(await directory.putMail({ ...invitation, state: 'due', at: at(5) })).toBe(false);
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(5) })).toBe(false);
+    expect(await directory.putMail({ ...invitation, state: 'due', at: at(5) }, { over: ['sending'] })).toBe(false);
+    // The operator's word: a new invitation over the one sent.
+    expect(await directory.putMail({ ...invitation, state: 'due', at: at(6) }, { over: ['none', 'sent'] })).toBe(true);
+    expect(await directory.mails(['p-1'])).toEqual([{ ...invitation, state: 'due', at: at(6) }]);
+  });
+
+  it('a claim a crash left is taken over once it is old enough, never a fresh one', async () => {
+    await directory.putMail({ ...invitation, state: 'sending', at: at(1, 10) });
+    const stale = { over: ['none', 'due', 'refused'] as const, claimedBefore: at(1, 9) };
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(1, 11) }, stale)).toBe(false);
+    expect(await directory.mailsDue(at(2), at(1, 9), 10)).toEqual([]);
+    expect(await directory.mailsDue(at(2), at(1, 11), 10)).toEqual([
+      { ...invitation, state: 'sending', at: at(1, 10) },
+    ]);
+    const later = { ...stale, claimedBefore: at(1, 11) };
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(1, 12) }, later)).toBe(true);
+    // Taken over: the claim is fresh again.
+    expect(await directory.putMail({ ...invitation, state: 'sending', at: at(1, 13) }, later)).toBe(false);
+  });
+
+  it('finds the mails due by their time, oldest first, a reminder only on its day; dropped and sent ones never', async () => {
+    await directory.putMail({ clientUserId: 'p-2', step: 'reminder-1', state: 'due', at: at(4) });
+    await directory.putMail({ clientUserId: 'p-1', step: 'reminder-1', state: 'due', at: at(8) });
+    await directory.putMail({ clientUserId: 'p-3', step: 'invitation', state: 'due', at: at(2) });
+    await directory.putMail({ clientUserId: 'p-4', step: 'invitation', state: 'sent', at: at(1) });
+    await directory.putMail({
+      clientUserId: 'p-5',
+      step: 'reminder-1',
+      state: 'dropped',
+      reason: 'nothing left to do',
+      at: at(1),
+    });
+    await store
+      .directory('other-service')
+      .putMail({ clientUserId: 'p-9', step: 'invitation', state: 'due', at: at(1) });
+    const due = async (day: number, limit = 10) =>
+      (await directory.mailsDue(at(day), at(1), limit)).map((m) => `${m.clientUserId} ${m.step}`);
+    expect(await due(3)).toEqual(['p-3 invitation']);
+    expect(await due(5)).toEqual(['p-3 invitation', 'p-2 reminder-1']);
+    expect(await due(9)).toEqual(['p-3 invitation', 'p-2 reminder-1', 'p-1 reminder-1']);
+    expect(await due(9, 2)).toEqual(['p-3 invitation', 'p-2 reminder-1']);
+    // A dropped mail stays dropped unless sent after all; a due reminder is dropped.
+    expect(await directory.putMail({ clientUserId: 'p-1', step: 'reminder-1', state: 'dropped', at: at(9) })).toBe(
+      true,
+    );
+    expect(await due(9)).toEqual(['p-3 invitation', 'p-2 reminder-1']);
+  });
+
+  it("a payer's links, oldest first; the directory a page at a time in the order of its ids", async () => {
+    const link = (id: string, day: number) => ({
+      tokenHash: newLinkToken().tokenHash,
+      clientUserId: id,
+      createdAt: at(day),
+      expiresAt: at(day + 20),
+    });
+    const [second, first, other] = [link('p-1', 3), link('p-1', 1), link('p-2', 2)];
+    for (const l of [second, first, other]) await directory.addLink(l);
+    await directory.openedLink(first.tokenHash, at(2));
+    expect(await directory.links(['p-1'])).toEqual([{ ...first, openedAt: at(2) }, second]);
+    expect((await directory.links(['p-1', 'p-2', 'p-3'])).length).toBe(3);
+
+    await directory.putEntries(['c', 'a', 'e', 'b', 'd'].map((id) => entry(id)));
+    expect((await directory.entriesAfter('', 2)).map((e) => e.clientUserId)).toEqual(['a', 'b']);
+    expect((await directory.entriesAfter('b', 2)).map((e) => e.clientUserId)).toEqual(['c', 'd']);
+    expect(await directory.entriesAfter('d', 2)).toEqual([entry('e')]);
+  });
+});
+
 describe('how an agreement was signed', () => {
   it('the first record stands; read by payers', async () => {
     expect(await directory.sign({ clientUserId: 'p-1', how: 'row', at: '2026-12-01T10:00:00.000Z' })).toBe(true);

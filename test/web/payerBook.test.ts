@@ -112,3 +112,49 @@ describe('the payers of the web page, from the results files', () => {
     expect(await categories()).toEqual({ x: 'fix-rows', y: 'fix-rows' });
   });
 });
+
+describe("the payers' mails on the page", () => {
+  it('when each was invited and reminded, its link opened, its agreement signed on its page, a refusal, what is next', async () => {
+    file(
+      'payers.csv-1',
+      'results.csv',
+      [RESULTS, 'a,waiting,,u-a,pending,,,,', 'b,waiting,,u-b,pending,,,,', 'c,waiting,,,,,,,'],
+      1000,
+    );
+    const directory = store.directory(SERVICE);
+    const mail = (id: string, step: string, state: 'sent' | 'due' | 'refused', at: string, reason?: string) =>
+      directory.putMail({ clientUserId: id, step, state, at, ...(reason ? { reason } : {}) });
+    await mail('a', 'invitation', 'sent', '2026-12-01T10:00:00.000Z');
+    await mail('a', 'reminder-1', 'sent', '2026-12-04T10:00:00.000Z');
+    await mail('a', 'reminder-2', 'due', '2026-12-08T10:00:00.000Z');
+    await directory.addLink({ tokenHash: 'h1', clientUserId: 'a', createdAt: 'x', expiresAt: 'y' });
+    await directory.openedLink('h1', '2026-12-02T08:30:00.000Z');
+    await directory.sign({ clientUserId: 'a', how: 'page', at: '2026-12-02T08:35:00.000Z' });
+    await mail('b', 'invitation', 'refused', '2026-12-01T10:00:00.000Z', '550 no such user');
+    const page = await book.page({ page: 1 }, 100);
+    expect(page.lines.map((line) => [line.clientUserId, line.mail])).toEqual([
+      [
+        'a',
+        {
+          invitedAt: '2026-12-01T10:00:00.000Z',
+          remindedAt: '2026-12-04T10:00:00.000Z',
+          openedAt: '2026-12-02T08:30:00.000Z',
+          signedAt: '2026-12-02T08:35:00.000Z',
+          next: 'reminder-2 due 2026-12-08T10:00:00.000Z',
+        },
+      ],
+      ['b', { refused: '550 no such user' }],
+      ['c', undefined],
+    ]);
+    const { payersFragment } = await import('../../src/web/payerPages.js');
+    const { toText } = await import('../../src/web/html.js');
+    const text = toText(payersFragment(page, { page: 1 }));
+    expect(text).toContain(
+      'invited 2026-12-01 10:00; reminded 2026-12-04 10:00; link opened 2026-12-02 08:30; agreement signed on their page 2026-12-02 08:35; reminder-2 due 2026-12-08 10:00',
+    );
+    expect(text).toContain(
+      'e-mail refused (550 no such user): check their e-mail address in the file and run it again',
+    );
+    expect((await book.line('a'))?.mail?.signedAt).toBe('2026-12-02T08:35:00.000Z');
+  });
+});
