@@ -34,7 +34,10 @@ const CATEGORY_TEXT = {
   'not-registered': { label: 'not registered', action: 'run their rows: the service does not know them' },
   'kyc-rejected': { label: 'KYC rejected', action: 'contact them: the identity check failed' },
   'kyc-pending': { label: 'KYC pending', action: 'send them their KYC link' },
-  'agreement-pending': { label: 'agreement pending', action: 'send them their agreement link' },
+  'agreement-pending': {
+    label: 'agreement pending',
+    action: 'they sign it: on their page (serve invites them; link new ID makes a link), or by its agreement link',
+  },
   'bank-failed': { label: 'bank account failed', action: 'ask for other bank details: the check failed' },
   'word-to-check': {
     label: 'a status to check',
