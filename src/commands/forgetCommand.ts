@@ -34,6 +34,8 @@ export const forgetCommand: CommandBody = {
     }
     const store = await openStore(place);
     try {
+      // Which store it was: a machine may hold several (serve's inbox's, a person's own state dir).
+      io.stderr.write(`forget: in the store ${store.location} (${named})\n`);
       let missing = 0;
       for (const id of new Set(ids)) {
         const forgotten = await store.directory(place.service).forget(id);

@@ -68,14 +68,15 @@ const NOTES: Record<string, string> = {
   documentNumber: `Government ID number. ${KEEP_AS_TEXT}`,
   accountType: 'checking or savings (pick from the list).',
   bsbNumber: `Australian BSB number. ${KEEP_AS_TEXT}`,
-  agreementCompleted: "true or false: mark the payer's agreement completed. Blank uses the run's default.",
+  agreementCompleted:
+    "Only if the team collected the payer's signature of the agreement: yes, x or the day. Blank: the payer signs it on their page.",
 };
 const LISTS: Record<string, readonly string[]> = {
   beneficiaryType: BENEFICIARY_TYPES,
   bankBeneficiaryType: BENEFICIARY_TYPES,
   rails: RAILS,
   accountType: ACCOUNT_TYPES,
-  agreementCompleted: ['true', 'false'],
+  agreementCompleted: ['yes', 'no'],
 };
 const DATE_COLUMNS = new Set(['dateOfBirth', 'bankDateOfBirth']);
 type Validations = { dataValidations: { add(address: string, validation: ExcelJS.DataValidation): void } };

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { readSecretFile } from './connection.js';
 import type { OptionDef } from './OptionDef.js';
@@ -22,6 +23,13 @@ export const FORGET_OPTIONS = {
     value: 'FILE',
     describe:
       "file holding the API key the runs used; without it the key comes from `PAYER_API_KEY`, never from a flag value; one or the other is required (only a hash of it names the store's part)",
+  },
+  inbox: {
+    flag: 'inbox',
+    type: 'string',
+    value: 'DIR',
+    describe:
+      "serve's inbox folder: the store of its state dir (`.payer-onboard` there unless `--state-dir` or `PAYER_ONBOARD_STATE_DIR` says otherwise)",
   },
   stateDir: {
     flag: 'state-dir',
@@ -99,7 +107,10 @@ export function resolveDirectoryWhere(
   return {
     baseUrl: baseUrl!,
     apiKey: apiKey!,
-    stateDir: (given.stateDir ?? env.PAYER_ONBOARD_STATE_DIR) || undefined,
+    // serve keeps its store in its inbox's `.payer-onboard` unless told otherwise: the same default here.
+    stateDir:
+      (given.stateDir ?? env.PAYER_ONBOARD_STATE_DIR) ||
+      (given.inbox ? join(resolve(cwd, given.inbox), '.payer-onboard') : undefined),
     databaseUrl,
   };
 }

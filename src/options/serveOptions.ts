@@ -285,11 +285,6 @@ export const LINK_OPTIONS = {
       "serve's address behind your TLS proxy, as serve is given it (`https://payers.example.com`): `new` makes links to it",
   },
   linkDays: SERVE_OPTIONS.linkDays,
-  inbox: {
-    ...SERVE_OPTIONS.inbox,
-    describe:
-      "serve's inbox folder: its links are kept in the store of its state dir (`.payer-onboard` there unless `--state-dir` or `PAYER_ONBOARD_STATE_DIR` says otherwise)",
-  },
   ...FORGET_OPTIONS,
   stateDir: {
     ...FORGET_OPTIONS.stateDir,

@@ -68,10 +68,12 @@ function linksToSend({ links, linksTotal }: ReportData): string {
   const rows = links.map(
     (l) =>
       `<tr><td>${e(l.clientUserId)}</td><td>${e(l.source)}</td><td>${e(l.line)}</td><td>${e(l.kycStatus)}</td>` +
-      `<td>${e(l.agreementStatus)}</td><td class="links">${link(l.kycUrl, 'KYC')}${link(l.agreementUrl, 'agreement')}</td></tr>`,
+      `<td>${e(l.agreementStatus)}</td><td class="links">${link(l.kycUrl, 'KYC')}${l.agreementUrl ? ' <span data-sign>agreement: on their page</span>' : ''}</td></tr>`,
   );
+  // The agreement's link alone signs nothing: the service's frame tells the page that holds it, which then records
+  // it. So the payer signs on their own page, which serve's invitation or `link new` leads them to.
   return `<h3 data-next="links">Links to send: ${plural(linksTotal, 'payer')}</h3>
-<p>Onboarding waits on these payers: send each the links below (their identity check, or an agreement to sign).${e(cut)}</p>
+<p>Onboarding waits on these payers: send each their identity check's link below; an agreement to sign they sign on their own page (serve's invitation leads them there, or <code>payer-onboard link new ID</code> makes a link to send).${e(cut)}</p>
 <table id="links"><thead><tr><th>clientUserId</th><th>file</th><th>line</th><th>KYC</th><th>agreement</th><th>links to send</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`;
 }

@@ -142,7 +142,8 @@ const EXAMPLE_VALUES: Record<string, string> = {
   routingNumber: '021000021',
   rails: 'local',
   accountType: 'checking',
-  agreementCompleted: 'true',
+  // Blank: the payer signs the agreement on their page. A team that collected the signature writes yes or the day.
+  agreementCompleted: '',
 };
 
 /** One valid US row, a value (possibly blank) for every template column. A test checks that it validates. */

@@ -36,7 +36,7 @@ const CATEGORY_TEXT = {
   'kyc-pending': { label: 'KYC pending', action: 'send them their KYC link' },
   'agreement-pending': {
     label: 'agreement pending',
-    action: 'they sign it: on their page (serve invites them; link new ID makes a link), or by its agreement link',
+    action: 'they sign it on their page: serve invites them, or link new ID makes a link to send',
   },
   'bank-failed': { label: 'bank account failed', action: 'ask for other bank details: the check failed' },
   'word-to-check': {

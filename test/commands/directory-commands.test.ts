@@ -159,7 +159,9 @@ describe('forget', () => {
     });
 
     const forgot = await payerOnboard(['forget', 'f-1', ...where()]);
-    expect(forgot).toEqual({
+    const said = forgot.stderr.split('\n');
+    expect(said[0]).toMatch(/^forget: in the store \S+ \(127\.0\.0\.1:\d+ with this API key\)$/);
+    expect({ ...forgot, stderr: said.slice(1).join('\n') }).toEqual({
       code: 0,
       stdout: '',
       stderr:
@@ -181,6 +183,7 @@ describe('forget', () => {
     const twice = await payerOnboard(['forget', 'f-1', 'f-3', 'nobody', ...where()]);
     expect(twice.code).toBe(1);
     expect(twice.stderr.split('\n')).toEqual([
+      expect.stringMatching(/^forget: in the store /),
       expect.stringMatching(/^f-1: nothing to erase \(no directory entry or link\); kept 1 mail record /),
       // Its row carried its signature: the run recorded it.
       'f-3: erased its directory entry (names, e-mail, company); kept how and when its agreement was signed (for the ' +
@@ -205,5 +208,25 @@ describe('forget', () => {
     }
     expect(done.stderr).toBe(`someone: not known (no store in ${h.tmp.path('state')} yet): nothing to erase\n`);
     expect(existsSync(h.tmp.path('state'))).toBe(false);
+  });
+});
+
+describe("serve's inbox names its store", () => {
+  it('--inbox DIR: directory import and forget use the store serve keeps there, as link and invite do', async () => {
+    if (h.store.env.PAYER_ONBOARD_DATABASE_URL) return; // on PostgreSQL the database names the store, not a folder
+    const input = h.tmp.write('p.csv', payersCsv(['i-1']));
+    const inbox = ['--base-url', h.sandbox.url, '--inbox', 'payers'];
+    expect((await payerOnboard(['directory', 'import', input, ...inbox])).code).toBe(0);
+    const store = await openStore({ stateDir: h.tmp.path('payers/.payer-onboard') });
+    try {
+      const service = journalName(h.sandbox.url, API_KEY);
+      expect([...(await store.directory(service).entries(['i-1'])).keys()]).toEqual(['i-1']);
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(h.tmp.path('state/payer-onboard.db'))).toBe(false);
+    const forgot = await payerOnboard(['forget', 'i-1', ...inbox]);
+    expect(forgot.code).toBe(0);
+    expect(forgot.stderr).toContain('payers/.payer-onboard');
   });
 });

@@ -100,8 +100,8 @@ describe('template --format xlsx', () => {
       string
     >[];
     expect(results.map((r) => [r.clientUserId, r.outcome, r.steps])).toEqual([
-      ['hand-1', 'waiting', 'compliance=ok payment-details=waiting agreement=ok'],
-      ['hand-2', 'waiting', 'compliance=ok payment-details=waiting agreement=ok'],
+      ['hand-1', 'waiting', 'compliance=ok payment-details=waiting agreement=waiting'],
+      ['hand-2', 'waiting', 'compliance=ok payment-details=waiting agreement=waiting'],
     ]);
   });
 

@@ -65,7 +65,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     const invitation = (id: string) => smtp.received.find((m) => m.to[0] === `${id}@example.com`)!;
     const linkOf = (id: string) => `${h.serve.url}/p/${LINK.exec(invitation(id).mail.text!)![1]}`;
     expect(IDS.map((id) => invitation(id).mail.subject)).toEqual(
-      IDS.map(() => 'Payments team: please add your payment details'),
+      IDS.map(() => 'Payments team: two steps before we can pay you'),
     );
     await team.goto(`${h.serve.url}/payers`);
 

@@ -126,7 +126,9 @@ describe('report.html: what to do next', () => {
     results.forEach((r, i) => {
       expect(rows[i]).toContain(`<td>${r.clientUserId}</td><td>payers.csv</td><td>${r.line}</td>`);
       expect(rows[i]).toContain(`<a href="${r.kycUrl}" rel="noreferrer noopener">KYC</a>`);
-      expect(rows[i]).toContain(`<a href="${r.agreementUrl}" rel="noreferrer noopener">agreement</a>`);
+      // The agreement's link alone signs nothing: the payer signs on their own page.
+      expect(rows[i]).toContain('<span data-sign>agreement: on their page</span>');
+      expect(rows[i]).not.toContain(r.agreementUrl);
     });
   });
 

@@ -72,7 +72,7 @@ it('invites each payer a run registers once, with a link of its own; reminds the
   const invitations = smtp.received.slice(0, 3);
   expect(invitations.map((m) => m.to[0]).sort()).toEqual(ids.map((id) => `${id}@example.com`));
   for (const { mail } of invitations) {
-    expect(mail.subject).toBe('Payments team: please add your payment details');
+    expect(mail.subject).toBe('Payments team: two steps before we can pay you');
     expect(mail.text).toContain('Hello Ada,');
     // The first name and the link: nothing else the row holds.
     for (const other of ['Lovelace', '1985', 'Analytical', '021000021', '000123456789', '+1217'])
@@ -98,7 +98,7 @@ it('invites each payer a run registers once, with a link of its own; reminds the
 
   await waitFor(() => smtp.received.length >= 6, 'the reminders');
   expect(smtp.received.slice(3).map((m) => m.mail.subject)).toEqual(
-    ids.map(() => 'Reminder from Payments team: your payment details'),
+    ids.map(() => 'Reminder from Payments team: two steps before we can pay you'),
   );
   await waitFor(
     async () => states(await mailsOf(h, ids)).filter((s) => s.endsWith('sent')).length === 6,
@@ -249,7 +249,7 @@ it('no SMTP server: the mails are written to mail-outbox/ in the inbox, which se
   expect(existsSync(outbox) && readdirSync(outbox).length).toBe(1);
   const eml = readFileSync(join(outbox, readdirSync(outbox)[0]!), 'utf8');
   expect(eml).toContain('To: box-1@example.com');
-  expect(eml).toMatch(/Subject: Payments team: please add your payment details/);
+  expect(eml).toMatch(/Subject: Payments team: two steps before we can pay you/);
   expect(eml).toMatch(LINK);
 });
 
@@ -332,7 +332,7 @@ it('payers registered before serve sent mails are invited only when asked: invit
   const preview = await cli([...base, '--preview', 'old-3', '--mail-from', FROM, '--public-url', PUBLIC], h.tmp.dir);
   expect(preview.code).toBe(0);
   expect(preview.stdout).toMatch(
-    /^To: old-3@example\.com\nSubject: Payments team: please add your payment details\n\nHello Ada,\n/,
+    /^To: old-3@example\.com\nSubject: Payments team: two steps before we can pay you\n\nHello Ada,\n/,
   );
   expect(preview.stdout).toContain(`${PUBLIC}/p/PREVIEW-no-link-issued`);
   // A preview issues no link.

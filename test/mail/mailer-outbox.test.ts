@@ -70,12 +70,12 @@ describe('without an SMTP server, mails are written to the outbox folder', () =>
       [
         (outcomes[0] as { messageId: string }).messageId,
         expect.objectContaining({ text: 'ana@example.org' }),
-        'Payments team: please add your payment details',
+        'Payments team: two steps before we can pay you',
       ],
       [
         (outcomes[1] as { messageId: string }).messageId,
         expect.objectContaining({ text: 'ben@example.org' }),
-        'Reminder from Payments team: your payment details',
+        'Reminder from Payments team: two steps before we can pay you',
       ],
     ]);
     expect(mails[0]!.from?.text).toBe('"Payments team" <payments@example.com>');

@@ -49,7 +49,7 @@ describe('a mail sent through a real SMTP server on loopback', () => {
     expect(got!.mail.replyTo?.value).toEqual([{ name: '', address: 'help@example.com' }]);
     expect(got!.mail.to).toMatchObject({ value: [{ address: 'ana@example.org' }] });
     expect(got!.mail.messageId).toBe(outcome.kind === 'sent' ? outcome.messageId : '');
-    expect(got!.mail.subject).toBe('Payments team: please add your payment details');
+    expect(got!.mail.subject).toBe('Payments team: two steps before we can pay you');
     expect(got!.mail.text).toContain('Hello Zoë <b>&,');
     expect(got!.mail.text).toContain(`\n${LINK}\n`);
     expect(got!.mail.text).toContain('Saturday, 14 March 2026 at 10:00 UTC');

@@ -39,13 +39,13 @@ describe('the default templates', () => {
     ).toEqual(['invitation.html', 'invitation.txt', 'reminder.html', 'reminder.txt']);
     const templates = loadTemplates(defaultTemplatesDir());
     const invitation = renderMail(templates, 'invitation', VALUES);
-    expect(invitation.subject).toBe('Payments team: please add your payment details');
+    expect(invitation.subject).toBe('Payments team: two steps before we can pay you');
     expect(invitation.text).toMatch(/^Hello Ana,\n/);
     expect(invitation.text).toContain('\nhttps://payers.example.com/p/7Hq2xZ\n');
     expect(invitation.text).toContain('Saturday, 14 March 2026 at 10:00 UTC');
     expect(invitation.html).toContain('<a href="https://payers.example.com/p/7Hq2xZ"');
     const reminder = renderMail(templates, 'reminder', VALUES, 'Europe/London');
-    expect(reminder.subject).toBe('Reminder from Payments team: your payment details');
+    expect(reminder.subject).toBe('Reminder from Payments team: two steps before we can pay you');
     expect(reminder.text).toContain('Saturday, 14 March 2026 at 10:00 GMT');
     // No placeholder is left, and the link is the only URL.
     const urls = (part: string) => [...new Set(part.match(/[a-z]+:\/\/[^\s"<]+/g))];
@@ -72,7 +72,7 @@ describe('rendering', () => {
     expect(mail.html).toContain('href="https://payers.example.com/p/7Hq2xZ?a=1&amp;b=%222%22"');
     expect(mail.html).toContain('Thank you,<br>Smith &amp; &lt;Sons&gt;</p>');
     expect(mail.html).not.toMatch(/<script|<Sons>/);
-    expect(mail.subject).toBe('Smith & <Sons>: please add your payment details');
+    expect(mail.subject).toBe('Smith & <Sons>: two steps before we can pay you');
     expect(mail.text).toMatch(/^Hello <script>alert\("x"\)<\/script> & O'Brien Bcc: someone@example.org,\n/);
   });
 

@@ -66,6 +66,7 @@ describe('template', () => {
     expect(complianceRequest.parse(result.compliance)).toEqual(result.compliance);
     expect(result.paymentDetails).toHaveLength(1);
     expect(paymentDetailRequest.parse(result.paymentDetails[0])).toEqual(result.paymentDetails[0]);
-    expect(result.agreementCompleted).toBe(true);
+    // Blank: the payer signs it on their page.
+    expect(result.agreementCompleted).toBe(false);
   });
 });

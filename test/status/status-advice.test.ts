@@ -85,7 +85,7 @@ describe('status: the next step for each payer', () => {
     expect(stderr).toContain('  not registered                    1  run their rows: the service does not know them\n');
     expect(stderr).toContain('  KYC pending                       1  send them their KYC link\n');
     expect(stderr).toContain(
-      '  agreement pending                 1  they sign it: on their page (serve invites them; link new ID makes a link), or by its agreement link\n',
+      '  agreement pending                 1  they sign it on their page: serve invites them, or link new ID makes a link to send\n',
     );
     expect(stderr).toContain(
       '  compliant, no bank account given  1  add one: their bank columns on the row, or a --bank-details file, then run it\n',
