@@ -1,3 +1,4 @@
+import { Nap } from './Nap.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { journaledPayers } from '../journal/RowJournal.js';
 import type { JournalPlace } from '../journal/openJournal.js';
@@ -50,7 +51,7 @@ export class Invitations {
   private pauseMs: number;
   private pausedUntil = 0;
   private unreachableSince: string | undefined;
-  private wakeUp: (() => void) | undefined;
+  private readonly nap = new Nap();
   /** When the next mail may start, within --mail-rate. */
   private nextStart = 0;
   private readonly now: () => number;
@@ -96,7 +97,7 @@ export class Invitations {
   /** A run of serve ended: its results are read for payers to invite. */
   ranFile(): void {
     this.dirty = true;
-    this.wakeUp?.();
+    this.nap.wake();
   }
 
   /** Sends until the signal aborts; the mail in flight then ends, and a mail waiting for its turn is kept due. */
@@ -108,7 +109,7 @@ export class Invitations {
         const more = await this.step(signal);
         if (!more && !signal.aborted) {
           const paused = this.pausedUntil - this.now();
-          await this.sleep(paused > 0 ? paused : this.spec.pollMs, signal);
+          await this.nap.sleep(paused > 0 ? paused : this.spec.pollMs, signal);
         }
       }
     } finally {
@@ -257,20 +258,5 @@ export class Invitations {
     if (this.unreachableSince !== undefined) this.spec.say('serve: the mail server answers again: mails go on');
     this.unreachableSince = undefined;
     this.pauseMs = this.spec.pauseMs;
-  }
-
-  /** Waits `ms`, or less when the signal aborts or a run ends. */
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener('abort', done, { once: true });
-      this.wakeUp = done;
-    });
   }
 }

@@ -1,3 +1,4 @@
+import { Nap } from './Nap.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { Inbox } from '../inbox/Inbox.js';
 import type { Store } from '../store/Store.js';
@@ -63,7 +64,7 @@ const MOST_PAUSE_MS = 600_000;
  * every `pollMs`. A run that stops pauses the worker, and the events stay recorded until one succeeds.
  */
 export class Worker {
-  private wakeUp: (() => void) | undefined;
+  private readonly nap = new Nap();
   private pauseMs: number;
   private pausedUntil = 0;
   private nextRecheck = 0;
@@ -90,7 +91,7 @@ export class Worker {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.nap.wake();
   }
 
   /** A webhook was recorded: taken at once. */
@@ -123,9 +124,9 @@ export class Worker {
       this.spec.metrics.paused.set(this.paused() ? 1 : 0);
       if (this.paused() || (log.pendingCount() === 0 && !this.spec.catchUp.pending)) {
         const wait = this.paused() ? Math.min(this.spec.pollMs, this.pausedUntil - Date.now()) : this.spec.pollMs;
-        await this.sleep(wait, signal);
+        await this.nap.sleep(wait, signal);
         // Events a moment apart go in one batch: each batch is a run of its own.
-        if (log.pendingCount() > 0 && !signal.aborted) await this.sleep(BATCH_MS, signal, false);
+        if (log.pendingCount() > 0 && !signal.aborted) await this.nap.sleep(BATCH_MS, signal, false);
       }
     }
   }
@@ -335,21 +336,6 @@ export class Worker {
     for (const [reason, count] of byReason)
       this.spec.say(`serve: ${count} event${count === 1 ? '' : 's'} ignored: ${IGNORE_TEXT[reason]}`);
     this.spec.log.done(ignored.map((i) => i.event.id));
-  }
-
-  /** Waits `ms`, or less when the signal aborts or (when `wakeable`) an event comes. */
-  private sleep(ms: number, signal: AbortSignal, wakeable = true): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener('abort', done, { once: true });
-      if (wakeable) this.wakeUp = done;
-    });
   }
 }
 

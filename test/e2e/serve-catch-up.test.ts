@@ -32,7 +32,10 @@ describe('serve: a gap in taking webhooks', () => {
     await h.serve.close();
     for (const id of payers) h.sandbox.setKyc(id, 'approved');
     // Each approval's delivery tried on its schedule against a serve that is not there, then dropped.
-    await expect.poll(() => h!.sandbox.stats().webhooksDropped, { timeout: 15_000 }).toBe(payers.length);
+    // At least the approvals' (an agreement's of the first run, still on its schedule as serve stopped, may be too).
+    await expect
+      .poll(() => h!.sandbox.stats().webhooksDropped, { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(payers.length);
     expect(accountsOf(payers)).toEqual(payers.map(() => 0));
 
     await h.restart();

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** An inbox folder inside a test's scratch dir, with helpers to drop files and look at the folders. */
@@ -10,9 +10,13 @@ export function inboxAt(root: string) {
     drop(name: string, content: string, ageSeconds = 60, folder = 'incoming'): string {
       mkdirSync(join(root, folder), { recursive: true });
       const path = join(root, folder, name);
-      writeFileSync(path, content);
+      // Written and dated beside the folder, then moved in whole: a serve that takes files at once must not find it
+      // half-made (or take it before its date is set).
+      const making = join(root, `.${name}.making`);
+      writeFileSync(making, content);
       const at = new Date(Date.now() - ageSeconds * 1000);
-      utimesSync(path, at, at);
+      utimesSync(making, at, at);
+      renameSync(making, path);
       return path;
     },
     list(folder: string): string[] {
