@@ -202,7 +202,7 @@ describe('forget', () => {
     expect(done.code).toBe(1);
     if (h.store.env.PAYER_ONBOARD_DATABASE_URL !== undefined) {
       expect(done.stderr).toMatch(
-        /^someone: not known to the store postgres:\S+ \(127\.0\.0\.1:\d+ with this API key\)/,
+        /^forget: in the store postgres:\S+ .*\nsomeone: not known to the store postgres:\S+ \(127\.0\.0\.1:\d+ with this API key\)/,
       );
       return;
     }
