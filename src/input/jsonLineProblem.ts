@@ -15,6 +15,27 @@ export function jsonLineProblem(text: string): string | undefined {
   }
 }
 
+/**
+ * How deep a line may nest: a payer row is one object of fields, its bank accounts a level or two down
+ * (`paymentDetails`, a list of objects). Anything deeper is no row, and walking or writing it back one call per level
+ * would run out of stack: it is refused as the line's problem, found without recursion.
+ */
+const MOST_DEPTH = 32;
+export const TOO_DEEP = `nests more than ${MOST_DEPTH} levels of { } or [ ]: a payer row is one object of fields, with its bank accounts a level down in paymentDetails`;
+
+/** Whether a parsed line nests deeper than a row can: looked at level by level, never recursively. */
+export function nestedTooDeep(value: unknown): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MOST_DEPTH) return true;
+    const next: unknown[] = [];
+    for (const item of level)
+      if (item !== null && typeof item === 'object') for (const child of Object.values(item)) next.push(child);
+    level = next;
+  }
+  return false;
+}
+
 /** What a line that is valid JSON but not an object is instead; never its value. */
 export function notAnObject(value: unknown): string {
   if (Array.isArray(value))
@@ -46,6 +67,8 @@ class LineWalk {
   private key: string | undefined;
   /** Set while a value is read: a problem then lies in it, not after it. */
   private inValue = false;
+  /** The { and [ open around the walk: each level is a call of this walk, so it stops at a row's most. */
+  private depth = 0;
 
   constructor(private readonly text: string) {}
 
@@ -101,8 +124,12 @@ class LineWalk {
     this.space();
     const c = this.peek();
     if (c === undefined) throw this.cutShort('}');
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
+    if (c === '{' || c === '[') {
+      if (++this.depth > MOST_DEPTH) throw new Broken(TOO_DEEP);
+      const kind = c === '{' ? this.object() : this.array();
+      this.depth--;
+      return kind;
+    }
     if (c === '"') {
       this.string();
       return 'string';

@@ -2,7 +2,14 @@ import { createReadStream } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { Cell } from '../core/types.js';
 import { DecodeUtf8, textLines } from './decodeUtf8.js';
-import { jsonLineProblem, notAnObject, readablePairs, withoutNote } from './jsonLineProblem.js';
+import {
+  jsonLineProblem,
+  nestedTooDeep,
+  notAnObject,
+  readablePairs,
+  TOO_DEEP,
+  withoutNote,
+} from './jsonLineProblem.js';
 import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
 
 /**
@@ -67,13 +74,18 @@ function toRawRecord(text: string, line: number): RawRecord {
       parsed = parseLine(original);
     }
   }
-  if (parsed === BROKEN || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  const tooDeep = parsed !== BROKEN && nestedTooDeep(parsed);
+  if (tooDeep || parsed === BROKEN || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     // What can still be read of the line (its clientUserId, above all) names the row in results.csv.
     const cells = [
       ...carried,
       ...readablePairs(original).filter((pair) => carried.every((c) => c.column !== pair.column)),
     ];
-    const message = parsed === BROKEN ? `is not valid JSON: ${brokenLine(original)}` : notAnObject(parsed);
+    const message = tooDeep
+      ? TOO_DEEP
+      : parsed === BROKEN
+        ? `is not valid JSON: ${brokenLine(original)}`
+        : notAnObject(parsed);
     return { line, cells, original, problem: { column: '(line)', message } };
   }
   const cells: Cell[] = Object.entries(parsed as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));

@@ -1,6 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import type { CsvDialect, InputFile } from '../input/InputFile.js';
-import { withNote } from '../input/jsonLineProblem.js';
+import { nestedTooDeep, withNote } from '../input/jsonLineProblem.js';
 import type { Outcome } from '../core/types.js';
 import { CsvFileWriter, finish, openPrivateFile } from './CsvFileWriter.js';
 import { csvSafe } from '../core/formulaGuard.js';
@@ -216,7 +216,8 @@ function jsonlLine(row: RowFileRow): string {
   } catch {
     value = undefined;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
+  // A line nested deeper than a row can is written back as it came, with the note: never walked again.
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || nestedTooDeep(value))
     return withNote(text, formatErrors(row.errors), row.completedSteps);
   return JSON.stringify({ ...(value as object), error: formatErrors(row.errors), completedSteps: row.completedSteps });
 }
