@@ -124,7 +124,9 @@ describe('npm start', () => {
         'designed, so it exits 0.\n',
     );
     // The bank accounts refused before KYC are counted as such, never as a 500 that reads as an error.
-    expect(stderr).toMatch(/ {2}requests: \d+ \(200: \d+, refused before KYC: \d+\), retries: \d+\n/);
+    // A read of a new payer's stored accounts, sent alongside its registration while the gate is not yet known, may be
+    // answered 404 (the payer is not there yet): how many depends on what was in flight.
+    expect(stderr).toMatch(/ {2}requests: \d+ \(200: \d+(, 404: \d+)?, refused before KYC: \d+\), retries: \d+\n/);
     expect(stderr).not.toMatch(/\b500: /);
     // The report's command to run the failed rows again works after the demo: a sandbox of its own, not the demo's.
     expect(reruns.length).toBeGreaterThan(0);
