@@ -1,3 +1,4 @@
+import { type LiveStream, liveStreams } from './liveStreams.js';
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -164,60 +165,40 @@ async function signed(
  * revoked or expired meanwhile ends it (`gone`: the page reloads, and says the link is no longer valid).
  */
 function liveRoute(app: FastifyInstance, spec: PayerPageSpec, headers: Record<string, string>): void {
-  const streams = new Set<NodeJS.WritableStream & { end(): void }>();
+  const open = liveStreams(app, spec.changes);
   app.get('/p/live', async (request, reply) => {
     const link = await linkOf(spec, request);
     if (link === undefined || 'heldMs' in link) return reply.code(404).type('text/html').send(notValidPage());
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
-    // Nothing is written once the stream ended (a write then would be an error of the response).
-    const send = (text: string) => {
-      if (!res.writableEnded && !res.destroyed) res.write(text);
-    };
-    send(': live\n\n');
     let last = '';
     let running: Promise<void> | undefined;
     let again = false;
-    const look = async () => {
+    const look = async (stream: LiveStream) => {
       do {
         again = false;
         if (!(await spec.access.stillValid(link))) {
-          send('event: gone\ndata: {}\n\n');
-          res.end();
+          stream.send('event: gone\ndata: {}\n\n');
+          stream.end();
           return;
         }
         const text = JSON.stringify(stepSections(payerSteps(await readPayerFacts(spec.sources, link.clientUserId))));
-        if (text !== last) send(`event: state\ndata: ${text}\n\n`);
+        if (text !== last) stream.send(`event: state\ndata: ${text}\n\n`);
         last = text;
-      } while (again && !res.writableEnded);
+      } while (again && !stream.ended);
     };
     // One look at a time; changes meanwhile make one more.
-    const update = () => {
+    const update = (stream: LiveStream) => {
       if (running !== undefined) {
         again = true;
         return;
       }
-      running = look()
+      running = look(stream)
         .catch(() => undefined)
         .finally(() => {
           running = undefined;
         });
     };
-    const beat = setInterval(() => send(': beat\n\n'), 25_000);
-    spec.changes.on('change', update);
-    streams.add(res);
-    request.raw.on('close', () => {
-      clearInterval(beat);
-      spec.changes.off('change', update);
-      streams.delete(res);
-    });
     // What changed between the page and this stream.
-    update();
-  });
-  // serve's shutdown waits for open connections: the streams are ended first.
-  app.addHook('preClose', async () => {
-    for (const res of streams) res.end();
+    update(open(request, reply, headers, update));
   });
 }
 

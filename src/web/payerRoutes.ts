@@ -1,3 +1,4 @@
+import { liveStreams } from './liveStreams.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { EventEmitter } from 'node:events';
 import { once } from 'node:events';
@@ -47,7 +48,6 @@ const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail'>> = [
 
 /** The Payers page, its live part, its CSV and the button that asks the service again. */
 export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promise<void> {
-  const streams = new Set<NodeJS.WritableStream & { end(): void }>();
   let refreshing: Promise<void> | undefined;
 
   app.get('/payers', async (request, reply) => {
@@ -94,25 +94,9 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
       .send(csv);
   });
 
+  const open = liveStreams(app, spec.changes);
   app.get('/payers/live', (request, reply) => {
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { ...spec.headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
-    res.write(': live\n\n');
-    const send = () => res.write('event: change\ndata: {}\n\n');
-    // A comment now and then keeps proxies from closing a quiet stream.
-    const beat = setInterval(() => res.write(': beat\n\n'), 25_000);
-    spec.changes.on('change', send);
-    streams.add(res);
-    request.raw.on('close', () => {
-      clearInterval(beat);
-      spec.changes.off('change', send);
-      streams.delete(res);
-    });
-  });
-  // serve's shutdown waits for open connections: the streams are ended first.
-  app.addHook('preClose', async () => {
-    for (const res of streams) res.end();
+    open(request, reply, spec.headers, (stream) => stream.send('event: change\ndata: {}\n\n'));
   });
 
   app.post('/payers/refresh', async (_request, reply) => {
