@@ -7,7 +7,7 @@ import { type InputFile, type OpenedInput, unreadable } from './InputFile.js';
 import { PartTooLargeError, ZipPackage } from './package/ZipPackage.js';
 import { findDataSheet, type SheetScan, scanSheet } from './sheet/scanSheet.js';
 import { sheetInput } from './sheet/sheetInput.js';
-import { refuseTooManyRows, sheetRows } from './xlsx/sheetRows.js';
+import { refuseTooManyRows, SheetDamage, sheetRows } from './xlsx/sheetRows.js';
 import { readWorkbookParts, type SheetEntry, type WorkbookParts } from './xlsx/workbookParts.js';
 
 export { columnLetter } from './sheet/sheetInput.js';
@@ -106,7 +106,7 @@ async function openSheet(
   } catch (cause) {
     throw readError(cause, file);
   }
-  return scanSheet(sheetRows(stream!, book), columns, (cause) => readError(cause, file));
+  return scanSheet(sheetRows(stream!, book, entry.name), columns, (cause) => readError(cause, file));
 }
 
 /** Why the workbook cannot be read, as an InputError naming the file. */
@@ -116,6 +116,8 @@ function readError(cause: unknown, file: InputFile): InputError {
     return new InputError(file.name, `refused: ${cause.message}. Save it again from Excel as .xlsx, or as CSV`, {
       cause,
     });
+  if (cause instanceof SheetDamage)
+    return new InputError(file.name, `${cause.message}: save it again from Excel as .xlsx`, { cause });
   const code = (cause as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') return unreadable(file, cause);
   return new InputError(

@@ -25,6 +25,13 @@ const ERROR_FILL = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFFFC7
  */
 const NOTED_ROWS = 1000;
 
+/** Excel's last column is XFD: a sheet already that wide has no room for `error` and `completedSteps` after it. */
+const MAX_COLUMNS = 16_384;
+const EXTRA_COLUMNS = 2;
+
+/** Whether the input's columns leave room for `error` and `completedSteps` after them. */
+const hasRoom = (header: readonly string[]) => header.length + EXTRA_COLUMNS <= MAX_COLUMNS;
+
 interface SheetSlot {
   name: string;
   header: string[];
@@ -72,7 +79,10 @@ export class RowWorkbooks {
   }
 }
 
-/** One sheet of a failed or pending workbook: the input's columns as read, then `error` and `completedSteps`; cells in error in red. */
+/**
+ * One sheet of a failed or pending workbook: the input's columns as read, then `error` and `completedSteps` (in the
+ * first cell's note when the input's columns reach Excel's last); cells in error in red.
+ */
 export class XlsxRowSheet {
   constructor(
     private readonly book: Book,
@@ -88,14 +98,20 @@ export class XlsxRowSheet {
   async write(row: RowFileRow, keep: number[]): Promise<void> {
     const worksheet = await this.open();
     const cells = row.original as string[];
+    const own = keep.map((i) => cells[i] ?? '');
+    const errorText = formatErrors(row.errors);
+    const room = hasRoom(this.slot.header);
     // No `'` before a formula, unlike the CSV files: a string is stored as a text cell, which a spreadsheet never runs.
-    const added = worksheet.addRow([...keep.map((i) => cells[i] ?? ''), formatErrors(row.errors), row.completedSteps]);
+    const added = worksheet.addRow(room ? [...own, errorText, row.completedSteps] : own);
     // A cell an error is about is red, the problem in its note; step failures name no column.
     const notes = new Map<number, string[]>();
     for (const error of row.errors) {
       const index = error.column === undefined ? -1 : this.slot.header.indexOf(error.column);
       if (index >= 0) notes.set(index, [...(notes.get(index) ?? []), error.message]);
     }
+    // A sheet with no room for the two columns says them in its first cell's note instead.
+    if (!room && (errorText !== '' || row.completedSteps !== ''))
+      notes.set(0, [...(notes.get(0) ?? []), `error: ${errorText}`, `completedSteps: ${row.completedSteps}`]);
     const noted = notes.size > 0 && this.slot.noted < NOTED_ROWS;
     if (noted) this.slot.noted++;
     for (const [index, messages] of notes) {
@@ -143,8 +159,12 @@ function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
       width: Math.max(12, Math.min(40, header.length + 4)),
       style: { numFmt: '@' },
     })),
-    { header: 'error', width: 60 },
-    { header: 'completedSteps', width: 24 },
+    ...(hasRoom(slot.header)
+      ? [
+          { header: 'error', width: 60 },
+          { header: 'completedSteps', width: 24 },
+        ]
+      : []),
   ];
   worksheet.getRow(1).font = { bold: true };
   return worksheet;

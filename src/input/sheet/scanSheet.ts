@@ -15,22 +15,34 @@ import type { InputFile } from '../InputFile.js';
 
 /**
  * One cell as the sheet shows it: text (a NumberCell for a number cell), or an Excel error (`#N/A`), or a formula
- * whose result the writer never stored (openpyxl and other libraries write formulas without calculating them).
+ * whose result the writer never stored (openpyxl and other libraries write formulas without calculating them), or a
+ * text too long to keep, by its length.
  */
-export type SheetCell = string | NumberCell | { error: string } | { noResult: true };
+export type SheetCell = string | NumberCell | { error: string } | { noResult: true } | TooLongText;
+
+/** A text longer than a cell is kept: only its length was counted. */
+export interface TooLongText {
+  tooLong: number;
+}
 
 export interface SheetRow {
   /** The sheet's own row number, as Excel shows it. */
   number: number;
-  /** By column, from A; a column with no cell is a hole (undefined). */
-  cells: (SheetCell | undefined)[];
+  /** The cells that hold something, left to right, each by its column (from 0 for A): a row is as long as its cells. */
+  cells: { column: number; cell: SheetCell }[];
+  /** The characters of the row's cells in all, when more than a row keeps (its cells past that are left out). */
+  tooLong?: number;
 }
 
 export interface ScannedRow {
   number: number;
+  /** By column, from A, as far as the row was read: a column with no cell is a hole (undefined). */
   cells: (SheetCell | undefined)[];
   texts: string[];
   blank: boolean;
+  /** The first column past the width the row was read to whose cell shows something. */
+  beyond?: number;
+  tooLong?: number;
 }
 
 /** A sheet read up to its header (or HEADER_SEARCH_ROWS non-blank rows), which then reads on from there. */
@@ -38,7 +50,8 @@ export interface SheetScan {
   rows: ScannedRow[];
   blanks: number[];
   foundHeader: boolean;
-  next(): Promise<ScannedRow | undefined>;
+  /** The next row, its cells as far as `width` columns (the header's): those past it are only looked for. */
+  next(width?: number): Promise<ScannedRow | undefined>;
   close(): void;
 }
 
@@ -51,17 +64,14 @@ export async function scanSheet(
   columns: ColumnMap | undefined,
   fail: (cause: unknown) => Error,
 ): Promise<SheetScan> {
-  const next = async (): Promise<ScannedRow | undefined> => {
+  const next = async (width = Number.POSITIVE_INFINITY): Promise<ScannedRow | undefined> => {
     let step: IteratorResult<SheetRow>;
     try {
       step = await sheetRows.next();
     } catch (cause) {
       throw fail(cause);
     }
-    if (step.done) return undefined;
-    // Array.from, not map: a row's cells may have holes (a styled cell with no value further along), each ''.
-    const texts = Array.from(step.value.cells, cellText);
-    return { number: step.value.number, cells: step.value.cells, texts, blank: isBlankRow(texts) };
+    return step.done ? undefined : scannedRow(step.value, width);
   };
   const rows: ScannedRow[] = [];
   const blanks: number[] = [];
@@ -119,10 +129,40 @@ export async function findDataSheet<Entry extends { name: string }>(
   );
 }
 
+/**
+ * A row's cells laid out by column as far as `width`, so a row costs what its cells do, not what its last column
+ * does: a cell at XFD in a sheet of twenty columns is looked at once, not laid out 16,384 wide.
+ */
+function scannedRow(row: SheetRow, width: number): ScannedRow {
+  const cells: (SheetCell | undefined)[] = [];
+  const texts: string[] = [];
+  let beyond: number | undefined;
+  for (const { column, cell } of row.cells) {
+    const text = cellText(cell);
+    if (column >= width) {
+      if (beyond === undefined && text.trim() !== '') beyond = column;
+      continue;
+    }
+    while (texts.length < column) {
+      texts.push('');
+      cells.push(undefined);
+    }
+    texts.push(text);
+    cells.push(cell);
+  }
+  const scanned: ScannedRow = { number: row.number, cells, texts, blank: isBlankRow(texts) && beyond === undefined };
+  if (beyond !== undefined) scanned.beyond = beyond;
+  if (row.tooLong !== undefined) {
+    scanned.tooLong = row.tooLong;
+    scanned.blank = false;
+  }
+  return scanned;
+}
+
 function cellText(cell: SheetCell | undefined): string {
   if (cell === undefined) return '';
   if (typeof cell === 'string') return cell;
   if ('error' in cell) return cell.error;
-  if ('noResult' in cell) return '';
-  return cell.shown;
+  if ('shown' in cell) return cell.shown;
+  return '';
 }

@@ -38,7 +38,7 @@ export function sheetInput(
     try {
       for (const row of scan.rows.slice(index + 1)) yield toRawRecord(row, header, notPayer);
       for (;;) {
-        const row = await scan.next();
+        const row = await scan.next(header.length);
         if (row === undefined) break;
         if (row.blank) skipped.blank(row.number);
         else yield toRawRecord(row, header, notPayer);
@@ -59,7 +59,10 @@ function toRawRecord(row: ScannedRow, header: string[], notPayer: NotPayerCheck)
     return { column, value: cell !== undefined && typeof cell === 'object' && 'shown' in cell ? cell : original[i] };
   });
   const record: RawRecord = { line: row.number, cells, original };
-  record.problem = notPayer(row.texts) ?? rowProblem(row, header, original);
+  // A text too long to keep reads as empty: that, not the row's few other cells, is its problem.
+  const unkept =
+    row.tooLong !== undefined || row.cells.some((c) => c !== undefined && typeof c === 'object' && 'tooLong' in c);
+  record.problem = (unkept ? undefined : notPayer(row.texts)) ?? rowProblem(row, header, original);
   if (record.problem === undefined) delete record.problem;
   return record;
 }
@@ -67,11 +70,14 @@ function toRawRecord(row: ScannedRow, header: string[], notPayer: NotPayerCheck)
 type NotPayerCheck = ReturnType<typeof notAPayerRow>;
 
 function rowProblem(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
-  const beyond = row.texts.slice(header.length).findIndex((t) => t.trim() !== '');
-  if (beyond >= 0)
+  if (row.tooLong !== undefined)
+    return { column: '(row)', message: `is larger than 4 MB (${row.tooLong} characters in its cells)` };
+  const past = row.texts.slice(header.length).findIndex((t) => t.trim() !== '');
+  const beyond = row.beyond ?? (past >= 0 ? header.length + past : undefined);
+  if (beyond !== undefined)
     return {
       column: '(row)',
-      message: `has a value in column ${columnLetter(header.length + beyond)}, right of the last header: give that column a header or clear it`,
+      message: `has a value in column ${columnLetter(beyond)}, right of the last header: give that column a header or clear it`,
     };
   const columnOf = (i: number) => header[i] || columnLetter(i);
   const error = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'error' in c);
@@ -87,13 +93,21 @@ function rowProblem(row: ScannedRow, header: string[], original: string[]): RowI
       message:
         'holds a formula whose result was never saved (the program that wrote the file does not calculate): open the file in Excel or LibreOffice and save it, or type the value',
     };
-  const long = original.findIndex((text) => text.length > MAX_CELL_LENGTH);
-  if (long >= 0)
-    return {
-      column: header[long] || '(row)',
-      message: `is ${original[long]!.length} characters long, at most ${MAX_CELL_LENGTH}`,
-    };
-  return undefined;
+  return longCell(row, header, original);
+}
+
+/** A cell longer than MAX_CELL_LENGTH; one too long to keep is empty in `original`, its length counted. */
+function longCell(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
+  const lengthOf = (i: number) => {
+    const cell = row.cells[i];
+    return cell !== undefined && typeof cell === 'object' && 'tooLong' in cell ? cell.tooLong : original[i]!.length;
+  };
+  const long = original.findIndex((_, i) => lengthOf(i) > MAX_CELL_LENGTH);
+  if (long < 0) return undefined;
+  return {
+    column: header[long] || '(row)',
+    message: `is ${lengthOf(long)} characters long, at most ${MAX_CELL_LENGTH}`,
+  };
 }
 
 /** 0 -> A, 25 -> Z, 26 -> AA: how Excel names a column. */

@@ -1,3 +1,11 @@
+import { MAX_CELL_LENGTH } from '../InputFile.js';
+
+/**
+ * Characters of one cell's text kept while it is read: past this it is only counted. Excel escapes a character XML
+ * cannot hold as `_xHHHH_`, seven for one, so a cell kept whole is never longer than MAX_CELL_LENGTH for that.
+ */
+export const CELL_TEXT_LIMIT = 7 * MAX_CELL_LENGTH;
+
 /**
  * Excel writes characters XML cannot hold (and a literal `_x` sequence) as `_xHHHH_`: `_x000D_` is a carriage
  * return, `_x005F_` an underscore.

@@ -1,6 +1,7 @@
 import { PackageError, readXml } from '../package/parseXml.js';
 import type { ZipPackage } from '../package/ZipPackage.js';
-import { unescapeText } from './cellText.js';
+import type { TooLongText } from '../sheet/scanSheet.js';
+import { CELL_TEXT_LIMIT, unescapeText } from './cellText.js';
 import { partOfType, readRelationships } from './relationships.js';
 
 export interface SheetEntry {
@@ -13,7 +14,8 @@ export interface SheetEntry {
 /** What every cell of a workbook is read with: its sheets, shared strings, number formats and date system. */
 export interface WorkbookParts {
   sheets: SheetEntry[];
-  sharedStrings: string[];
+  /** Each as the cell shows it, or only its length when it is longer than a cell is kept. */
+  sharedStrings: (string | TooLongText)[];
   /** By cell style index (`s="3"`): the number format code, or undefined for General. */
   formats: (string | undefined)[];
   /** Dates count from 1904-01-01 (Excel for Mac before 2011, and files that kept its setting). */
@@ -66,26 +68,37 @@ export async function readWorkbookParts(pkg: ZipPackage): Promise<WorkbookParts>
  * (`O'` + bold `Brien` is `O'Brien`); a phonetic guide (`<rPh>`, the reading Japanese Excel stores beside a name)
  * is left out. Held whole: a cell refers to any of them by number.
  */
-async function readSharedStrings(pkg: ZipPackage, part: string): Promise<string[]> {
+async function readSharedStrings(pkg: ZipPackage, part: string): Promise<(string | TooLongText)[]> {
   const stream = await pkg.open(part, 'sharedStrings');
   if (stream === undefined) return [];
-  const strings: string[] = [];
+  const strings: (string | TooLongText)[] = [];
   let text = '';
+  // The string's characters, kept or not: past CELL_TEXT_LIMIT they are only counted.
+  let length = 0;
   let inText = false;
   let phonetic = 0;
+  const add = (count: number, value: string) => {
+    length += count;
+    text = length > CELL_TEXT_LIMIT ? '' : text + value;
+  };
   await readXml(stream, {
     open(name) {
-      if (name === 'si') text = '';
-      else if (name === 't') inText = true;
+      if (name === 'si') {
+        text = '';
+        length = 0;
+      } else if (name === 't') inText = true;
       else if (name === 'rPh') phonetic++;
     },
     text(value) {
-      if (inText && phonetic === 0) text += value;
+      if (inText && phonetic === 0) add(value.length, value);
+    },
+    dropped(count) {
+      if (inText && phonetic === 0) add(count, '');
     },
     close(name) {
       if (name === 't') inText = false;
       else if (name === 'rPh') phonetic--;
-      else if (name === 'si') strings.push(unescapeText(text));
+      else if (name === 'si') strings.push(length > CELL_TEXT_LIMIT ? { tooLong: length } : unescapeText(text));
     },
   });
   return strings;
