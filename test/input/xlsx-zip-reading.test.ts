@@ -88,6 +88,6 @@ describe('xlsx parts as the zip holds them', () => {
     for await (const row of sheetRows(Readable.from([xml.subarray(0, inside), xml.subarray(inside)]), book)) {
       rows.push(row);
     }
-    expect(rows).toEqual([{ number: 1, cells: ['Müller 山田'] }]);
+    expect(rows).toEqual([{ number: 1, cells: [{ column: 0, cell: 'Müller 山田' }] }]);
   });
 });

@@ -84,7 +84,7 @@ export async function countRowTags(sheet: Readable, stopPast: number): Promise<n
 export class SheetDamage extends Error {}
 
 /** The characters a row's cells may hold in all; past this the row's cells are counted, not kept (as CSV's 4 MB). */
-export const MAX_ROW_TEXT = 4 * 1024 * 1024;
+const MAX_ROW_TEXT = 4 * 1024 * 1024;
 
 /** How a value the file gives (an `r` attribute) is shown in a message: short, and as written. */
 const shown = (value: string) => JSON.stringify(value.length > 12 ? `${value.slice(0, 12)}…` : value);
