@@ -442,7 +442,7 @@ async function teamPage(
   context: RunContext,
   serving: Serving & { book: InstanceType<typeof import('../web/index.js').PayerBook>; hosts: Set<string> },
 ): Promise<WebPage> {
-  const { webRoutes, WebAuth, Uploads, Mappings, SECURITY_HEADERS, MIN_PASSWORD } = module;
+  const { webRoutes, WebAuth, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } = module;
   if (password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -454,7 +454,15 @@ async function teamPage(
     settings: serving.store.journal(serving.journal.service),
   };
   const mappings = new Mappings(kept.web);
-  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings, kept.web);
+  // Uploaded files are read and checked in processes of their own, killed when serve stops.
+  const reader = new UploadReader(READER_LIMITS, context.signal);
+  const uploads = new Uploads(
+    join(inbox.paths.root, '.web', 'uploads'),
+    inbox.paths.incoming,
+    mappings,
+    kept.web,
+    reader,
+  );
   await uploads.prune(UPLOADS_KEPT_MS);
   const spec = {
     auth: await WebAuth.create(password, Date.now, kept),
