@@ -5,6 +5,7 @@ import pLimit from 'p-limit';
 import { packageRoot } from '../core/packageRoot.js';
 import type { ReadFile, UploadJob } from './checkChild.js';
 import type { CheckedUpload, CheckJob } from './checkUpload.js';
+import type { RowsKept } from './uploadTable.js';
 
 /** How long a job on an uploaded file may take, and how much memory its process may hold. */
 export interface ReaderLimits {
@@ -50,9 +51,9 @@ export class UploadReader {
     });
   }
 
-  /** The file's table (undefined for JSON lines or a file the tool cannot read), and its facts when asked. */
-  read(path: string, facts: boolean): Promise<Answer<ReadFile>> {
-    return this.slots(() => this.spawn<ReadFile>({ kind: 'read', path, facts }));
+  /** The file's table with the rows asked for (none for JSON lines or a file the tool cannot read), and its facts. */
+  read(path: string, rows: RowsKept, facts = false): Promise<Answer<ReadFile>> {
+    return this.slots(() => this.spawn<ReadFile>({ kind: 'read', path, facts, rows }));
   }
 
   /** The upload checked as it would be sent (its file of the page's making written first, when edited). */

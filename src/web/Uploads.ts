@@ -21,6 +21,9 @@ import type { Mappings } from './Mappings.js';
 import { UploadReader } from './UploadReader.js';
 import type { Fix, UploadTable } from './uploadTable.js';
 
+/** The rows a page shows of every upload, whatever the check found: samples of each column for the mapping. */
+const PAGE_ROWS = 50;
+
 /** The file types the CLI reads, as an upload may be named. */
 const EXTENSIONS = new Set(['.csv', '.txt', '.tsv', '.xlsx', '.jsonl', '.ndjson']);
 
@@ -108,7 +111,8 @@ export class Uploads {
    */
   async accept(id: string, path: string, size: number, input: InboxRunInput, context: RunContext): Promise<Upload> {
     chmodSync(path, 0o600);
-    const read = await this.reader.read(path, true);
+    // Its header only: the mapping saved for it is looked up.
+    const read = await this.reader.read(path, { first: 0, lines: [] }, true);
     const found = 'value' in read ? (read.value.facts ?? {}) : {};
     const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString(), found };
     await this.tables.putUpload({ id, at: upload.at, upload: JSON.stringify(upload), fixes: '[]' }, readFileSync(path));
@@ -130,11 +134,16 @@ export class Uploads {
     return stored && (JSON.parse(stored.upload) as Upload);
   }
 
-  /** The upload's rows as the tool reads them, while its file is kept (until sent as it stands). */
+  /**
+   * The upload's rows as the tool reads them, those its page shows (the first, and those refused, changed or left
+   * out), while its file is kept (until sent as it stands).
+   */
   async table(upload: Upload): Promise<UploadTable | undefined> {
     const path = await this.file(upload);
     if (path === undefined) return undefined;
-    const read = await this.reader.read(path, false);
+    const refused = (upload.check?.problems ?? []).map((problem) => Number(problem.line));
+    const lines = [...refused, ...(upload.leftOut ?? []), ...(await this.fixes(upload)).map((fix) => fix.line)];
+    const read = await this.reader.read(path, { first: PAGE_ROWS, lines });
     return 'value' in read ? read.value.table : undefined;
   }
 

@@ -4,10 +4,12 @@
 // the file's cells), and a job that fails in a way the readers do not word ends it with no answer.
 import { type CheckedUpload, checkUpload, type CheckJob } from './checkUpload.js';
 import { type FileFacts, fileFacts } from './fileFacts.js';
-import { readTable, type UploadTable } from './uploadTable.js';
+import { type RowsKept, readTable, type UploadTable } from './uploadTable.js';
 
 /** What serve asks of an uploaded file: its facts and table (`read`), or its check as it would be sent (`check`). */
-export type UploadJob = { kind: 'read'; path: string; facts: boolean } | { kind: 'check'; job: CheckJob };
+export type UploadJob =
+  | { kind: 'read'; path: string; facts: boolean; rows: RowsKept }
+  | { kind: 'check'; job: CheckJob };
 
 export interface ReadFile {
   facts?: FileFacts;
@@ -25,8 +27,9 @@ async function work(job: UploadJob): Promise<ReadFile | CheckedUpload> {
   const busyMs = Number(process.env[TEST_BUSY] ?? 0);
   for (const until = Date.now() + busyMs; Date.now() < until; );
   if (job.kind === 'check') return checkUpload(job.job);
-  const table = await readTable(job.path);
-  return { ...(job.facts ? { facts: await fileFacts(job.path) } : {}), ...(table === undefined ? {} : { table }) };
+  const facts = job.facts ? { facts: await fileFacts(job.path) } : {};
+  const table = await readTable(job.path, job.rows);
+  return { ...facts, ...(table === undefined ? {} : { table }) };
 }
 
 process.once('message', (job: UploadJob) => {

@@ -58,31 +58,42 @@ export interface CheckedUpload {
 /** The upload checked as it would be sent: as uploaded, or the file written from it with the person's edits. */
 export async function checkUpload(job: CheckJob): Promise<CheckedUpload> {
   const { original, name, dir, input, places } = job;
-  const table = job.edits === undefined ? undefined : await readTable(original);
-  if (job.edits === undefined || table === undefined)
-    return { check: await checkFile(original, join(dir, 'check'), input, places) };
-  mkdirSync(join(dir, 'sent'), { recursive: true, mode: 0o700 });
-  const path = join(dir, 'sent', sentName(name));
-  const workbook = extname(name).toLowerCase() === '.xlsx';
-  const lines = workbook
-    ? await writeSentWorkbook(original, path, job.sheet, table, job.edits)
-    : writeSentFile(path, table, job.edits);
-  const checked = await checkFile(path, join(dir, 'check'), input, places, lines);
+  const sent = job.edits === undefined ? undefined : await writeEdited(job, job.edits);
+  if (sent === undefined) return { check: await checkFile(original, join(dir, 'check'), input, places) };
+  const checked = await checkFile(sent.path, join(dir, 'check'), input, places, sent.lines);
   // The format the person knows is their file's; what is sent is said beside it.
   const check = { ...checked, format: extname(name).slice(1).toLowerCase() };
-  if (table.bankSheet !== undefined && !workbook)
+  if (sent.bankSheet !== undefined && !isWorkbook(name))
     check.warnings.push(
-      `the sheet "${table.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
+      `the sheet "${sent.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
     );
   return { check, sentFile: sentName(name) };
 }
+
+/**
+ * The file of the page's making written into `sent/`, with the upload's line of each of its lines; none for a file
+ * with no table (JSON lines, or one the tool cannot read). The whole table is read here and let go on return: the
+ * check that follows holds as much again.
+ */
+async function writeEdited(job: CheckJob, edits: Edits) {
+  const table = await readTable(job.original);
+  if (table === undefined) return undefined;
+  mkdirSync(join(job.dir, 'sent'), { recursive: true, mode: 0o700 });
+  const path = join(job.dir, 'sent', sentName(job.name));
+  const lines = isWorkbook(job.name)
+    ? await writeSentWorkbook(job.original, path, job.sheet, table, edits)
+    : writeSentFile(path, table, edits);
+  return { path, lines, bankSheet: table.bankSheet };
+}
+
+const isWorkbook = (name: string) => extname(name).toLowerCase() === '.xlsx';
 
 /**
  * The name of the file sent for an edited upload: a workbook's own (it is sent as a workbook), any other's as UTF-8 CSV
  * (`monday.tsv` -> `monday.csv`).
  */
 export function sentName(name: string): string {
-  if (extname(name).toLowerCase() === '.xlsx') return name;
+  if (isWorkbook(name)) return name;
   return `${name.slice(0, name.length - extname(name).length)}.csv`;
 }
 
