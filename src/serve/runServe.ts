@@ -179,7 +179,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     const closed = whenStopped(signal, async () => {
       // From here no webhook is taken: that moment is when a gap begins, however long the rest takes.
       await catchUp.stop();
-      await app.close();
+      await closeApp(app);
       await working;
       await releaseAll();
       say(failure === undefined ? 'serve: stopped' : 'serve: stopped after a failure');
@@ -563,6 +563,20 @@ function quiet(afterMs: number, worker: Worker): Record<string, unknown> {
       note: `no webhook for ${Math.floor((Date.now() - lastEventAt) / 3_600_000)} h while ${waiting} payers wait: the service lists these events under legacy integrations; check the webhook registered for this Client ID. The recheck (--recheck-after) reads them meanwhile`,
     },
   };
+}
+
+/**
+ * The server closed: no request taken, those in flight answered. A keep-alive connection that goes idle once its
+ * answer is sent (a page whose upload's check was cut short by the stop, say) is closed then, not left open for its
+ * keep-alive of 65 s: Node closes the idle ones only when the close begins.
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(idle);
+  }
 }
 
 /** Runs `finish` once the signal aborts (at once if it has); resolves when it is done. */
