@@ -10,7 +10,12 @@ import { build } from 'esbuild';
 const outdir = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [fileURLToPath(new URL('../dist/bin.js', import.meta.url))],
+  // The bin, and the process serve reads and checks an uploaded file in (src/web/UploadReader.ts), which shares its
+  // chunks: named here, each lands at the top of dist/bundle/.
+  entryPoints: {
+    bin: fileURLToPath(new URL('../dist/bin.js', import.meta.url)),
+    checkChild: fileURLToPath(new URL('../dist/web/checkChild.js', import.meta.url)),
+  },
   outdir,
   bundle: true,
   splitting: true,

@@ -179,7 +179,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     const closed = whenStopped(signal, async () => {
       // From here no webhook is taken: that moment is when a gap begins, however long the rest takes.
       await catchUp.stop();
-      await app.close();
+      await closeApp(app);
       await working;
       await releaseAll();
       say(failure === undefined ? 'serve: stopped' : 'serve: stopped after a failure');
@@ -442,7 +442,7 @@ async function teamPage(
   context: RunContext,
   serving: Serving & { book: InstanceType<typeof import('../web/index.js').PayerBook>; hosts: Set<string> },
 ): Promise<WebPage> {
-  const { webRoutes, WebAuth, Uploads, Mappings, SECURITY_HEADERS, MIN_PASSWORD } = module;
+  const { webRoutes, WebAuth, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } = module;
   if (password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -454,7 +454,15 @@ async function teamPage(
     settings: serving.store.journal(serving.journal.service),
   };
   const mappings = new Mappings(kept.web);
-  const uploads = new Uploads(join(inbox.paths.root, '.web', 'uploads'), inbox.paths.incoming, mappings, kept.web);
+  // Uploaded files are read and checked in processes of their own, killed when serve stops.
+  const reader = new UploadReader(READER_LIMITS, context.signal);
+  const uploads = new Uploads(
+    join(inbox.paths.root, '.web', 'uploads'),
+    inbox.paths.incoming,
+    mappings,
+    kept.web,
+    reader,
+  );
   await uploads.prune(UPLOADS_KEPT_MS);
   const spec = {
     auth: await WebAuth.create(password, Date.now, kept),
@@ -555,6 +563,20 @@ function quiet(afterMs: number, worker: Worker): Record<string, unknown> {
       note: `no webhook for ${Math.floor((Date.now() - lastEventAt) / 3_600_000)} h while ${waiting} payers wait: the service lists these events under legacy integrations; check the webhook registered for this Client ID. The recheck (--recheck-after) reads them meanwhile`,
     },
   };
+}
+
+/**
+ * The server closed: no request taken, those in flight answered. A keep-alive connection that goes idle once its
+ * answer is sent (a page whose upload's check was cut short by the stop, say) is closed then, not left open for its
+ * keep-alive of 65 s: Node closes the idle ones only when the close begins.
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(idle);
+  }
 }
 
 /** Runs `finish` once the signal aborts (at once if it has); resolves when it is done. */

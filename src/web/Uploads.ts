@@ -14,12 +14,15 @@ import {
 import { basename, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { WebTables } from '../store/Store.js';
-import type { RunContext } from '../pipeline/RunSession.js';
-import { type FileFacts, fileFacts } from './fileFacts.js';
-import { checkFile, type UploadCheck } from './checkUpload.js';
+import { placesOf, type RunContext } from '../pipeline/RunSession.js';
+import type { FileFacts } from './fileFacts.js';
+import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
 import type { Mappings } from './Mappings.js';
-import { writeSentWorkbook } from './sentWorkbook.js';
-import { type Edits, type Fix, readTable, type UploadTable, writeSentFile } from './uploadTable.js';
+import { UploadReader } from './UploadReader.js';
+import type { Fix, UploadTable } from './uploadTable.js';
+
+/** The rows a page shows of every upload, whatever the check found: samples of each column for the mapping. */
+const PAGE_ROWS = 50;
 
 /** The file types the CLI reads, as an upload may be named. */
 const EXTENSIONS = new Set(['.csv', '.txt', '.tsv', '.xlsx', '.jsonl', '.ndjson']);
@@ -65,6 +68,8 @@ export class Uploads {
     /** Mappings saved by header, in the store. */
     readonly mappings: Mappings,
     private readonly tables: WebTables,
+    /** Where every read of an uploaded file is made: never in serve's own event loop. */
+    private readonly reader = new UploadReader(),
   ) {}
 
   /**
@@ -106,15 +111,18 @@ export class Uploads {
    */
   async accept(id: string, path: string, size: number, input: InboxRunInput, context: RunContext): Promise<Upload> {
     chmodSync(path, 0o600);
-    const upload: Upload = {
-      id,
-      name: basename(path),
-      size,
-      at: new Date().toISOString(),
-      found: await fileFacts(path),
-    };
+    // Its header only: the mapping saved for it is looked up.
+    const read = await this.reader.read(path, { first: 0, lines: [] }, true);
+    const found = 'value' in read ? (read.value.facts ?? {}) : {};
+    const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString(), found };
     await this.tables.putUpload({ id, at: upload.at, upload: JSON.stringify(upload), fixes: '[]' }, readFileSync(path));
-    const table = await readTable(path);
+    if ('failed' in read) {
+      // A file its reading could not get through is not checked again: the check would read it the same way.
+      upload.check = unusableCheck(upload.name, this.reader.why(upload.name, read.failed));
+      await this.save(upload);
+      return upload;
+    }
+    const table = read.value.table;
     const saved = table === undefined ? undefined : await this.mappings.get(table.header);
     if (saved !== undefined) Object.assign(upload, { mapping: saved, mappingSaved: true });
     return this.recheck(upload, { input, context });
@@ -126,10 +134,17 @@ export class Uploads {
     return stored && (JSON.parse(stored.upload) as Upload);
   }
 
-  /** The upload's rows as the tool reads them, while its file is kept (until sent as it stands). */
+  /**
+   * The upload's rows as the tool reads them, those its page shows (the first, and those refused, changed or left
+   * out), while its file is kept (until sent as it stands).
+   */
   async table(upload: Upload): Promise<UploadTable | undefined> {
     const path = await this.file(upload);
-    return path === undefined ? undefined : readTable(path);
+    if (path === undefined) return undefined;
+    const refused = (upload.check?.problems ?? []).map((problem) => Number(problem.line));
+    const lines = [...refused, ...(upload.leftOut ?? []), ...(await this.fixes(upload)).map((fix) => fix.line)];
+    const read = await this.reader.read(path, { first: PAGE_ROWS, lines });
+    return 'value' in read ? read.value.table : undefined;
   }
 
   /**
@@ -228,26 +243,21 @@ export class Uploads {
     const dir = join(this.root, upload.id);
     const original = (await this.file(upload)) ?? join(dir, upload.name);
     rmSync(join(dir, 'check'), { recursive: true, force: true });
-    const fixes = await this.fixes(upload);
-    const table = (await this.edited(upload)) ? await readTable(original) : undefined;
+    rmSync(join(dir, 'sent'), { recursive: true, force: true });
+    const edits = (await this.edited(upload))
+      ? { mapping: upload.mapping ?? {}, fixes: await this.fixes(upload), leftOut: upload.leftOut ?? [] }
+      : undefined;
+    const { cwd, env, home } = placesOf(context);
+    const checked = await this.reader.check({
+      ...{ original, name: upload.name, dir, input, places: { cwd, env: { ...env }, home } },
+      ...(upload.found?.sheet === undefined ? {} : { sheet: upload.found.sheet }),
+      ...(edits === undefined ? {} : { edits }),
+    });
     delete upload.sentFile;
-    if (table === undefined) upload.check = await checkFile(original, join(dir, 'check'), input, context);
+    if ('failed' in checked) upload.check = unusableCheck(upload.name, this.reader.why(upload.name, checked.failed));
     else {
-      const edits: Edits = { mapping: upload.mapping ?? {}, fixes, leftOut: upload.leftOut ?? [] };
-      mkdirSync(join(dir, 'sent'), { recursive: true, mode: 0o700 });
-      const path = join(dir, 'sent', sentName(upload.name));
-      const workbook = extname(upload.name).toLowerCase() === '.xlsx';
-      const lines = workbook
-        ? await writeSentWorkbook(original, path, upload.found?.sheet, table, edits)
-        : writeSentFile(path, table, edits);
-      const check = await checkFile(path, join(dir, 'check'), input, context, lines);
-      // The format the person knows is their file's; what is sent is said beside it.
-      upload.check = { ...check, format: extname(upload.name).slice(1).toLowerCase() };
-      if (table.bankSheet !== undefined && !workbook)
-        upload.check.warnings.push(
-          `the sheet "${table.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
-        );
-      upload.sentFile = sentName(upload.name);
+      upload.check = checked.value.check;
+      if (checked.value.sentFile !== undefined) upload.sentFile = checked.value.sentFile;
     }
     await this.save(upload);
     return upload;
@@ -282,13 +292,4 @@ export class Uploads {
       content,
     );
   }
-}
-
-/**
- * The name of the file sent for an edited upload: a workbook's own (it is sent as a workbook), any other's as UTF-8 CSV
- * (`monday.tsv` -> `monday.csv`).
- */
-export function sentName(name: string): string {
-  if (extname(name).toLowerCase() === '.xlsx') return name;
-  return `${name.slice(0, name.length - extname(name).length)}.csv`;
 }

@@ -1,10 +1,12 @@
-import { extname } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { PayerOnboardError } from '../core/errors.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import { readOwnCsv } from '../output/readOwnCsv.js';
 import { run } from '../pipeline/run.js';
-import type { RunContext } from '../pipeline/RunSession.js';
 import { readStatusInputs } from '../status/statusInputs.js';
+import { writeSentWorkbook } from './sentWorkbook.js';
+import { type Edits, readTable, writeSentFile } from './uploadTable.js';
 
 /** What the tool found in an uploaded file, as the upload page shows it. */
 export interface UploadCheck {
@@ -23,22 +25,100 @@ export interface UploadCheck {
 }
 
 /**
+ * What a check of the file goes by of serve's run context: only these, as plain data (the check runs in a process of
+ * its own). The rest of the context (serve's stderr, its signal, the service it holds) a `validate` has no use for.
+ */
+interface CheckPlaces {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+/** An upload to check as it would be sent: as uploaded, or written again with the person's edits. */
+export interface CheckJob {
+  /** The file as uploaded, and its name as the person knows it. */
+  original: string;
+  name: string;
+  /** The upload's folder: the check's outputs go into `check/`, a file of the page's making into `sent/`. */
+  dir: string;
+  /** The sheet read from a workbook, as its facts say. */
+  sheet?: string;
+  /** The person's edits, when the upload is sent as a file of its own making. */
+  edits?: Edits;
+  input: InboxRunInput;
+  places: CheckPlaces;
+}
+
+/** A job's check, and the name of the file written with the edits, when one was. */
+export interface CheckedUpload {
+  check: UploadCheck;
+  sentFile?: string;
+}
+
+/** The upload checked as it would be sent: as uploaded, or the file written from it with the person's edits. */
+export async function checkUpload(job: CheckJob): Promise<CheckedUpload> {
+  const { original, name, dir, input, places } = job;
+  const sent = job.edits === undefined ? undefined : await writeEdited(job, job.edits);
+  if (sent === undefined) return { check: await checkFile(original, join(dir, 'check'), input, places) };
+  const checked = await checkFile(sent.path, join(dir, 'check'), input, places, sent.lines);
+  // The format the person knows is their file's; what is sent is said beside it.
+  const check = { ...checked, format: extname(name).slice(1).toLowerCase() };
+  if (sent.bankSheet !== undefined && !isWorkbook(name))
+    check.warnings.push(
+      `the sheet "${sent.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
+    );
+  return { check, sentFile: sentName(name) };
+}
+
+/**
+ * The file of the page's making written into `sent/`, with the upload's line of each of its lines; none for a file
+ * with no table (JSON lines, or one the tool cannot read). The whole table is read here and let go on return: the
+ * check that follows holds as much again.
+ */
+async function writeEdited(job: CheckJob, edits: Edits) {
+  const table = await readTable(job.original);
+  if (table === undefined) return undefined;
+  mkdirSync(join(job.dir, 'sent'), { recursive: true, mode: 0o700 });
+  const path = join(job.dir, 'sent', sentName(job.name));
+  const lines = isWorkbook(job.name)
+    ? await writeSentWorkbook(job.original, path, job.sheet, table, edits)
+    : writeSentFile(path, table, edits);
+  return { path, lines, bankSheet: table.bankSheet };
+}
+
+const isWorkbook = (name: string) => extname(name).toLowerCase() === '.xlsx';
+
+/**
+ * The name of the file sent for an edited upload: a workbook's own (it is sent as a workbook), any other's as UTF-8 CSV
+ * (`monday.tsv` -> `monday.csv`).
+ */
+export function sentName(name: string): string {
+  if (isWorkbook(name)) return name;
+  return `${name.slice(0, name.length - extname(name).length)}.csv`;
+}
+
+/** A check that could not be made, with the one sentence that says why. */
+export function unusableCheck(name: string, why: string): UploadCheck {
+  const format = extname(name).slice(1).toLowerCase();
+  return { format, rows: 0, ok: 0, invalid: 0, payers: 0, withBank: 0, warnings: [], problems: [], unusable: why };
+}
+
+/**
  * `validate` of the file into `out`, and its payers counted: what a run of it would find, with nothing sent. `lines`:
  * for a file written from the upload (mapped or fixed), the upload's line of each of its lines, so problems are
  * reported where the person's own file has them.
  */
-export async function checkFile(
+async function checkFile(
   path: string,
   out: string,
   input: InboxRunInput,
-  context: RunContext,
+  places: CheckPlaces,
   lines?: ReadonlyMap<number, number>,
 ): Promise<UploadCheck> {
   const empty = { format: extname(path).slice(1), rows: 0, ok: 0, invalid: 0, payers: 0, withBank: 0, warnings: [] };
   try {
-    // Nothing of the check goes to serve's log: its lines (columns not understood, say) can quote the file's cells.
-    const quiet: RunContext = { ...context, stderr: undefined };
-    const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, quiet);
+    // No stderr: nothing of the check is said anywhere (its lines, columns not understood say, can quote the cells).
+    const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, places);
     const lineOf = (line: string) => (lines === undefined ? line : String(lines.get(Number(line)) ?? line));
     const problems: UploadCheck['problems'] = [];
     for await (const r of readOwnCsv(summary.outputs.results)) {

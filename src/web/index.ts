@@ -1,6 +1,7 @@
 // The web page, loaded by `serve` only when the operator set its password.
 export { PayerBook } from './payerBook.js';
 export { Uploads } from './Uploads.js';
+export { READER_LIMITS, UploadReader } from './UploadReader.js';
 export { MIN_PASSWORD, WebAuth } from './WebAuth.js';
 export { SECURITY_HEADERS, webRoutes } from './webRoutes.js';
 export { Mappings } from './Mappings.js';

@@ -1,9 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PayerOnboardError } from '../core/errors.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 
-/** An upload's rows as the tool reads them: the header it chose (below any title rows) and each row's texts by line. */
+/**
+ * An upload's rows as the tool reads them: the header it chose (below any title rows) and each row's texts by line
+ * (every row, or those asked for: see `RowsKept`).
+ */
 export interface UploadTable {
   header: string[];
   rows: Array<{ line: number; texts: string[] }>;
@@ -27,10 +30,21 @@ export interface Edits {
 }
 
 /**
- * The table of an upload with a header (CSV, TSV, a workbook's sheet), read as a run reads it; undefined for JSON
- * lines (keys go by their names: nothing to map or lay out in a grid) and for a file the tool cannot read.
+ * The rows a page needs of a table: its first ones (samples of each column) and those at these lines (the rows the
+ * check refuses, those changed or left out). A file of 100,000 rows kept whole is some 300 MB: only a file written
+ * with the person's edits needs every row.
  */
-export async function readTable(path: string): Promise<UploadTable | undefined> {
+export interface RowsKept {
+  first: number;
+  lines: readonly number[];
+}
+
+/**
+ * The table of an upload with a header (CSV, TSV, a workbook's sheet), read as a run reads it, with every row or those
+ * `kept`; undefined for JSON lines (keys go by their names: nothing to map or lay out in a grid) and for a file the
+ * tool cannot read.
+ */
+export async function readTable(path: string, kept?: RowsKept): Promise<UploadTable | undefined> {
   try {
     const input = await openInput(path);
     if (input.header === undefined) {
@@ -38,8 +52,14 @@ export async function readTable(path: string): Promise<UploadTable | undefined> 
       return undefined;
     }
     const rows: UploadTable['rows'] = [];
-    for await (const record of input.records)
-      if (Array.isArray(record.original)) rows.push({ line: record.line, texts: record.original });
+    const lines = new Set(kept?.lines);
+    let index = 0;
+    for await (const record of input.records) {
+      if (!Array.isArray(record.original)) continue;
+      if (kept === undefined || index < kept.first || lines.has(record.line))
+        rows.push({ line: record.line, texts: record.original });
+      index++;
+    }
     const bankSheet = bankSheetOf(input);
     return { header: input.header, rows, ...(bankSheet === undefined ? {} : { bankSheet }) };
   } catch (error) {
@@ -72,19 +92,30 @@ export function fixedRows(table: UploadTable, fixes: readonly Fix[]): Map<number
  * check's findings are shown at the lines the person knows.
  */
 export function writeSentFile(path: string, table: UploadTable, edits: Edits): Map<number, number> {
-  const rows = fixedRows(table, edits.fixes);
+  // Only the rows fixed are copied, and the file is written a slice at a time: a table of 100,000 rows is held once.
+  const fixedLines = new Set(edits.fixes.map((fix) => fix.line));
+  const fixed = fixedRows({ ...table, rows: table.rows.filter((row) => fixedLines.has(row.line)) }, edits.fixes);
   const out = new Set(edits.leftOut);
-  const records = [sentHeader(table.header, edits.mapping)];
+  const header = sentHeader(table.header, edits.mapping);
   const lines = new Map<number, number>();
-  let next = 1 + lineCount(records[0]!);
-  for (const row of table.rows) {
-    if (out.has(row.line)) continue;
-    const texts = rows.get(row.line)!;
-    lines.set(next, row.line);
-    next += lineCount(texts);
-    records.push(texts);
+  let next = 1 + lineCount(header);
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    let records = [header];
+    for (const row of table.rows) {
+      if (out.has(row.line)) continue;
+      const texts = fixed.get(row.line) ?? row.texts;
+      lines.set(next, row.line);
+      next += lineCount(texts);
+      records.push(texts);
+      if (records.length < 1000) continue;
+      writeSync(fd, stringify(records, { record_delimiter: '\n' }));
+      records = [];
+    }
+    if (records.length > 0) writeSync(fd, stringify(records, { record_delimiter: '\n' }));
+  } finally {
+    closeSync(fd);
   }
-  writeFileSync(path, stringify(records, { record_delimiter: '\n' }), { mode: 0o600 });
   return lines;
 }
 

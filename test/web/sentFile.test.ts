@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sentName } from '../../src/web/Uploads.js';
+import { sentName } from '../../src/web/checkUpload.js';
 import { writeSentWorkbook } from '../../src/web/sentWorkbook.js';
 import { readTable, writeSentFile } from '../../src/web/uploadTable.js';
 import { tempDir } from '../helpers/tempDir.js';

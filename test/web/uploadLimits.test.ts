@@ -1,0 +1,88 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { openStore } from '../../src/store/openStore.js';
+import type { Store } from '../../src/store/Store.js';
+import { toText } from '../../src/web/html.js';
+import { Mappings } from '../../src/web/Mappings.js';
+import { uploadResultPage } from '../../src/web/pages.js';
+import { READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';
+import { Uploads } from '../../src/web/Uploads.js';
+import { checkChildren } from '../helpers/checkChildren.js';
+import { payersCsv } from '../helpers/runHarness.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { type TestStore, testStore } from '../helpers/testStore.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+// An uploaded file is read and checked in a process of its own (the built dist/bundle/checkChild.js), killed past its
+// time or memory: the upload is then unusable, said in one sentence. The check's test hook keeps it busy as a hostile
+// file would; the limits are lowered here so that no test waits 30 s.
+
+let tmp: ReturnType<typeof tempDir>;
+let backend: TestStore;
+let store: Store;
+beforeEach(async () => {
+  tmp = tempDir();
+  backend = await testStore(tmp.path('state'));
+  store = await openStore({ stateDir: tmp.path('state'), databaseUrl: backend.env.PAYER_ONBOARD_DATABASE_URL });
+});
+afterEach(async () => {
+  await store.close();
+  await backend.close();
+  tmp.remove();
+});
+
+const busy = (ms: number) => ({ ...process.env, PAYER_ONBOARD_TEST_CHECK_BUSY_MS: String(ms) });
+
+function uploadsWith(limits: ReaderLimits, env: NodeJS.ProcessEnv, signal?: AbortSignal): Uploads {
+  const web = store.web('svc');
+  return new Uploads(
+    tmp.path('.web/uploads'),
+    tmp.path('incoming'),
+    new Mappings(web),
+    web,
+    new UploadReader(limits, signal, env),
+  );
+}
+
+function accept(uploads: Uploads) {
+  const { id, path } = uploads.create('payers.csv');
+  const text = payersCsv(['u-1', 'u-2']);
+  writeFileSync(path, text);
+  return uploads.accept(id, path, text.length, {}, { cwd: tmp.dir, env: {} });
+}
+
+it('a check past its time is stopped, its process killed, and the upload is unusable in one sentence', async () => {
+  const uploads = uploadsWith({ ...READER_LIMITS, timeMs: 2000 }, busy(60_000));
+  const upload = await accept(uploads);
+  const why =
+    'payers.csv took longer than 2 seconds to check, so the tool stopped: save it again from its spreadsheet program, or split it into smaller files.';
+  expect(upload.check).toMatchObject({ ok: 0, rows: 0, problems: [], unusable: why });
+  expect(checkChildren(process.pid)).toEqual([]);
+  // What the page says of it, and what the store keeps.
+  expect(toText(uploadResultPage(upload, 'csrf', 'http://service'))).toContain(`The tool cannot use this file: ${why}`);
+  expect((await uploads.get(upload.id))?.check?.unusable).toBe(why);
+});
+
+it('a check past its memory is stopped the same way', async () => {
+  // Less than Node itself holds once started: the watch of its resident memory ends it.
+  const upload = await accept(uploadsWith({ timeMs: 20_000, memoryMb: 20 }, busy(10_000)));
+  expect(upload.check?.unusable).toBe(
+    'payers.csv needed more than 20 MB of memory to check, so the tool stopped: split it into smaller files.',
+  );
+  expect(checkChildren(process.pid)).toEqual([]);
+});
+
+it('serve stopping ends a check in flight at once: its process killed, the upload left unchecked', async () => {
+  const stop = new AbortController();
+  const checking = accept(uploadsWith(READER_LIMITS, busy(60_000), stop.signal));
+  await waitFor(() => checkChildren(process.pid).length === 1, 'the check to start');
+  stop.abort();
+  await expect(checking).rejects.toThrow('serve is stopping: the upload was not checked');
+  await waitFor(() => checkChildren(process.pid).length === 0, 'the check process to end', { timeoutMs: 5000 });
+});
+
+it('within its limits, the check answers as validate does', async () => {
+  const upload = await accept(uploadsWith(READER_LIMITS, process.env));
+  expect(upload.check).toMatchObject({ format: 'csv', rows: 2, ok: 2, invalid: 0, payers: 2 });
+  expect(upload.found).toMatchObject({ headerLine: 1, encoding: 'utf-8', delimiter: ',' });
+});
