@@ -19,14 +19,12 @@ import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './dec
 import {
   type CsvDialect,
   MAX_CELL_LENGTH,
+  MAX_RECORD_SIZE,
   type InputFile,
   unreadable,
   type OpenedInput,
   type RawRecord,
 } from './InputFile.js';
-
-/** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
-const MAX_RECORD_SIZE = 4 * 1024 * 1024;
 
 interface CsvOptions {
   columns?: ColumnMap | undefined;
