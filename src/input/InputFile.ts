@@ -106,6 +106,13 @@ export function formatByName(path: string): InputFormat | 'unsupported' {
   return FORMATS[extname(path).toLowerCase()] ?? 'unsupported';
 }
 
+/**
+ * The most a CSV record or a JSONL line may hold, in bytes: a payer row is a few hundred bytes, so a bigger one is an
+ * unterminated quote swallowing the file or a file with no line breaks, never a payer, and reading it whole would
+ * only fill memory.
+ */
+export const MAX_RECORD_SIZE = 4 * 1024 * 1024;
+
 /** Longest cell we accept: no field of the API is anywhere near this, and it keeps a runaway cell from filling memory. */
 export const MAX_CELL_LENGTH = 10_000;
 

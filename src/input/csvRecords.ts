@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { CsvError } from 'csv-parse';
 import { InputError } from '../core/errors.js';
+import { MAX_RECORD_SIZE } from './InputFile.js';
 
 // How readCsv takes records from csv-parse: straight from its buffer, each with the line it starts on, and its
 // errors as InputErrors that name the line.
@@ -75,26 +76,41 @@ export function asInputError(error: unknown, source: string, lines: LineTracker)
       });
     }
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      return new InputError(source, 'a record here is larger than 4 MB: check for a stray `"`', {
-        line: after,
-        cause: error,
-      });
-    }
-    if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE') {
-      const column = (error as unknown as { column?: number }).column;
       return new InputError(
         source,
-        'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it',
+        `a record here is larger than ${MAX_RECORD_SIZE / 1024 / 1024} MB: check for a stray \`"\``,
         {
-          line: Math.max(after, (error as unknown as { lines?: number }).lines ?? after),
-          ...(typeof column === 'number' ? { column: column + 1 } : {}),
+          line: after,
           cause: error,
         },
       );
     }
-    return new InputError(source, `cannot be parsed as CSV (${error.message})`, { line: after, cause: error });
+    if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE') {
+      return new InputError(
+        source,
+        'a quote is followed by other text inside a quoted field: double the quote (`""`) or remove it',
+        { ...parserPlace(error, after), cause: error },
+      );
+    }
+    if (error.code === 'INVALID_OPENING_QUOTE') {
+      return new InputError(
+        source,
+        'a quote inside a cell that does not start with one: put the whole cell in quotes and double the quote (`""`), or remove it',
+        { ...parserPlace(error, after), cause: error },
+      );
+    }
+    // csv-parse's own messages quote the cell they stopped at, which may hold personal data: its code only.
+    return new InputError(source, `cannot be parsed as CSV (${error.code})`, { line: after, cause: error });
   }
-  return new InputError(source, `cannot be read (${(error as Error).message})`, { cause: error });
+  // Not the parser's nor the decoder's (those are InputErrors): named by its code, its message may quote the file.
+  const code = (error as NodeJS.ErrnoException).code;
+  return new InputError(source, `cannot be read${code === undefined ? '' : ` (${code})`}`, { cause: error });
+}
+
+/** Where csv-parse stopped: its line (never before the record's), and its field as the column. */
+function parserPlace(error: CsvError, after: number): { line: number; column?: number } {
+  const { column, lines } = error as unknown as { column?: number; lines?: number };
+  return { line: Math.max(after, lines ?? after), ...(typeof column === 'number' ? { column: column + 1 } : {}) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InputError } from '../core/errors.js';
+import { DecodeUtf16 } from './decodeUtf16.js';
 import { DecodeUtf8 } from './decodeUtf8.js';
 import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
 import type { CsvDialect, TextEncoding } from './InputFile.js';
@@ -44,7 +45,8 @@ export class DecodeText extends Transform {
   encoding: TextEncoding = 'utf-8';
   hadBom = false;
   private readonly utf8: DecodeUtf8;
-  private other: { decode(bytes: Uint8Array, options?: { stream: boolean }): string } | undefined;
+  /** The decoder of a file that is not UTF-8: its chunks, then its end (which may find a character cut short). */
+  private other: { decode(bytes: Uint8Array): string; end(): string } | undefined;
   private first = true;
   private sawNonAscii = false;
   private chosen = false;
@@ -98,13 +100,27 @@ export class DecodeText extends Transform {
 
   override _flush(done: TransformCallback): void {
     if (this.other) {
-      done(null, this.other.decode(new Uint8Array(0)));
+      this.endOther(done);
       return;
     }
     const carry = this.carry;
     this.carry = undefined;
     if (carry === undefined) {
       this.utf8._flush(done);
+      return;
+    }
+    // The file ends in the first bytes of a character: when they are its first non-ASCII bytes (`André` in
+    // Windows-1252, its last byte 0xe9 with no line break after it), the file is in a single-byte encoding, as it
+    // would be with any byte after them.
+    if (!isUtf8(carry) && this.mayBeSingleByte()) {
+      this.singleByte().then((encoding) => {
+        this.use(encoding, false);
+        this.decodeOther(carry, (error, text) => {
+          if (error) return done(error);
+          if (text) this.push(text);
+          this.endOther(done);
+        });
+      }, done);
       return;
     }
     this.decodeUtf8(carry, (error, text) => {
@@ -123,12 +139,17 @@ export class DecodeText extends Transform {
         this.sawNonAscii ||= !isAscii(bytes);
         return done(null, text);
       }
-      if (this.sawNonAscii || !firstNonAsciiIsNotUtf8(bytes) || this.options.encoding === 'utf-8') return done(error);
+      if (!this.mayBeSingleByte() || !firstNonAsciiIsNotUtf8(bytes)) return done(error);
       this.singleByte().then((encoding) => {
         this.use(encoding, false);
         this.decodeOther(bytes, done);
       }, done);
     });
+  }
+
+  /** No non-ASCII byte was UTF-8 so far, and --encoding does not insist on UTF-8. */
+  private mayBeSingleByte(): boolean {
+    return !this.sawNonAscii && this.options.encoding !== 'utf-8';
   }
 
   /** What was assumed, for the run's warnings; undefined for UTF-8. */
@@ -156,23 +177,40 @@ export class DecodeText extends Transform {
   private use(encoding: TextEncoding, bom: boolean): void {
     this.encoding = encoding;
     this.hadBom = bom;
-    // fatal for UTF-16: a broken surrogate is damage, and U+FFFD must not reach a name sent to the API.
+    if (encoding === 'utf-16le' || encoding === 'utf-16be') {
+      this.other = new DecodeUtf16(this.source, encoding);
+      return;
+    }
     // A single-byte encoding maps every byte, so it cannot fail.
-    this.other = encoding.startsWith('utf-16')
-      ? new TextDecoder(encoding, { fatal: true, ignoreBOM: false })
-      : singleByteDecoder(encoding);
+    const decoder = singleByteDecoder(encoding);
+    this.other = {
+      decode: (bytes) => decoder.decode(bytes, { stream: true }),
+      end: () => decoder.decode(new Uint8Array(0)),
+    };
   }
 
+  /** DecodeUtf16's errors are InputErrors in the tool's words, with the line and byte; anything else is said as one. */
   private decodeOther(chunk: Buffer, done: TransformCallback): void {
     try {
-      done(null, this.other!.decode(chunk, { stream: true }));
+      done(null, this.other!.decode(chunk));
     } catch (cause) {
-      done(
-        new InputError(this.source, `is not valid ${this.encoding.toUpperCase()}: save it again as "CSV UTF-8"`, {
-          cause,
-        }),
-      );
+      done(this.otherError(cause));
     }
+  }
+
+  private endOther(done: TransformCallback): void {
+    try {
+      done(null, this.other!.end());
+    } catch (cause) {
+      done(this.otherError(cause));
+    }
+  }
+
+  private otherError(cause: unknown): InputError {
+    if (cause instanceof InputError) return cause;
+    return new InputError(this.source, `is not valid ${this.encoding.toUpperCase()}: save it again as "CSV UTF-8"`, {
+      cause,
+    });
   }
 }
 
@@ -186,16 +224,23 @@ export class DecodeText extends Transform {
 export async function encodingAhead(source: string, path: string, encoding: string | undefined): Promise<TextEncoding> {
   // The first non-ASCII byte with the bytes after it, however the chunks cut them (so DecodeText judges it).
   let first: Buffer | undefined;
+  // Whether the file ends within the bytes of `first`: a character cut short there is no UTF-8 (DecodeText's end).
+  let atEnd = true;
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     if (first !== undefined) {
-      first = Buffer.concat([first, chunk.subarray(0, 3)]);
+      first = Buffer.concat([first, chunk.subarray(0, 4 - first.length)]);
+      if (first.length < 4) continue;
+      atEnd = false;
       break;
     }
     if (isAscii(chunk)) continue;
     first = chunk.subarray(chunk.findIndex((b) => b >= 0x80));
-    if (first.length >= 4) break;
+    if (first.length >= 4) {
+      atEnd = false;
+      break;
+    }
   }
-  const notUtf8 = first !== undefined && firstNonAsciiIsNotUtf8(first);
+  const notUtf8 = first !== undefined && firstNonAsciiIsNotUtf8(first, atEnd);
   // --encoding utf-8 refuses such a file: DecodeText says so, at the byte.
   if (!notUtf8 || encoding === 'utf-8') return 'utf-8';
   if (encoding !== undefined) return encoding;
@@ -217,8 +262,11 @@ function wholeCharactersEnd(bytes: Buffer): number {
   return at + length > bytes.length ? at : bytes.length;
 }
 
-/** True when the chunk's first byte >= 0x80 cannot start a UTF-8 character (0xfc for `ü` in Windows-1252 cannot). */
-function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
+/**
+ * True when the chunk's first byte >= 0x80 cannot start a UTF-8 character (0xfc for `ü` in Windows-1252 cannot);
+ * `atEnd`: the chunk is the end of the file, so a character it cuts short is not completed by a later one.
+ */
+function firstNonAsciiIsNotUtf8(chunk: Buffer, atEnd = false): boolean {
   const at = chunk.findIndex((b) => b >= 0x80);
   if (at < 0) return false;
   const lead = chunk[at]!;
@@ -227,7 +275,7 @@ function firstNonAsciiIsNotUtf8(chunk: Buffer): boolean {
   if (length === 0) return true;
   try {
     // stream: true holds back a character cut off by the chunk's end instead of calling it invalid.
-    new TextDecoder('utf-8', { fatal: true }).decode(chunk.subarray(at, at + length), { stream: true });
+    new TextDecoder('utf-8', { fatal: true }).decode(chunk.subarray(at, at + length), { stream: !atEnd });
     return false;
   } catch {
     return true;

@@ -110,25 +110,69 @@ export class DecodeUtf8 extends Transform {
 
 const BREAK = /\r\n|\n|\r/g;
 
+/** A line longer than textLines' limit: only its size was kept, never its text. */
+export interface LongLine {
+  bytes: number;
+}
+
 /**
  * The lines of a text stream, split as readline splits them (`\n`, `\r\n` or a lone `\r`; a last line without a
  * break still counts), pulled one at a time: the source is read only as lines are asked for, and an error of the
- * source is thrown here. Holds the current chunk and one partial line.
+ * source is thrown here. Each chunk is searched once, from where the last break was, so a line spread over many
+ * chunks costs its length, not its length times its chunks. A line past `limit` bytes (UTF-8) stops being kept at
+ * once, is only counted to its end, and comes out as a LongLine: memory holds the current chunk and at most `limit`.
  */
-export async function* textLines(text: AsyncIterable<string>): AsyncGenerator<string> {
-  let rest = '';
+export async function* textLines(
+  text: AsyncIterable<string>,
+  limit = Number.POSITIVE_INFINITY,
+): AsyncGenerator<string | LongLine> {
+  const line = new PartLine(limit);
+  // A `\r` that ended the last chunk was a break; a `\n` starting this one is its second half, no line of its own.
+  let afterCr = false;
   for await (const chunk of text) {
-    rest += chunk;
-    BREAK.lastIndex = 0;
-    let start = 0;
-    for (let found = BREAK.exec(rest); found !== null; found = BREAK.exec(rest)) {
-      // A `\r` that ends the chunk may be the first half of a `\r\n` split across chunks: wait for the next one.
-      if (found[0] === '\r' && found.index === rest.length - 1) break;
-      yield rest.slice(start, found.index);
+    if (chunk === '') continue;
+    let start = afterCr && chunk.charCodeAt(0) === 10 ? 1 : 0;
+    BREAK.lastIndex = start;
+    for (let found = BREAK.exec(chunk); found !== null; found = BREAK.exec(chunk)) {
+      yield line.end(chunk.slice(start, found.index));
       start = BREAK.lastIndex;
     }
-    rest = rest.slice(start);
+    afterCr = chunk.charCodeAt(chunk.length - 1) === 13;
+    if (start < chunk.length) line.add(chunk.slice(start));
   }
-  if (rest === '\r') yield '';
-  else if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+  if (line.open) yield line.end('');
+}
+
+/** The line being read across chunks: its parts while it is within the limit, only its size past it. */
+class PartLine {
+  private parts: string[] = [];
+  private bytes = 0;
+  private over = false;
+
+  constructor(private readonly limit: number) {}
+
+  get open(): boolean {
+    return this.bytes > 0;
+  }
+
+  add(piece: string): void {
+    this.bytes += Buffer.byteLength(piece);
+    if (this.over) return;
+    this.parts.push(piece);
+    if (this.bytes > this.limit) {
+      this.over = true;
+      this.parts = [];
+    }
+  }
+
+  end(piece: string): string | LongLine {
+    // A line whole in one chunk, and short enough whatever its characters (a UTF-16 unit is at most 3 bytes of UTF-8).
+    if (this.parts.length === 0 && !this.over && piece.length * 3 <= this.limit) return piece;
+    this.add(piece);
+    const done = this.over ? { bytes: this.bytes } : this.parts.join('');
+    this.parts = [];
+    this.bytes = 0;
+    this.over = false;
+    return done;
+  }
 }

@@ -300,10 +300,14 @@ class LineWalk {
 // so a line given back unfixed fails as it did, with one note.
 const NOTE = /^\{"error":("(?:[^"\\]|\\.)*"),"completedSteps":("(?:[^"\\]|\\.)*")(,|\} )/;
 
-/** The line as a failed JSONL file writes it: the note with its error and completedSteps, then the line. */
+/**
+ * The line as a failed JSONL file writes it: the note with its error and completedSteps, then the line. A line not
+ * kept (too large to be a row) is the note alone: its error says where the line is in the file it came from.
+ */
 export function withNote(text: string, error: string, completedSteps: string): string {
   const note = `{"error":${JSON.stringify(error)},"completedSteps":${JSON.stringify(completedSteps)}`;
   const start = text.trimStart();
+  if (start === '') return `${note}}`;
   return start.startsWith('{') ? `${note},${start.slice(1)}` : `${note}} ${text}`;
 }
 

@@ -10,8 +10,6 @@ import { readXlsx, sheetKey } from './readXlsx.js';
 export interface OpenOptions extends ReadingOptions {
   /** xlsx: the sheet to read (`--sheet`, or a `Bank details` sheet); the first sheet otherwise. */
   sheet?: string | undefined;
-  /** The rows are read this once only, not checked in a pass before: what a reading finds at the end is needed first. */
-  single?: boolean | undefined;
 }
 
 /**
@@ -36,7 +34,7 @@ export async function openInput(target: string | InputFile, options: OpenOptions
         })
       : await (file.format === 'jsonl'
           ? readJsonl(file)
-          : readCsv(file, { columns: options.columns, encoding: options.encoding, single: options.single }));
+          : readCsv(file, { columns: options.columns, encoding: options.encoding }));
   if (named && named.format !== file.format) {
     // The same array: a CSV's reader adds its encoding warning to it once read to the end.
     opened.warnings ??= [];

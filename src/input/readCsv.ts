@@ -19,20 +19,16 @@ import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './dec
 import {
   type CsvDialect,
   MAX_CELL_LENGTH,
+  MAX_RECORD_SIZE,
   type InputFile,
   unreadable,
   type OpenedInput,
   type RawRecord,
 } from './InputFile.js';
 
-/** A record bigger than this is an unterminated quote swallowing the file, not a payer. */
-const MAX_RECORD_SIZE = 4 * 1024 * 1024;
-
 interface CsvOptions {
   columns?: ColumnMap | undefined;
   encoding?: string | undefined;
-  /** The file is read once only: its encoding is found before its rows (see encodingAhead). */
-  single?: boolean | undefined;
 }
 
 /** A file being parsed: what reading its header and then its rows share. */
@@ -75,8 +71,10 @@ export async function readCsv(file: InputFile, options: CsvOptions = {}): Promis
   if (head.trim() === '' || head.replace(/^\uFEFF/, '').trim() === '') {
     throw new InputError(file.name, 'is empty: expected a header line and at least one row');
   }
-  // Read once only (validate): the encoding must be known before the first failed row is written.
-  if (options.single && file.encoding === undefined && encodingFromBom(headBytes) === undefined)
+  // Found before the first row, on every first opening: a file read once only (validate) needs it before its first
+  // failed row is written, and a file that no encoding reads is refused at this point whichever command reads it, not
+  // here by one and at its first damaged row by another.
+  if (file.encoding === undefined && encodingFromBom(headBytes) === undefined)
     file.encoding = await encodingAhead(file.name, file.path, options.encoding);
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
   const reading = startParsing(file, dialect, options.encoding);

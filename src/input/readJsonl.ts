@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { Cell } from '../core/types.js';
-import { DecodeUtf8, textLines } from './decodeUtf8.js';
+import { DecodeUtf8, type LongLine, textLines } from './decodeUtf8.js';
 import {
   jsonLineProblem,
   nestedTooDeep,
@@ -10,7 +10,14 @@ import {
   TOO_DEEP,
   withoutNote,
 } from './jsonLineProblem.js';
-import { MAX_CELL_LENGTH, type InputFile, unreadable, type OpenedInput, type RawRecord } from './InputFile.js';
+import {
+  MAX_CELL_LENGTH,
+  MAX_RECORD_SIZE,
+  type InputFile,
+  unreadable,
+  type OpenedInput,
+  type RawRecord,
+} from './InputFile.js';
 
 /**
  * Opens a JSONL file: one object per line, keys as CSV headers. A line that is not a JSON object is that row's
@@ -27,32 +34,33 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
   });
   // Not readline with a Promise.race against a failure promise per line: every race left a reaction on that
   // promise until the end of the file, a leak of one closure per line, and memory must not grow with the file.
-  const lines = textLines(stream.pipe(decoder).setEncoding('utf8'));
+  const lines = textLines(stream.pipe(decoder).setEncoding('utf8'), MAX_RECORD_SIZE);
 
-  // Read up to the first non-blank line now, so an empty or unreadable file is rejected before anything starts.
-  const pending: string[] = [];
+  // Read up to the first non-blank line now, so an empty or unreadable file is rejected before anything starts. The
+  // blank lines before it are counted, not kept: a file of nothing but line breaks is as big as any.
+  let line = 0;
+  let first: string | LongLine | undefined;
   for (;;) {
     const step = await lines.next();
     if (step.done) break;
-    pending.push(step.value);
-    if (step.value.trim() !== '') break;
+    line++;
+    if (!isBlank(step.value)) {
+      first = step.value;
+      break;
+    }
   }
-  if (pending.every((l) => l.trim() === '')) {
+  if (first === undefined) {
     stream.destroy();
     throw new InputError(file.name, 'is empty: expected one JSON object per line');
   }
+  const firstLine = first;
 
   async function* records(): AsyncGenerator<RawRecord> {
     try {
-      let line = 0;
-      for (const text of pending) {
-        line++;
-        if (text.trim() !== '') yield toRawRecord(text, line);
-      }
-      pending.length = 0;
+      yield toRawRecord(firstLine, line, file.name);
       for await (const text of lines) {
         line++;
-        if (text.trim() !== '') yield toRawRecord(text, line);
+        if (!isBlank(text)) yield toRawRecord(text, line, file.name);
       }
     } finally {
       stream.destroy();
@@ -62,7 +70,19 @@ export async function readJsonl(file: InputFile): Promise<OpenedInput> {
   return { file, records: records() };
 }
 
-function toRawRecord(text: string, line: number): RawRecord {
+const isBlank = (text: string | LongLine) => typeof text === 'string' && text.trim() === '';
+
+/**
+ * A line past the size a row can have: its text was never kept (textLines counted it to its end), so it is the
+ * line's problem, and the failed file holds its note without it.
+ */
+function tooLong(bytes: number, line: number, source: string): RawRecord {
+  const message = `is larger than ${MAX_RECORD_SIZE / 1024 / 1024} MB (${bytes} bytes), more than a payer row can be: check that each object ends with a line break (too large to copy here: fix it in line ${line} of ${source})`;
+  return { line, cells: [], original: '', problem: { column: '(line)', message } };
+}
+
+function toRawRecord(text: string | LongLine, line: number, source: string): RawRecord {
+  if (typeof text !== 'string') return tooLong(text.bytes, line, source);
   let original = text.replace(/^\uFEFF/, '');
   let parsed = parseLine(original);
   let carried: Cell[] = [];

@@ -51,7 +51,6 @@ export async function scanInputs(
     const input = await openInput(path, {
       ...read.reading,
       sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined),
-      single: read.once !== undefined,
     });
     const kind: RowKind = given === 'payers' && isBankFile(input) ? 'bank-details' : given;
     if (names.has(input.file.name)) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { textLines } from '../../src/input/decodeUtf8.js';
+import { type LongLine, textLines } from '../../src/input/decodeUtf8.js';
 
-async function split(...chunks: string[]): Promise<string[]> {
-  const lines: string[] = [];
+async function split(...chunks: string[]): Promise<Array<string | LongLine>> {
+  const lines: Array<string | LongLine> = [];
   for await (const line of textLines(
     (async function* () {
       yield* chunks;
@@ -30,7 +30,7 @@ describe('textLines', () => {
       yield 'a\nb';
       throw new Error('disk gone');
     })();
-    const seen: string[] = [];
+    const seen: Array<string | LongLine> = [];
     await expect(
       (async () => {
         for await (const line of textLines(failing)) seen.push(line);
