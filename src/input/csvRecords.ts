@@ -11,14 +11,23 @@ export async function next(
   source: string,
   lines: LineTracker,
 ): Promise<{ record: string[]; start: number } | undefined> {
-  let record: string[] | undefined;
+  let parsed: ParsedRow | undefined;
   try {
-    record = iterator.read() ?? (await iterator.next());
+    parsed = iterator.read() ?? (await iterator.next());
   } catch (error) {
     throw asInputError(error, source, lines);
   }
-  if (record === undefined) return undefined;
-  return { record, start: lines.startOf(record) };
+  if (parsed === undefined) {
+    lines.end(iterator.emptyLines());
+    return undefined;
+  }
+  return { record: parsed.record, start: lines.startOf(parsed) };
+}
+
+/** A record as csv-parse hands it on with `info`: its cells, and how many empty lines it has skipped so far. */
+export interface ParsedRow {
+  record: string[];
+  info: { empty_lines: number };
 }
 
 /**
@@ -47,14 +56,19 @@ export class RecordPuller {
   }
 
   /** The next record already parsed, without waiting; undefined when there is none yet. */
-  read(): string[] | undefined {
+  read(): ParsedRow | undefined {
     if (this.failed) throw this.failed;
     if (this.parser.destroyed) return undefined;
-    return (this.parser.read() as string[] | null) ?? undefined;
+    return (this.parser.read() as ParsedRow | null) ?? undefined;
+  }
+
+  /** The empty lines the parser skipped in all, at the end of the file: those after the last record. */
+  emptyLines(): number {
+    return (this.parser as unknown as { info: { empty_lines: number } }).info.empty_lines;
   }
 
   /** The next record, waiting for the parser; undefined at the end. */
-  async next(): Promise<string[] | undefined> {
+  async next(): Promise<ParsedRow | undefined> {
     for (;;) {
       const record = this.read();
       if (record !== undefined || this.ended) return record;
@@ -68,6 +82,9 @@ export class RecordPuller {
 export function asInputError(error: unknown, source: string, lines: LineTracker): Error {
   if (error instanceof InputError) return error;
   if (error instanceof CsvError) {
+    // The empty lines before the record it stopped in are counted only when a record follows them: here, from its own.
+    const empties = (error as unknown as { empty_lines?: number }).empty_lines;
+    if (typeof empties === 'number') lines.skip(empties);
     const after = lines.lastEnd + 1;
     if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
       return new InputError(source, 'a quoted field opened here is never closed: check for a stray `"`', {
@@ -114,15 +131,22 @@ function parserPlace(error: CsvError, after: number): { line: number; column?: n
 }
 
 /**
- * The line each record starts on, which is the one users look for: the line after the previous record's end, since
- * every record (a blank line too: empty lines are not skipped) ends at a line break, plus the breaks inside its
- * quoted cells (CRLF counted once). Counted here rather than asked of csv-parse (`info`), which builds an object of
- * a dozen fields per record and counts a CRLF inside a quoted field as two lines.
+ * The line each record starts on, which is the one users look for: the line after the previous record's end, past
+ * the empty lines csv-parse skipped before it, plus the breaks inside its quoted cells (CRLF counted once). Empty lines
+ * are skipped by the parser, not handed on as blank records: csv-parse builds an error object for each record shorter
+ * than the first, even when told to let it through, and a file of millions of empty lines took minutes. Its count of
+ * them (`info.empty_lines`) is exact; its count of lines is not (a CRLF inside a quoted field counts as two).
  */
 export class LineTracker {
   lastEnd = 0;
+  /** The parser's running count of empty lines, as far as they are accounted for. */
+  private empties = 0;
 
-  startOf(record: string[]): number {
+  /** `onBlank`: the empty lines skipped before a record (or at the end), the first of them and how many. */
+  constructor(private readonly onBlank: (first: number, count: number) => void = () => {}) {}
+
+  startOf({ record, info }: ParsedRow): number {
+    this.skip(info.empty_lines);
     let breaks = 0;
     for (const cell of record) {
       if (cell.includes('\n') || cell.includes('\r')) breaks += cell.match(/\r\n|\r|\n/g)?.length ?? 0;
@@ -130,5 +154,22 @@ export class LineTracker {
     const start = this.lastEnd + 1;
     this.lastEnd = start + breaks;
     return start;
+  }
+
+  /**
+   * At the end of the file: csv-parse counts the nothing after a file's last line break as one more empty line, which
+   * no editor shows; it is not reported.
+   */
+  end(emptyLines: number): void {
+    if (emptyLines > this.empties) this.skip(emptyLines - 1);
+  }
+
+  /** Accounts for the empty lines the parser skipped up to `emptyLines`, its running count. */
+  skip(emptyLines: number): void {
+    const count = emptyLines - this.empties;
+    if (count <= 0) return;
+    this.onBlank(this.lastEnd + 1, count);
+    this.lastEnd += count;
+    this.empties = emptyLines;
   }
 }

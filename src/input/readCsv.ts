@@ -1,7 +1,7 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { type Parser, parse } from 'csv-parse';
-import { asInputError, LineTracker, next, RecordPuller } from './csvRecords.js';
+import { asInputError, LineTracker, next, type ParsedRow, RecordPuller } from './csvRecords.js';
 import { InputError } from '../core/errors.js';
 import type { ColumnMap } from '../rows/columns.js';
 import {
@@ -117,8 +117,9 @@ function startParsing(file: InputFile, dialect: CsvDialect, encoding: string | u
         bom: true,
         delimiter: dialect.delimiter,
         relax_column_count: true,
-        // Empty lines come through as blank records, to be skipped and counted with the rows of only delimiters.
-        skip_empty_lines: false,
+        // Skipped by the parser, counted by LineTracker from `info`, and reported with the rows of only delimiters.
+        skip_empty_lines: true,
+        info: true,
         max_record_size: MAX_RECORD_SIZE,
       }),
     );
@@ -129,7 +130,7 @@ function startParsing(file: InputFile, dialect: CsvDialect, encoding: string | u
     decoder,
     parser,
     iterator: new RecordPuller(parser),
-    lines: new LineTracker(),
+    lines: new LineTracker((first, count) => skipped.blank(first, count)),
     skipped,
     warnings,
   };
@@ -160,6 +161,7 @@ async function findHeader(reading: CsvReading, columns: ColumnMap | undefined): 
   const ours = isRowFileHeader(first.record, columns);
   const header = first.record.map((h) => (ours ? csvUnguard(h.trim()) : h.trim()));
   if (header.every((h) => h === '')) throw new InputError(file.name, 'has no usable header', { line: first.start });
+  reading.skipped.forgetBlanks();
   return { top, index, header, ours, notPayer: notAPayerRow(header, columns) };
 }
 
@@ -212,17 +214,17 @@ function records(reading: CsvReading, found: CsvHeader): AsyncIterableIterator<R
         return Promise.resolve(row(first.record, first.start));
       }
       for (;;) {
-        let record: string[] | undefined;
+        let parsed: ParsedRow | undefined;
         try {
-          record = iterator.read();
+          parsed = iterator.read();
         } catch (error) {
           close();
           return Promise.reject(asInputError(error, file.name, lines));
         }
-        if (record === undefined) return later();
-        const start = lines.startOf(record);
-        if (isBlankRow(record)) skipped.blank(start);
-        else return Promise.resolve(row(record, start));
+        if (parsed === undefined) return later();
+        const start = lines.startOf(parsed);
+        if (isBlankRow(parsed.record)) skipped.blank(start);
+        else return Promise.resolve(row(parsed.record, start));
       }
     },
     async return() {

@@ -114,8 +114,15 @@ export class SkippedRows {
 
   constructor(private readonly source: string) {}
 
-  blank(line: number): void {
-    if (this.blanks++ === 0) this.firstBlank = line;
+  /** `count` blank rows from `line` on. */
+  blank(line: number, count = 1): void {
+    if (this.blanks === 0) this.firstBlank = line;
+    this.blanks += count;
+  }
+
+  /** Blank lines above the header are not the rows' to report: the title or notes above it are, if any. */
+  forgetBlanks(): void {
+    this.blanks = 0;
   }
 
   /** Rows above the header (a title, notes), the header being on `headerLine`. */

@@ -156,4 +156,46 @@ describe('hostile text files', () => {
     const path = h.tmp.write('blank.jsonl', byte.repeat(2 * 1024 * 1024));
     await expect(rowsOf(path)).rejects.toThrow('blank.jsonl: is empty: expected one JSON object per line');
   });
+
+  it('a CSV with 3 million empty lines: skipped by the parser and counted, the rows after them at their own lines', async () => {
+    // Each empty line was a record the parser built an error object for: this file took minutes.
+    const lines = [PAYER_HEADER, payerRow('u-1'), '\n'.repeat(3_000_000 - 1), payerRow('u-2'), '', ''];
+    const path = h.tmp.write('blank.csv', lines.join('\n'));
+    const started = Date.now();
+    const { summary, results } = await h.run({ inputs: [path], dryRun: true });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(results.map((r) => [r.clientUserId, r.line])).toEqual([
+      ['u-1', '2'],
+      ['u-2', '3000003'],
+    ]);
+    expect(summary.warnings).toContainEqual(expect.stringContaining('3000001 blank rows (the first on line 3)'));
+  });
+
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])(
+    'empty lines (%s) before a quoted cell of two lines, and at the end: each row at its line, each blank counted once',
+    async (_, eol) => {
+      const quoted = payerRow('u-2', { addressLine1: `"1 Way${eol}Floor 2"` });
+      const path = h.tmp.write(
+        'quoted.csv',
+        [PAYER_HEADER, '', payerRow('u-1'), '', '', quoted, payerRow('u-3'), '', ''].join(eol),
+      );
+      const { summary, results } = await h.run({ inputs: [path], dryRun: true });
+      expect(results.map((r) => [r.clientUserId, r.line])).toEqual([
+        ['u-1', '3'],
+        ['u-2', '6'],
+        ['u-3', '8'],
+      ]);
+      expect(summary.warnings).toContainEqual(expect.stringContaining('4 blank rows (the first on line 2)'));
+    },
+  );
+
+  it('a quote never closed after empty lines: the sentence names the line it opens on', async () => {
+    const path = h.tmp.write('open.csv', [PAYER_HEADER, payerRow('u-1'), '', '', `"u-2,${'x'.repeat(10)}`].join('\n'));
+    await expect(h.run({ inputs: [path], dryRun: true })).rejects.toThrow(
+      'open.csv:5: a quoted field opened here is never closed',
+    );
+  });
 });
