@@ -29,7 +29,7 @@ const CENSOR = '[redacted]';
  * walk of a line's few keys, where pino's `redact` paths (`*.ssn`, `*.*.ssn` for every field) cloned and walked
  * each top-level value once per wildcard path: on a file of invalid rows, a line each, most of the run's time.
  */
-export function redactLogObject<T extends object>(value: T, depth = REDACT_DEPTH): T {
+function redactLogObject<T extends object>(value: T, depth = REDACT_DEPTH): T {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const inner = (value as Record<string, unknown>)[key];
