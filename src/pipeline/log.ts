@@ -30,7 +30,7 @@ const CENSOR = '[redacted]';
  * each top-level value once per wildcard path: on a file of invalid rows, a line each, most of the run's time.
  */
 function redactLogObject<T extends object>(value: T, depth = REDACT_DEPTH): T {
-  let copy: Record<string, unknown> | undefined;
+  let changed: Map<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const inner = (value as Record<string, unknown>)[key];
     if (inner === undefined) continue;
@@ -40,18 +40,26 @@ function redactLogObject<T extends object>(value: T, depth = REDACT_DEPTH): T {
     else if (depth > 1 && typeof inner === 'object' && inner !== null && !ArrayBuffer.isView(inner))
       next = redactLogObject(inner, depth - 1);
     if (next === inner) continue;
-    copy ??= copyOf(value);
-    copy[key] = next;
+    changed ??= new Map();
+    changed.set(key, next);
   }
-  return (copy ?? value) as T;
+  return changed === undefined ? value : copyWith(value, changed);
 }
 
-/** A copy to change: an array's elements, or an object's own properties (an Error's message too) and prototype. */
-function copyOf(value: object): Record<string, unknown> {
-  if (Array.isArray(value)) return [...value] as unknown as Record<string, unknown>;
-  const descriptors = Object.getOwnPropertyDescriptors(value);
-  for (const descriptor of Object.values(descriptors)) if ('value' in descriptor) descriptor.writable = true;
-  return Object.create(Object.getPrototypeOf(value), descriptors) as Record<string, unknown>;
+/**
+ * A copy with `changed` in place: an array's elements, or an object's own properties (an Error's message too, a
+ * getter as a plain value) and its prototype, so that pino's `err` serializer still knows an error.
+ */
+function copyWith<T extends object>(value: T, changed: Map<string, unknown>): T {
+  if (Array.isArray(value)) {
+    const copy = [...value];
+    for (const [key, next] of changed) copy[Number(key)] = next;
+    return copy as T;
+  }
+  const descriptors: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(value);
+  for (const [key, next] of changed)
+    descriptors[key] = { value: next, enumerable: true, writable: true, configurable: true };
+  return Object.create(Object.getPrototypeOf(value), descriptors) as T;
 }
 
 /**

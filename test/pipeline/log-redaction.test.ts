@@ -21,6 +21,7 @@ describe('the run log', () => {
       rows: [{ phone: '+12175550100' }],
       body: { anything: 'at all' },
       deep: { a: { b: { ssn: 'four levels down is not looked at' } } },
+      getter: Object.defineProperty({}, 'email', { get: () => 'ada@example.com', enumerable: true }),
     };
     log.logger.info(logged, 'row not ok');
     const error = Object.assign(new Error('boom'), { apiKey: 'secret-key' });
@@ -39,6 +40,7 @@ describe('the run log', () => {
       rows: [{ phone: '[redacted]' }],
       body: '[redacted]',
       deep: { a: { b: { ssn: 'four levels down is not looked at' } } },
+      getter: { email: '[redacted]' },
       msg: 'row not ok',
     });
     expect(second.err).toMatchObject({ message: 'boom', apiKey: '[redacted]' });
