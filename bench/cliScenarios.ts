@@ -183,6 +183,31 @@ async function writeRows(path: string, rows: number): Promise<void> {
   await once(out, 'finish');
 }
 
+/**
+ * A CSV of about `bytes` whose every row is invalid (an e-mail that is not one, a 13th month): each row then has its
+ * line in results.csv, the failed file and the run log. Returns its rows.
+ */
+async function writeInvalidRows(path: string, bytes: number): Promise<number> {
+  const out = createWriteStream(path);
+  let chunk = `${HEADER}\n`;
+  let size = 0;
+  let rows = 0;
+  while (size + chunk.length < bytes) {
+    const cells = payerCells(++rows);
+    cells[1] = 'not-an-email';
+    cells[5] = cells[5]!.replace(/-\d\d-/, '-13-');
+    chunk += `${cells.join(',')}\n`;
+    if (chunk.length > 1 << 16) {
+      size += chunk.length;
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+  return rows;
+}
+
 async function writeWorkbook(path: string, rows: number): Promise<void> {
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: false });
   const sheet = book.addWorksheet('Payers');
@@ -216,6 +241,10 @@ async function validate(): Promise<Figure[]> {
   await writeWorkbook(xlsx, 50_000);
   const book = await validateFile(xlsx, 50_000);
   rmSync(xlsx, { force: true });
+  const bad = join(SCRATCH, 'validate-invalid-25mb.csv');
+  const badRows = await writeInvalidRows(bad, 25_000_000);
+  const invalid = await validateFile(bad, 0);
+  rmSync(bad, { force: true });
   // Rows per CPU second (user + system of the validate process): the wall figure on a shared machine is the
   // other processes' as much as its own. Validate is one thread: on a quiet machine the two agree.
   const perCpuSecond = (r: typeof big, rows: number) => rows / (r.f.cpuMs / 1000);
@@ -245,6 +274,23 @@ async function validate(): Promise<Figure[]> {
       bar: '>= 10,000',
       pass: perCpuSecond(book, 50_000) >= 10_000 && book.ok,
       note: `${(book.f.cpuMs / 1000).toFixed(1)} s CPU, ${(book.f.wallMs / 1000).toFixed(1)} s wall; peak RSS ${book.f.maxRssMb.toFixed(0)} MB`,
+    },
+    {
+      scenario: 'validate',
+      name: 'validate a 25 MB CSV whose every row is invalid: wall time',
+      value: invalid.f.wallMs / 1000,
+      unit: 's',
+      bar: '< 30',
+      pass: invalid.f.wallMs < 30_000 && invalid.f.exitCode === 1,
+      note: `${badRows.toLocaleString('en')} rows, each a line in results.csv, the failed file and the log; ${(invalid.f.cpuMs / 1000).toFixed(1)} s CPU`,
+    },
+    {
+      scenario: 'validate',
+      name: 'validate a 25 MB CSV whose every row is invalid: peak RSS',
+      value: invalid.f.maxRssMb,
+      unit: 'MB',
+      bar: '< 300',
+      pass: invalid.f.maxRssMb < 300 && invalid.f.exitCode === 1,
     },
   ];
 }

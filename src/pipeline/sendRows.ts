@@ -28,6 +28,7 @@ import {
 import { classifyRows, type ClassifiedRow, type DuplicateIds } from './classifyRows.js';
 import type { ReportTally } from '../report/collectReportData.js';
 import type { Job } from './scanInputs.js';
+import { logRoom } from './log.js';
 
 export interface SendContext {
   options: RunOptions;
@@ -101,6 +102,9 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       if (sink.unwritten >= window) await sink.whenUnwrittenAtMost(window - 1).catch(() => undefined);
       // And room in the journal: its records must reach the store about as fast as the rows make them.
       await ctx.deps?.journal?.room();
+      // And in the log: a line for each row not ok, which the file must take as fast as the rows come.
+      const logged = logRoom(ctx.logger);
+      if (logged !== undefined) await logged;
       if (sink.error) {
         // Results can no longer be written (disk full): stop sending, let calls in flight finish, then report it.
         ctx.onWriteFailure(sink.error);
