@@ -116,6 +116,9 @@ export const MAX_RECORD_SIZE = 4 * 1024 * 1024;
 /** Longest cell we accept: no field of the API is anywhere near this, and it keeps a runaway cell from filling memory. */
 export const MAX_CELL_LENGTH = 10_000;
 
+/** A spreadsheet's columns (Excel's, to XFD): a header or a row above it with more cells was not written by one. */
+export const MAX_COLUMNS = 16_384;
+
 const UNREADABLE: Readonly<Record<string, string>> = {
   EISDIR: 'is a directory',
   EACCES: 'permission denied',

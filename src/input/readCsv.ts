@@ -19,6 +19,7 @@ import { DecodeText, encodingFromBom, encodingAhead, detectDialect } from './dec
 import {
   type CsvDialect,
   MAX_CELL_LENGTH,
+  MAX_COLUMNS,
   MAX_RECORD_SIZE,
   type InputFile,
   unreadable,
@@ -144,6 +145,14 @@ async function findHeader(reading: CsvReading, columns: ColumnMap | undefined): 
     const parsed = await next(iterator, file.name, lines);
     if (parsed === undefined) break;
     if (isBlankRow(parsed.record)) continue;
+    // Each cell of a row here is matched against the fields, and a header's columns are listed and checked one by
+    // one: a line of four million commas held gigabytes.
+    if (parsed.record.length > MAX_COLUMNS)
+      throw new InputError(
+        file.name,
+        `has ${parsed.record.length.toLocaleString('en-US')} cells on this line, more than the ${MAX_COLUMNS.toLocaleString('en-US')} columns a spreadsheet holds: check that its separator is the one the file uses`,
+        { line: parsed.start },
+      );
     top.push(parsed);
     if (isHeaderRow(parsed.record, columns)) break;
   }

@@ -198,4 +198,11 @@ describe('hostile text files', () => {
       'open.csv:5: a quoted field opened here is never closed',
     );
   });
+
+  it('a line of 4 million commas: one sentence naming the line, not gigabytes of columns', async () => {
+    const path = h.tmp.write('commas.csv', `clientUserId|email|${','.repeat(4_000_000)}\n${payerRow('u-1')}\n`);
+    await expect(h.run({ inputs: [path], dryRun: true })).rejects.toThrow(
+      'commas.csv:1: has 4,000,001 cells on this line, more than the 16,384 columns a spreadsheet holds',
+    );
+  });
 });
