@@ -76,6 +76,8 @@ describe('run: an .xlsx of payers', () => {
     expect(noteText(row.getCell(routing).note)).toContain('the spreadsheet dropped a leading zero');
     expect(row.getCell(phone).fill).toMatchObject({ fgColor: { argb: 'FFFFC7CE' } });
     expect((row.getCell(2).fill as { fgColor?: unknown } | undefined)?.fgColor).toBeUndefined(); // email was fine
+    // Every input column, red or not, is Text: what the team types next keeps its leading zeros.
+    expect([row.getCell(1).numFmt, row.getCell(2).numFmt, row.getCell(routing).numFmt]).toEqual(['@', '@', '@']);
     expect(row.getCell(PAYER_COLUMNS.length + 1).value).toBe(bad.error);
 
     // The team fixes the marked cells in the same workbook (the columns are text now) and runs it again.
