@@ -1,5 +1,6 @@
 import type ExcelJS from 'exceljs';
 import type { RowError } from '../core/types.js';
+import { MAX_COLUMNS } from '../input/InputFile.js';
 import { openPrivateFile } from './CsvFileWriter.js';
 import { formatErrors } from './results.js';
 
@@ -36,8 +37,7 @@ const STYLES = {
  */
 const NOTED_ROWS = 1000;
 
-/** Excel's last column is XFD: a sheet already that wide has no room for `error` and `completedSteps` after it. */
-const MAX_COLUMNS = 16_384;
+// Excel's last column is XFD (MAX_COLUMNS): a sheet already that wide has no room for `error` and `completedSteps`.
 const EXTRA_COLUMNS = 2;
 
 /** Whether the input's columns leave room for `error` and `completedSteps` after them. */

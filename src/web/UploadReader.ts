@@ -78,7 +78,7 @@ export class UploadReader {
     const child = fork(entry, [], {
       execPath: process.execPath,
       execArgv: [`--max-old-space-size=${this.limits.memoryMb}`, '--max-semi-space-size=4'],
-      env: this.env,
+      env: checkEnv(this.env),
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       serialization: 'advanced',
     });
@@ -91,22 +91,48 @@ export class UploadReader {
       };
       const timer = setTimeout(() => stop('time'), this.limits.timeMs);
       const watch = setInterval(() => residentMb(child.pid) > this.limits.memoryMb && stop('memory'), WATCH_MS);
-      child.once('message', (answer: { value: T }) => {
-        resolve({ value: answer.value });
-        child.kill('SIGKILL');
-      });
-      child.once('error', () => undefined);
-      child.once('exit', (code, signal) => {
+      // Once, whichever comes first: its answer, its end, or a process that never started (no pid, no exit event).
+      let settled = false;
+      const settle = (answer: Answer<T> | Error) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         clearInterval(watch);
         this.running.delete(child);
-        if (this.signal?.aborted) reject(stopping());
+        child.kill('SIGKILL');
+        if (answer instanceof Error) reject(answer);
+        else resolve(answer);
+      };
+      child.once('message', (answer: { value: T }) => settle({ value: answer.value }));
+      child.on('error', () => settle({ failed: 'ended' }));
+      child.once('exit', (code, signal) => {
+        if (this.signal?.aborted) settle(stopping());
         // V8 out of its heap aborts the process.
-        else resolve({ failed: failed === 'ended' && (signal === 'SIGABRT' || code === 134) ? 'memory' : failed });
+        else settle({ failed: failed === 'ended' && (signal === 'SIGABRT' || code === 134) ? 'memory' : failed });
       });
-      child.send(job);
+      if (child.pid === undefined) return settle({ failed: 'ended' });
+      try {
+        child.send(job);
+      } catch {
+        settle({ failed: 'ended' });
+      }
     });
   }
+}
+
+/** Names kept of serve's environment in a check's process: what reading and checking a file may go by. */
+const KEPT = /^(PATH|HOME|TZ|LANG|LANGUAGE|LC_\w+|TMPDIR|XDG_STATE_HOME|PAYER_ONBOARD_\w+)$/;
+/** Never kept, though the above would: a database's or mail server's address, a secret, a key, a password. */
+const SECRET = /_URL$|SECRET|PASSWORD|KEY|TOKEN/;
+
+/**
+ * What a check's process is given of serve's environment. It parses whatever was uploaded, so it holds nothing it does
+ * not need: no API key, webhook secret, web password, database or SMTP address.
+ */
+export function checkEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (KEPT.test(name) && !SECRET.test(name)) kept[name] = value;
+  return kept;
 }
 
 const stopping = () => new Error('serve is stopping: the upload was not checked');

@@ -18,7 +18,7 @@ import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import type { FileFacts } from './fileFacts.js';
 import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
 import type { Mappings } from './Mappings.js';
-import { UploadReader } from './UploadReader.js';
+import { checkEnv, UploadReader } from './UploadReader.js';
 import type { Fix, UploadTable } from './uploadTable.js';
 
 /** The rows a page shows of every upload, whatever the check found: samples of each column for the mapping. */
@@ -213,6 +213,8 @@ export class Uploads {
     const file = edited ? sentName(upload.name) : upload.name;
     if (edited && !existsSync(join(dir, 'sent', file))) await this.recheck(upload, check);
     else await this.file(upload);
+    // The check made again may have found the file unusable (its process stopped), or written nothing to send.
+    if (upload.check?.unusable !== undefined || (edited && !existsSync(join(dir, 'sent', file)))) return upload;
     let target = join(this.incoming, file);
     if (existsSync(target)) {
       const ext = extname(file);
@@ -249,7 +251,7 @@ export class Uploads {
       : undefined;
     const { cwd, env, home } = placesOf(context);
     const checked = await this.reader.check({
-      ...{ original, name: upload.name, dir, input, places: { cwd, env: { ...env }, home } },
+      ...{ original, name: upload.name, dir, input, places: { cwd, env: checkEnv(env), home } },
       ...(upload.found?.sheet === undefined ? {} : { sheet: upload.found.sheet }),
       ...(edits === undefined ? {} : { edits }),
     });

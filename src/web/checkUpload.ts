@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { PayerOnboardError } from '../core/errors.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
@@ -80,9 +80,13 @@ async function writeEdited(job: CheckJob, edits: Edits) {
   if (table === undefined) return undefined;
   mkdirSync(join(job.dir, 'sent'), { recursive: true, mode: 0o700 });
   const path = join(job.dir, 'sent', sentName(job.name));
+  // Written beside its name, then renamed: a process killed mid-write (past its time or memory) leaves no file cut short
+  // where a send would take it.
+  const part = join(job.dir, 'sent', `.${sentName(job.name)}.part`);
   const lines = isWorkbook(job.name)
-    ? await writeSentWorkbook(job.original, path, job.sheet, table, edits)
-    : writeSentFile(path, table, edits);
+    ? await writeSentWorkbook(job.original, part, job.sheet, table, edits)
+    : writeSentFile(part, table, edits);
+  renameSync(part, path);
   return { path, lines, bankSheet: table.bankSheet };
 }
 

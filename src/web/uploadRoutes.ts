@@ -74,8 +74,9 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
     if (upload === undefined) return reply.code(404).send();
     if (upload.check === undefined || upload.check.ok === 0 || upload.check.unusable !== undefined)
       return reply.code(409).send();
-    await spec.uploads.send(upload, { input: spec.runInput, context: spec.context });
-    spec.onSent();
+    const sent = await spec.uploads.send(upload, { input: spec.runInput, context: spec.context });
+    // Not sent when its check, made again here, found it unusable: its page says why.
+    if (sent.sentAs !== undefined) spec.onSent();
     return reply.redirect(`/uploads/${upload.id}`, 303);
   };
   await editRoutes(app, spec);

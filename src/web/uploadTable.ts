@@ -53,8 +53,11 @@ export async function readTable(path: string, kept?: RowsKept): Promise<UploadTa
     }
     const rows: UploadTable['rows'] = [];
     const lines = new Set(kept?.lines);
+    // The header alone asked for: the file is let go after it, not read to its end for nothing.
+    const headerOnly = kept !== undefined && kept.first === 0 && lines.size === 0;
     let index = 0;
     for await (const record of input.records) {
+      if (headerOnly) break;
       if (!Array.isArray(record.original)) continue;
       if (kept === undefined || index < kept.first || lines.has(record.line))
         rows.push({ line: record.line, texts: record.original });

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
 import { toText } from '../../src/web/html.js';
 import { Mappings } from '../../src/web/Mappings.js';
 import { uploadResultPage } from '../../src/web/pages.js';
-import { READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';
+import { checkEnv, READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';
 import { Uploads } from '../../src/web/Uploads.js';
 import { checkChildren } from '../helpers/checkChildren.js';
 import { payersCsv } from '../helpers/runHarness.js';
@@ -85,4 +85,43 @@ it('within its limits, the check answers as validate does', async () => {
   const upload = await accept(uploadsWith(READER_LIMITS, process.env));
   expect(upload.check).toMatchObject({ format: 'csv', rows: 2, ok: 2, invalid: 0, payers: 2 });
   expect(upload.found).toMatchObject({ headerLine: 1, encoding: 'utf-8', delimiter: ',' });
+});
+
+it('an edited upload whose check, made again to send it, is stopped: nothing goes to incoming/', async () => {
+  const check = { input: {}, context: { cwd: tmp.dir, env: {} } };
+  const edited = await uploadsWith(READER_LIMITS, process.env).fix(
+    await accept(uploadsWith(READER_LIMITS, process.env)),
+    [{ line: 2, column: 'firstName', value: 'Ada', at: new Date().toISOString() }],
+    new Map(),
+    check,
+  );
+  // Another serve over the same store has no file of the page's making: its send checks the upload again.
+  rmSync(tmp.path(`.web/uploads/${edited.id}/sent`), { recursive: true, force: true });
+  const sent = await uploadsWith({ ...READER_LIMITS, timeMs: 1000 }, busy(60_000)).send(edited, check);
+  expect(sent.sentAs).toBeUndefined();
+  expect(sent.check?.unusable).toContain('took longer than 1 seconds to check');
+  expect(existsSync(tmp.path('incoming')) ? readdirSync(tmp.path('incoming')) : []).toEqual([]);
+});
+
+it("a check's process is given none of serve's secrets: what reading a file may go by only", () => {
+  const env = checkEnv({
+    PATH: '/usr/bin',
+    HOME: '/home/finance',
+    TZ: 'Europe/Paris',
+    LC_ALL: 'fr_FR.UTF-8',
+    PAYER_ONBOARD_LOG_LEVEL: 'warn',
+    PAYER_ONBOARD_DATABASE_URL: 'postgres://u:p@db/x',
+    PAYER_ONBOARD_SMTP_URL: 'smtp://u:p@mail',
+    PAYER_API_KEY: 'k',
+    PAYER_WEBHOOK_SECRET: 's',
+    PAYER_WEB_PASSWORD: 'p',
+    AWS_SECRET_ACCESS_KEY: 'a',
+  });
+  expect(env).toEqual({
+    PATH: '/usr/bin',
+    HOME: '/home/finance',
+    TZ: 'Europe/Paris',
+    LC_ALL: 'fr_FR.UTF-8',
+    PAYER_ONBOARD_LOG_LEVEL: 'warn',
+  });
 });

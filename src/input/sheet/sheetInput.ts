@@ -2,7 +2,7 @@ import { InputError } from '../../core/errors.js';
 import type { ColumnMap } from '../../rows/columns.js';
 import { chooseHeader, notAPayerRow, SkippedRows } from '../../rows/findData.js';
 import type { Cell, RowIssue } from '../../core/types.js';
-import { MAX_CELL_LENGTH, type InputFile, type OpenedInput, type RawRecord } from '../InputFile.js';
+import { MAX_CELL_LENGTH, MAX_RECORD_SIZE, type InputFile, type OpenedInput, type RawRecord } from '../InputFile.js';
 import type { ScannedRow, SheetScan } from './scanSheet.js';
 
 /**
@@ -71,7 +71,10 @@ type NotPayerCheck = ReturnType<typeof notAPayerRow>;
 
 function rowProblem(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
   if (row.tooLong !== undefined)
-    return { column: '(row)', message: `is larger than 4 MB (${row.tooLong} characters in its cells)` };
+    return {
+      column: '(row)',
+      message: `is larger than ${MAX_RECORD_SIZE / 1024 / 1024} MB (${row.tooLong} characters in its cells)`,
+    };
   const past = row.texts.slice(header.length).findIndex((t) => t.trim() !== '');
   const beyond = row.beyond ?? (past >= 0 ? header.length + past : undefined);
   if (beyond !== undefined)

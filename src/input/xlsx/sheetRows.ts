@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { NumberCell } from '../../rows/findData.js';
 import { parseXml, type XmlHandler } from '../package/parseXml.js';
 import { PartTooLargeError } from '../package/ZipPackage.js';
+import { MAX_COLUMNS, MAX_RECORD_SIZE } from '../InputFile.js';
 import type { SheetCell, SheetRow } from '../sheet/scanSheet.js';
 import { columnLetter } from '../sheet/sheetInput.js';
 import {
@@ -18,7 +19,6 @@ import type { WorkbookParts } from './workbookParts.js';
 
 /** Excel's own sheet size: a sheet past it was not made by a spreadsheet, and may unpack to millions of rows. */
 const MAX_ROWS = 1_048_576;
-const MAX_COLUMNS = 16_384;
 
 /**
  * A worksheet's rows in order, read as its XML streams out of the zip: only the rows of the current chunk are held.
@@ -83,8 +83,8 @@ export async function countRowTags(sheet: Readable, stopPast: number): Promise<n
 /** Thrown for a sheet whose rows or cells are placed as no spreadsheet program places them. */
 export class SheetDamage extends Error {}
 
-/** The characters a row's cells may hold in all; past this the row's cells are counted, not kept (as CSV's 4 MB). */
-const MAX_ROW_TEXT = 4 * 1024 * 1024;
+/** The characters a row's cells may hold in all; past this the row's cells are counted, not kept (as CSV's record). */
+const MAX_ROW_TEXT = MAX_RECORD_SIZE;
 
 /** How a value the file gives (an `r` attribute) is shown in a message: short, and as written. */
 const shown = (value: string) => JSON.stringify(value.length > 12 ? `${value.slice(0, 12)}…` : value);
