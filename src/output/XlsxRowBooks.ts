@@ -109,12 +109,14 @@ export class XlsxRowSheet {
   async write(row: RowFileRow, keep: number[]): Promise<void> {
     const worksheet = await this.open();
     const cells = row.original as string[];
-    const own = keep.map((i) => cells[i] ?? '');
+    // An empty cell is left out (exceljs makes no cell of `undefined`): a sheet whose header reaches XFD would
+    // otherwise make and write 16,384 cells a row. The column's Text format still applies to what the team types there.
+    const own = keep.map((i) => (cells[i] === '' ? undefined : cells[i]));
     const errorText = formatErrors(row.errors);
     const room = hasRoom(this.slot.header);
     // No `'` before a formula, unlike the CSV files: a string is stored as a text cell, which a spreadsheet never runs.
     const added = worksheet.addRow(room ? [...own, errorText, row.completedSteps] : own);
-    added.eachCell({ includeEmpty: true }, (cell, column) => {
+    added.eachCell((cell, column) => {
       cell.style = column <= own.length ? STYLES.text : STYLES.plain;
     });
     // A cell an error is about is red, the problem in its note; step failures name no column.
@@ -171,7 +173,9 @@ function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
     ...slot.header.map((header) => ({
       header,
       width: Math.max(12, Math.min(40, header.length + 4)),
-      style: STYLES.text,
+      // A column with no name gets no style: exceljs writes a styled cell even empty, 16,384 a row under a header
+      // that reaches XFD with nothing between.
+      ...(header === '' ? {} : { style: STYLES.text }),
     })),
     ...(hasRoom(slot.header)
       ? [
