@@ -45,7 +45,7 @@ export class DecodeUtf16 {
   end(): string {
     if (this.held === undefined) return '';
     const what = this.held.length % 2 === 1 ? 'an odd byte at the end' : 'an incomplete character at the end';
-    return this.fail(what, this.line, this.offset + 1);
+    throw this.error(what, this.line, this.offset + 1);
   }
 
   /** The first code unit that is half a surrogate pair, found unit by unit (only once the decoder refused). */
@@ -59,10 +59,6 @@ export class DecodeUtf16 {
       else if (isHigh(unit) || isLow(unit)) return this.error('a broken character', line, this.offset + at + 1);
     }
     return this.error('a broken character', line, this.offset + 1);
-  }
-
-  private fail(what: string, line: number, byte: number): never {
-    throw this.error(what, line, byte);
   }
 
   private error(what: string, line: number, byte: number): InputError {

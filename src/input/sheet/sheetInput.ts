@@ -1,9 +1,9 @@
 import { InputError } from '../../core/errors.js';
 import type { ColumnMap } from '../../rows/columns.js';
-import { chooseHeader, notAPayerRow, SkippedRows } from '../../rows/findData.js';
+import { chooseHeader, NumberCell, notAPayerRow, SkippedRows } from '../../rows/findData.js';
 import type { Cell, RowIssue } from '../../core/types.js';
 import { MAX_CELL_LENGTH, MAX_RECORD_SIZE, type InputFile, type OpenedInput, type RawRecord } from '../InputFile.js';
-import type { ScannedRow, SheetScan } from './scanSheet.js';
+import type { ScannedRow, SheetCell, SheetScan } from './scanSheet.js';
 
 /**
  * A scanned sheet as an input: its header chosen among the rows scanned, then its records, one row read at a time.
@@ -56,18 +56,25 @@ function toRawRecord(row: ScannedRow, header: string[], notPayer: NotPayerCheck)
   const original = header.map((_, i) => row.texts[i] ?? '');
   const cells: Cell[] = header.map((column, i) => {
     const cell = row.cells[i];
-    return { column, value: cell !== undefined && typeof cell === 'object' && 'shown' in cell ? cell : original[i] };
+    return { column, value: cell instanceof NumberCell ? cell : original[i] };
   });
   const record: RawRecord = { line: row.number, cells, original };
   // A text too long to keep reads as empty: that, not the row's few other cells, is its problem.
-  const unkept =
-    row.tooLong !== undefined || row.cells.some((c) => c !== undefined && typeof c === 'object' && 'tooLong' in c);
+  const unkept = row.tooLong !== undefined || row.cells.some((c) => marked(c, 'tooLong'));
   record.problem = (unkept ? undefined : notPayer(row.texts)) ?? rowProblem(row, header, original);
   if (record.problem === undefined) delete record.problem;
   return record;
 }
 
 type NotPayerCheck = ReturnType<typeof notAPayerRow>;
+
+/** A cell that is not text but says something of itself: an Excel error, a formula never saved, a text too long. */
+function marked<K extends 'error' | 'noResult' | 'tooLong'>(
+  cell: SheetCell | undefined,
+  mark: K,
+): cell is Extract<SheetCell, Record<K, unknown>> {
+  return typeof cell === 'object' && !(cell instanceof NumberCell) && mark in cell;
+}
 
 function rowProblem(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
   if (row.tooLong !== undefined)
@@ -83,13 +90,13 @@ function rowProblem(row: ScannedRow, header: string[], original: string[]): RowI
       message: `has a value in column ${columnLetter(beyond)}, right of the last header: give that column a header or clear it`,
     };
   const columnOf = (i: number) => header[i] || columnLetter(i);
-  const error = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'error' in c);
+  const error = row.cells.findIndex((c) => marked(c, 'error'));
   if (error >= 0)
     return {
       column: columnOf(error),
       message: `holds the spreadsheet error ${row.texts[error]}: fix the formula or type the value`,
     };
-  const unsaved = row.cells.findIndex((c) => c !== undefined && typeof c === 'object' && 'noResult' in c);
+  const unsaved = row.cells.findIndex((c) => marked(c, 'noResult'));
   if (unsaved >= 0)
     return {
       column: columnOf(unsaved),
@@ -103,7 +110,7 @@ function rowProblem(row: ScannedRow, header: string[], original: string[]): RowI
 function longCell(row: ScannedRow, header: string[], original: string[]): RowIssue | undefined {
   const lengthOf = (i: number) => {
     const cell = row.cells[i];
-    return cell !== undefined && typeof cell === 'object' && 'tooLong' in cell ? cell.tooLong : original[i]!.length;
+    return marked(cell, 'tooLong') ? cell.tooLong : original[i]!.length;
   };
   const long = original.findIndex((_, i) => lengthOf(i) > MAX_CELL_LENGTH);
   if (long < 0) return undefined;
