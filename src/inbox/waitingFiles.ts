@@ -1,17 +1,37 @@
 import { rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
-import type { CsvDialect, InputFile, ReadingOptions } from '../input/InputFile.js';
+import type { CsvDialect, InputFile, RawRecord, ReadingOptions, UnnamedCell } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 import { payerKeyOf } from '../journal/RowJournal.js';
 import { RowFiles, RowFileSet } from '../output/RowFiles.js';
+import type { RowFileRow } from '../output/XlsxRowBooks.js';
 import { isBankFile } from '../pipeline/classifyRows.js';
 import { fieldForColumn, type FileKind, isBlank } from '../rows/columns.js';
 import type { WaitingFile, WaitingRow } from '../store/Store.js';
 
-/** How a file's rows are written back: its format, and each part's sheet (an .xlsx), header and CSV dialect. */
+/**
+ * How a file's rows are written back: its format, and each part's sheet (an .xlsx), header, the places of a sheet's
+ * columns and CSV dialect.
+ */
 interface Shape {
-  parts: Array<{ sheet?: string; header: string[]; dialect?: CsvDialect }>;
+  parts: Array<{ sheet?: string; header: string[]; positions?: readonly number[]; dialect?: CsvDialect }>;
+}
+
+/** A row's cells as the store keeps them: a sheet row's with what showed under its unnamed columns beside. */
+type StoredCells = string[] | string | { cells: string[]; unnamed: readonly UnnamedCell[] };
+
+function storedCells(record: RawRecord): string {
+  const kept: StoredCells =
+    record.unnamed === undefined ? record.original : { cells: record.original as string[], unnamed: record.unnamed };
+  return JSON.stringify(kept);
+}
+
+function cellsOf(text: string): Pick<RowFileRow, 'original' | 'unnamed'> {
+  const kept = JSON.parse(text) as StoredCells;
+  return typeof kept === 'object' && !Array.isArray(kept)
+    ? { original: kept.cells, unnamed: kept.unnamed }
+    : { original: kept };
 }
 
 /** A pending file read back: what the store keeps of it. */
@@ -60,6 +80,7 @@ export async function readWaitingInChunks(
     shape.parts.push({
       ...(input.file.sheet === undefined ? {} : { sheet: input.file.sheet }),
       header: input.header ?? [],
+      ...(input.positions === undefined ? {} : { positions: input.positions }),
       ...(input.dialect === undefined ? {} : { dialect: input.dialect }),
     });
     for await (const record of input.records) {
@@ -74,7 +95,7 @@ export async function readWaitingInChunks(
         part,
         payerKey: clientUserId === '' ? '' : payerKeyOf(clientUserId),
         clientUserId,
-        original: JSON.stringify(record.original),
+        original: storedCells(record),
         completedSteps,
       });
       count++;
@@ -99,20 +120,20 @@ export async function writeWaiting(dir: string, file: WaitingFile, rows: readonl
   const set = new RowFileSet();
   let written: string | undefined;
   try {
-    for (const [part, { sheet, header, dialect }] of shape.parts.entries()) {
+    for (const [part, { sheet, header, positions, dialect }] of shape.parts.entries()) {
       const input: InputFile = {
         path,
         name: part === 0 || sheet === undefined ? file.name : `${file.name}[${sheet}]`,
         format,
         ...(sheet === undefined ? {} : { sheet }),
       };
-      const files = new RowFiles(dir, input, header, dialect, set);
+      const files = new RowFiles(dir, input, header, dialect, set, positions);
       try {
         for (const row of rows)
           if (row.part === part)
             await files.write({
               outcome: 'waiting',
-              original: JSON.parse(row.original) as string[] | string,
+              ...cellsOf(row.original),
               errors: [],
               completedSteps: row.completedSteps,
             });

@@ -34,18 +34,31 @@ export interface RawRecord {
   /** 1-based line where the record starts (a CSV header is line 1). */
   line: number;
   cells: Cell[];
-  /** CSV: the cells exactly as read, in header order. JSONL: the line's text. */
+  /** CSV and a sheet: the cells exactly as read, in header order. JSONL: the line's text. */
   original: string[] | string;
+  /** A sheet: what its cells show under columns without a name (no field reads them; the failed file keeps them). */
+  unnamed?: readonly UnnamedCell[] | undefined;
   /** A problem that makes the row invalid before any validation: ragged row, line that is not JSON, oversized cell. */
   problem?: RowIssue;
   /** CSV: the cells' values in the order of the input's header, as `cells` holds them (absent with a problem). */
   readonly values?: readonly unknown[] | undefined;
 }
 
+/** A sheet's cell under a header cell that names nothing: where it is (from 0 for A), and its text. */
+export interface UnnamedCell {
+  column: number;
+  text: string;
+}
+
 export interface OpenedInput {
   file: InputFile;
-  /** CSV: the header as written. JSONL: none (keys are per line). */
+  /** CSV: the header as written. A sheet: the header's named cells. JSONL: none (keys are per line). */
   header?: string[];
+  /**
+   * A sheet: where each of the header's columns is (from 0 for A). Only named cells are columns: a header that
+   * reaches XFD with nothing between would otherwise make every row 16,384 cells wide.
+   */
+  positions?: readonly number[];
   /** The line (a sheet's row number) the header is on: a title or notes may come first. */
   headerLine?: number;
   dialect?: CsvDialect;

@@ -1,11 +1,11 @@
 import { basename, extname, resolve } from 'node:path';
-import type { CsvDialect, InputFile } from '../input/InputFile.js';
+import { type CsvDialect, type InputFile, MAX_COLUMNS } from '../input/InputFile.js';
 import { nestedTooDeep, withNote } from '../input/jsonLineProblem.js';
 import type { Outcome } from '../core/types.js';
 import { CsvFileWriter, finish, openPrivateFile } from './CsvFileWriter.js';
 import { csvSafe } from '../core/formulaGuard.js';
 import { formatErrors } from './results.js';
-import { type RowFileRow, RowWorkbooks, type XlsxRowSheet } from './XlsxRowBooks.js';
+import { type RowFileRow, RowWorkbooks, type SheetColumns, type XlsxRowSheet } from './XlsxRowBooks.js';
 
 /**
  * `failed`: a person must fix or act on the row (`invalid`, `failed`). `pending`: the tool finishes it by itself on a
@@ -51,10 +51,39 @@ function namedAsWritten(fileName: string, format: InputFile['format']): string {
 /** The two columns these files add; given back as input, `error` is ignored and `completedSteps` is honoured. */
 const TRAILING = ['error', 'completedSteps'] as const;
 
-const isTrailing = (column: string) => {
+/** Which of the two columns these files add the column is, however its name is spelt; undefined for neither. */
+function trailingKey(column: string): (typeof TRAILING)[number] | undefined {
   const key = column.toLowerCase().replace(/[\s_.-]/g, '');
-  return key === 'error' || key === 'completedsteps';
-};
+  return key === 'error' ? 'error' : key === 'completedsteps' ? 'completedSteps' : undefined;
+}
+
+/**
+ * A sheet's columns where they were, `error` and `completedSteps` where a failed file fed back had them (so a file
+ * fixed and run again keeps its layout), else right after the last; none past Excel's last column.
+ */
+function sheetColumns(
+  header: readonly string[],
+  positions: readonly number[] | undefined,
+  keep: number[],
+): SheetColumns {
+  const at = (i: number) => positions?.[i] ?? i;
+  let end = header.length === 0 ? 0 : at(header.length - 1) + 1;
+  const place = (name: (typeof TRAILING)[number]) => {
+    const i = header.findIndex((column) => trailingKey(column) === name);
+    if (i >= 0) return at(i);
+    return end < MAX_COLUMNS ? end++ : undefined;
+  };
+  const error = place('error');
+  const completedSteps = place('completedSteps');
+  // Both or neither: a note on the first cell says both when one has no room.
+  const room = error !== undefined && completedSteps !== undefined;
+  return {
+    names: keep.map((i) => header[i]!),
+    positions: keep.map(at),
+    error: room ? error : undefined,
+    completedSteps: room ? completedSteps : undefined,
+  };
+}
 
 export type NotOkRow = RowFileRow & { outcome: Outcome };
 
@@ -104,20 +133,29 @@ export class RowFiles {
   /** Set when no run-wide set was given: this input's files are then named and closed on their own. */
   private readonly ownSet: RowFileSet | undefined;
 
-  constructor(outDir: string, file: InputFile, header: string[] = [], dialect?: CsvDialect, set?: RowFileSet) {
+  /** `positions`: a sheet's, where each of the header's columns is (from 0 for A); by default one after another. */
+  constructor(
+    outDir: string,
+    file: InputFile,
+    header: string[] = [],
+    dialect?: CsvDialect,
+    set?: RowFileSet,
+    positions?: readonly number[],
+  ) {
     if (set === undefined) this.ownSet = set = new RowFileSet();
     set.protect(file.path);
     // An earlier file's error/completedSteps pair is not the input's own: this run writes its own.
-    const keep = header.map((_, i) => i).filter((i) => !isTrailing(header[i]!));
+    const keep = header.map((_, i) => i).filter((i) => trailingKey(header[i]!) === undefined);
     const ownColumns = keep.map((i) => header[i]!);
     // An xlsx input's name may carry its sheet (`payers.xlsx[Bank details]`); its workbook is named after the file.
     const fileName = namedAsWritten(file.format === 'xlsx' ? basename(file.path) : file.name, file.format);
+    const columns = file.format === 'xlsx' ? sheetColumns(header, positions, keep) : undefined;
     const make = (kind: RowFileKind) => {
       const place = () => set.claim(outDir, kind, fileName);
       const sheet =
-        file.format === 'xlsx'
-          ? set.workbooks.sheet(`${kind}\0${resolve(file.path)}`, place, file.sheet ?? 'Sheet1', ownColumns)
-          : undefined;
+        columns === undefined
+          ? undefined
+          : set.workbooks.sheet(`${kind}\0${resolve(file.path)}`, place, file.sheet ?? 'Sheet1', columns);
       return new RowFile(file.format === 'jsonl' ? 'jsonl' : 'csv', place, keep, ownColumns, dialect, sheet);
     };
     this.files = { failed: make('failed'), pending: make('pending') };

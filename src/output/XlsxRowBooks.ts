@@ -1,12 +1,14 @@
 import type ExcelJS from 'exceljs';
 import type { RowError } from '../core/types.js';
-import { MAX_COLUMNS } from '../input/InputFile.js';
+import type { UnnamedCell } from '../input/InputFile.js';
 import { openPrivateFile } from './CsvFileWriter.js';
 import { formatErrors } from './results.js';
 
 export interface RowFileRow {
-  /** CSV: the cells as read, in header order. JSONL: the line's text. */
+  /** CSV and a sheet: the cells as read, in header order. JSONL: the line's text. */
   original: string[] | string;
+  /** A sheet: what showed under columns with no name, written back where it was. */
+  unnamed?: readonly UnnamedCell[] | undefined;
   errors: readonly RowError[];
   /** The cell's text, as formatCompletedSteps writes it. */
   completedSteps: string;
@@ -37,15 +39,21 @@ const STYLES = {
  */
 const NOTED_ROWS = 1000;
 
-// Excel's last column is XFD (MAX_COLUMNS): a sheet already that wide has no room for `error` and `completedSteps`.
-const EXTRA_COLUMNS = 2;
-
-/** Whether the input's columns leave room for `error` and `completedSteps` after them. */
-const hasRoom = (header: readonly string[]) => header.length + EXTRA_COLUMNS <= MAX_COLUMNS;
+/**
+ * Where a failed or pending sheet puts its columns, each from 0 for A: the input's own where the input had them (a
+ * sheet's unnamed columns stay between them), then `error` and `completedSteps`: where a failed file fed back had
+ * them, else right after the last column; undefined when that is past Excel's last column (XFD).
+ */
+export interface SheetColumns {
+  names: string[];
+  positions: number[];
+  error: number | undefined;
+  completedSteps: number | undefined;
+}
 
 interface SheetSlot {
   name: string;
-  header: string[];
+  columns: SheetColumns;
   worksheet?: Worksheet;
   /** Rows given notes so far. */
   noted: number;
@@ -71,13 +79,13 @@ export class RowWorkbooks {
    * Registers a sheet (in the order the inputs are read) with the input's own columns; nothing is written until it
    * gets a row. Sheets of one `key` (an input workbook and a kind) share a workbook, placed by the first `place`.
    */
-  sheet(key: string, place: () => string, name: string, header: string[]): XlsxRowSheet {
+  sheet(key: string, place: () => string, name: string, columns: SheetColumns): XlsxRowSheet {
     let book = this.books.get(key);
     if (book === undefined) {
       book = { place, sheets: [] };
       this.books.set(key, book);
     }
-    const slot: SheetSlot = { name, header, noted: 0 };
+    const slot: SheetSlot = { name, columns, noted: 0 };
     book.sheets.push(slot);
     return new XlsxRowSheet(book, slot);
   }
@@ -108,30 +116,34 @@ export class XlsxRowSheet {
   /** `keep`: which of the row's cells are the input's own columns (an earlier file's error/completedSteps are not). */
   async write(row: RowFileRow, keep: number[]): Promise<void> {
     const worksheet = await this.open();
+    const { names, positions, error, completedSteps } = this.slot.columns;
     const cells = row.original as string[];
-    // An empty cell is left out (exceljs makes no cell of `undefined`): a sheet whose header reaches XFD would
-    // otherwise make and write 16,384 cells a row. The column's Text format still applies to what the team types there.
-    const own = keep.map((i) => (cells[i] === '' ? undefined : cells[i]));
+    // An empty cell is left out (exceljs makes no cell of a hole): a sheet whose header reaches XFD would otherwise
+    // make and write 16,384 cells a row. The column's Text format still applies to what the team types there.
+    const values: (string | undefined)[] = [];
+    for (let k = 0; k < keep.length; k++) if (cells[keep[k]!]) values[positions[k]!] = cells[keep[k]!];
+    for (const cell of row.unnamed ?? []) values[cell.column] ??= cell.text;
     const errorText = formatErrors(row.errors);
-    const room = hasRoom(this.slot.header);
+    if (error !== undefined) values[error] = errorText;
+    if (completedSteps !== undefined) values[completedSteps] = row.completedSteps;
     // No `'` before a formula, unlike the CSV files: a string is stored as a text cell, which a spreadsheet never runs.
-    const added = worksheet.addRow(room ? [...own, errorText, row.completedSteps] : own);
+    const added = worksheet.addRow(values);
     added.eachCell((cell, column) => {
-      cell.style = column <= own.length ? STYLES.text : STYLES.plain;
+      cell.style = column - 1 === error || column - 1 === completedSteps ? STYLES.plain : STYLES.text;
     });
     // A cell an error is about is red, the problem in its note; step failures name no column.
     const notes = new Map<number, string[]>();
-    for (const error of row.errors) {
-      const index = error.column === undefined ? -1 : this.slot.header.indexOf(error.column);
-      if (index >= 0) notes.set(index, [...(notes.get(index) ?? []), error.message]);
+    for (const { column, message } of row.errors) {
+      const index = column === undefined ? -1 : names.indexOf(column);
+      if (index >= 0) notes.set(positions[index]!, [...(notes.get(positions[index]!) ?? []), message]);
     }
     // A sheet with no room for the two columns says them in its first cell's note instead.
-    if (!room && (errorText !== '' || row.completedSteps !== ''))
+    if (error === undefined && (errorText !== '' || row.completedSteps !== ''))
       notes.set(0, [...(notes.get(0) ?? []), `error: ${errorText}`, `completedSteps: ${row.completedSteps}`]);
     const noted = notes.size > 0 && this.slot.noted < NOTED_ROWS;
     if (noted) this.slot.noted++;
-    for (const [index, messages] of notes) {
-      const cell = added.getCell(index + 1);
+    for (const [column, messages] of notes) {
+      const cell = added.getCell(column + 1);
       cell.style = STYLES.error;
       if (noted) cell.note = messages.join('\n');
     }
@@ -168,22 +180,19 @@ export class XlsxRowSheet {
 
 function addSheet(workbook: Workbook, slot: SheetSlot): Worksheet {
   const worksheet = workbook.addWorksheet(slot.name);
-  // Text format keeps what the team types next (a routing number's leading zero) as typed.
-  worksheet.columns = [
-    ...slot.header.map((header) => ({
-      header,
-      width: Math.max(12, Math.min(40, header.length + 4)),
-      // A column with no name gets no style: exceljs writes a styled cell even empty, 16,384 a row under a header
-      // that reaches XFD with nothing between.
-      ...(header === '' ? {} : { style: STYLES.text }),
-    })),
-    ...(hasRoom(slot.header)
-      ? [
-          { header: 'error', width: 60 },
-          { header: 'completedSteps', width: 24 },
-        ]
-      : []),
-  ];
+  const { names, positions, error, completedSteps } = slot.columns;
+  // Laid out by place: a column with no name gets no style (exceljs writes a styled cell even empty: 16,384 a row
+  // under a header that reaches XFD with nothing between). Text format keeps what the team types next (a routing
+  // number's leading zero) as typed.
+  const columns: Partial<ExcelJS.Column>[] = [];
+  const width = Math.max(-1, error ?? -1, completedSteps ?? -1, ...positions.slice(-1)) + 1;
+  for (let at = 0; at < width; at++) columns.push({});
+  names.forEach((header, k) => {
+    columns[positions[k]!] = { header, width: Math.max(12, Math.min(40, header.length + 4)), style: STYLES.text };
+  });
+  if (error !== undefined) columns[error] = { header: 'error', width: 60 };
+  if (completedSteps !== undefined) columns[completedSteps] = { header: 'completedSteps', width: 24 };
+  worksheet.columns = columns;
   worksheet.getRow(1).font = { bold: true };
   return worksheet;
 }

@@ -124,7 +124,14 @@ async function sendInput(
 ): Promise<void> {
   // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
   const reopened = job.once ? job.input : await openInput(job.input.file, checked.reading);
-  const rowFiles = new RowFiles(outputs.dir, reopened.file, reopened.header, reopened.dialect, rowFileSet);
+  const rowFiles = new RowFiles(
+    outputs.dir,
+    reopened.file,
+    reopened.header,
+    reopened.dialect,
+    rowFileSet,
+    reopened.positions,
+  );
   try {
     // Written out, not `{ ...shared, rowFiles }`: on Node 20 a literal that spreads first stores what follows slowly.
     await sendRows(

@@ -134,6 +134,7 @@ async function writeRow(ctx: SendContext, skipped: SkippedRows, { row, finished 
     await ctx.rowFiles.write({
       outcome: finished.result.outcome,
       original: row.record.original,
+      unnamed: row.record.unnamed,
       errors: finished.result.errors,
       // The row's first file and line go along, so they stay its name however often it is fed back.
       completedSteps: formatCompletedSteps({

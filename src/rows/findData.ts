@@ -67,22 +67,24 @@ export function chooseHeader(rows: readonly (readonly string[])[], map?: ColumnM
  * A check for rows below the header that are no payer: a totals line (`Total` and a count) or a note
  * (`Prepared by ...`). Such a row fills at most two cells, and fewer than a third of the columns that name fields;
  * a payer with a few cells missing fills far more. It is reported as such rather than as a payer missing every
- * field. The message names columns, never values.
+ * field. The message names columns, never values: `others` are the names of cells filled outside the header's columns.
  */
 export function notAPayerRow(
   header: readonly string[],
   map?: ColumnMap,
-): (cells: readonly unknown[]) => RowIssue | undefined {
+): (cells: readonly unknown[], others?: readonly string[]) => RowIssue | undefined {
   const known = header.filter((column) => knownField(column, map) !== undefined).length;
   const most = Math.min(2, Math.ceil(known / 3) - 1);
   // A failed file's own `error` and `completedSteps` cells are ours, not the row's: its totals row stays one.
   const ours = header.map((column) => OUR_COLUMNS.has(fieldForColumn(column, 'payers', map) ?? ''));
   const counts = (value: unknown, i: number) => !ours[i] && !isBlank(value);
-  return (cells) => {
-    let filled = 0;
+  return (cells, others = []) => {
+    let filled = others.length;
+    if (filled > most) return undefined;
     for (let i = 0; i < cells.length; i++) if (counts(cells[i], i) && ++filled > most) return undefined;
     if (filled === 0) return undefined;
     const which = cells.flatMap((value, i) => (counts(value, i) ? [`"${header[i] || `column ${i + 1}`}"`] : []));
+    which.push(...others.map((name) => `"${name}"`));
     return {
       column: ROW,
       message: `is not a payer row: only ${which.join(' and ')} ${filled === 1 ? 'is' : 'are'} filled (a total or a note?): delete the row, or move it off the sheet`,

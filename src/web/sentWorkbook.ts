@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import type { UnnamedCell } from '../input/InputFile.js';
 import { type Edits, fixedRows, sentHeader, type UploadTable } from './uploadTable.js';
 
 /**
@@ -21,13 +22,22 @@ export async function writeSentWorkbook(
   const read = (sheet && source.getWorksheet(sheet)) || source.worksheets[0];
   const book = new excel.Workbook();
   const payers = book.addWorksheet(read?.name ?? 'Payers');
-  payers.addRow(sentHeader(table.header, edits.mapping));
+  // Each cell where the sheet had it: a column with no name, and what shows under it, stays between the others.
+  const placed = (texts: readonly string[], unnamed: readonly UnnamedCell[] = []) => {
+    const cells: (string | undefined)[] = [];
+    texts.forEach((text, i) => {
+      if (text !== '') cells[table.positions?.[i] ?? i] = text;
+    });
+    for (const { column, text } of unnamed) cells[column] ??= text;
+    return cells;
+  };
+  payers.addRow(placed(sentHeader(table.header, edits.mapping)));
   const rows = fixedRows(table, edits.fixes);
   const out = new Set(edits.leftOut);
   const lines = new Map<number, number>();
   for (const row of table.rows) {
     if (out.has(row.line)) continue;
-    const added = payers.addRow(rows.get(row.line)!);
+    const added = payers.addRow(placed(rows.get(row.line)!, row.unnamed));
     lines.set(added.number, row.line);
   }
   const bank = table.bankSheet === undefined ? undefined : source.getWorksheet(table.bankSheet);

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PayerOnboardError } from '../core/errors.js';
+import type { UnnamedCell } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 
 /**
@@ -9,7 +10,10 @@ import { bankSheetOf, openInput } from '../input/openInput.js';
  */
 export interface UploadTable {
   header: string[];
-  rows: Array<{ line: number; texts: string[] }>;
+  /** A sheet's: where each of the header's columns is (from 0 for A). */
+  positions?: readonly number[];
+  /** Each row's texts by the header's columns, and a sheet row's under columns with no name (written back as they were). */
+  rows: Array<{ line: number; texts: string[]; unnamed?: readonly UnnamedCell[] }>;
   /** A workbook's sheet of bank rows beside the payers' (a run reads it too; a CSV written from the table cannot). */
   bankSheet?: string;
 }
@@ -60,11 +64,20 @@ export async function readTable(path: string, kept?: RowsKept): Promise<UploadTa
       if (headerOnly) break;
       if (!Array.isArray(record.original)) continue;
       if (kept === undefined || index < kept.first || lines.has(record.line))
-        rows.push({ line: record.line, texts: record.original });
+        rows.push({
+          line: record.line,
+          texts: record.original,
+          ...(record.unnamed === undefined ? {} : { unnamed: record.unnamed }),
+        });
       index++;
     }
     const bankSheet = bankSheetOf(input);
-    return { header: input.header, rows, ...(bankSheet === undefined ? {} : { bankSheet }) };
+    return {
+      header: input.header,
+      ...(input.positions === undefined ? {} : { positions: input.positions }),
+      rows,
+      ...(bankSheet === undefined ? {} : { bankSheet }),
+    };
   } catch (error) {
     if (error instanceof PayerOnboardError) return undefined;
     throw error;

@@ -5,6 +5,7 @@ import { payerKeyOf } from '../../src/journal/RowJournal.js';
 import { PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { PAYER_COLUMNS, payerCells, payerRows, writeWorkbook } from '../helpers/xlsxFixtures.js';
+import { writeWithExceljs } from '../helpers/xlsxProducers.js';
 
 // Rows kept waiting are run again from the store as a file of their own: written back, they must read as they were.
 
@@ -99,6 +100,31 @@ describe('rows waiting, written back in their own format', () => {
     ]);
     expect(JSON.parse(again.shape).parts.map((p: { sheet: string }) => p.sheet)).toEqual(['Payers', 'Bank details']);
     expect(sameRows(again.shape, again.rows)).toEqual(sameRows(read.shape, rows));
+  });
+
+  it('a sheet with a column without a name: what shows under it comes back where it was', async () => {
+    const path = await writeWithExceljs(tmp.path('aside.xlsx'), {
+      sheets: [
+        {
+          name: 'Payers',
+          rows: [
+            ['clientUserId', 'email', null, 'firstName'],
+            ['w-1', 'w1@example.com', 'aside', 'Ann'],
+            ['w-2', 'w2@example.com', null, 'Bo'],
+          ],
+        },
+      ],
+    });
+    const { read, again } = await roundTrip(path, 'pending-aside.xlsx');
+    expect(read.rows.map((r) => JSON.parse(r.original))).toEqual([
+      { cells: ['w-1', 'w1@example.com', 'Ann'], unnamed: [{ column: 2, text: 'aside' }] },
+      ['w-2', 'w2@example.com', 'Bo'],
+    ]);
+    expect(JSON.parse(again.shape).parts[0].positions).toEqual([0, 1, 3, 4, 5]);
+    expect(again.rows.map((r) => JSON.parse(r.original))).toEqual([
+      { cells: ['w-1', 'w1@example.com', 'Ann', '', ''], unnamed: [{ column: 2, text: 'aside' }] },
+      ['w-2', 'w2@example.com', 'Bo', '', ''],
+    ]);
   });
 
   it('a file with no clientUserId column is no rows of ours', async () => {

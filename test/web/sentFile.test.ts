@@ -56,16 +56,16 @@ describe('the file sent for a mapped or fixed upload', () => {
     expect(await readTable(tmp.write('p.jsonl', '{"clientUserId":"p-1"}\n'))).toBeUndefined();
   });
 
-  it('a workbook is sent as a workbook: its sheet by name, the rows as text, its bank sheet as it was', async () => {
+  it('a workbook is sent as a workbook: its sheet by name, the rows as text in their columns, its bank sheet as it was', async () => {
     const book = await writeWithExceljs(tmp.path('june.xlsx'), {
       sheets: [
         {
           name: 'Payers',
           rows: [
             ['Payers, June'],
-            ['clientUserId', 'Type', 'accountNumber'],
-            ['p-1', 'individual', '000123'],
-            ['p-2', 'business', '000456'],
+            ['clientUserId', 'Type', null, 'accountNumber'],
+            ['p-1', 'individual', 'aside', '000123'],
+            ['p-2', 'business', 'kept', '000456'],
           ],
         },
         {
@@ -90,7 +90,11 @@ describe('the file sent for a mapped or fixed upload', () => {
     expect(statSync(sent).mode & 0o777).toBe(0o600);
     const back = await readTable(sent);
     expect(back?.header).toEqual(['clientUserId', 'beneficiaryType', 'accountNumber']);
-    expect(back?.rows).toEqual([{ line: 2, texts: ['p-2', 'business', '000789'] }]);
+    // A column with no name is no column of the table, and what shows under it stays where it was.
+    expect(back?.positions).toEqual([0, 1, 3]);
+    expect(back?.rows).toEqual([
+      { line: 2, texts: ['p-2', 'business', '000789'], unnamed: [{ column: 2, text: 'kept' }] },
+    ]);
     expect(back?.bankSheet).toBe('Bank details');
     const ExcelJS = (await import('exceljs')).default;
     const written = new ExcelJS.Workbook();

@@ -1,13 +1,6 @@
 import { InputError } from '../../core/errors.js';
 import type { ColumnMap } from '../../rows/columns.js';
-import {
-  chooseHeader,
-  fieldCount,
-  HEADER_SEARCH_ROWS,
-  isBlankRow,
-  isHeaderRow,
-  type NumberCell,
-} from '../../rows/findData.js';
+import { chooseHeader, fieldCount, HEADER_SEARCH_ROWS, isHeaderRow, type NumberCell } from '../../rows/findData.js';
 import type { InputFile } from '../InputFile.js';
 
 // Finding the data in a spreadsheet, whatever its file format: the reader of a format hands over each sheet's rows as
@@ -34,16 +27,28 @@ export interface SheetRow {
   tooLong?: number;
 }
 
+/** A cell of a row read: where it is (from 0 for A), what it is, and the text it shows. */
+export interface ScannedCell {
+  column: number;
+  cell: SheetCell;
+  text: string;
+}
+
 export interface ScannedRow {
   number: number;
-  /** By column, from A, as far as the row was read: a column with no cell is a hole (undefined). */
-  cells: (SheetCell | undefined)[];
-  texts: string[];
+  /**
+   * The cells that hold something, left to right, as far as the row was read: a row costs what its cells do, not what
+   * its last column does (a cell at XFD in a sheet of twenty columns is one cell, not 16,384).
+   */
+  cells: ScannedCell[];
   blank: boolean;
   /** The first column past the width the row was read to whose cell shows something. */
   beyond?: number;
   tooLong?: number;
 }
+
+/** The texts of a row's cells, left to right: enough to tell a header (the names count, not where they are). */
+export const rowTexts = (row: ScannedRow): string[] => row.cells.map((c) => c.text);
 
 /** A sheet read up to its header (or HEADER_SEARCH_ROWS non-blank rows), which then reads on from there. */
 export interface SheetScan {
@@ -82,7 +87,7 @@ export async function scanSheet(
     if (row.blank) blanks.push(row.number);
     else {
       rows.push(row);
-      foundHeader = isHeaderRow(row.texts, columns);
+      foundHeader = isHeaderRow(rowTexts(row), columns);
     }
   }
   return { rows, blanks, foundHeader, next, close: () => void sheetRows.return(undefined).catch(() => {}) };
@@ -114,7 +119,7 @@ export async function findDataSheet<Entry extends { name: string }>(
     const sheet = { entry, scan: await scan(entry) };
     scanned.push(sheet);
     if (!sheet.scan.foundHeader) continue;
-    const rows = sheet.scan.rows.map((row) => row.texts);
+    const rows = sheet.scan.rows.map(rowTexts);
     if (fieldCount(rows[chooseHeader(rows, columns).index]!, columns) >= DATA_HEADER_FIELDS) return keep(sheet);
     first ??= sheet;
   }
@@ -129,28 +134,22 @@ export async function findDataSheet<Entry extends { name: string }>(
   );
 }
 
-/**
- * A row's cells laid out by column as far as `width`, so a row costs what its cells do, not what its last column
- * does: a cell at XFD in a sheet of twenty columns is looked at once, not laid out 16,384 wide.
- */
+/** A row's cells as far as `width`; past it, only whether one shows something is looked at. */
 function scannedRow(row: SheetRow, width: number): ScannedRow {
-  const cells: (SheetCell | undefined)[] = [];
-  const texts: string[] = [];
+  const cells: ScannedCell[] = [];
   let beyond: number | undefined;
+  let blank = true;
   for (const { column, cell } of row.cells) {
     const text = cellText(cell);
+    const shows = text.trim() !== '';
     if (column >= width) {
-      if (beyond === undefined && text.trim() !== '') beyond = column;
+      if (beyond === undefined && shows) beyond = column;
       continue;
     }
-    while (texts.length < column) {
-      texts.push('');
-      cells.push(undefined);
-    }
-    texts.push(text);
-    cells.push(cell);
+    cells.push({ column, cell, text });
+    blank &&= !shows;
   }
-  const scanned: ScannedRow = { number: row.number, cells, texts, blank: isBlankRow(texts) && beyond === undefined };
+  const scanned: ScannedRow = { number: row.number, cells, blank: blank && beyond === undefined };
   if (beyond !== undefined) scanned.beyond = beyond;
   if (row.tooLong !== undefined) {
     scanned.tooLong = row.tooLong;
@@ -159,8 +158,7 @@ function scannedRow(row: SheetRow, width: number): ScannedRow {
   return scanned;
 }
 
-function cellText(cell: SheetCell | undefined): string {
-  if (cell === undefined) return '';
+function cellText(cell: SheetCell): string {
   if (typeof cell === 'string') return cell;
   if ('error' in cell) return cell.error;
   if ('shown' in cell) return cell.shown;
