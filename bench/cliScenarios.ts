@@ -287,7 +287,7 @@ async function validate(): Promise<Figure[]> {
       unit: 'rows/s',
       bar: '>= 10,000',
       pass: perCpuSecond(wide, 50_000) >= 10_000 && wide.ok,
-      note: `${(wide.f.cpuMs / 1000).toFixed(1)} s CPU, ${(wide.f.wallMs / 1000).toFixed(1)} s wall; peak RSS ${wide.f.maxRssMb.toFixed(0)} MB. Before (rows laid out 16,384 cells wide): some 500 rows/s, 2 ms a row`,
+      note: `${(wide.f.cpuMs / 1000).toFixed(1)} s CPU, ${(wide.f.wallMs / 1000).toFixed(1)} s wall; peak RSS ${wide.f.maxRssMb.toFixed(0)} MB. Before (commit f82422e: every row laid out 16,384 cells wide), measured by hand on the same file back to back: 61.9 s CPU (808 rows/s), 55.1 s wall, 428 MB peak RSS; this build 2.3 s CPU, 146 MB`,
     },
     {
       scenario: 'validate',
