@@ -15,7 +15,7 @@ import { basename, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { WebTables } from '../store/Store.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
-import type { FileFacts } from './fileFacts.js';
+import { type FileFacts, tooManyRows } from './fileFacts.js';
 import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
 import type { Mappings } from './Mappings.js';
 import { checkEnv, UploadReader } from './UploadReader.js';
@@ -116,9 +116,11 @@ export class Uploads {
     const found = 'value' in read ? (read.value.facts ?? {}) : {};
     const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString(), found };
     await this.tables.putUpload({ id, at: upload.at, upload: JSON.stringify(upload), fixes: '[]' }, readFileSync(path));
-    if ('failed' in read) {
-      // A file its reading could not get through is not checked again: the check would read it the same way.
-      upload.check = unusableCheck(upload.name, this.reader.why(upload.name, read.failed));
+    // A file its reading could not get through, or one of more rows than the page checks, is not checked: the check
+    // would read it the same way, or outlast its time.
+    if ('failed' in read || found.tooManyRows) {
+      const why = 'failed' in read ? this.reader.why(upload.name, read.failed) : tooManyRows(upload.name);
+      upload.check = unusableCheck(upload.name, why);
       await this.save(upload);
       return upload;
     }

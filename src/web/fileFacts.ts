@@ -10,18 +10,32 @@ export interface FileFacts {
   /** CSV: the encoding it was read in, and the separator between cells. */
   encoding?: string;
   delimiter?: string;
+  /** More rows than the page checks: the file was read no further. */
+  tooManyRows?: true;
 }
 
 /**
- * The file as the CLI reads it, read once to its end (an encoding is known only then). Nothing of its cells is kept;
- * a file the tool cannot read has no facts (its check says why).
+ * The most rows the web page checks in one upload. A file of up to the upload limit can hold millions of short rows
+ * (25 MB of `x` lines is 12 million), and each row refused costs its line in the results, the failed file and the log:
+ * past this many the check would outlast its time limit. A hundred thousand payers is the largest run the tool is
+ * measured at; a larger file goes in parts, or through the command line or the inbox, which take any number.
  */
-export async function fileFacts(path: string): Promise<FileFacts> {
+export const UPLOAD_ROWS = 100_000;
+
+/** What the upload page says of a file past `UPLOAD_ROWS`. */
+export const tooManyRows = (name: string) =>
+  `${name} has more than ${UPLOAD_ROWS.toLocaleString('en-US')} rows, the most this page checks at once: split it into files of ${UPLOAD_ROWS.toLocaleString('en-US')} rows or fewer and upload each.`;
+
+/**
+ * The file as the CLI reads it, read once to its end (an encoding is known only then), or to its row past `rowLimit`.
+ * Nothing of its cells is kept; a file the tool cannot read has no facts (its check says why).
+ */
+export async function fileFacts(path: string, rowLimit = Number.POSITIVE_INFINITY): Promise<FileFacts> {
   try {
     const input = await openInput(path);
-    for await (const _record of input.records) {
-      // read through: the encoding and the warnings of a whole reading are known at the end
-    }
+    let rows = 0;
+    // Read through: the encoding and the warnings of a whole reading are known at the end.
+    for await (const _record of input.records) if (++rows > rowLimit) return { tooManyRows: true };
     const { file, headerLine, dialect, sheets } = input;
     return {
       ...(file.sheet ? { sheet: file.sheet } : {}),

@@ -1,4 +1,4 @@
-import { factLines } from './fileFacts.js';
+import { factLines, UPLOAD_ROWS } from './fileFacts.js';
 import { html, type SafeHtml } from './html.js';
 import { gridSection } from './gridSection.js';
 import { mapSection } from './mapSection.js';
@@ -28,7 +28,7 @@ export function uploadPage(csrf: string, limitMb: number, problem?: string): Saf
   <div class="drop" data-drop>
     <label for="file">Payers file</label>
     <input id="file" name="file" type="file" required accept=".csv,.txt,.tsv,.xlsx,.jsonl,.ndjson">
-    <p class="hint">CSV in any encoding the tool reads, Excel .xlsx, or JSON lines; up to ${limitMb} MB. Or drag it here. A file of bank details alone is taken too, after its payers' file.</p>
+    <p class="hint">CSV in any encoding the tool reads, Excel .xlsx, or JSON lines; up to ${limitMb} MB and ${UPLOAD_ROWS.toLocaleString('en-US')} rows. Or drag it here. A file of bank details alone is taken too, after its payers' file.</p>
   </div>
   <button type="submit">Check the file</button>
 </form>`;

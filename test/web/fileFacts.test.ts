@@ -22,6 +22,15 @@ describe('fileFacts', () => {
     ]);
   });
 
+  it('a file of more rows than asked is read no further than the row past them', async () => {
+    const path = tmp.write(
+      'payers.csv',
+      `${PAYER_HEADER}\n${['f-1', 'f-2', 'f-3'].map((id) => payerRow(id)).join('\n')}\n`,
+    );
+    expect(await fileFacts(path, 3)).toEqual({ headerLine: 1, encoding: 'utf-8', delimiter: ',' });
+    expect(await fileFacts(path, 2)).toEqual({ tooManyRows: true });
+  });
+
   it('a file the tool cannot read has no facts (its check says why)', async () => {
     expect(await fileFacts(tmp.write('empty.csv', ''))).toEqual({});
   });

@@ -2,13 +2,14 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
+import { UPLOAD_ROWS } from '../../src/web/fileFacts.js';
 import { toText } from '../../src/web/html.js';
 import { Mappings } from '../../src/web/Mappings.js';
 import { uploadResultPage } from '../../src/web/pages.js';
 import { checkEnv, READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';
 import { Uploads } from '../../src/web/Uploads.js';
 import { checkChildren } from '../helpers/checkChildren.js';
-import { payersCsv } from '../helpers/runHarness.js';
+import { PAYER_HEADER, payersCsv } from '../helpers/runHarness.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { type TestStore, testStore } from '../helpers/testStore.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -101,6 +102,21 @@ it('an edited upload whose check, made again to send it, is stopped: nothing goe
   expect(sent.sentAs).toBeUndefined();
   expect(sent.check?.unusable).toContain('took longer than 1 seconds to check');
   expect(existsSync(tmp.path('incoming')) ? readdirSync(tmp.path('incoming')) : []).toEqual([]);
+});
+
+it('a file of more rows than the page checks is refused in one sentence, read no further and never checked', async () => {
+  const uploads = uploadsWith(READER_LIMITS, process.env);
+  const { id, path } = uploads.create('short rows.csv');
+  // 25 MB of such rows is 12 million: each refused row would cost a line in three files, past the check's time.
+  const text = `${PAYER_HEADER}\n${'x\n'.repeat(UPLOAD_ROWS + 1)}`;
+  writeFileSync(path, text);
+  const upload = await uploads.accept(id, path, text.length, {}, { cwd: tmp.dir, env: {} });
+  expect(upload.check).toMatchObject({
+    rows: 0,
+    unusable:
+      'short rows.csv has more than 100,000 rows, the most this page checks at once: split it into files of 100,000 rows or fewer and upload each.',
+  });
+  expect(existsSync(tmp.path(`.web/uploads/${id}/check`))).toBe(false);
 });
 
 it("a check's process is given none of serve's secrets: what reading a file may go by only", () => {
