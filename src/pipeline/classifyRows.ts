@@ -1,7 +1,8 @@
 import { IdTable } from '../core/compactTables.js';
 import { InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
-import { fieldForColumn, type HeaderMapping, likelyMapping, mapHeader } from '../rows/columns.js';
+import { type ColumnMap, fieldForColumn, type HeaderMapping, likelyMapping, mapHeader } from '../rows/columns.js';
+import { normalizeName } from '../rows/synonyms.js';
 import type { BankRowResult, InvalidRow, PayerRowResult, RowIssue } from '../core/types.js';
 import { checkBankRow, validateBankRow } from '../validate/validateBankRow.js';
 import { checkPayerRow, validatePayerRow } from '../validate/validatePayerRow.js';
@@ -70,6 +71,7 @@ export async function checkHeader(input: OpenedInput, kind: RowKind): Promise<st
   if (input.header === undefined) return [];
   const mapping = mapHeader(input.header, kind, input.reading?.columns);
   const line = input.headerLine ?? 1;
+  if (mapping.asked.length > 0) throw new InputError(input.file.name, askedColumns(mapping), { line });
   if (mapping.missing.length > 0) throw new InputError(input.file.name, await missingColumns(input, mapping), { line });
   if (mapping.duplicates.length > 0) {
     throw new InputError(
@@ -78,10 +80,52 @@ export async function checkHeader(input: OpenedInput, kind: RowKind): Promise<st
       { line },
     );
   }
-  return mapping.unknown.map(
+  const passed = mapping.passed.map(
+    ({ column, field, by }) =>
+      `${input.file.name}: column "${column}" is not read: "${by}" is read as ${field} (--map "${column}=${field}" reads it instead); it is carried through to the failed file`,
+  );
+  const unknown = mapping.unknown.map(
     (column) =>
       `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file (if it holds a field, --map names it)`,
   );
+  return [...passed, ...unknown];
+}
+
+/** Columns that could be two fields: the tool does not guess, and names the `--map` that settles each. */
+function askedColumns(mapping: HeaderMapping): string {
+  const one = ({ column, fields }: HeaderMapping['asked'][number]) => {
+    const [first, ...others] = fields.map((field) => `"${column}=${field}"`);
+    const or = others.length > 0 ? ` (or ${others.join(', or ')})` : '';
+    const which = fields.length === 1 ? `${fields[0]}, or something else` : fields.join(' or ');
+    return `column "${column}" could be ${which}, and the tool does not guess: add --map ${first}${or}`;
+  };
+  return mapping.asked.map(one).join('; ');
+}
+
+/**
+ * An input whose header lacks a required field that a column's values name (`Type` holding only `individual` and
+ * `business` is beneficiaryType: a field of a few words, and nothing else in the column), opened again with that
+ * column read as the field, and a warning that says so. Only by those words, never by a name alone: a name that could
+ * be two fields is asked about. An input its values name nothing of is opened again as it was (its first rows were
+ * read to look).
+ */
+export async function withValueColumns(
+  input: OpenedInput,
+  kind: RowKind,
+  reopen: (columns: ColumnMap | undefined) => Promise<OpenedInput>,
+): Promise<{ input: OpenedInput; warnings: string[] }> {
+  if (input.header === undefined) return { input, warnings: [] };
+  const mapping = mapHeader(input.header, kind, input.reading?.columns);
+  if (mapping.missing.length === 0 || mapping.unknown.length === 0 || mapping.asked.length > 0)
+    return { input, warnings: [] };
+  const named = likelyMapping(mapping.missing, await firstValues(input, mapping.unknown)).filter((l) => l.words);
+  const columns = new Map(input.reading?.columns);
+  for (const { column, field } of named) columns.set(normalizeName(column), field);
+  const warnings = named.map(
+    ({ column, field, words }) =>
+      `${input.file.name}: column "${column}" holds ${words!.join(', ')}, so it is read as ${field}`,
+  );
+  return { input: await reopen(columns.size === 0 ? input.reading?.columns : columns), warnings };
 }
 
 /** Rows whose values are looked at to tell what a column not understood holds. */

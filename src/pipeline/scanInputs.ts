@@ -2,7 +2,7 @@ import { AbortedError, InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord, ReadingOptions } from '../input/InputFile.js';
 import { openInput, bankSheetOf } from '../input/openInput.js';
 import type { RunOptions } from '../options/resolve.js';
-import { checkHeader, describeMapping, isBankFile, type RowKind } from './classifyRows.js';
+import { checkHeader, describeMapping, isBankFile, type RowKind, withValueColumns } from './classifyRows.js';
 
 /** One input to send: what it is, opened in pass 1, and how many rows it holds. */
 export interface Job {
@@ -48,11 +48,13 @@ export async function scanInputs(
   if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);
   const names = new Set<string>();
   for (const [path, given, bankSheet] of all) {
-    const input = await openInput(path, {
-      ...read.reading,
-      sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined),
-    });
-    const kind: RowKind = given === 'payers' && isBankFile(input) ? 'bank-details' : given;
+    const opening = { ...read.reading, sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined) };
+    const first = await openInput(path, opening);
+    const kind: RowKind = given === 'payers' && isBankFile(first) ? 'bank-details' : given;
+    const { input, warnings: byValues } = await withValueColumns(first, kind, (columns) =>
+      openInput(path, { ...opening, columns }),
+    );
+    warnings.push(...byValues);
     if (names.has(input.file.name)) {
       throw new InputError(
         input.file.name,

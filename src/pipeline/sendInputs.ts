@@ -123,7 +123,8 @@ async function sendInput(
   shared: SharedSend,
 ): Promise<void> {
   // Reopen each input for pass 2: pass 1's streams are spent, and nothing was kept in memory.
-  const reopened = job.once ? job.input : await openInput(job.input.file, checked.reading);
+  // With its own reading: the columns its values named in pass 1 are read the same way.
+  const reopened = job.once ? job.input : await openInput(job.input.file, job.input.reading ?? checked.reading);
   const rowFiles = new RowFiles(
     outputs.dir,
     reopened.file,

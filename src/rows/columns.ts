@@ -5,7 +5,6 @@ import {
   PAYER_FIELDS,
   PAYMENT_DETAIL_FIELDS,
   PAYMENT_DETAILS_KEY,
-  ALIAS_LOOKUP,
   SAME_FIELD,
   REQUIRED_PAYER_FIELDS,
   REQUIRED_PAYMENT_DETAIL_FIELDS,
@@ -14,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { ACCOUNT_TYPES, BENEFICIARY_TYPES, RAILS } from '../core/schemas.js';
+import { couldBeBeside, normalizeName, synonymOf } from './synonyms.js';
 
 /** What a file holds: payer rows (optionally with a bank account each), or the rows of a `--bank-details` file. */
 export type FileKind = 'payers' | 'bank-details';
@@ -25,13 +25,8 @@ export type FileKind = 'payers' | 'bank-details';
  */
 export type Vocabulary = FileKind | 'payment-details-entry';
 
-/**
- * Header names match field names case-insensitively, ignoring spaces, `_`, `-` and `.`:
- * `First Name`, `first_name` and `FIRSTNAME` all mean `firstName`.
- */
-function normalizeHeader(name: string): string {
-  return name.replace(/[\s_.-]+/g, '').toLowerCase();
-}
+/** Header names match field names and their synonyms without case, accents or punctuation (synonyms.ts). */
+const normalizeHeader = normalizeName;
 
 const VOCABULARIES: Record<Vocabulary, readonly string[]> = {
   payers: [...PAYER_FIELDS, ...BANK_ONLY_FIELDS, ...OVERRIDE_COLUMNS, ...CONTROL_COLUMNS, PAYMENT_DETAILS_KEY],
@@ -56,19 +51,112 @@ const SEEN = Object.fromEntries(Object.keys(VOCABULARIES).map((v) => [v, new Map
 const MAX_SEEN = 1000;
 
 /**
- * The catalog name (`firstName`, `bankCity`, `completedSteps`, ...) a column means, or undefined when it means nothing.
- * A `--map` entry wins; then a field's own name; then a built-in alias (`DOB`, `Zip`, `ABA`: ALIASES in fields.ts).
+ * How a name reads by itself: given by `--map` (rank -1), the field's own name as the tool spells it (0), that name in
+ * another case or spacing (1), a synonym (2), a synonym that yields to a better-named column (3); or the fields it
+ * could be, which a person must choose between.
+ */
+type NameReading = { field: string; rank: -1 | 0 | 1 | 2 | 3 } | { could: readonly string[] } | undefined;
+
+function readName(column: string, vocabulary: Vocabulary, map?: ColumnMap): NameReading {
+  const key = normalizeHeader(column);
+  const mapped = map?.get(key);
+  if (mapped !== undefined) {
+    const field = inVocabulary(mapped, vocabulary);
+    return field === undefined ? undefined : { field, rank: -1 };
+  }
+  if (key === '') return undefined;
+  const own = LOOKUPS[vocabulary].get(key);
+  if (own !== undefined) return { field: own, rank: column.trim() === own ? 0 : 1 };
+  const meaning = synonymOf(key);
+  if (meaning === undefined) return undefined;
+  if ('could' in meaning) return couldBe(meaning.could, vocabulary);
+  const field = inVocabulary(meaning.field, vocabulary);
+  return field === undefined ? undefined : { field, rank: meaning.rank };
+}
+
+function couldBe(fields: readonly string[], vocabulary: Vocabulary): NameReading {
+  const could = [...new Set(fields.map((field) => inVocabulary(field, vocabulary)))].filter((f) => f !== undefined);
+  return could.length === 0 ? undefined : { could };
+}
+
+/**
+ * The catalog name (`firstName`, `bankCity`, `completedSteps`, ...) a column name means by itself, or undefined when
+ * it means nothing or could mean two fields. A `--map` entry wins; then a field's own name; then a synonym (`DOB`,
+ * `Zip`, `Vorname`: synonyms.ts). A header's columns are read together by `readHeader`, which settles what a name
+ * means beside the others.
  */
 export function fieldForColumn(column: string, vocabulary: Vocabulary, map?: ColumnMap): string | undefined {
-  const mapped = map?.get(normalizeHeader(column));
-  if (mapped !== undefined) return inVocabulary(mapped, vocabulary);
+  if (map?.has(normalizeHeader(column))) {
+    const reading = readName(column, vocabulary, map);
+    return reading && 'field' in reading ? reading.field : undefined;
+  }
   const seen = SEEN[vocabulary];
   if (seen.has(column)) return seen.get(column);
-  const key = normalizeHeader(column);
-  const alias = ALIAS_LOOKUP.get(key);
-  const field = LOOKUPS[vocabulary].get(key) ?? (alias === undefined ? undefined : inVocabulary(alias, vocabulary));
+  const reading = readName(column, vocabulary);
+  const field = reading && 'field' in reading ? reading.field : undefined;
   if (seen.size < MAX_SEEN) seen.set(column, field);
   return field;
+}
+
+/** A header's columns read together: what each means beside the others. */
+export interface HeaderReading {
+  /** By header position: the catalog name the column is read as, or undefined. */
+  fields: (string | undefined)[];
+  /** Columns that could be two fields or more (those no other column holds): a person says which. */
+  asked: { column: string; fields: string[]; someHeld: boolean }[];
+  /** Columns whose field a better-named column holds (`Mobile` beside `Phone`): not read, and said so. */
+  passed: { column: string; field: string; by: string }[];
+  /** Fields named equally well by more than one column (an error: which value would win is a guess). */
+  duplicates: { field: string; columns: string[] }[];
+}
+
+// `error` is ignored on input; a failed file fed back twice may carry it twice, and that hurts nobody.
+const MAY_REPEAT = new Set(['error']);
+
+/**
+ * What each column of a header means. A column given a field by `--map` takes it from any other; a second synonym (`Mobile`) yields to a better name (`Phone`); two columns naming a field equally well are
+ * duplicates. A name that could be two fields (`Vendor name`: a company or a person?), or that is unsure beside another
+ * column (Xero's `AccountNumber` beside `BankAccountNumber`), is asked about unless other columns hold every field it
+ * could be.
+ */
+export function readHeader(header: readonly string[], vocabulary: Vocabulary, map?: ColumnMap): HeaderReading {
+  // A name is never unsure beside itself: no name is both a rule's and what it is unsure beside.
+  const keys = new Set(header.map(normalizeHeader));
+  const readings = header.map((column): NameReading => {
+    const reading = readName(column, vocabulary, map);
+    // A field's own name, exactly as the tool spells it, is never unsure.
+    if (reading === undefined || !('field' in reading) || reading.rank <= 0) return reading;
+    const unsure = couldBeBeside(normalizeHeader(column), keys);
+    return unsure === undefined ? reading : couldBe(unsure, vocabulary);
+  });
+  const byField = new Map<string, Array<{ at: number; rank: number }>>();
+  readings.forEach((reading, at) => {
+    if (reading === undefined || !('field' in reading)) return;
+    byField.set(reading.field, [...(byField.get(reading.field) ?? []), { at, rank: reading.rank }]);
+  });
+  const fields: (string | undefined)[] = header.map(() => undefined);
+  const passed: HeaderReading['passed'] = [];
+  const duplicates: HeaderReading['duplicates'] = [];
+  for (const [field, columns] of byField) {
+    const best = Math.min(...columns.map((c) => c.rank));
+    // Given by --map: that column alone. Otherwise every name but a second synonym counts the same.
+    const wins = (rank: number) => (best < 0 ? rank === best : best === 3 || rank < 3);
+    const winners = columns.filter((c) => wins(c.rank));
+    for (const c of winners) fields[c.at] = field;
+    for (const c of columns)
+      if (!wins(c.rank)) passed.push({ column: header[c.at]!, field, by: header[winners[0]!.at]! });
+    if (winners.length > 1 && !MAY_REPEAT.has(field))
+      duplicates.push({ field, columns: winners.map((c) => header[c.at]!) });
+  }
+  const held = new Set(fields);
+  const asked: HeaderReading['asked'] = [];
+  readings.forEach((reading, at) => {
+    if (reading === undefined || !('could' in reading)) return;
+    const open = reading.could.filter((field) => !held.has(field));
+    if (open.length > 0)
+      asked.push({ column: header[at]!, fields: open, someHeld: open.length < reading.could.length });
+  });
+  return { fields, asked, passed, duplicates };
 }
 
 /** A field name as this vocabulary spells it (`postcode` is `postalCode` in a bank row), or undefined if it has none. */
@@ -80,13 +168,9 @@ function inVocabulary(field: string, vocabulary: Vocabulary): string | undefined
   return same === undefined ? undefined : lookup.get(normalizeHeader(same));
 }
 
-export interface HeaderMapping {
-  /** By header position: the catalog name the column means (`firstName`, `bankCity`, `error`, ...), or undefined. */
-  fields: (string | undefined)[];
+export interface HeaderMapping extends HeaderReading {
   /** Columns, as written, that mean nothing: the caller warns once and carries them through untouched. Blank names are left out. */
   unknown: string[];
-  /** Fields named by more than one column (an error: which value would win is a guess). Columns as written, in header order. */
-  duplicates: { field: string; columns: string[] }[];
   /** Required fields with no column at all (the file is rejected before any row), by field name. */
   missing: string[];
 }
@@ -97,25 +181,23 @@ const REQUIRED_COLUMNS: Record<FileKind, readonly string[]> = {
   'bank-details': ['clientUserId', ...REQUIRED_PAYMENT_DETAIL_FIELDS],
 };
 
-// `error` is ignored on input; a failed file fed back twice may carry it twice, and that hurts nobody.
-const MAY_REPEAT = new Set(['error']);
-
+/**
+ * A header's columns as a file of this kind reads them. A column that could be two fields is asked about when it could
+ * be a required field no column holds, or when no column holds either; otherwise (`Vendor name` beside `Last name`, a
+ * `Tax ID` that could be a person's SSN) it is not read, like an unknown column, which `--map` can name.
+ */
 export function mapHeader(header: string[], kind: FileKind, map?: ColumnMap): HeaderMapping {
-  const fields = header.map((column) => fieldForColumn(column, kind, map));
-  const unknown = header.filter((column, i) => fields[i] === undefined && column.trim() !== '');
-
-  const columnsByField = new Map<string, string[]>();
-  header.forEach((column, i) => {
-    const field = fields[i];
-    if (field === undefined) return;
-    columnsByField.set(field, [...(columnsByField.get(field) ?? []), column]);
-  });
-  const duplicates = [...columnsByField]
-    .filter(([field, columns]) => columns.length > 1 && !MAY_REPEAT.has(field))
-    .map(([field, columns]) => ({ field, columns }));
-
-  const missing = REQUIRED_COLUMNS[kind].filter((field) => !columnsByField.has(field));
-  return { fields, unknown, duplicates, missing };
+  const reading = readHeader(header, kind, map);
+  const held = new Set(reading.fields);
+  const missing = REQUIRED_COLUMNS[kind].filter((field) => !held.has(field));
+  const asked = reading.asked.filter(
+    (c) => (!c.someHeld && c.fields.length > 1) || c.fields.some((field) => missing.includes(field)),
+  );
+  const settled = new Set([...asked, ...reading.passed].map((c) => c.column));
+  const unknown = header.filter(
+    (column, i) => reading.fields[i] === undefined && column.trim() !== '' && !settled.has(column),
+  );
+  return { ...reading, asked, unknown, missing };
 }
 
 /** `--map`: the user's column (normalised) -> the field name they gave for it. */

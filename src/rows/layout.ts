@@ -1,4 +1,4 @@
-import { type ColumnMap, fieldForColumn, type Vocabulary } from './columns.js';
+import { type ColumnMap, readHeader, type Vocabulary } from './columns.js';
 import {
   BANK_ONLY_FIELDS,
   CONTROL_COLUMNS,
@@ -72,8 +72,10 @@ function buildLayout(
   const sequence: number[] = [];
   const unknown: number[] = [];
   let repeats = false;
-  columns.forEach((column, i) => {
-    const field = fieldForColumn(column, vocabulary, map);
+  // Read together: what a name means can depend on the columns beside it.
+  const fields = readHeader(columns, vocabulary, map).fields;
+  columns.forEach((_, i) => {
+    const field = fields[i];
     const id = field === undefined ? -1 : fieldId(field);
     ids.push(id);
     if (id < 0) unknown.push(i);

@@ -1,4 +1,5 @@
 import { type FileKind, likelyMapping, mapHeader } from '../rows/columns.js';
+import { fieldLabel } from '../rows/fieldLabels.js';
 import { PAYMENT_DETAIL_FIELDS, TEMPLATE_COLUMNS } from '../rows/fields.js';
 import { html, type SafeHtml } from './html.js';
 import type { Upload } from './Uploads.js';
@@ -14,11 +15,17 @@ interface ColumnView {
   pick: boolean;
   /** The field preselected: the person's choice, else the tool's guess. */
   chosen?: string;
+  /** The fields it could be, where its name could be two (`Vendor name`): the person says which, nothing preselected. */
+  could?: string[];
+  /** The words its values hold, where they name its field (`Type`: individual, business): read so, as the CLI reads it. */
+  words?: string[];
 }
 
 /**
  * The Map step's content: every column beside the field it feeds, a pick list for each the tool does not understand
  * by itself (the person's choice or the tool's guess preselected), and the required fields still without a column.
+ * What it shows is what the check reads: a column its values name is read as that field there too, and a required
+ * field is asked for only where no column holds it and none is preselected for it.
  */
 export function mappingView(
   table: UploadTable,
@@ -34,14 +41,26 @@ export function mappingView(
       return [column, table.rows.slice(0, 50).map((row) => row.texts[at] ?? '')] as const;
     }),
   );
-  const guesses = new Map(likelyMapping(own.missing, values).map((g) => [g.column, g.field]));
-  const columns = table.header.map((column, index) => {
+  const asked = new Map(own.asked.map((a) => [a.column, a.fields]));
+  const likely = likelyMapping(own.missing, values).filter((g) => !asked.has(g.column));
+  const byValues = new Map(likely.filter((g) => g.words).map((g) => [g.column, g]));
+  const guesses = new Map(likely.map((g) => [g.column, g.field]));
+  const columns = table.header.map((column, index): ColumnView => {
     const pick = own.fields[index] === undefined && column.trim() !== '';
-    const field = mapped.fields[index];
+    const read = byValues.get(column);
+    const field = mapped.fields[index] ?? (mapping[column] === undefined ? read?.field : undefined);
     const chosen = mapping[column] ?? (pick ? guesses.get(column) : undefined);
-    return { index, column, pick, ...(field === undefined ? {} : { field }), ...(chosen ? { chosen } : {}) };
+    const could = asked.get(column);
+    return {
+      ...{ index, column, pick },
+      ...(field === undefined ? {} : { field }),
+      ...(chosen ? { chosen } : {}),
+      ...(could && mapping[column] === undefined ? { could } : {}),
+      ...(read?.words && mapping[column] === undefined ? { words: read.words } : {}),
+    };
   });
-  return { kind, columns, missing: mapped.missing, unknown };
+  const held = new Set(columns.flatMap((c) => [c.field, c.chosen]));
+  return { kind, columns, missing: mapped.missing.filter((field) => !held.has(field)), unknown };
 }
 
 /** A bank-details file (no payer fields but every bank row's) is mapped to that file's fields; any other to a payer's. */
@@ -59,20 +78,32 @@ const FIELDS: Record<FileKind, readonly string[]> = {
 export function mapSection(upload: Upload, table: UploadTable, csrf: string): SafeHtml {
   const view = mappingView(table, upload.mapping ?? {});
   const options = (chosen: string | undefined) =>
-    FIELDS[view.kind].map((f) => html`<option value="${f}"${f === chosen ? html` selected` : ''}>${f}</option>`);
+    FIELDS[view.kind].map((f) => {
+      const { label, help } = fieldLabel(f);
+      return html`<option value="${f}" title="${help}"${f === chosen ? html` selected` : ''}>${label}</option>`;
+    });
+  const said = (c: ColumnView) => {
+    if (c.could)
+      return html`<p class="hint">Could be ${c.could.map((f) => fieldLabel(f).label).join(' or ')}: choose which.</p>`;
+    if (c.words)
+      return html`<p class="hint">Read as ${fieldLabel(c.chosen ?? '').label} from its values (${c.words.join(', ')}).</p>`;
+    return '';
+  };
   const rows = view.columns.map(
     (c) => html`<tr>
   <th scope="row"${c.pick ? html` class="unknown-column"` : ''}>${c.pick ? html`<label for="map-${c.index}">${c.column}</label>` : c.column || html`<em>(no name)</em>`}</th>
   <td>${
     c.pick
-      ? html`<select id="map-${c.index}" name="col:${c.index}"><option value="">(not used)</option>${options(c.chosen)}</select>`
-      : (c.field ?? html`<span class="muted">not used</span>`)
+      ? html`<select id="map-${c.index}" name="col:${c.index}"><option value="">(not used)</option>${options(c.could ? undefined : c.chosen)}</select>${said(c)}`
+      : c.field
+        ? fieldLabel(c.field).label
+        : html`<span class="muted">not used</span>`
   }</td></tr>`,
   );
   const missing = view.missing.map(
     (
       field,
-    ) => html`<p class="need"><label for="need-${field}">Which column holds <strong>${field}</strong>? It is required.</label>
+    ) => html`<p class="need"><label for="need-${field}">Which column holds <strong>${fieldLabel(field).label}</strong>? It is required: ${fieldLabel(field).help}.</label>
 <select id="need-${field}" name="need:${field}"><option value="">(none of them)</option>${view.unknown.map(
       (column) => html`<option value="${column}">${column}</option>`,
     )}</select></p>`,
@@ -81,18 +112,22 @@ export function mapSection(upload: Upload, table: UploadTable, csrf: string): Sa
     ? html`<p class="note" role="status" id="mapping-note">The mapping saved for files with this header was applied: ${Object.entries(
         upload.mapping ?? {},
       )
-        .map(([column, field]) => `${column} → ${field}`)
+        .map(([column, field]) => `${column} → ${fieldLabel(field).label}`)
         .join(', ')}.</p>`
     : '';
   return html`<section class="card" id="map" aria-labelledby="map-title">
 <h2 id="map-title">Map the columns</h2>
 ${note}
-<p>Each column of the file beside the field the tool reads it as. Pick a field for the columns it does not know.</p>
+<p>Each column of the file beside the field the tool reads it as. Choose the field for each column it does not know.</p>
 <form method="post" action="/uploads/${upload.id}/mapping">
 <input type="hidden" name="_csrf" value="${csrf}">
 <table class="mapping"><thead><tr><th scope="col">Column in the file</th><th scope="col">Field</th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${missing}
+<details><summary>What each field means</summary><dl class="fields">${FIELDS[view.kind].map((f) => {
+    const { label, help } = fieldLabel(f);
+    return html`<dt>${label}</dt><dd>${help}</dd>`;
+  })}</dl></details>
 <button type="submit">Save the mapping and check again</button>
 </form>
 </section>`;

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, InputError } from '../../src/core/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { harness, PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 import { PAYER_COLUMNS, payerRows, writeWorkbook } from '../helpers/xlsxFixtures.js';
 
-// A header the tool does not fully know: the message names the header's own line, the columns it did not
-// understand, and the --map its values suggest; --map takes that mapping inline as well as from a file.
+// A header the tool does not fully know: a column its values name is read as that field (and said); otherwise the
+// message names the header's own line and the columns it did not understand; --map takes a mapping inline as well as
+// from a file.
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeEach(async () => {
@@ -30,24 +31,30 @@ async function refusal(inputs: string[], map?: string): Promise<Error> {
   return error;
 }
 
-const LIKELY_TYPE =
-  'missing required column beneficiaryType, and a column not understood: "Type"; "Type" holds individual, business, so likely beneficiaryType: add --map "Type=beneficiaryType"';
+const BY_VALUES = (file: string) =>
+  `${file}: column "Type" holds individual, business, so it is read as beneficiaryType`;
 
 describe('a header missing a field it holds under another name', () => {
-  it('names the line the header is on and the mapping its values suggest (CSV)', async () => {
-    const error = await refusal([h.tmp.write('payers-q3.csv', typedCsv('Type'))]);
-    expect(error).toBeInstanceOf(InputError);
-    expect(error.message).toBe(`payers-q3.csv:2: ${LIKELY_TYPE}`);
+  it('reads a column its values name as that field, and says so (CSV)', async () => {
+    const { summary } = await h.run({ inputs: [h.tmp.write('payers-q3.csv', typedCsv('Type'))] });
+    expect(summary.exitCode).toBe(0);
+    expect(summary.warnings).toContain(BY_VALUES('payers-q3.csv'));
+    expect(h.sandbox.payer('q-2')!.request).toMatchObject({ beneficiaryType: 'business' });
   });
 
-  it('names the line the header is on and the mapping its values suggest (.xlsx, header on row 3)', async () => {
+  it('reads a column its values name as that field, and says so (.xlsx, header on row 3)', async () => {
     const [header, ...rows] = payerRows(['q-1', 'q-2'], { 'q-2': { beneficiaryType: 'business' } });
     const renamed = (header as string[]).map((c) => (c === 'beneficiaryType' ? 'Type' : c));
     const path = await writeWorkbook(h.tmp.path('payers-q3.xlsx'), [
       { name: 'Payers', rows: [['Payers Q3'], [], renamed, ...rows], textColumns: PAYER_COLUMNS },
     ]);
-    const error = await refusal([path]);
-    expect(error.message).toBe(`payers-q3.xlsx:3: ${LIKELY_TYPE}`);
+    const { summary, results } = await h.run({ inputs: [path], command: 'validate' });
+    expect(summary.warnings).toContain(BY_VALUES('payers-q3.xlsx'));
+    // Read as a business, q-2 needs its company's name, which this sheet does not have.
+    expect(results.map((r) => [r.line, r.outcome, r.error])).toEqual([
+      ['4', 'ok', ''],
+      ['5', 'invalid', 'companyName: is required for a business payer'],
+    ]);
   });
 
   it('lists the columns not understood and how --map names one, where their values suggest nothing', async () => {

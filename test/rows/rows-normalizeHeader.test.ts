@@ -11,16 +11,17 @@ describe('header names are matched after normalising', () => {
     ).toEqual(Array(7).fill('firstName'));
   });
 
-  test('keeps letters and digits as they are otherwise', () => {
+  test('ignores accents and every punctuation mark, keeps letters and digits', () => {
     // The digit is kept: line 1 and line 2 stay two fields.
     expect(fieldsOf(['Address Line 1', 'Address Line 2'])).toEqual(['addressLine1', 'addressLine2']);
-    // `/` is kept: `SWIFT/BIC` is the alias written with it; `Bank/Name` is not `Bank Name`, `Apt Suite` not `Apt/Suite`.
-    expect(fieldsOf(['SWIFT/BIC', 'Bank Name', 'Bank/Name', 'Apt/Suite', 'Apt Suite'])).toEqual([
+    expect(fieldsOf(['SWIFT/BIC', 'Bank/Name', 'Apt Suite', 'Prénom', 'N° client', 'STRASSE', 'Straße'])).toEqual([
       'swiftBic',
       'bankName',
-      undefined,
       'addressLine2',
-      undefined,
+      'firstName',
+      'clientUserId',
+      'addressLine1',
+      'addressLine1',
     ]);
   });
 });

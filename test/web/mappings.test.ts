@@ -47,10 +47,18 @@ describe('Mappings: saved by header in the store, found by the same header only'
 describe('mappingView: the Map step', () => {
   it('shows each column beside its field; a pick list for those not understood, the guess preselected', () => {
     const view = mappingView(TABLE, {});
-    expect(view.missing).toEqual(['beneficiaryType']);
+    // Type's values name its field: the check reads it so, and nothing required is asked for.
+    expect(view.missing).toEqual([]);
     expect(view.unknown).toEqual(['Type', 'Notes']);
     const type = view.columns.find((c) => c.column === 'Type');
-    expect(type).toEqual({ index: 4, column: 'Type', pick: true, chosen: 'beneficiaryType' });
+    expect(type).toMatchObject({
+      index: 4,
+      column: 'Type',
+      pick: true,
+      chosen: 'beneficiaryType',
+      field: 'beneficiaryType',
+    });
+    expect(type?.words).toBeDefined();
     expect(view.columns.find((c) => c.column === 'Notes')).toEqual({ index: 6, column: 'Notes', pick: true });
     expect(view.columns[1]).toEqual({ index: 1, column: 'email', pick: false, field: 'email' });
   });
