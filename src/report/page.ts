@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from './svgCharts.js';
+import { html, type SafeHtml, toText } from '../core/html.js';
 
 /** What every report page shares: type, headings, count cards, tables, the filter bar, pills. */
-export const BASE_STYLE = `
+export const BASE_STYLE = html`
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #1d1d1f; margin: 24px auto; max-width: 1100px; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
 .meta { color: #555; margin: 0; } .meta b { color: #1d1d1f; }
@@ -25,27 +25,29 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
  * A whole report page: one file that loads nothing. Its style and script are inline, and their hashes go into the
  * page's Content-Security-Policy, which forbids every fetch, so the page provably loads nothing from anywhere.
  */
-export function htmlPage(page: { title: string; style: string; script: string; body: string }): string {
-  const csp = `default-src 'none'; style-src 'sha256-${sha256(page.style)}'; script-src 'sha256-${sha256(page.script)}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
-  return `<!DOCTYPE html>
+export function htmlPage(page: { title: string; style: SafeHtml; script: SafeHtml; body: SafeHtml }): string {
+  const style = toText(page.style);
+  const script = toText(page.script);
+  const csp = `default-src 'none'; style-src 'sha256-${sha256(style)}'; script-src 'sha256-${sha256(script)}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
+  return toText(html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(page.title)}</title>
+<title>${page.title}</title>
 <style>${page.style}</style></head>
 <body>
 ${page.body}
 <script>${page.script}</script>
 </body></html>
-`;
+`);
 }
 
 /**
  * The table filter: plain DOM, no library. Filters the rows of table `#table` by the text box `#q` and by the
  * select `#o` against each row's `data-kind`, and shows how many are left in `#shown`.
  */
-export const FILTER_SCRIPT = `(function () {
+export const FILTER_SCRIPT = html`(function () {
   var q = document.getElementById('q'), o = document.getElementById('o'), shown = document.getElementById('shown');
   var rows = document.querySelectorAll('#table tbody tr');
   function apply() {
@@ -64,9 +66,9 @@ export const FILTER_SCRIPT = `(function () {
 })();`;
 
 /** A link the service gave, only if it is http(s): anything else (a `javascript:` URL) is shown as text. */
-export function link(url: string | undefined, text: string): string {
-  if (!url) return '';
+export function link(url: string | undefined, text: string): SafeHtml | undefined {
+  if (!url) return undefined;
   return /^https?:\/\//i.test(url)
-    ? `<a href="${escapeHtml(url)}" rel="noreferrer noopener">${escapeHtml(text)}</a>`
-    : `<span>${escapeHtml(text)}: ${escapeHtml(url)}</span>`;
+    ? html`<a href="${url}" rel="noreferrer noopener">${text}</a>`
+    : html`<span>${text}: ${url}</span>`;
 }
