@@ -4,13 +4,13 @@ import { answersText, REFUSED_NOTE, type Summary } from '../output/results.js';
 import { OUTCOMES, type Outcome } from '../core/types.js';
 import type { ReportData, ReportTally, RequestSeries } from './collectReportData.js';
 import { whatToDoNext } from './nextSteps.js';
-import { BASE_STYLE, FILTER_SCRIPT, htmlPage } from './page.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage, scrollBox } from './page.js';
 import { rateChart } from './svgCharts.js';
 
 const OUTCOME_COLORS: Record<Outcome, string> = {
   ok: '#2e7d32',
   waiting: '#1565c0',
-  invalid: '#b26a00',
+  invalid: '#a05e00',
   failed: '#c62828',
   skipped: '#757575',
 };
@@ -92,12 +92,13 @@ function tableSection(data: ReportData): SafeHtml {
     const pill = html`<span class="pill ${r.outcome}">${r.outcome}</span>`;
     return html`<tr data-kind="${r.outcome}"><td>${r.source}</td><td>${r.line}</td><td>${r.clientUserId}</td><td>${pill}</td><td>${r.step}</td><td class="msg">${r.message}</td></tr>`;
   });
+  const table = html`<table id="table"><thead><tr><th>file</th><th>line</th><th>clientUserId</th><th>outcome</th><th>step</th><th>message</th></tr></thead>
+<tbody>${joined(rows, '\n')}</tbody></table>`;
   return html`<h2>Rows not ok (${data.rowsNotOk})</h2>
 <div class="filter"><label>Filter <input id="q" type="search" placeholder="line, clientUserId, step or message"></label>
 <label>Outcome <select id="o"><option value="">all</option>${options}</select></label>
 <span class="muted">showing <span id="shown">${data.rows.length}</span> of ${data.rows.length}.${cut}</span></div>
-<table id="table"><thead><tr><th>file</th><th>line</th><th>clientUserId</th><th>outcome</th><th>step</th><th>message</th></tr></thead>
-<tbody>${joined(rows, '\n')}</tbody></table>`;
+${scrollBox('Rows not ok', table)}`;
 }
 
 /** How the run went for the API: what an operator tunes `--rate` and `--concurrency` by. */

@@ -1,7 +1,7 @@
 import { html, joined, type SafeHtml } from '../core/html.js';
 import { pendingNote } from '../output/results.js';
 import type { ReportData } from './collectReportData.js';
-import { link } from './page.js';
+import { link, scrollBox } from './page.js';
 import type { FixGroup } from './rowsToFix.js';
 
 /** The most group lines the page lists; the rest are counted in one line. */
@@ -71,10 +71,11 @@ function linksToSend({ links, linksTotal }: ReportData): SafeHtml | undefined {
   });
   // The agreement's link alone signs nothing: the service's frame tells the page that holds it, which then records
   // it. So the payer signs on their own page, which serve's invitation or `link new` leads them to.
+  const table = html`<table id="links"><thead><tr><th>clientUserId</th><th>file</th><th>line</th><th>KYC</th><th>agreement</th><th>links to send</th></tr></thead>
+<tbody>${joined(rows, '\n')}</tbody></table>`;
   return html`<h3 data-next="links">Links to send: ${plural(linksTotal, 'payer')}</h3>
 <p>Onboarding waits on these payers: send each their identity check's link below; an agreement to sign they sign on their own page (serve's invitation leads them there, or <code>payer-onboard link new ID</code> makes a link to send).${cut}</p>
-<table id="links"><thead><tr><th>clientUserId</th><th>file</th><th>line</th><th>KYC</th><th>agreement</th><th>links to send</th></tr></thead>
-<tbody>${joined(rows, '\n')}</tbody></table>`;
+${scrollBox('Links to send', table)}`;
 }
 
 /** Rows a later run finishes by itself: waiting on the payer, or not attempted. Nothing here asks anyone to fix them. */

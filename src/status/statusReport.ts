@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { html, joined, type SafeHtml } from '../core/html.js';
 import { CATEGORIES, type Category, linksNeeded, type PayerStatus, type StatusSummary } from './payerStatus.js';
-import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link } from '../report/page.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link, scrollBox } from '../report/page.js';
 
 /** The categories' colours: red for what needs a person, amber for what waits on one, green for done. */
 const COLORS: Record<Category, string> = {
@@ -10,13 +10,13 @@ const COLORS: Record<Category, string> = {
   'kyc-rejected': '#c62828',
   'kyc-pending': '#1565c0',
   'agreement-pending': '#0277bd',
-  'bank-failed': '#d84315',
+  'bank-failed': '#bf360c',
   'word-to-check': '#ad1457',
   'no-bank': '#8d6e63',
-  'bank-pending': '#b26a00',
+  'bank-pending': '#a05e00',
   payable: '#2e7d32',
   unread: '#757575',
-  skipped: '#9e9e9e',
+  skipped: '#616161',
 };
 
 const STYLE = html`${BASE_STYLE}
@@ -85,12 +85,13 @@ function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): Safe
     notPayable.length < total
       ? ` The table lists the first ${notPayable.length} of ${total}; status.csv has them all.`
       : '';
+  const table = html`<table id="table"><thead><tr><th>clientUserId</th><th>where</th><th>KYC</th><th>agreement</th><th>bank accounts</th><th>links to send</th><th>note</th></tr></thead>
+<tbody>${joined(rows, '\n')}</tbody></table>`;
   return html`<h2>Payers not yet payable (${total})</h2>
 <div class="filter"><label>Filter <input id="q" type="search" placeholder="clientUserId, status or message"></label>
 <label>Where <select id="o"><option value="">all</option>${options}</select></label>
 <span class="muted">showing <span id="shown">${rows.length}</span> of ${rows.length}.${cut}</span></div>
-<table id="table"><thead><tr><th>clientUserId</th><th>where</th><th>KYC</th><th>agreement</th><th>bank accounts</th><th>links to send</th><th>note</th></tr></thead>
-<tbody>${joined(rows, '\n')}</tbody></table>`;
+${scrollBox('Payers not yet payable', table)}`;
 }
 
 /** Writes the status report at `summary.outputs.report`, mode 0600 like every output. */
