@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { html, teamMarkup, toText } from '../core/html.js';
 import { packageRoot } from '../core/packageRoot.js';
 
 // The mails' words live in files the team edits, so each is read and checked once, at start: a typo in a
@@ -278,9 +279,12 @@ export function renderMail(
   };
   const template = templates.kinds[kind];
   return {
-    subject: fill(template.subject, plain, (v) => v),
-    text: fill(template.text, plain, (v) => v),
-    html: fill(template.html, plain, escapeHtml),
+    subject: fill(template.subject, plain),
+    text: fill(template.text, plain),
+    // The team's markup as written, each value escaped.
+    html: toText(
+      html`${template.html.map((part) => (typeof part === 'string' ? teamMarkup(part) : plain[part.name]))}`,
+    ),
   };
 }
 
@@ -289,12 +293,6 @@ function oneLine(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
 }
 
-function fill(parts: Parts, values: Record<Placeholder, string>, encode: (value: string) => string): string {
-  return parts.map((part) => (typeof part === 'string' ? part : encode(values[part.name]))).join('');
-}
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+function fill(parts: Parts, values: Record<Placeholder, string>): string {
+  return parts.map((part) => (typeof part === 'string' ? part : values[part.name])).join('');
 }

@@ -1,16 +1,5 @@
+import { html, type SafeHtml } from '../core/html.js';
 import { ATTEMPT_CLASSES, type AttemptClass, type RequestSeries } from './collectReportData.js';
-
-const e = escapeHtml;
-
-/** Escapes text for an HTML element or a double-quoted attribute: every value in the report goes through here. */
-export function escapeHtml(value: string | number): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 const ATTEMPT_COLORS: Record<AttemptClass, string> = {
   ok: '#2e7d32',
@@ -31,7 +20,7 @@ const ATTEMPT_LABELS: Record<AttemptClass, string> = {
  * Requests per second over the run as stacked columns by how each attempt ended. A long run is grouped into
  * at most `maxColumns` columns (each the average per second of its span), so the SVG stays small.
  */
-export function rateChart(series: RequestSeries, width = 720, maxColumns = 240): string {
+export function rateChart(series: RequestSeries, width = 720, maxColumns = 240): SafeHtml {
   const n = series.seconds.length;
   const span = Math.max(1, Math.ceil(n / maxColumns));
   const columns: Array<Record<AttemptClass, number>> = [];
@@ -56,10 +45,10 @@ export function rateChart(series: RequestSeries, width = 720, maxColumns = 240):
 
   const grid = Array.from({ length: yMax / step + 1 }, (_, i) => {
     const v = i * step;
-    return (
-      `<line x1="${left}" x2="${left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/>` +
-      `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" class="tick" text-anchor="end">${fmt(v)}</text>`
-    );
+    return [
+      html`<line x1="${left}" x2="${left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/>`,
+      html`<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" class="tick" text-anchor="end">${fmt(v)}</text>`,
+    ];
   });
   const bars = columns.map((c, i) => {
     let base = 0;
@@ -68,32 +57,30 @@ export function rateChart(series: RequestSeries, width = 720, maxColumns = 240):
       const y0 = y(base + c[k]);
       const h = y(base) - y0;
       base += c[k];
-      return `<rect x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${Math.max(0.5, colW - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${ATTEMPT_COLORS[k]}"/>`;
+      return html`<rect x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${Math.max(0.5, colW - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${ATTEMPT_COLORS[k]}"/>`;
     });
     const label = `${clock(i * span)}: ${fmt(base)} requests/s (${ATTEMPT_CLASSES.map((k) => `${ATTEMPT_LABELS[k]} ${fmt(c[k])}`).join(', ')})`;
-    return `<g><title>${e(label)}</title>${parts.join('')}</g>`;
+    return html`<g><title>${label}</title>${parts}</g>`;
   });
   const ticks = Math.min(6, columns.length);
   const xLabels = Array.from({ length: ticks }, (_, t) => {
     const i = ticks === 1 ? 0 : Math.round((t * (columns.length - 1)) / (ticks - 1));
     const x = left + i * colW + colW / 2;
-    return `<text x="${x.toFixed(1)}" y="${top + plotH + 16}" class="tick" text-anchor="middle">${clock(i * span)}</text>`;
+    return html`<text x="${x.toFixed(1)}" y="${top + plotH + 16}" class="tick" text-anchor="middle">${clock(i * span)}</text>`;
   });
   // Each entry as wide as its label (about 6.5 px a character at the tick size), so a long one never overlaps.
   let at = left;
   const legend = ATTEMPT_CLASSES.map((k) => {
     const x = at;
     at += 30 + Math.ceil(ATTEMPT_LABELS[k].length * 6.5);
-    return (
-      `<rect x="${x}" y="${height - 14}" width="10" height="10" fill="${ATTEMPT_COLORS[k]}"/>` +
-      `<text x="${x + 14}" y="${height - 5}" class="tick">${e(ATTEMPT_LABELS[k])}</text>`
-    );
+    return [
+      html`<rect x="${x}" y="${height - 14}" width="10" height="10" fill="${ATTEMPT_COLORS[k]}"/>`,
+      html`<text x="${x + 14}" y="${height - 5}" class="tick">${ATTEMPT_LABELS[k]}</text>`,
+    ];
   });
   const title = `requests per second over ${clock(n)}${span > 1 ? ` (each column ${span} s)` : ''}`;
-  return (
-    `<svg role="img" aria-label="${e(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">` +
-    `${grid.join('')}${bars.join('')}${xLabels.join('')}${legend.join('')}</svg>`
-  );
+  const svg = html`<svg role="img" aria-label="${title}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">`;
+  return html`${svg}${grid}${bars}${xLabels}${legend}</svg>`;
 }
 
 /** The smallest of 1, 2, 5, 10, 20, 50... at or above `v`: a whole number of requests, at least 1. */

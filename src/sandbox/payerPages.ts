@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { html, type SafeHtml, toText } from '../core/html.js';
 import type { AgreementFrame } from '../options/sandboxOptions.js';
 import { readBody } from './http.js';
 import type { StoredPayer } from './payers.js';
@@ -58,7 +59,7 @@ export async function payerPage(
   sendPage(res, 200, verified ? verifiedPage(nonce) : kycPage(userId, nonce), nonce, frameable);
 }
 
-function sendPage(res: ServerResponse, status: number, page: Markup, nonce: string, frameable: boolean): void {
+function sendPage(res: ServerResponse, status: number, page: SafeHtml, nonce: string, frameable: boolean): void {
   if (res.headersSent || res.destroyed) return;
   const policy = [
     "default-src 'none'",
@@ -71,9 +72,10 @@ function sendPage(res: ServerResponse, status: number, page: Markup, nonce: stri
     // Left out when allowed: no frame-ancestors at all lets any page frame it, whatever its scheme.
     ...(frameable ? [] : ["frame-ancestors 'none'"]),
   ].join('; ');
+  const text = toText(page);
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(page.text),
+    'content-length': Buffer.byteLength(text),
     'content-security-policy': policy,
     ...(frameable ? {} : { 'x-frame-options': 'DENY' }),
     'x-content-type-options': 'nosniff',
@@ -81,10 +83,10 @@ function sendPage(res: ServerResponse, status: number, page: Markup, nonce: stri
     // The KYC page says where the payer stands now.
     'cache-control': 'no-store',
   });
-  res.end(page.text);
+  res.end(text);
 }
 
-function agreementPage(userId: string, nonce: string): Markup {
+function agreementPage(userId: string, nonce: string): SafeHtml {
   const main = html`<h1>Payer agreement</h1>
 <p class="note">The sandbox's stand-in for the service's payer agreement, for user <span class="id">${userId}</span>.
 Nothing here is binding.</p>
@@ -109,7 +111,7 @@ agree.addEventListener('click', () => {
   return layout('Payer agreement', html`${main}${script}`, nonce);
 }
 
-function kycPage(userId: string, nonce: string): Markup {
+function kycPage(userId: string, nonce: string): SafeHtml {
   const main = html`<h1>Verify your identity</h1>
 <p class="note">The sandbox's stand-in for the service's identity check, for user <span class="id">${userId}</span>.
 One click approves it, as a person's verification would.</p>
@@ -117,16 +119,16 @@ One click approves it, as a person's verification would.</p>
   return layout('Verify your identity', main, nonce);
 }
 
-function verifiedPage(nonce: string): Markup {
+function verifiedPage(nonce: string): SafeHtml {
   return layout('Verified', html`<h1>Verified</h1><p>Your identity is verified. You can close this page.</p>`, nonce);
 }
 
-function notFoundPage(nonce: string): Markup {
+function notFoundPage(nonce: string): SafeHtml {
   const main = html`<h1>Page not found</h1><p>No payer has this link. Check that it was copied whole.</p>`;
   return layout('Page not found', main, nonce);
 }
 
-function layout(title: string, main: Markup, nonce: string): Markup {
+function layout(title: string, main: SafeHtml, nonce: string): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -152,22 +154,4 @@ ${main}
 </body>
 </html>
 `;
-}
-
-// Every value put in a page goes through `html`, which escapes it; only what `html` made is taken as markup.
-
-class Markup {
-  constructor(readonly text: string) {}
-}
-
-function html(strings: TemplateStringsArray, ...values: Array<string | Markup>): Markup {
-  let text = strings[0]!;
-  values.forEach((value, i) => {
-    text += (value instanceof Markup ? value.text : escapeHtml(value)) + strings[i + 1]!;
-  });
-  return new Markup(text);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

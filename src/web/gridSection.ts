@@ -1,5 +1,5 @@
 import { type CellMark, marksOf } from './cellMarks.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../core/html.js';
 import type { Upload } from './Uploads.js';
 import { type Fix, fixedRows, sentHeader, type UploadTable } from './uploadTable.js';
 

@@ -1,7 +1,7 @@
 import { type FileKind, likelyMapping, mapHeader } from '../rows/columns.js';
 import { fieldLabel } from '../rows/fieldLabels.js';
 import { PAYMENT_DETAIL_FIELDS, TEMPLATE_COLUMNS } from '../rows/fields.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../core/html.js';
 import type { Upload } from './Uploads.js';
 import { sentHeader, type UploadTable } from './uploadTable.js';
 

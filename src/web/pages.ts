@@ -1,5 +1,5 @@
 import { factLines, UPLOAD_ROWS } from './fileFacts.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../core/html.js';
 import { gridSection } from './gridSection.js';
 import { mapSection } from './mapSection.js';
 import type { Upload } from './Uploads.js';

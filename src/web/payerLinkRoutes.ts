@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PayerDirectoryTables } from '../store/Store.js';
-import { html, layout, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../core/html.js';
+import { layout } from './layout.js';
 import type { PayerBook } from './payerBook.js';
 import { issueLink } from './payerLinks.js';
 import type { SignedIn } from './WebAuth.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { html, type SafeHtml, toText } from './html.js';
+import { html, type SafeHtml, toText } from '../core/html.js';
 import type { AgreementStep, BankStep, KycStep, PayerSteps } from './payerPageState.js';
 
 // The payer's own page: a greeting by first name, then only what is still needed, one section a step, each with its

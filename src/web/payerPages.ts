@@ -1,5 +1,5 @@
 import { CATEGORIES, MAIL_REFUSED } from '../status/payerStatus.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../core/html.js';
 import type { PayerEvent } from '../journal/RowJournal.js';
 import type { PayerLine, PayerMail, PayerPage, PayerView } from './payerBook.js';
 import { linkForms } from './payerLinkRoutes.js';

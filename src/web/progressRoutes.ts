@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { InboxPaths } from '../inbox/folders.js';
 import type { Summary } from '../output/results.js';
-import { html, layout, type SafeHtml, toText } from './html.js';
+import { html, type SafeHtml, toText } from '../core/html.js';
+import { layout } from './layout.js';
 import type { Upload, Uploads } from './Uploads.js';
 import type { SignedIn } from './WebAuth.js';
 

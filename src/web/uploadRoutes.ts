@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
 import { editRoutes } from './editRoutes.js';
-import { layout } from './html.js';
+import { layout } from './layout.js';
 import { uploadPage, uploadResultPage } from './pages.js';
 import { Uploads } from './Uploads.js';
 import type { SignedIn } from './WebAuth.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientKey } from '../core/clientKey.js';
 import { packageRoot } from '../core/packageRoot.js';
 import type { InboxPaths } from '../inbox/folders.js';
-import { layout } from './html.js';
+import { layout } from './layout.js';
 import { loginPage, refusalPage } from './pages.js';
 import { payerLinkRoutes } from './payerLinkRoutes.js';
 import { type PayerSpec, payerRoutes } from './payerRoutes.js';

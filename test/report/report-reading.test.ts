@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Summary } from '../../src/output/results.js';
 import { ReportTally } from '../../src/report/collectReportData.js';
+import { type SafeHtml, toText } from '../../src/core/html.js';
 import { rateChart } from '../../src/report/svgCharts.js';
 import { summaryFor, writtenReport } from '../helpers/reportFixtures.js';
 
@@ -19,7 +20,7 @@ const invalid = (clientUserId: string, message: string) => ({
 });
 
 /** The y axis's labels of a requests chart, bottom up. */
-const axis = (svg: string) => [...svg.matchAll(/class="tick" text-anchor="end">([^<]*)</g)].map((m) => m[1]);
+const axis = (svg: SafeHtml) => [...toText(svg).matchAll(/class="tick" text-anchor="end">([^<]*)</g)].map((m) => m[1]);
 
 describe('report.html, read by the people it is for', () => {
   it('a refused identity check is for the payer to redo, not a cell to fix: the line says whom to contact', () => {

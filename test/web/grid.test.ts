@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gridRows, gridSection } from '../../src/web/gridSection.js';
-import { layout } from '../../src/web/html.js';
+import { layout } from '../../src/web/layout.js';
 import type { Upload } from '../../src/web/Uploads.js';
 import type { UploadTable } from '../../src/web/uploadTable.js';
 

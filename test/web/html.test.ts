@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { html, layout } from '../../src/web/html.js';
+import { html } from '../../src/core/html.js';
+import { layout } from '../../src/web/layout.js';
 import { Uploads } from '../../src/web/Uploads.js';
 
 describe('html', () => {

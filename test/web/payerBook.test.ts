@@ -147,7 +147,7 @@ describe("the payers' mails on the page", () => {
       ['c', undefined],
     ]);
     const { payersFragment } = await import('../../src/web/payerPages.js');
-    const { toText } = await import('../../src/web/html.js');
+    const { toText } = await import('../../src/core/html.js');
     const text = toText(payersFragment(page, { page: 1 }));
     expect(text).toContain(
       'invited 2026-12-01 10:00; reminded 2026-12-04 10:00; link opened 2026-12-02 08:30; agreement signed on their page 2026-12-02 08:35; reminder-2 due 2026-12-08 10:00',

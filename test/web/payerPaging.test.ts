@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
-import { toText } from '../../src/web/html.js';
+import { toText } from '../../src/core/html.js';
 import { PayerBook, type PayerLine, type PayerView } from '../../src/web/payerBook.js';
 import { PAGE_SIZE, payersFragment, payersPage, viewQuery } from '../../src/web/payerPages.js';
 import { tempDir } from '../helpers/tempDir.js';

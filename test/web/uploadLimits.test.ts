@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
 import { UPLOAD_ROWS } from '../../src/web/fileFacts.js';
-import { toText } from '../../src/web/html.js';
+import { toText } from '../../src/core/html.js';
 import { Mappings } from '../../src/web/Mappings.js';
 import { uploadResultPage } from '../../src/web/pages.js';
 import { checkEnv, READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';

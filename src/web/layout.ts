@@ -1,0 +1,36 @@
+import { html, type SafeHtml, toText } from '../core/html.js';
+
+/**
+ * A whole page: its title, the signed-in header (with the sign-out form) when there is a session, and the body.
+ * `scripts`: the page's own files of the package's `web/` folder besides app.js (served under /assets/).
+ */
+export function layout(title: string, body: SafeHtml, signedIn?: { csrf: string }, scripts: string[] = []): string {
+  const header = signedIn
+    ? html`<header>
+        <a class="brand" href="/">payer-onboard</a>
+        <nav><a href="/">Upload</a> <a href="/payers">Payers</a></nav>
+        <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${signedIn.csrf}"><button type="submit">Sign out</button></form>
+      </header>`
+    : html`<header><span class="brand">payer-onboard</span></header>`;
+  return toText(html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · payer-onboard</title>
+<link rel="stylesheet" href="/assets/app.css">
+<script src="/assets/app.js" defer></script>
+${scripts.map(
+  (file) => html`<script src="/assets/${file}" defer></script>
+`,
+)}
+</head>
+<body>
+${header}
+<main>
+${body}
+</main>
+</body>
+</html>
+`);
+}
