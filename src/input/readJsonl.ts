@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { Cell } from '../core/types.js';
+import { JsonNumber } from '../rows/findData.js';
 import { DecodeUtf8, type LongLine, textLines } from './decodeUtf8.js';
 import {
   jsonLineProblem,
@@ -108,7 +109,9 @@ function toRawRecord(text: string | LongLine, line: number, source: string): Raw
         : notAnObject(parsed);
     return { line, cells, original, problem: { column: '(line)', message } };
   }
-  const cells: Cell[] = Object.entries(parsed as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));
+  // Most numbers are written as their value's decimal text; a line whose whole number may not be is read again.
+  const object = WRITTEN_OTHERWISE.test(original) && holdsWholeNumber(parsed) ? numbersAsWritten(original) : parsed;
+  const cells: Cell[] = Object.entries(object as Record<string, unknown>).map(([column, v]) => ({ column, value: v }));
   // A line fixed with the note still on it (an object written after a note on its own) keeps the steps it carried.
   if (carried.length > 0 && !cells.some((cell) => cell.column === 'completedSteps')) cells.push(...carried);
   const long = cells.find((cell) => typeof cell.value === 'string' && cell.value.length > MAX_CELL_LENGTH);
@@ -127,6 +130,32 @@ function toRawRecord(text: string | LongLine, line: number, source: string): Raw
 }
 
 const BROKEN = Symbol('not JSON');
+
+// A JSON value (after `:`, `,` or `[`) written with a fraction or an exponent, or a string that looks like one.
+const WRITTEN_OTHERWISE = /[:,[]\s*-?\d+[.eE]/;
+
+/**
+ * Whether a parsed line (known not to nest deeply) holds a whole number anywhere: only a whole number's text can
+ * differ from its value's (`62701.0`) and still pass for an identifier's digits. Any other keeps its fraction.
+ */
+function holdsWholeNumber(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isInteger(value);
+  if (value === null || typeof value !== 'object') return false;
+  for (const child of Object.values(value)) if (holdsWholeNumber(child)) return true;
+  return false;
+}
+
+/**
+ * A line that JSON.parse read, read again with each number written otherwise than as its value's decimal text kept
+ * as a JsonNumber (the reviver's source text): in a field of digits, `120000000.0` and `1.2E8` are not `120000000`.
+ */
+function numbersAsWritten(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined && context.source !== String(value)
+      ? new JsonNumber(context.source, value)
+      : value,
+  );
+}
 
 function parseLine(text: string): unknown {
   try {

@@ -169,3 +169,24 @@ export class NumberCell {
     return this.shown;
   }
 }
+
+/**
+ * A number of a JSONL line written otherwise than as its value's decimal text (`120000000.0` and `1.2E8` are both
+ * 120000000; any other number stays a plain number): its value, and its text as the line writes it. Read as text it
+ * is its value's decimal form, as a plain number would be; only a field of digits asks how it was written, where a
+ * fraction or an exponent is never an identifier's.
+ */
+export class JsonNumber {
+  constructor(
+    readonly written: string,
+    readonly value: number,
+  ) {}
+
+  toString(): string {
+    return String(this.value);
+  }
+
+  toJSON(): number {
+    return this.value;
+  }
+}

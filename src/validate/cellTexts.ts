@@ -3,6 +3,7 @@ import { DIGIT_FIELDS } from '../rows/fields.js';
 import type { NumberCell } from '../rows/findData.js';
 import { fieldId, fieldName } from '../rows/layout.js';
 import { type RowCells, TEXT } from './rowCells.js';
+import { keepsEveryDigit, lengthLost } from './digitLengths.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
 // A row's cell texts before the field rules see them: what a spreadsheet did to them, and dates written another way.
@@ -68,7 +69,7 @@ export function repairSpreadsheetDamage(
     // A JSONL line has no column to format: its fix is the value written out whole, as the line names its key.
     const fix = options.json ? jsonFix(row.column(id), field) : FIXES;
     problem ??=
-      cell === undefined ? shortPostcode(name, field, text, row, fix) : numberCellDamage(name, field, text, cell, row);
+      cell === undefined ? shortPostcode(id, field, text, row, fix) : numberCellDamage(id, field, text, cell, row);
     problem ??= damageOf(field, text, fix);
     const reading =
       problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(text) : undefined;
@@ -83,34 +84,17 @@ export function repairSpreadsheetDamage(
 
 // The only fields a spreadsheet's damage is looked for in (every other cell is passed over unread).
 const DAMAGEABLE: readonly number[] = [...NUMBER_LIKE, 'dateOfBirth', ...Object.keys(AS_FIELD)].map(fieldId);
-const COUNTRY = fieldId('country');
-const BANK_COUNTRY = fieldId('bankCountry');
-
-// Identifiers of a fixed number of digits that may start with 0: a number cell with fewer digits lost them.
-const FIXED_DIGITS: Readonly<Record<string, { digits: number; what: string }>> = {
-  routingNumber: { digits: 9, what: 'a routing number' },
-  ssn: { digits: 9, what: 'an SSN' },
-  sortCode: { digits: 6, what: 'a sort code' },
-  bsbNumber: { digits: 6, what: 'a BSB number' },
-};
-// Countries whose postal codes are all digits, of one length, and where some start with 0 (no library lists them).
-const POSTCODE_DIGITS: Readonly<Record<string, number>> = {
-  ...Object.fromEntries(
-    ['US', 'PR', 'VI', 'GU', 'AS', 'MP', 'DE', 'FR', 'IT', 'ES', 'FI', 'MX', 'MY'].map((c) => [c, 5]),
-  ),
-  ...Object.fromEntries(['AU', 'NZ', 'NO', 'ZA'].map((c) => [c, 4])),
-  JP: 7,
-};
 const NUMBER_CELL_FIX = 'format the column as Text and type the value again';
 
 /**
  * What a spreadsheet number cell in an identifier column lost, or may have: said as certain where it is (fewer
  * digits than the identifier always has, digits past the 15th kept as zeros, a phone's +), and otherwise refused
- * unless its format shows every digit: an account number of 9 digits may be one of 12 whose zeros went, and no
- * rule of the field can tell.
+ * unless its format shows every digit or its digits are the only length the field can have for the row (a routing
+ * number's 9, a US ZIP's 5): an account number of 9 digits may be one of 12 whose zeros went, and no rule of the
+ * field can tell.
  */
 function numberCellDamage(
-  name: string,
+  id: number,
   field: string,
   text: string,
   cell: NumberCell,
@@ -122,40 +106,25 @@ function numberCellDamage(
     return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${NUMBER_CELL_FIX}`;
   if (field === 'phone')
     return 'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code';
-  const expected = FIXED_DIGITS[field] ?? postcodeDigits(name, field, digits, row);
+  const country = row.countryOf(id);
+  const expected = lengthLost(field, country, digits);
   const ofDigits = `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}`;
   if (expected !== undefined && /^\d+$/.test(text) && digits < expected.digits) {
     const lost = expected.digits - digits;
     return `${ofDigits}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
   }
-  if (DIGIT_FIELDS.has(field) && !cell.byFormat)
+  if (DIGIT_FIELDS.has(field) && !cell.byFormat && !keepsEveryDigit(field, country, text))
     return `${ofDigits}, which may have lost leading zeros: ${NUMBER_CELL_FIX}`;
   return undefined;
-}
-
-/** How many digits a postal code has in the row's country, where all have the same number (a US ZIP+4: 9). */
-function postcodeDigits(
-  name: string,
-  field: string,
-  digits: number,
-  row: RowCells,
-): { digits: number; what: string } | undefined {
-  if (field !== 'postcode' && field !== 'postalCode') return undefined;
-  const country = name === 'bankPostalCode' && row.has(BANK_COUNTRY) ? BANK_COUNTRY : COUNTRY;
-  const code = row.has(country) ? row.text[country]!.toUpperCase() : '';
-  // A US ZIP+4 typed as one number has 9 digits when whole.
-  if (code === 'US' && digits > 5) return { digits: 9, what: 'a ZIP+4 code' };
-  const length = POSTCODE_DIGITS[code];
-  return length === undefined ? undefined : { digits: length, what: `a postal code in ${code}` };
 }
 
 /**
  * A postal code typed as text, all digits, shorter than every code of its country: a CSV saved after a spreadsheet
  * read the column as numbers. Not certain how it happened, so said as what it looks like.
  */
-function shortPostcode(name: string, field: string, text: string, row: RowCells, fix: Fixes) {
+function shortPostcode(id: number, field: string, text: string, row: RowCells, fix: Fixes) {
   if ((field !== 'postcode' && field !== 'postalCode') || !/^\d+$/.test(text)) return undefined;
-  const expected = postcodeDigits(name, field, text.length, row);
+  const expected = lengthLost(field, row.countryOf(id), text.length);
   // One or two zeros gone (Boston's 02139, Rome's 00100); a code far shorter is some other mistake.
   const missing = expected === undefined ? 0 : expected.digits - text.length;
   if (expected === undefined || missing < 1 || missing > 2) return undefined;

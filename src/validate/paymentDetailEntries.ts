@@ -1,4 +1,5 @@
 import { PAYMENT_DETAIL_FIELDS, SHARED_FIELDS } from '../rows/fields.js';
+import { JsonNumber } from '../rows/findData.js';
 import { FIELD_COUNT, fieldId, layoutOf } from '../rows/layout.js';
 import type { PaymentDetailRequest } from '../core/schemas.js';
 import type { ClientSchemas } from './clientSchemas.js';
@@ -7,7 +8,7 @@ import type { OrderedIssue } from './textChecks.js';
 import { type PayerDefaults, validatePaymentDetail } from './validateBankRow.js';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
 
 /**
  * A JSONL line's `paymentDetails`: one object or an array of them, each a payment detail by
@@ -42,7 +43,7 @@ export function validatePaymentDetailEntries(
       continue;
     }
     const layout = layoutOf(Object.keys(entry), 'payment-details-entry', prefix);
-    const read = readCells(Object.values(entry), layout, -1);
+    const read = readCells(Object.values(entry), layout, -1, defaults[COUNTRY] ?? '');
     const own = entryCells(read.row);
     const checked = validatePaymentDetail(
       { row: read.row, from: own.from, quiet: own.quiet, defaults, absentColumn: (field) => prefix + field },
@@ -63,6 +64,8 @@ export function validatePaymentDetailEntries(
   }
   return { details, issues };
 }
+
+const COUNTRY = PAYMENT_DETAIL_FIELDS.indexOf('country');
 
 // By field id, the PAYMENT_DETAIL_FIELDS index an entry's key gives: its own field, or the one a `bank*` key overrides.
 const DETAIL_INDEX: readonly number[] = (() => {

@@ -1,7 +1,8 @@
 import { isBlank } from '../rows/columns.js';
 import { DIGIT_FIELDS, SHARED_FIELDS } from '../rows/fields.js';
-import { NumberCell } from '../rows/findData.js';
+import { JsonNumber, NumberCell } from '../rows/findData.js';
 import { FIELD_COUNT, fieldId, fieldName, type RowLayout } from '../rows/layout.js';
+import { keepsEveryDigit } from './digitLengths.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
 /** What a field's cell holds in a row: no cell, text, a blank, or something that is not text (already reported). */
@@ -14,6 +15,9 @@ const NONES: readonly number[] = new Array<number>(FIELD_COUNT).fill(NONE);
 const EMPTY: readonly string[] = new Array<string>(FIELD_COUNT).fill('');
 const PAYMENT_DETAILS = fieldId('paymentDetails');
 const ERROR = fieldId('error');
+const POSTCODE = fieldId('postcode');
+const COUNTRY = fieldId('country');
+const BANK_COUNTRY = fieldId('bankCountry');
 // By field id: the field a JSON number cannot hold, its own or the one its `bank*` column overrides; else undefined.
 const DIGITS: readonly (string | undefined)[] = (() => {
   const digits = Array.from({ length: FIELD_COUNT }, (_, id) =>
@@ -60,6 +64,15 @@ export class RowCells {
     return this.numbers?.[id];
   }
 
+  /**
+   * The country, upper case, whose postal codes the field `id` holds: the payer's for `postcode`; for a bank
+   * account's the bank's country where given, else the row's, else what the payer lends (a JSONL entry's); or ''.
+   */
+  countryOf(id: number, lent = ''): string {
+    const country = id !== POSTCODE && this.has(BANK_COUNTRY) ? BANK_COUNTRY : COUNTRY;
+    return this.has(country) ? this.text[country]!.toUpperCase() : lent;
+  }
+
   /** A TEXT cell becomes UNUSABLE: a spreadsheet damaged it, and that is reported instead of the field's own rules. */
   spoil(id: number): void {
     this.state[id] = UNUSABLE;
@@ -69,23 +82,27 @@ export class RowCells {
 /**
  * Reads a row's cells as text. CSV cells are strings already. xlsx number cells are read as the digits they show,
  * the cell kept beside. JSONL cells may be numbers (turned into their decimal text, except in a field of digits that
- * may start with 0, where a number is an issue), booleans (only where a yes/no is meant) or objects and arrays, which
+ * may start with 0: see readJsonDigits), booleans (only where a yes/no is meant) or objects and arrays, which
  * no field accepts. Where two cells name one field (JSONL `first_name` and `firstName`), the first filled one counts
  * and a second filled one is an issue. `paymentDetails` is left to the caller. Unknown columns are ignored here.
+ * `lentCountry` is the payer's country, for a JSONL entry of `paymentDetails` that gives none.
  */
 export function readCells(
   values: readonly unknown[],
   layout: RowLayout,
   booleanField: number,
+  lentCountry = '',
 ): { row: RowCells; issues: OrderedIssue[]; repeated: OrderedIssue[] } {
   const row = new RowCells(layout);
   const issues: OrderedIssue[] = [];
   const repeated: OrderedIssue[] = layout.repeats ? chooseCells(values, row) : [];
   const { state, text, at } = row;
+  let digitNumbers: number[] | undefined;
   for (const id of layout.sequence) {
     if (id === PAYMENT_DETAILS) continue;
     const i = at[id]!;
-    const value = values[i];
+    const cell = values[i];
+    const value = cell instanceof JsonNumber ? cell.value : cell;
     // A CSV's cells, and most others: text.
     if (typeof value === 'string') {
       const trimmed = value.trim();
@@ -102,10 +119,10 @@ export function readCells(
       row.numbers[id] = value;
       continue;
     }
-    const digits = DIGITS[id];
-    if (typeof value === 'number' && digits !== undefined) {
-      state[id] = UNUSABLE;
-      issues.push({ column: layout.named[i]!, message: jsonNumber(digits, layout.columns[i]!, value), order: i });
+    // Whether it lost leading zeros may depend on the row's country, which a later key may give.
+    if (typeof value === 'number' && DIGITS[id] !== undefined) {
+      digitNumbers ??= [];
+      digitNumbers.push(id);
       continue;
     }
     const problem = notText(value, id === booleanField);
@@ -120,7 +137,29 @@ export function readCells(
       text[id] = written;
     } else state[id] = BLANK;
   }
+  if (digitNumbers !== undefined)
+    for (const id of digitNumbers) readJsonDigits(row, id, values[at[id]!], lentCountry, issues);
   return { row, issues, repeated };
+}
+
+/**
+ * A JSON number in a field of digits: taken as the line writes it where it cannot have lost a leading zero, its
+ * digits the only length the field can have for the row (a routing number's 9, a US ZIP's 5). Otherwise
+ * `123456789` may have been the account 000123456789, and JSON cannot say: an issue, its fix written for JSON.
+ */
+function readJsonDigits(row: RowCells, id: number, cell: unknown, lentCountry: string, issues: OrderedIssue[]): void {
+  // A plain number is written as its decimal text: the reader kept the text of any other.
+  const value = cell instanceof JsonNumber ? cell.value : (cell as number);
+  const written = cell instanceof JsonNumber ? cell.written : String(value);
+  const field = DIGITS[id]!;
+  if (keepsEveryDigit(field, row.countryOf(id, lentCountry), written)) {
+    row.state[id] = TEXT;
+    row.text[id] = written;
+    return;
+  }
+  row.state[id] = UNUSABLE;
+  const i = row.at[id]!;
+  issues.push({ column: row.layout.named[i]!, message: jsonNumber(field, row.layout.columns[i]!, value), order: i });
 }
 
 /** For a layout naming a field twice: the cell that counts for each field, and an issue for each filled repeat. */
@@ -146,10 +185,7 @@ function chooseCells(values: readonly unknown[], row: RowCells): OrderedIssue[] 
   return repeated;
 }
 
-/**
- * A JSON number in a field of digits: `123456789` may have been the account 000123456789, and JSON cannot say, so
- * the fix is written for JSON, naming the key as the line spells it. The value is echoed only as withValue allows.
- */
+/** A JSON number refused, its fix naming the key as the line spells it. Echoed only as withValue allows. */
 function jsonNumber(field: string, key: string, value: number): string {
   const problem =
     field === 'phone'

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RawRecord } from '../../src/input/InputFile.js';
 import { openInput } from '../../src/input/openInput.js';
+import { JsonNumber } from '../../src/rows/findData.js';
 import { tempDir } from '../helpers/tempDir.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -32,6 +33,18 @@ describe('JSONL input', () => {
       { column: 'postcode', value: 90210 },
     ]);
     expect(records[1]!.original).toBe('{"clientUserId":"u2","paymentDetails":[{"iban":"x"}]}');
+  });
+
+  it('keeps a number written otherwise than as its value (a fraction, an exponent) with its text, in paymentDetails too', async () => {
+    const records = await readAll(
+      tmp.write('p.jsonl', '{"postcode":6.2701e4,"ssn":"1","paymentDetails":[{"sortCode":400515,"x":-0.50}]}\n'),
+    );
+    const cells = records[0]!.cells;
+    expect(cells[0]!.value).toStrictEqual(new JsonNumber('6.2701e4', 62701));
+    // Read as text, or written back as JSON, it is its value, as a plain number is.
+    expect(String(cells[0]!.value)).toBe('62701');
+    expect(JSON.stringify(cells[0]!.value)).toBe('62701');
+    expect(cells[2]!.value).toStrictEqual([{ sortCode: 400515, x: new JsonNumber('-0.50', -0.5) }]);
   });
 
   it("makes a line that is not JSON, or not an object, that row's problem without echoing its content", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { TEMPLATE_EXAMPLE } from '../../src/rows/fields.js';
+import { JsonNumber } from '../../src/rows/findData.js';
 import type { PayerRowResult } from '../../src/core/types.js';
 import { validatePayerRow } from '../../src/validate/validatePayerRow.js';
 
@@ -187,10 +188,10 @@ describe('JSONL numbers in fields of digits', () => {
   });
 
   test("a bank postal code overriding the payer's is a field of digits too", () => {
-    expect(issuesOf(line({ ...payerOnly, ...usAccount, bankPostalCode: 60601 }))).toEqual([
+    expect(issuesOf(line({ ...payerOnly, ...usAccount, bankPostalCode: 6060 }))).toEqual([
       {
         column: 'bankPostalCode',
-        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("bankPostalCode": "..."), got "60601"`,
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("bankPostalCode": "..."), got "6060"`,
       },
     ]);
   });
@@ -205,7 +206,8 @@ describe('JSONL numbers in fields of digits', () => {
     ]);
   });
 
-  test.each(['routingNumber', 'sortCode', 'iban', 'documentNumber', 'ssn', 'ifsc', 'ribNumber'])(
+  // 9 digits: not a sort code's 6 (a routing number's 9 are read as written: see below).
+  test.each(['sortCode', 'iban', 'documentNumber', 'ssn', 'ifsc', 'ribNumber'])(
     '%s given as a JSON number is invalid, the value never echoed',
     (field) => {
       const issues = issuesOf(line({ ...payerOnly, ...usAccount, [field]: 987654321 }));
@@ -213,4 +215,84 @@ describe('JSONL numbers in fields of digits', () => {
       expect(JSON.stringify(issues)).not.toContain('987654321');
     },
   );
+});
+
+describe('JSONL numbers of the only length their field can have for the row', () => {
+  const FIX = 'write it as a string with all its digits';
+  /** A number as the reader hands it over: plain where its text is its value's, else with its text as written. */
+  const written = (text: string) => (String(Number(text)) === text ? Number(text) : new JsonNumber(text, Number(text)));
+
+  test('a routing number of 9 digits and a US ZIP of 5 lost no leading zero: read as written, with no warning', () => {
+    const result = okOf(
+      line({ ...payerOnly, postcode: written('62701'), ...usAccount, routingNumber: written('121000358') }),
+    );
+    expect(result.compliance.postcode).toBe('62701');
+    expect(result.paymentDetails[0]).toMatchObject({ routingNumber: '121000358', postalCode: '62701' });
+    expect(result.warnings).toBeUndefined();
+  });
+
+  test.each(['62701.0', '6.2701e4', '6.2701E+4', '-62701'])(
+    'a number written %s (a fraction, an exponent, a sign) is refused as before',
+    (text) => {
+      expect(issuesOf(line({ ...payerOnly, postcode: written(text) }))).toEqual([
+        {
+          column: 'postcode',
+          message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("postcode": "..."), got "${String(Number(text))}"`,
+        },
+      ]);
+    },
+  );
+
+  test('a postcode goes by the row: 5 digits are refused for a GB row, and for a US row a 4-digit one', () => {
+    const gb = { ...payerOnly, country: 'GB', nationality: 'GB' };
+    expect(issuesOf(line({ ...gb, postcode: written('62701') }))).toEqual([
+      {
+        column: 'postcode',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("postcode": "..."), got "62701"`,
+      },
+    ]);
+    expect(issuesOf(line({ ...payerOnly, postcode: written('2139') }))).toEqual([
+      {
+        column: 'postcode',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("postcode": "..."), got "2139"`,
+      },
+    ]);
+  });
+
+  test("an entry's postal code goes by its own country, else by the payer's", () => {
+    const entry = { ...usAccount, postalCode: written('10115') };
+    const german = okOf(line({ ...payerOnly, country: 'DE', paymentDetails: [entry] }));
+    expect(german.paymentDetails[0]).toMatchObject({ postalCode: '10115', country: 'DE' });
+    expect(okOf(line({ ...payerOnly, paymentDetails: [entry] })).paymentDetails[0]).toMatchObject({
+      postalCode: '10115',
+    });
+    expect(issuesOf(line({ ...payerOnly, paymentDetails: [{ ...entry, country: 'GB' }] }))).toEqual([
+      {
+        column: 'paymentDetails[0].postalCode',
+        message: `is a JSON number, which cannot keep leading zeros: ${FIX} ("postalCode": "..."), got "10115"`,
+      },
+    ]);
+  });
+
+  test('an SSN, an account number and a phone are refused whatever their length', () => {
+    const issues = issuesOf(
+      line({
+        ...payerOnly,
+        ssn: written('123456789'),
+        phone: written('12175550100'),
+        ...usAccount,
+        accountNumber: written('123456789'),
+      }),
+    );
+    expect(issues.map((issue) => issue.column).sort()).toEqual(['accountNumber', 'phone', 'ssn']);
+  });
+
+  test('a number where an entry is meant is not taken for an entry', () => {
+    expect(issuesOf(line({ ...payerOnly, paymentDetails: written('5') }))).toEqual([
+      { column: 'paymentDetails', message: 'must be an object or an array of objects' },
+    ]);
+    expect(issuesOf(line({ ...payerOnly, paymentDetails: [written('5')] }))).toEqual([
+      { column: 'paymentDetails[0]', message: 'must be an object' },
+    ]);
+  });
 });

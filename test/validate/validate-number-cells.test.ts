@@ -7,7 +7,8 @@ import { SHAPE_NOTE } from '../../src/validate/textChecks.js';
 
 // Number cells of a workbook in the columns that hold identifiers: where the spreadsheet certainly lost digits the
 // row is invalid, naming the column, the value as shown (unless it is never echoed) and the fix; where it may have,
-// because the cell's format does not show every digit, the row is invalid too.
+// because the cell's format does not show every digit, the row is invalid too, unless its digits are the only length
+// its field can have for the row (then it lost none).
 
 /** A number cell under General (or `0`, `#,##0`): its digits as the number has them. */
 const number = (shown: string) => new NumberCell(shown, Number(shown));
@@ -71,7 +72,9 @@ describe('number cells in identifier columns', () => {
   });
 
   test('a General number cell that may be whole is refused all the same: its zeros may have gone', () => {
-    const issues = issuesOf(payer({ postcode: number('62701'), accountNumber: number('123456789') }));
+    const issues = issuesOf(
+      payer({ country: 'GB', nationality: 'GB', postcode: number('62701'), accountNumber: number('123456789') }),
+    );
     expect(issues).toEqual([
       {
         column: 'postcode',
@@ -82,11 +85,12 @@ describe('number cells in identifier columns', () => {
     expect(JSON.stringify(issues)).not.toContain('123456789');
   });
 
+  // Not the only length of its field (a routing number's 9, a sort code's 6, a US ZIP's 5): those are read as shown.
   test.each([
     ['accountNumber', '123456789'],
-    ['routingNumber', '121000358'],
-    ['sortCode', '400515'],
-    ['bsbNumber', '123456'],
+    ['routingNumber', '1210003580'],
+    ['sortCode', '4005151'],
+    ['bsbNumber', '1234567'],
     ['ifsc', '1234567'],
     ['ncc', '123456'],
     ['branchCode', '12345'],
@@ -95,8 +99,8 @@ describe('number cells in identifier columns', () => {
     ['iban', '123456789'],
     ['documentNumber', '123456789'],
     ['ssn', '123456789'],
-    ['postcode', '62701'],
-    ['bankPostalCode', '62701'],
+    ['postcode', '627011234'],
+    ['bankPostalCode', '627011234'],
   ])('%s as a General number cell is refused, naming the column', (column, shown) => {
     expect(issuesOf(payer({ [column]: number(shown) }))).toContainEqual({
       column,
@@ -160,6 +164,58 @@ describe('number cells in identifier columns', () => {
     expect(issuesOf(payer({ country: 'GB', nationality: 'GB', postcode: 'SW1A 1AA' }))).not.toContainEqual(
       expect.objectContaining({ column: 'postcode' }),
     );
+  });
+});
+
+describe('number cells of the only length their field can have for the row', () => {
+  const GB_ACCOUNT = { currency: 'GBP', routingNumber: '', accountNumber: '12345678' };
+  const AU_ACCOUNT = { currency: 'AUD', routingNumber: '' };
+
+  test.each([
+    ['a routing number of 9 digits', { routingNumber: number('121000358') }, 'routingNumber', '121000358'],
+    ['a US ZIP of 5 digits', { postcode: number('62701') }, 'postcode', '62701'],
+    ['a sort code of 6 digits', { ...GB_ACCOUNT, sortCode: number('400515') }, 'sortCode', '400515'],
+    ['a BSB number of 6 digits', { ...AU_ACCOUNT, bsbNumber: number('123456') }, 'bsbNumber', '123456'],
+    [
+      'an Indian PIN of 6 digits',
+      { country: 'IN', nationality: 'IN', postcode: number('110001') },
+      'postcode',
+      '110001',
+    ],
+    ['a German postcode of 5', { country: 'DE', nationality: 'DE', postcode: number('10115') }, 'postcode', '10115'],
+    ['a bank postal code of the US payer', { bankPostalCode: number('10001') }, 'postalCode', '10001'],
+  ])('%s lost no leading zero: read as shown, with no issue or warning', (_, over, field, shown) => {
+    const row = payer(over);
+    expect(issuesOf(row)).toEqual([]);
+    if (!row.ok) return;
+    expect(row.warnings).toBeUndefined();
+    const sent: Record<string, unknown> = { ...row.compliance, ...row.paymentDetails[0] };
+    expect(sent[field]).toBe(shown);
+  });
+
+  test("a bank postal code goes by the bank's country where the row gives one, else by the payer's", () => {
+    expect(issuesOf(payer({ bankCountry: 'DE', bankPostalCode: number('10115') }))).toEqual([]);
+    expect(issuesOf(payer({ bankCountry: 'GB', bankPostalCode: number('10115') }))).toContainEqual({
+      column: 'bankPostalCode',
+      message: `is a number cell of 5 digits, which may have lost leading zeros: ${FIX}, got "10115"`,
+    });
+  });
+
+  test('a postcode of 5 digits is read for a US row, refused for a row of a country whose codes vary, or of none', () => {
+    expect(issuesOf(payer({ postcode: number('62701') }))).toEqual([]);
+    for (const country of ['GB', 'CA', 'BR', 'XX'])
+      expect(issuesOf(payer({ country, nationality: 'US', postcode: number('62701') }))).toContainEqual({
+        column: 'postcode',
+        message: `is a number cell of 5 digits, which may have lost leading zeros: ${FIX}, got "62701"`,
+      });
+  });
+
+  test('a number with a sign or a fraction is never read as an identifier, nor one its format shows with decimals', () => {
+    for (const shown of ['-62701', '62701.5', '62701.00'])
+      expect(issuesOf(payer({ postcode: number(shown) }))).toContainEqual({
+        column: 'postcode',
+        message: expect.stringMatching(/^is a number cell of \d+ digits, which may have lost leading zeros: /),
+      });
   });
 });
 
