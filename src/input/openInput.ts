@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { InputError } from '../core/errors.js';
-import { loadColumnMap } from '../rows/columns.js';
+import { loadColumnMap, SPLIT_NAME } from '../rows/columns.js';
+import { normalizeName } from '../rows/synonyms.js';
 import type { InputFormat } from '../core/types.js';
 import { type InputFile, inputFile, type OpenedInput, type ReadingOptions, unreadable } from './InputFile.js';
 import { readCsv } from './readCsv.js';
@@ -117,14 +118,26 @@ export function bankSheetOf(input: OpenedInput): string | undefined {
   return input.sheets?.find((name) => name !== input.file.sheet && BANK_SHEETS.has(sheetKey(name)));
 }
 
-/** `--map` (loaded and checked here: exit 2 for a bad one), `--date-format` and `--encoding`, for every input of the run. */
+/**
+ * `--map` (loaded and checked here: exit 2 for a bad one), `--split-name`, `--date-format` and `--encoding`, for every
+ * input of the run.
+ */
 export function readingOptions(
-  options: { map?: string | undefined; dateFormat?: string | undefined; encoding?: string | undefined },
+  options: {
+    map?: string | undefined;
+    splitName?: string | undefined;
+    dateFormat?: string | undefined;
+    encoding?: string | undefined;
+  },
   cwd: string,
 ): ReadingOptions {
+  const map = options.map === undefined ? undefined : loadColumnMap(options.map, cwd);
+  // `--split-name` is one more entry of the column map: that column read as the first name and the last.
+  const columns =
+    options.splitName === undefined ? map : new Map([...(map ?? []), [normalizeName(options.splitName), SPLIT_NAME]]);
   return {
     ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
-    ...(options.map === undefined ? {} : { columns: loadColumnMap(options.map, cwd) }),
+    ...(columns === undefined ? {} : { columns }),
     ...(options.dateFormat === undefined ? {} : { dateFormat: options.dateFormat }),
   };
 }

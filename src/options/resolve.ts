@@ -46,6 +46,7 @@ export const RUN_CHECKS = {
   bankDetails: z.string(),
   sheet: z.string().min(1, 'give a sheet name'),
   map: z.string().min(1, 'give FROM=TO pairs, JSON or a JSON file'),
+  splitName: z.string().trim().min(1, "give the name of the column of people's whole names"),
   dateFormat: z
     .string()
     .transform((text) => text.toUpperCase())

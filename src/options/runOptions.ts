@@ -83,6 +83,14 @@ export const RUN_OPTIONS = {
       'column names not understood on their own, each with the field it holds: `FROM=TO` pairs, comma separated (`--map "Type=beneficiaryType,Zip Code=postcode"`), the same as JSON (`{"Type": "beneficiaryType"}`), or a file of that JSON',
     commands: ALL,
   },
+  splitName: {
+    flag: 'split-name',
+    type: 'string',
+    value: 'COLUMN',
+    describe:
+      "a column of people's whole names (QuickBooks' `Full Name`) read as the first name and the last: the last word is the last name (`Mary Ann Smith`), or what comes before a comma (`Smith, Mary Ann`); a single word is that row's problem",
+    commands: ALL,
+  },
   dateFormat: {
     flag: 'date-format',
     type: 'string',

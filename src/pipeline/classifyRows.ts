@@ -97,7 +97,8 @@ function askedColumns(mapping: HeaderMapping): string {
     const [first, ...others] = fields.map((field) => `"${column}=${field}"`);
     const or = others.length > 0 ? ` (or ${others.join(', or ')})` : '';
     const which = fields.length === 1 ? `${fields[0]}, or something else` : fields.join(' or ');
-    return `column "${column}" could be ${which}, and the tool does not guess: add --map ${first}${or}`;
+    const person = fields.includes('lastName') ? `, or --split-name "${column}" for people's whole names` : '';
+    return `column "${column}" could be ${which}, and the tool does not guess: add --map ${first}${or}${person}`;
   };
   return mapping.asked.map(one).join('; ');
 }

@@ -10,6 +10,7 @@ import { RUN_OPTIONS, runOptionNames, type RunOptionName } from '../options/runO
 // the rows they fixed (the signatures of payers it registered are in the store already).
 const CARRIED: readonly RunOptionName[] = [
   'map',
+  'splitName',
   'dateFormat',
   'steps',
   'compliancePath',

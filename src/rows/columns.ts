@@ -57,9 +57,16 @@ const MAX_SEEN = 1000;
  */
 type NameReading = { field: string; rank: -1 | 0 | 1 | 2 | 3 } | { could: readonly string[] } | undefined;
 
+/**
+ * What `--split-name COLUMN` puts in the column map: that column is a person's whole name, read as the first name and
+ * the last (splitName). Never a field name, so `--map` cannot give it.
+ */
+export const SPLIT_NAME = '(first and last name)';
+
 function readName(column: string, vocabulary: Vocabulary, map?: ColumnMap): NameReading {
   const key = normalizeHeader(column);
   const mapped = map?.get(key);
+  if (mapped === SPLIT_NAME) return vocabulary === 'payers' ? { field: 'firstName', rank: -1 } : undefined;
   if (mapped !== undefined) {
     const field = inVocabulary(mapped, vocabulary);
     return field === undefined ? undefined : { field, rank: -1 };
@@ -108,6 +115,8 @@ export interface HeaderReading {
   passed: { column: string; field: string; by: string }[];
   /** Fields named equally well by more than one column (an error: which value would win is a guess). */
   duplicates: { field: string; columns: string[] }[];
+  /** The column `--split-name` names, by position: it holds the first name and the last. */
+  split?: number;
 }
 
 // `error` is ignored on input; a failed file fed back twice may carry it twice, and that hurts nobody.
@@ -130,9 +139,15 @@ export function readHeader(header: readonly string[], vocabulary: Vocabulary, ma
     return unsure === undefined ? reading : couldBe(unsure, vocabulary);
   });
   const byField = new Map<string, Array<{ at: number; rank: number }>>();
+  const add = (field: string, at: number, rank: number) =>
+    byField.set(field, [...(byField.get(field) ?? []), { at, rank }]);
+  const splitAt =
+    map === undefined ? -1 : header.findIndex((column) => map.get(normalizeHeader(column)) === SPLIT_NAME);
   readings.forEach((reading, at) => {
     if (reading === undefined || !('field' in reading)) return;
-    byField.set(reading.field, [...(byField.get(reading.field) ?? []), { at, rank: reading.rank }]);
+    add(reading.field, at, reading.rank);
+    // The whole name is the last name's column too: given, it takes the field from any other.
+    if (at === splitAt && reading.field === 'firstName') add('lastName', at, -1);
   });
   const fields: (string | undefined)[] = header.map(() => undefined);
   const passed: HeaderReading['passed'] = [];
@@ -142,13 +157,14 @@ export function readHeader(header: readonly string[], vocabulary: Vocabulary, ma
     // Given by --map: that column alone. Otherwise every name but a second synonym counts the same.
     const wins = (rank: number) => (best < 0 ? rank === best : best === 3 || rank < 3);
     const winners = columns.filter((c) => wins(c.rank));
-    for (const c of winners) fields[c.at] = field;
+    for (const c of winners) if (c.at !== splitAt || field === 'firstName') fields[c.at] = field;
     for (const c of columns)
       if (!wins(c.rank)) passed.push({ column: header[c.at]!, field, by: header[winners[0]!.at]! });
     if (winners.length > 1 && !MAY_REPEAT.has(field))
       duplicates.push({ field, columns: winners.map((c) => header[c.at]!) });
   }
-  const held = new Set(fields);
+  const split = splitAt >= 0 && fields[splitAt] === 'firstName' ? splitAt : undefined;
+  const held = new Set(split === undefined ? fields : [...fields, 'lastName']);
   const asked: HeaderReading['asked'] = [];
   readings.forEach((reading, at) => {
     if (reading === undefined || !('could' in reading)) return;
@@ -156,7 +172,7 @@ export function readHeader(header: readonly string[], vocabulary: Vocabulary, ma
     if (open.length > 0)
       asked.push({ column: header[at]!, fields: open, someHeld: open.length < reading.could.length });
   });
-  return { fields, asked, passed, duplicates };
+  return { fields, asked, passed, duplicates, ...(split === undefined ? {} : { split }) };
 }
 
 /** A field name as this vocabulary spells it (`postcode` is `postalCode` in a bank row), or undefined if it has none. */
@@ -188,7 +204,7 @@ const REQUIRED_COLUMNS: Record<FileKind, readonly string[]> = {
  */
 export function mapHeader(header: string[], kind: FileKind, map?: ColumnMap): HeaderMapping {
   const reading = readHeader(header, kind, map);
-  const held = new Set(reading.fields);
+  const held = new Set(reading.split === undefined ? reading.fields : [...reading.fields, 'lastName']);
   const missing = REQUIRED_COLUMNS[kind].filter((field) => !held.has(field));
   const asked = reading.asked.filter(
     (c) => (!c.someHeld && c.fields.length > 1) || c.fields.some((field) => missing.includes(field)),

@@ -59,7 +59,11 @@ export interface RowLayout {
   readonly repeats: boolean;
   /** Cells whose column means nothing. */
   readonly unknown: readonly number[];
+  /** The cell `--split-name` names: a person's whole name, the first name's cell and the last name's. */
+  readonly split?: number;
 }
+
+const LAST_NAME = fieldId('lastName');
 
 function buildLayout(
   columns: readonly string[],
@@ -73,7 +77,7 @@ function buildLayout(
   const unknown: number[] = [];
   let repeats = false;
   // Read together: what a name means can depend on the columns beside it.
-  const fields = readHeader(columns, vocabulary, map).fields;
+  const { fields, split } = readHeader(columns, vocabulary, map);
   columns.forEach((_, i) => {
     const field = fields[i];
     const id = field === undefined ? -1 : fieldId(field);
@@ -85,8 +89,15 @@ function buildLayout(
       sequence.push(id);
     }
   });
+  if (split !== undefined) {
+    at[LAST_NAME] = split;
+    sequence.push(LAST_NAME);
+  }
   const named = columns.map((column) => prefix + column);
-  return { columns: [...columns], vocabulary, map, named, ids, at, sequence, repeats, unknown };
+  return {
+    ...{ columns: [...columns], vocabulary, map, named, ids, at, sequence, repeats, unknown },
+    ...(split === undefined ? {} : { split }),
+  };
 }
 
 // The layouts last used, by vocabulary and prefix: a file's rows all share one, so a row checks its columns against

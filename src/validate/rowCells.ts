@@ -16,6 +16,8 @@ const EMPTY: readonly string[] = new Array<string>(FIELD_COUNT).fill('');
 const PAYMENT_DETAILS = fieldId('paymentDetails');
 const ERROR = fieldId('error');
 const POSTCODE = fieldId('postcode');
+const FIRST_NAME = fieldId('firstName');
+const LAST_NAME = fieldId('lastName');
 const COUNTRY = fieldId('country');
 const BANK_COUNTRY = fieldId('bankCountry');
 // By field id: the field a JSON number cannot hold, its own or the one its `bank*` column overrides; else undefined.
@@ -139,7 +141,45 @@ export function readCells(
   }
   if (digitNumbers !== undefined)
     for (const id of digitNumbers) readJsonDigits(row, id, values[at[id]!], lentCountry, issues);
+  if (layout.split !== undefined) splitCell(row, layout.split, issues);
   return { row, issues, repeated };
+}
+
+/**
+ * The cell `--split-name` names, read as the first name and the last: the last word is the last name (`Mary Ann
+ * Smith`), or what comes before a comma (`Smith, Mary Ann`). A single word cannot be split: the row's issue, its value
+ * never quoted.
+ */
+function splitCell(row: RowCells, at: number, issues: OrderedIssue[]): void {
+  if (row.state[FIRST_NAME] !== TEXT) {
+    row.state[LAST_NAME] = row.state[FIRST_NAME]!;
+    return;
+  }
+  const parts = splitName(row.text[FIRST_NAME]!);
+  if (parts === undefined) {
+    row.state[FIRST_NAME] = UNUSABLE;
+    row.state[LAST_NAME] = UNUSABLE;
+    const message =
+      'is one word: the tool cannot tell the first name from the last (give them columns of their own, or write it "Last, First")';
+    issues.push({ column: row.layout.named[at]!, message, order: at });
+    return;
+  }
+  row.text[FIRST_NAME] = parts.first;
+  row.text[LAST_NAME] = parts.last;
+  row.state[LAST_NAME] = TEXT;
+}
+
+/** A whole name's first and last name, or undefined for one that is a single word. */
+function splitName(name: string): { first: string; last: string } | undefined {
+  const comma = name.indexOf(',');
+  if (comma >= 0) {
+    const last = name.slice(0, comma).trim();
+    const first = name.slice(comma + 1).trim();
+    return last !== '' && first !== '' ? { first, last } : undefined;
+  }
+  const words = name.split(/\s+/);
+  if (words.length < 2) return undefined;
+  return { first: words.slice(0, -1).join(' '), last: words.at(-1)! };
 }
 
 /**

@@ -127,7 +127,7 @@ describe('a header that could be two fields, on the CLI', () => {
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).exitCode).toBe(2);
     expect((error as InputError).message).toBe(
-      'kunden.csv:1: column "Vendor name" could be companyName or lastName, and the tool does not guess: add --map "Vendor name=companyName" (or "Vendor name=lastName")',
+      'kunden.csv:1: column "Vendor name" could be companyName or lastName, and the tool does not guess: add --map "Vendor name=companyName" (or "Vendor name=lastName"), or --split-name "Vendor name" for people\'s whole names',
     );
     expect(h.sandbox.stats().requests).toBe(0);
   });
@@ -168,5 +168,48 @@ describe('a header that could be two fields, on the CLI', () => {
     const { summary } = await h.run({ inputs: [input] });
     expect(summary.exitCode).toBe(0);
     expect(h.sandbox.payer('j-1')!.request).toMatchObject({ firstName: 'Jo', lastName: 'Weber', city: 'Springfield' });
+  });
+});
+
+describe("QuickBooks' Full Name: split into first and last name only when asked", () => {
+  let h: Awaited<ReturnType<typeof harness>>;
+  beforeEach(async () => {
+    h = await harness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const header = 'Vendor ID,Full Name,Email,Type,DOB,Street,City,State,Zip,Country,Nationality,Phone,SSN';
+  const row = (id: string, name: string) =>
+    `${id},"${name}",${id}@example.com,individual,1970-01-31,1 Main St,Springfield,IL,62701,US,US,+12175550100,123-45-6789`;
+  const file = () =>
+    h.tmp.write(
+      'vendors.csv',
+      `${header}\n${[row('v-1', 'Ada Lovelace'), row('v-2', 'Mary Ann Smith'), row('v-3', 'Hopper, Grace'), row('v-4', 'Cher')].join('\n')}\n`,
+    );
+
+  it('never silently: without --split-name the run stops, naming both ways', async () => {
+    const error = await h.run({ inputs: [file()], command: 'validate' }).catch((e: unknown) => e);
+    expect((error as InputError).message).toBe(
+      `vendors.csv:1: column "Full Name" could be companyName or lastName, and the tool does not guess: add --map "Full Name=companyName" (or "Full Name=lastName"), or --split-name "Full Name" for people's whole names`,
+    );
+  });
+
+  it('with --split-name, the last word (or what comes before a comma) is the last name; one word is that row alone', async () => {
+    const { results } = await h.run({ inputs: [file()], splitName: 'full name' });
+    const names = (id: string) => {
+      const { firstName, lastName } = h.sandbox.payer(id)!.request as { firstName: string; lastName: string };
+      return [firstName, lastName];
+    };
+    expect(names('v-1')).toEqual(['Ada', 'Lovelace']);
+    expect(names('v-2')).toEqual(['Mary Ann', 'Smith']);
+    expect(names('v-3')).toEqual(['Grace', 'Hopper']);
+    expect(results[3]).toMatchObject({ clientUserId: 'v-4', outcome: 'invalid' });
+    // The cell is never quoted: a name is personal data.
+    expect(results[3]!.error).toBe(
+      'Full Name: is one word: the tool cannot tell the first name from the last (give them columns of their own, or write it "Last, First")',
+    );
+    expect(h.sandbox.payer('v-4')).toBeUndefined();
   });
 });
