@@ -123,22 +123,32 @@ export const README_TABLES: Record<string, () => string> = {
   corridors: corridorsMarkdown,
 };
 
-/** The README with every options block and rules table written afresh; throws for a block missing or unknown. */
-export function updateReadme(readme: string): string {
-  return rewrite(rewrite(readme, 'options', README_BLOCKS), 'table', README_TABLES);
+/**
+ * The docs (README.md and the guides in docs/) with every options block and rules table written afresh, each where
+ * it is; throws for a block unknown, or missing from all of them.
+ */
+export function updateDocs(texts: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const updated = texts.map((text) =>
+    rewrite(rewrite(text, 'options', README_BLOCKS, seen), 'table', README_TABLES, seen),
+  );
+  for (const [kind, blocks] of [
+    ['options', README_BLOCKS],
+    ['table', README_TABLES],
+  ] as const) {
+    const missing = Object.keys(blocks).filter((name) => !seen.has(`${kind}:${name}`));
+    if (missing.length > 0)
+      throw new Error(`docs: no <!-- ${kind}:NAME --> ... <!-- /${kind}:NAME --> block for ${missing.join(', ')}`);
+  }
+  return updated;
 }
 
-function rewrite(readme: string, kind: string, blocks: Record<string, () => string>): string {
-  const seen = new Set<string>();
+function rewrite(text: string, kind: string, blocks: Record<string, () => string>, seen: Set<string>): string {
   const block = new RegExp(`<!-- ${kind}:([\\w-]+) -->\\n[\\s\\S]*?<!-- \\/${kind}:\\1 -->`, 'g');
-  const updated = readme.replace(block, (_whole, name: string) => {
+  return text.replace(block, (_whole, name: string) => {
     const render = blocks[name];
-    if (!render) throw new Error(`README: no ${kind} table called "${name}"`);
-    seen.add(name);
+    if (!render) throw new Error(`docs: no ${kind} table called "${name}"`);
+    seen.add(`${kind}:${name}`);
     return `<!-- ${kind}:${name} -->\n\n${render()}\n\n<!-- /${kind}:${name} -->`;
   });
-  const missing = Object.keys(blocks).filter((name) => !seen.has(name));
-  if (missing.length > 0)
-    throw new Error(`README: no <!-- ${kind}:NAME --> ... <!-- /${kind}:NAME --> block for ${missing.join(', ')}`);
-  return updated;
 }

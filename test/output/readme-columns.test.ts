@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BANK_ONLY_FIELDS, PAYER_FIELDS, REQUIRED_PAYER_FIELDS } from '../../src/rows/fields.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\n\s*/g, ' ');
+// The input's guide, where the README's column lists are.
+const README = readFileSync(new URL('../../docs/input.md', import.meta.url), 'utf8').replace(/\n\s*/g, ' ');
 
 /** The backquoted, comma-separated list after `label` in the README's input section. */
 function listAfter(label: string): string[] {
