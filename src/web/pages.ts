@@ -130,7 +130,7 @@ export function sendSection(upload: Upload, csrf: string, service: string): Safe
     return html`<p class="problem" id="send-none">No row can be sent as the file stands.</p>`;
   return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
   <input type="hidden" name="_csrf" value="${csrf}">
-  <p>Send ${count(c.ok, 'row')}: ${count(c.payers, 'payer')}, ${c.withBank} with a bank account, to <strong>${service}</strong>.</p>
+  <p>Send ${count(c.ok, 'row')}: ${count(c.payers, 'payer')}, ${c.withBank || 'none'} with a bank account, to <strong>${service}</strong>.</p>
   <button type="submit">Send ${count(c.ok, 'row')}</button>
 </form>`;
 }

@@ -40,7 +40,10 @@ describe("an upload's counts", () => {
   });
 
   it('payers without bank accounts; nothing to send', () => {
-    expect(said(upload(2, 3, 2, 0)).payers).toBe('2, none with a bank account');
+    expect(said(upload(2, 3, 2, 0))).toMatchObject({
+      send: 'Send 2 rows: 2 payers, none with a bank account, to https://api.example.com . Send 2 rows',
+      payers: '2, none with a bank account',
+    });
     expect(said(upload(0, 3, 0, 0))).toMatchObject({ send: 'No row can be sent as the file stands.', payers: '0' });
   });
 });
