@@ -47,12 +47,12 @@ function redraw(answer) {
     note.hidden = whole.length === 0;
     note.querySelector('.row-marks').textContent = whole.join('; ');
   }
-  // The counts, wherever the page says them, as the server words them: the facts, the heading, the send form (which
-  // comes or goes with the rows that can be sent). A file the check could not use this time: the page says why.
+  // The counts, wherever the page says them, as the server words them: the facts (and the check's warnings), the
+  // heading, the send form (which comes or goes with the rows that can be sent). A file the check could not use this time: the page says why.
   if (answer.page === undefined) return window.location.reload();
   const { facts, send, title } = answer.page;
-  const dl = document.getElementById('facts');
-  if (dl) dl.outerHTML = facts;
+  const found = document.getElementById('check-facts');
+  if (found) found.outerHTML = facts;
   const part = document.getElementById('send-part');
   if (part) part.innerHTML = send;
   document.getElementById('fix-title').textContent = title;

@@ -53,11 +53,7 @@ export function uploadResultPage(
 ${foundFacts(upload)}
 <p class="problem" role="alert">The tool cannot use this file: ${c.unusable}</p>
 ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`}`;
-  const facts = c
-    ? html`${checkFacts(upload)}
-${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`
-    : '';
-  return html`<h1>${upload.name}</h1>${facts}${steps ?? problemsTable(upload)}
+  return html`<h1>${upload.name}</h1>${checkFacts(upload)}${steps ?? problemsTable(upload)}
 <div id="send-part" tabindex="-1">${sendSection(upload, csrf, service)}</div>`;
 }
 
@@ -66,11 +62,11 @@ export function count(n: number, noun: string): string {
   return `${n} ${n === 1 ? noun : `${noun}s`}`;
 }
 
-/** What the check found, in counts: redrawn by web/fix.js from the answer to each row checked again. */
+/** What the check found, its counts and its warnings: redrawn by web/fix.js from the answer to each row checked again. */
 export function checkFacts(upload: Upload): SafeHtml {
   const c = upload.check;
   if (c === undefined) return html``;
-  return html`<dl class="facts" id="facts">
+  return html`<div id="check-facts"><dl class="facts" id="facts">
   <dt>Format</dt><dd>${c.format}</dd>
   ${factLines(upload.found ?? {}).map(([term, words]) => html`<dt>${term}</dt><dd>${words}</dd>`)}
   <dt>Rows</dt><dd data-fact="rows">${c.rows}</dd>
@@ -82,7 +78,8 @@ export function checkFacts(upload: Upload): SafeHtml {
       ? ''
       : html`<dt>Goes to the inbox as</dt><dd>${upload.sentFile}: ${upload.sentFile.endsWith('.xlsx') ? 'a workbook' : 'UTF-8 CSV'} written with what you chose here (your file is kept as it came)</dd>`
   }
-</dl>`;
+</dl>
+${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}</div>`;
 }
 
 /** The payers a run sends and how many of them get a bank account: `2, 1 of them with a bank account`. */
