@@ -43,19 +43,19 @@ function redraw(answer) {
       mark(input.closest('td'), input.id, here);
     }
     const whole = marks.filter((m) => m.column === undefined).map((m) => m.message);
-    tr.querySelector('.row-marks').textContent = whole.join('; ');
+    const note = section.querySelector(`tr[data-note="${line}"]`);
+    note.hidden = whole.length === 0;
+    note.querySelector('.row-marks').textContent = whole.join('; ');
   }
-  const c = answer.check;
-  if (c === undefined) return;
-  for (const name of ['rows', 'ok', 'invalid'])
-    for (const el of document.querySelectorAll(`[data-fact="${name}"]`)) el.textContent = String(c[name]);
-  for (const el of document.querySelectorAll('[data-fact="payers"]'))
-    el.textContent = `${c.payers}, ${c.withBank} of them with a bank account`;
-  const send = document.querySelector('#send button');
-  // The send form comes or goes with the rows that can be sent: the server draws it.
-  if (c.ok > 0 !== (send !== null)) window.location.reload();
-  else if (send) send.textContent = `Send ${c.ok} rows`;
-  return c;
+  // The counts, wherever the page says them, as the server words them: the facts (and the check's warnings), the
+  // heading, the send form (which comes or goes with the rows that can be sent). A file the check could not use this time: the page says why.
+  if (answer.page === undefined) return window.location.reload();
+  const { facts, send, title } = answer.page;
+  const found = document.getElementById('check-facts');
+  if (found) found.outerHTML = facts;
+  const part = document.getElementById('send-part');
+  if (part) part.innerHTML = send;
+  document.getElementById('fix-title').textContent = title;
 }
 
 async function check(tr) {
@@ -67,8 +67,9 @@ async function check(tr) {
     body: JSON.stringify(row),
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  const c = redraw(await response.json());
-  if (c) status.textContent = `Line ${row.line} checked again: ${c.ok} rows ready to send, ${c.invalid} to fix.`;
+  const answer = await response.json();
+  redraw(answer);
+  if (answer.page) status.textContent = `Line ${row.line} checked again: ${answer.page.said}.`;
 }
 
 section?.addEventListener('change', (event) => {

@@ -26,6 +26,15 @@ if (steps) {
   watchFrames();
 }
 
+// The keyboard in the agreement's frame: its page draws its own focus, and this page rings the frame around it (no
+// selector matches a frame whose page holds the focus).
+window.addEventListener('blur', () => {
+  if (document.activeElement?.matches('iframe')) document.activeElement.classList.add('focused');
+});
+window.addEventListener('focus', () => {
+  for (const frame of document.querySelectorAll('iframe.focused')) frame.classList.remove('focused');
+});
+
 /** The reference app's message, and nothing else: a plain object with that one key and value. */
 function isComplete(data) {
   return (

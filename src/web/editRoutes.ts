@@ -1,16 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { marksByLine } from './gridSection.js';
+import { toText } from '../core/html.js';
+import { fixTitle, marksByLine } from './gridSection.js';
 import { postedMapping } from './mapSection.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
+import { checkFacts, checkWords, sendSection } from './pages.js';
 import type { Upload, Uploads } from './Uploads.js';
+import type { SignedIn } from './WebAuth.js';
 import { type Fix, fixedRows, type UploadTable } from './uploadTable.js';
 
-/** What the steps need of the upload routes' spec: the uploads, and the run options and context a check uses. */
+/**
+ * What the steps need of the upload routes' spec: the uploads, the run options and context a check uses, and the
+ * service the send form names.
+ */
 interface EditSpec {
   uploads: Uploads;
   runInput: InboxRunInput;
   context: RunContext;
+  service: string;
 }
 
 /** A row changed by web/fix.js: its cells by header position, and whether it is left out. */
@@ -63,20 +70,33 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     const { fixes, out } = changes(table, await spec.uploads.fixes(upload), posted);
     const checked = await spec.uploads.fix(upload, fixes, out, check);
     if (!json) return reply.redirect(`/uploads/${upload.id}#fix`, 303);
-    return reply.send(answer(checked, table));
+    return reply.send(answer(checked, table, { csrf: (request as SignedIn).session.csrf, service: spec.service }));
   }
 }
 
 const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
-/** What web/fix.js is told: the check's counts and each shown row's marks (the messages only: no cell's value). */
-function answer(upload: Upload, table: UploadTable) {
+/**
+ * What web/fix.js is told: the check's counts and each shown row's marks (the messages only: no cell's value), and
+ * the parts of the page that say the counts, drawn here as the page draws them (its words are the server's only);
+ * none when the check found the file unusable this time: the page is then loaded again, to say why.
+ */
+function answer(upload: Upload, table: UploadTable, send: { csrf: string; service: string }) {
   const marks = marksByLine(upload, table.header);
   const c = upload.check;
   return {
     check: c && { rows: c.rows, ok: c.ok, invalid: c.invalid, payers: c.payers, withBank: c.withBank },
     marks: Object.fromEntries(marks),
     leftOut: upload.leftOut ?? [],
+    page:
+      c?.unusable === undefined
+        ? {
+            facts: toText(checkFacts(upload)),
+            send: toText(sendSection(upload, send.csrf, send.service)),
+            title: fixTitle(upload),
+            said: checkWords(upload),
+          }
+        : undefined,
   };
 }
 

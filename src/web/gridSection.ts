@@ -15,8 +15,30 @@ interface GridRow {
 export function marksByLine(upload: Upload, header: readonly string[]): Map<number, CellMark[]> {
   const checked = sentHeader(header, upload.mapping ?? {});
   return new Map(
-    (upload.check?.problems ?? []).map((p) => [Number(p.line), marksOf(p.error, checked)] as [number, CellMark[]]),
+    (upload.check?.problems ?? []).map((p) => [Number(p.line), marksOf(p.error, checked).map(rowWords)] as const),
   );
+}
+
+/** A message about the whole row names no column: the `(row): ` it comes with says nothing in the row's own cell. */
+function rowWords(mark: CellMark): CellMark {
+  return mark.column === undefined ? { message: mark.message.replace(/^\(row\): /, '') } : mark;
+}
+
+/** The Fix step's heading: the rows still to fix, by the last check. Redrawn by web/fix.js. */
+export function fixTitle(upload: Upload): string {
+  const invalid = upload.check?.invalid ?? 0;
+  return invalid === 0 ? 'Rows to fix: none left' : `Rows to fix (${invalid})`;
+}
+
+/**
+ * The order the grid shows the columns in: those with a bad cell in a shown row first (in the file's order), then
+ * the others. A file is wider than a screen: its bad cells are then in sight as the page opens, on a desk without
+ * scrolling the grid, and they come first to the keyboard. Each cell keeps its column's number in its name.
+ */
+function columnOrder(rows: readonly GridRow[], width: number): number[] {
+  const bad = new Set(rows.flatMap((row) => row.marks.flatMap((m) => (m.column === undefined ? [] : [m.column]))));
+  const all = Array.from({ length: width }, (_, i) => i);
+  return [...all.filter((i) => bad.has(i)), ...all.filter((i) => !bad.has(i))];
 }
 
 /** The rows to show: those the check refuses, and those the person changed or left out (so the change can be undone). */
@@ -43,14 +65,16 @@ export function gridRows(upload: Upload, table: UploadTable, fixes: readonly Fix
 export function gridSection(upload: Upload, table: UploadTable, fixes: readonly Fix[], csrf: string): SafeHtml {
   const rows = gridRows(upload, table, fixes);
   if (rows.length === 0) return html``;
-  const head = table.header.map((column) => html`<th scope="col">${column}</th>`);
-  const body = rows.map((row) => gridRow(row, table.header));
+  const order = columnOrder(rows, table.header.length);
+  const head = order.map((i) => html`<th scope="col">${table.header[i]}</th>`);
+  const body = rows.map((row) => gridRow(row, table.header, order));
   return html`<section class="card" id="fix" aria-labelledby="fix-title">
-<h2 id="fix-title">Rows to fix (${upload.check?.invalid ?? 0})</h2>
-<p>Change a cell and the row is checked again. A row left out is not sent; the others are.</p>
+<h2 id="fix-title">${fixTitle(upload)}</h2>
+<p>Change a cell and the row is checked again. A row left out is not sent; the others are. The columns with a problem come first.</p>
 <form method="post" action="/uploads/${upload.id}/rows">
 <input type="hidden" name="_csrf" value="${csrf}">
-<div class="grid-wrap"><table class="grid"><thead><tr><th scope="col">Line</th><th scope="col">Leave out</th>${head}<th scope="col">Row</th></tr></thead>
+<a class="skip" href="#send-part">Skip the grid, to Send</a>
+<div class="grid-wrap"><table class="grid"><thead><tr><th scope="col">Line</th><th scope="col">Leave out</th>${head}</tr></thead>
 <tbody>${body}</tbody></table></div>
 <p id="fix-status" role="status" aria-live="polite"></p>
 <button type="submit">Save the changes and check again</button>
@@ -58,8 +82,9 @@ export function gridSection(upload: Upload, table: UploadTable, fixes: readonly 
 </section>`;
 }
 
-function gridRow(row: GridRow, header: readonly string[]): SafeHtml {
-  const cells = header.map((column, i) => {
+function gridRow(row: GridRow, header: readonly string[], order: readonly number[]): SafeHtml {
+  const cells = order.map((i) => {
+    const column = header[i] ?? '';
     const marks = row.marks.filter((m) => m.column === i);
     const id = `c-${row.line}-${i}`;
     const bad = marks.length > 0;
@@ -70,6 +95,15 @@ function gridRow(row: GridRow, header: readonly string[]): SafeHtml {
   const whole = row.marks.filter((m) => m.column === undefined).map((m) => m.message);
   return html`<tr data-line="${row.line}"${row.out ? html` class="out"` : ''}>
 <th scope="row">${row.line}<input type="hidden" name="lines" value="${row.line}"></th>
-<td><input type="checkbox" id="out-${row.line}" name="out:${row.line}"${row.out ? html` checked` : ''}><label class="inline" for="out-${row.line}">Leave out line ${row.line}</label></td>
-${cells}<td class="row-marks">${whole.join('; ')}</td></tr>`;
+<td><input type="checkbox" id="out-${row.line}" name="out:${row.line}" aria-describedby="note-${row.line}"${row.out ? html` checked` : ''}><label class="inline" for="out-${row.line}">Leave out line ${row.line}</label></td>
+${cells}</tr>
+${rowNote(row.line, whole, order.length + 2)}`;
+}
+
+/**
+ * What is wrong with a row as a whole (a totals row, a field it has no column for), in a line of its own under the row,
+ * from its left edge: a column of it would push every bad cell of the other rows out of sight. Hidden while empty.
+ */
+function rowNote(line: number, messages: readonly string[], span: number): SafeHtml {
+  return html`<tr class="row-note" data-note="${line}"${messages.length === 0 ? html` hidden` : ''}><td colspan="${span}"><span class="row-marks" id="note-${line}">${messages.join('; ')}</span></td></tr>`;
 }

@@ -1,14 +1,15 @@
 import { html, type SafeHtml, toText } from '../core/html.js';
 
 /**
- * A whole page: its title, the signed-in header (with the sign-out form) when there is a session, and the body.
+ * A whole page: its title, a link past the header to the page's content (the first stop of the keyboard), the
+ * signed-in header (with the sign-out form) when there is a session, and the body.
  * `scripts`: the page's own files of the package's `web/` folder besides app.js (served under /assets/).
  */
 export function layout(title: string, body: SafeHtml, signedIn?: { csrf: string }, scripts: string[] = []): string {
   const header = signedIn
     ? html`<header>
         <a class="brand" href="/">payer-onboard</a>
-        <nav><a href="/">Upload</a> <a href="/payers">Payers</a></nav>
+        <nav aria-label="Pages"><a href="/">Upload</a> <a href="/payers">Payers</a></nav>
         <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${signedIn.csrf}"><button type="submit">Sign out</button></form>
       </header>`
     : html`<header><span class="brand">payer-onboard</span></header>`;
@@ -26,8 +27,9 @@ ${scripts.map(
 )}
 </head>
 <body>
+<a class="skip" href="#main">Skip to the page's content</a>
 ${header}
-<main>
+<main id="main" tabindex="-1">
 ${body}
 </main>
 </body>

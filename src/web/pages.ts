@@ -53,23 +53,48 @@ export function uploadResultPage(
 ${foundFacts(upload)}
 <p class="problem" role="alert">The tool cannot use this file: ${c.unusable}</p>
 ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`}`;
-  const facts = c
-    ? html`<dl class="facts" id="facts">
+  return html`<h1>${upload.name}</h1>${checkFacts(upload)}${steps ?? problemsTable(upload)}
+<div id="send-part" tabindex="-1">${sendSection(upload, csrf, service)}</div>`;
+}
+
+/** `1 row`, `2 rows`: a count and its noun, as a person writes them. */
+export function count(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+}
+
+/** What the check found, its counts and its warnings: redrawn by web/fix.js from the answer to each row checked again. */
+export function checkFacts(upload: Upload): SafeHtml {
+  const c = upload.check;
+  if (c === undefined) return html``;
+  return html`<div id="check-facts"><dl class="facts" id="facts">
   <dt>Format</dt><dd>${c.format}</dd>
   ${factLines(upload.found ?? {}).map(([term, words]) => html`<dt>${term}</dt><dd>${words}</dd>`)}
   <dt>Rows</dt><dd data-fact="rows">${c.rows}</dd>
   <dt>Ready to send</dt><dd data-fact="ok">${c.ok}</dd>
   <dt>To fix</dt><dd data-fact="invalid">${c.invalid}</dd>
-  <dt>Payers</dt><dd data-fact="payers">${c.payers}, ${c.withBank} of them with a bank account</dd>
+  <dt>Payers</dt><dd data-fact="payers">${payersWords(c.payers, c.withBank)}</dd>
   ${
     upload.sentFile === undefined
       ? ''
       : html`<dt>Goes to the inbox as</dt><dd>${upload.sentFile}: ${upload.sentFile.endsWith('.xlsx') ? 'a workbook' : 'UTF-8 CSV'} written with what you chose here (your file is kept as it came)</dd>`
   }
 </dl>
-${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}`
-    : '';
-  return html`<h1>${upload.name}</h1>${facts}${steps ?? problemsTable(upload)}${sendSection(upload, csrf, service)}`;
+${c.warnings.map((w) => html`<p class="warning">${w}</p>`)}</div>`;
+}
+
+/** The payers a run sends and how many of them get a bank account: `2, 1 of them with a bank account`. */
+function payersWords(payers: number, withBank: number): string {
+  if (payers === 0) return '0';
+  if (withBank === 0) return `${payers}, none with a bank account`;
+  if (payers === 1) return '1, with a bank account';
+  return `${payers}, ${withBank} of them with a bank account`;
+}
+
+/** The counts after a row was checked again, as the Fix step's status line says them. */
+export function checkWords(upload: Upload): string {
+  const c = upload.check;
+  if (c === undefined) return '';
+  return `${count(c.ok, 'row')} ready to send, ${c.invalid === 0 ? 'none' : c.invalid} to fix`;
 }
 
 /** What the tool found in the file as it came (its sheet, header row, encoding), shown even when it cannot be used. */
@@ -89,7 +114,11 @@ function problemsTable(upload: Upload): SafeHtml | string {
 <tbody>${c.problems.map((p) => html`<tr><td>${p.line}</td><td>${p.clientUserId}</td><td>${p.error}</td></tr>`)}</tbody></table>`;
 }
 
-function sendSection(upload: Upload, csrf: string, service: string): SafeHtml {
+/**
+ * The send form with its counts, or why nothing can be sent, or that it was sent. In `#send-part`, which web/fix.js
+ * redraws from the answer to each row checked again, and which the Fix step's skip link leads to.
+ */
+export function sendSection(upload: Upload, csrf: string, service: string): SafeHtml {
   const c = upload.check;
   if (upload.sentAs !== undefined)
     return html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>
@@ -98,7 +127,7 @@ function sendSection(upload: Upload, csrf: string, service: string): SafeHtml {
     return html`<p class="problem" id="send-none">No row can be sent as the file stands.</p>`;
   return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
   <input type="hidden" name="_csrf" value="${csrf}">
-  <p>Send <span data-fact="ok">${c.ok}</span> rows: ${c.payers} payers, ${c.withBank} with a bank account, to <strong>${service}</strong>.</p>
-  <button type="submit">Send ${c.ok} rows</button>
+  <p>Send ${count(c.ok, 'row')}: ${count(c.payers, 'payer')}, ${c.withBank || 'none'} with a bank account, to <strong>${service}</strong>.</p>
+  <button type="submit">Send ${count(c.ok, 'row')}</button>
 </form>`;
 }

@@ -92,7 +92,7 @@ function payerRow(line: PayerLine): SafeHtml {
 }
 
 function copyButton(what: string, url: string, payer: string): SafeHtml {
-  return html`<button type="button" class="copy" data-copy="${url}" aria-label="Copy ${payer}'s ${what}">Copy ${what}</button>`;
+  return html`<button type="button" class="copy" data-copy="${url}" aria-label="Copy ${what} for ${payer}">Copy ${what}</button>`;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { InboxPaths } from '../inbox/folders.js';
 import type { Summary } from '../output/results.js';
 import { html, type SafeHtml, toText } from '../core/html.js';
 import { layout } from './layout.js';
+import { count } from './pages.js';
 import type { Upload, Uploads } from './Uploads.js';
 import type { SignedIn } from './WebAuth.js';
 
@@ -126,7 +127,7 @@ function progressFragment(upload: Upload, p: Progress, heldBy: string | undefine
     return html`<p role="status">In the inbox, waiting its turn: ${heldBy} It is run once that ends.</p>`;
   if (p.state === 'queued') return html`<p role="status">In the inbox, about to be run.</p>`;
   if (p.state === 'running')
-    return html`<p role="status">Running: ${p.rowsDone} of ${p.rows} rows done.</p>
+    return html`<p role="status">Running: ${p.rowsDone} of ${count(p.rows, 'row')} done.</p>
 <progress max="${p.rows}" value="${p.rowsDone}">${p.rowsDone} of ${p.rows}</progress>`;
   const r = p.summary?.rows;
   const counts = r

@@ -1,8 +1,7 @@
-import axe from 'axe-core';
 import { pathToFileURL } from 'node:url';
-import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStatus } from '../../src/status/runStatus.js';
+import { focusRings, pageWidth, seriousViolations } from '../helpers/a11y.js';
 import { browserSuite, shot, useBrowser } from '../helpers/browser.js';
 import { mixedPayers, ORPHAN_BANK_ROWS } from '../helpers/reportFixtures.js';
 import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness.js';
@@ -12,7 +11,6 @@ import { API_KEY, harness, memoryStream, payersCsv } from '../helpers/runHarness
 // page, and at a phone's width only a table scrolls sideways, inside its own box.
 const suite = browserSuite('the reports, for accessibility');
 const browser = useBrowser(suite.have);
-const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
 let h: Awaited<ReturnType<typeof harness>> | undefined;
 afterEach(async () => {
@@ -37,73 +35,6 @@ async function reports(): Promise<{ run: string; status: string }> {
   return { run: summary.outputs.report, status: status.outputs.report };
 }
 
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  targets: string[];
-}
-
-/** axe-core's WCAG 2.x A and AA rules (up to 2.2) on the page as it stands; the serious and critical violations. */
-async function seriousViolations(page: Page): Promise<Array<Omit<Violation, 'impact'>>> {
-  // Evaluated by the browser's debugger, not as a script of the page: the report's CSP allows only its own script.
-  await page.evaluate(axe.source);
-  const violations = (await page.evaluate(`axe
-    .run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG_AA)} } })
-    .then((r) => r.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')),
-    })))`)) as Violation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(({ id, help, targets }) => ({ id, help, targets }));
-}
-
-interface Ring {
-  /** The element, by its place in the page and its name. */
-  what: string;
-  style: string;
-  width: number;
-  /** Of the outline's colour against the page's background, by WCAG's formula. */
-  contrast: number;
-}
-
-/** The focused element's outline, or nothing when the focus has left the page's controls. */
-const FOCUS_RING = `(() => {
-  const el = document.activeElement;
-  if (el === null || el === document.body) return null;
-  const luminance = (color) => {
-    const [r, g, b] = (color.match(/[\\d.]+/g) || []).slice(0, 3).map((v) => {
-      const c = Number(v) / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
-  const style = getComputedStyle(el);
-  // A page with no background of its own shows the browser's white.
-  const body = getComputedStyle(document.body).backgroundColor;
-  const page = body === 'rgba(0, 0, 0, 0)' ? 'rgb(255, 255, 255)' : body;
-  const [light, dark] = [luminance(style.outlineColor), luminance(page)].sort((a, b) => b - a);
-  return {
-    what: el.tagName.toLowerCase() + ' ' + [...document.querySelectorAll('*')].indexOf(el) + ': ' +
-      (el.getAttribute('aria-label') || el.textContent.slice(0, 20)),
-    style: style.outlineStyle,
-    width: parseFloat(style.outlineWidth),
-    contrast: (light + 0.05) / (dark + 0.05),
-  };
-})()`;
-
-/** Tabs through the page and reads the outline of every control the keyboard reaches, once each. */
-async function focusRings(page: Page): Promise<Ring[]> {
-  const rings: Ring[] = [];
-  for (let i = 0; i < 200; i++) {
-    await page.keyboard.press('Tab');
-    const ring = (await page.evaluate(FOCUS_RING)) as Ring | null;
-    if (ring === null || rings.some((r) => r.what === ring.what)) break;
-    rings.push(ring);
-  }
-  return rings;
-}
-
 describe.skipIf(suite.skip)(suite.title, () => {
   it('report.html and the status report pass WCAG 2.2 AA at 1280 and 375 px, in a main landmark, with focus rings', async () => {
     const pages = await reports();
@@ -115,9 +46,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
         const where = `${name} report at ${width} px`;
         expect.soft(await seriousViolations(page), where).toEqual([]);
         expect.soft(await page.locator('main h1').count(), `${where}: the heading in main`).toBe(1);
-        const layout = (await page.evaluate(
-          '({ scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth })',
-        )) as { scrollWidth: number; viewport: number };
+        const layout = await pageWidth(page);
         expect.soft(layout.scrollWidth, `${where}: nothing wider than the page`).toBeLessThanOrEqual(layout.viewport);
         if (width === 375) {
           // What is wider than a phone is a table, and it scrolls in its own box.

@@ -104,7 +104,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await page.getByLabel('Line 5, dateOfBirth').fill('1990-02-28');
     await page.getByLabel('Line 5, dateOfBirth').press('Tab');
     await expect.poll(() => bad.count()).toBe(0);
-    await expect.poll(() => page.locator('#fix-status').textContent()).toContain('3 rows ready to send, 0 to fix');
+    await expect.poll(() => page.locator('#fix-status').textContent()).toContain('3 rows ready to send, none to fix');
     await shot(page, 'fix-3-fixed');
 
     await page.getByRole('button', { name: 'Send 3 rows' }).click();

@@ -190,11 +190,18 @@ describe('the web page over plain HTTP', () => {
     const answer = await post('/rows', { cookie, 'x-csrf-token': csrf });
     expect(answer.status).toBe(200);
     const text = await answer.text();
-    expect(JSON.parse(text)).toEqual({
+    const checked = JSON.parse(text);
+    expect(checked).toMatchObject({
       check: { rows: 2, ok: 2, invalid: 0, payers: 2, withBank: 2 },
       marks: {},
       leftOut: [],
     });
+    // The page's counts drawn as the page draws them, for the page's script to put in place.
+    expect(checked.page.title).toBe('Rows to fix: none left');
+    expect(checked.page.said).toBe('2 rows ready to send, none to fix');
+    expect(checked.page.facts).toMatch(/<dd data-fact="payers">2, 2 of them with a bank account<\/dd>/);
+    expect(checked.page.send).toContain('<button type="submit">Send 2 rows</button>');
+    expect(checked.page.send).toContain(`name="_csrf" value="${csrf}"`);
     expect(text).not.toContain('r-2-fixed');
     expect(h.stderr()).not.toMatch(/r-2-fixed|bad-at-example/);
   });

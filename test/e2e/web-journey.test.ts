@@ -119,7 +119,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
 
     await page.getByRole('link', { name: 'See where each payer stands' }).click();
     await expect.poll(() => page.locator('#counts').textContent()).toContain('KYC pending: 3');
-    expect(await page.getByRole('button', { name: "Copy j-1's KYC link" }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Copy KYC link for j-1' }).count()).toBe(1);
     for (const id of ids) h.sandbox.setKyc(id, 'approved');
     await expect.poll(() => page.locator('#counts').textContent(), { timeout: 20_000 }).toContain('payable: 3');
     expect(page.url()).toBe(`${h.serve.url}/payers`);

@@ -58,3 +58,32 @@ describe('the Fix grid', () => {
     expect(page.replace(/value="[^"]*"/g, '')).not.toMatch(/<script>|style=|\son[a-z]+=/);
   });
 });
+
+describe('the Fix grid, laid out', () => {
+  it('shows the columns with a bad cell first, the others after in the file order; a row its own problem under it', () => {
+    const upload: Upload = {
+      ...UPLOAD,
+      leftOut: [],
+      check: {
+        ...check,
+        problems: [
+          { line: '4', clientUserId: 'p-2', error: 'beneficiaryType: odd' },
+          { line: '5', clientUserId: 'p-3', error: '(row): is not a payer row' },
+        ],
+      },
+    };
+    const page = layout('t', gridSection(upload, TABLE, [], 'tok'), { csrf: 'tok' });
+    const heads = [...page.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);
+    expect(heads).toEqual(['Line', 'Leave out', 'Type', 'clientUserId', 'email']);
+    // Each cell keeps its column's number, whatever its place.
+    expect(page).toMatch(/<tr data-line="4">[\s\S]*?name="c:4:2"[\s\S]*?name="c:4:0"[\s\S]*?name="c:4:1"/);
+    // The row's own problem in a line under it, without its `(row)`; a row with none has its line hidden.
+    expect(page).toContain(
+      '<tr class="row-note" data-note="5"><td colspan="5"><span class="row-marks" id="note-5">is not a payer row</span>',
+    );
+    expect(page).toContain('<tr class="row-note" data-note="4" hidden>');
+    expect(page).toContain('aria-describedby="note-5"');
+    // A way past the grid to Send, for the keyboard.
+    expect(page).toContain('<a class="skip" href="#send-part">Skip the grid, to Send</a>');
+  });
+});
