@@ -18,8 +18,9 @@ interface Offered {
   order: string;
   /** It reads every date shown as a real day. */
   readsAll: boolean;
-  /** The first date it reads, and that day in words: `14/07/1982 is 14 July 1982`. */
-  example: string;
+  /** The first date it reads, and that day in words. */
+  date: string;
+  day: string;
 }
 
 /** The fields whose cells the date format reads (a signature's day, in `agreementCompleted`, too). */
@@ -44,7 +45,8 @@ function dateColumns(header: readonly string[], mapping: Readonly<Record<string,
 
 /**
  * The date formats that read the upload's dates written some other way than YYYY-MM-DD (those of the rows the page
- * holds: its first ones and the ones refused), with the separator they are written with; undefined when there are none.
+ * holds: its first ones and the ones refused), with the separator they are written with; undefined when there are none,
+ * or none of them reads as a real day in any order.
  */
 function dateChoice(table: UploadTable, mapping: Readonly<Record<string, string>>): Offered[] | undefined {
   const at = dateColumns(table.header, mapping);
@@ -63,9 +65,10 @@ function dateChoice(table: UploadTable, mapping: Readonly<Record<string, string>
     const first = read.find(([, day]) => day !== undefined);
     if (first === undefined) continue;
     const readsAll = read.every(([, day]) => day !== undefined);
-    offered.push({ format, order, readsAll, example: `${first[0]} is ${inWords(first[1]!)}` });
+    offered.push({ format, order, readsAll, date: first[0], day: inWords(first[1]!) });
   }
-  return offered;
+  // Dates no format reads (`31.02.1990`) are simply wrong: there is nothing to choose.
+  return offered.length === 0 ? undefined : offered;
 }
 
 /** The date format the upload's dates can be read in and no other, if there is one: the tool's guess, applied. */
@@ -95,7 +98,7 @@ export function dateSection(
       : []),
     ...formats.map(
       (o) =>
-        html`<option value="${o.format}"${o.format === chosen ? html` selected` : ''}>${capital(o.order)}: ${o.format} (${o.example})</option>`,
+        html`<option value="${o.format}"${o.format === chosen ? html` selected` : ''}>${capital(o.order)}: ${o.format} (${o.date} is ${o.day})</option>`,
     ),
     ...(known ? [] : [html`<option value="${chosen}" selected>${chosen}</option>`]),
     html`<option value="YYYY-MM-DD"${dates !== undefined && chosen === undefined ? html` selected` : ''}>YYYY-MM-DD only</option>`,
@@ -112,7 +115,7 @@ function dateNote(offered: readonly Offered[], dates: UploadDates | undefined): 
   const format = dates?.format;
   const reading = offered.find((o) => o.format === format);
   if (dates?.by === 'guess' && reading !== undefined)
-    return `The dates are written ${reading.order} (${reading.example}): they can be read only that way, so they are read as ${format}. Choose another format if that is wrong.`;
+    return `The dates are written ${reading.order} (${reading.date} is ${reading.day}): they can be read only that way, so they are read as ${format}. Choose another format if that is wrong.`;
   if (dates?.by === 'saved' && format !== undefined)
     return `The date format saved for files with these columns is applied: ${format}.`;
   if (dates !== undefined)
@@ -120,10 +123,12 @@ function dateNote(offered: readonly Offered[], dates: UploadDates | undefined): 
       ? 'Dates are read as YYYY-MM-DD only, as chosen.'
       : `Dates are read as ${format}, as chosen.`;
   const all = offered.filter((o) => o.readsAll);
-  if (all.length === 1)
-    return `The dates can be read only as ${all[0]!.format} (${all[0]!.example}): choose it to read them so.`;
-  if (all.length > 1)
-    return `The dates could be written ${all.map((o) => o.order).join(' or ')} (${all.map((o) => o.example).join('; or ')}): choose how they are written. Until then, rows with such dates are left to fix.`;
+  const [one] = all;
+  if (one !== undefined && all.length === 1)
+    return `The dates can be read only as ${one.format} (${one.date} is ${one.day}): choose it to read them so.`;
+  // Each that reads them all reads the first date of the file: what it makes of it shows the difference.
+  if (one !== undefined)
+    return `The dates could be written ${all.map((o) => o.order).join(' or ')}: ${one.date} is ${all.map((o) => `${o.day} ${o.order}`).join(', ')}. Choose how they are written; until then, rows with such dates are left to fix.`;
   return 'No one date format reads every date of the file: choose the one most of them are written in; the others are left to fix.';
 }
 
