@@ -18,7 +18,7 @@ import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import type { DateFormat } from '../core/types.js';
 import { type FileFacts, tooManyRows } from './fileFacts.js';
 import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
-import { onlyReading, type UploadDates } from './dateChoice.js';
+import { onlyReading, readings, type UploadDates } from './dateChoice.js';
 import type { Mappings } from '../inbox/Mappings.js';
 import { checkEnv, UploadReader } from './UploadReader.js';
 import type { Fix, UploadTable } from './uploadTable.js';
@@ -134,12 +134,14 @@ export class Uploads {
     if (saved !== undefined) Object.assign(upload, { mapping: saved.columns, mappingSaved: true });
     if (saved?.dateFormat !== undefined) upload.dates = { format: saved.dateFormat, by: 'saved' };
     const check = { input, context };
-    const guess = (rows: UploadTable | undefined) => rows && onlyReading(rows, upload.mapping ?? {});
-    const first = upload.dates === undefined ? guess(table) : undefined;
-    if (first !== undefined) upload.dates = { format: first, by: 'guess' };
+    const first = upload.dates === undefined && table !== undefined ? readings(table, upload.mapping ?? {}) : undefined;
+    if (first?.length === 1) upload.dates = { format: first[0]!, by: 'guess' };
     const checked = await this.recheck(upload, check);
-    if (checked.dates !== undefined || (checked.check?.problems ?? []).length === 0) return checked;
-    const later = guess(await this.table(checked));
+    // First rows whose dates read more ways than one, or none: the rows refused may tell (read only then).
+    if (checked.dates !== undefined || first === undefined || (checked.check?.problems ?? []).length === 0)
+      return checked;
+    const rows = await this.table(checked);
+    const later = rows && onlyReading(rows, checked.mapping ?? {});
     return later === undefined ? checked : this.recheck({ ...checked, dates: { format: later, by: 'guess' } }, check);
   }
 

@@ -18,9 +18,10 @@ interface Offered {
   order: string;
   /** It reads every date shown as a real day. */
   readsAll: boolean;
-  /** The first date it reads, and that day in words. */
+  /** A date it reads (one only it reads, where there is one: `only`), and that day in words. */
   date: string;
   day: string;
+  only: boolean;
 }
 
 /** The fields whose cells the date format reads (a signature's day, in `agreementCompleted`, too). */
@@ -58,23 +59,42 @@ function dateChoice(table: UploadTable, mapping: Readonly<Record<string, string>
     }
   if (dates.size === 0) return undefined;
   const separator = mostUsed([...dates].map((date) => OTHER_DATE.exec(date)![1]!));
+  const days = ORDERS.map(({ tokens }) => [...dates].map((date) => dayOf(date, tokens.join(separator))));
   const offered: Offered[] = [];
-  for (const { tokens, order } of ORDERS) {
-    const format = tokens.join(separator);
-    const read = [...dates].map((date) => [date, dayOf(date, format)] as const);
-    const first = read.find(([, day]) => day !== undefined);
-    if (first === undefined) continue;
-    const readsAll = read.every(([, day]) => day !== undefined);
-    offered.push({ format, order, readsAll, date: first[0], day: inWords(first[1]!) });
-  }
+  ORDERS.forEach(({ tokens, order }, k) => {
+    const read = days[k]!;
+    // Its example: a date only it reads, where one is (what tells the orders apart), else the first it reads.
+    const only = read.findIndex((day, d) => day !== undefined && days.every((other, j) => j === k || !other[d]));
+    const first = only >= 0 ? only : read.findIndex((day) => day !== undefined);
+    if (first < 0) return;
+    const readsAll = read.every((day) => day !== undefined);
+    offered.push({
+      format: tokens.join(separator),
+      order,
+      readsAll,
+      date: [...dates][first]!,
+      day: inWords(read[first]!),
+      only: only >= 0,
+    });
+  });
   // Dates no format reads (`31.02.1990`) are simply wrong: there is nothing to choose.
   return offered.length === 0 ? undefined : offered;
 }
 
+/**
+ * The date formats that read every date of the upload written some other way than YYYY-MM-DD (one: the dates can be
+ * read only that way, the tool's guess); undefined when it has no such date.
+ */
+export function readings(table: UploadTable, mapping: Readonly<Record<string, string>>): DateFormat[] | undefined {
+  return dateChoice(table, mapping)
+    ?.filter((o) => o.readsAll)
+    .map((o) => o.format);
+}
+
 /** The date format the upload's dates can be read in and no other, if there is one: the tool's guess, applied. */
 export function onlyReading(table: UploadTable, mapping: Readonly<Record<string, string>>): DateFormat | undefined {
-  const all = (dateChoice(table, mapping) ?? []).filter((o) => o.readsAll);
-  return all.length === 1 ? all[0]!.format : undefined;
+  const all = readings(table, mapping) ?? [];
+  return all.length === 1 ? all[0] : undefined;
 }
 
 /**
@@ -114,8 +134,11 @@ export function dateSection(
 function dateNote(offered: readonly Offered[], dates: UploadDates | undefined): string {
   const format = dates?.format;
   const reading = offered.find((o) => o.format === format);
-  if (dates?.by === 'guess' && reading !== undefined)
-    return `The dates are written ${reading.order} (${reading.date} is ${reading.day}): they can be read only that way, so they are read as ${format}. Choose another format if that is wrong.`;
+  // The date that settled it may be in a row no longer shown (refused at first, read since): then none is quoted.
+  if (dates?.by === 'guess' && reading !== undefined) {
+    const which = reading.only ? ` (${reading.date} is ${reading.day}): they` : ': some of them';
+    return `The dates are written ${reading.order}${which} can be read only that way, so they are read as ${format}. Choose another format if that is wrong.`;
+  }
   if (dates?.by === 'saved' && format !== undefined)
     return `The date format saved for files with these columns is applied: ${format}.`;
   if (dates !== undefined)

@@ -103,4 +103,25 @@ describe('the date format and the saved mapping', () => {
     expect(h.sandbox.stats().payersCreated).toBe(2);
     expect(readFileSync(h.inbox.path('done', 'tuesday.csv'), 'utf8')).toBe(csv(['t-1', 't-2'], reordered));
   });
+
+  it('dates that read either way in the first rows, and only day first in a later one: guessed from the rows refused, and said', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    const { cookie, csrf } = await signedIn(url);
+    const ids = Array.from({ length: 60 }, (_, i) => `e-${i + 1}`);
+    const rows = ids.map((id, i) => payerRow(id, { dateOfBirth: i === 55 ? '25/12/1990' : '05/06/1980' }));
+    const file = new FormData();
+    file.append('file', new Blob([`${PAYER_HEADER}\n${rows.join('\n')}\n`]), 'sixty.csv');
+    const taken = await fetch(`${url}/uploads?_csrf=${csrf}`, {
+      method: 'POST',
+      body: file,
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    const page = await (await fetch(`${url}${taken.headers.get('location')!}`, { headers: { cookie } })).text();
+    expect(page).toMatch(/data-fact="ok">60</);
+    expect(words(page)).toContain(
+      'The dates are written day first: some of them can be read only that way, so they are read as DD/MM/YYYY.',
+    );
+  });
 });
