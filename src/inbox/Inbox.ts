@@ -252,6 +252,9 @@ export class Inbox {
    */
   private async inputFor(path: string, input = this.runInput): Promise<InboxRunInput> {
     if (input.dryRun || this.waiting === undefined) return input;
+    const web = await this.waiting.web();
+    // No page saved anything: the file is not opened for its header.
+    if (web === undefined || (await web.mappings()).size === 0) return input;
     let header: string[] | undefined;
     try {
       const opened = await openInput(path, this.reading);
@@ -262,8 +265,7 @@ export class Inbox {
       if (error instanceof PayerOnboardError) return input;
       throw error;
     }
-    const web = header === undefined ? undefined : await this.waiting.web();
-    const saved = web && header && (await new Mappings(web).get(header));
+    const saved = header === undefined ? undefined : await new Mappings(web).get(header);
     return saved === undefined ? input : withSaved(input, saved, placesOf(this.context).cwd);
   }
 

@@ -141,6 +141,7 @@ function dateNote(offered: readonly Offered[], dates: UploadDates | undefined): 
   }
   if (dates?.by === 'saved' && format !== undefined)
     return `The date format saved for files with these columns is applied: ${format}.`;
+  if (dates?.by === 'guess') return `Dates are read as ${format}, the one format that reads them.`;
   if (dates !== undefined)
     return format === undefined
       ? 'Dates are read as YYYY-MM-DD only, as chosen.'
