@@ -18,7 +18,7 @@ import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import type { DateFormat } from '../core/types.js';
 import { type FileFacts, tooManyRows } from './fileFacts.js';
 import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
-import { onlyReading, readings, type UploadDates } from './dateChoice.js';
+import { datesMapped, onlyReading, readings, type UploadDates } from './dateChoice.js';
 import type { Mappings } from '../inbox/Mappings.js';
 import { checkEnv, UploadReader } from './UploadReader.js';
 import type { Fix, UploadTable } from './uploadTable.js';
@@ -189,13 +189,8 @@ export class Uploads {
     chosen: { mapping: Record<string, string>; dateFormat: DateFormat | null | undefined },
     check: CheckWith,
   ): Promise<Upload> {
-    const { mapping, dateFormat } = chosen;
-    const kept = upload.dates?.by === 'guess' ? undefined : upload.dates;
-    const guess = onlyReading(table, mapping);
-    const dates: UploadDates | undefined =
-      dateFormat !== undefined
-        ? { ...(dateFormat === null ? {} : { format: dateFormat }), by: 'person' }
-        : (kept ?? (guess === undefined ? undefined : { format: guess, by: 'guess' }));
+    const { mapping } = chosen;
+    const dates = datesMapped(upload.dates, table, chosen);
     const said = dates?.by !== 'guess' && dates?.format !== undefined ? { dateFormat: dates.format } : {};
     await this.mappings.save(table.header, { columns: mapping, ...said });
     const mapped: Upload = { ...upload, mapping, mappingSaved: false };

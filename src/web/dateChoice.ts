@@ -98,6 +98,23 @@ export function onlyReading(table: UploadTable, mapping: Readonly<Record<string,
 }
 
 /**
+ * An upload's dates once its Map form is posted: the format chosen (null: YYYY-MM-DD only); where none was (nothing
+ * posted), the one someone chose or saved before, else the only one its dates read in with this mapping (the columns
+ * read as dates may have changed with it).
+ */
+export function datesMapped(
+  before: UploadDates | undefined,
+  table: UploadTable,
+  posted: { mapping: Readonly<Record<string, string>>; dateFormat: DateFormat | null | undefined },
+): UploadDates | undefined {
+  const { mapping, dateFormat } = posted;
+  if (dateFormat !== undefined) return { ...(dateFormat === null ? {} : { format: dateFormat }), by: 'person' };
+  if (before !== undefined && before.by !== 'guess') return before;
+  const guess = onlyReading(table, mapping);
+  return guess === undefined ? undefined : { format: guess, by: 'guess' };
+}
+
+/**
  * The Map step's date format, in its form (`dateFormat`): the format applied preselected, with who chose it; or, where
  * the dates can be read more than one way and nobody chose, a choice with nothing preselected (nothing is posted, and
  * nothing applied, until the person picks one). Nothing when the upload has no dates written another way.
