@@ -52,6 +52,7 @@ export default defineConfig({
             'test/pipeline/run-carried-steps.test.ts',
             'test/pipeline/run-signature-record.test.ts',
             'test/inbox/inbox-waiting.test.ts',
+            'test/inbox/inbox-page-advice.test.ts',
             'test/serve/eventLog.test.ts',
             'test/journal/journal-payers-named.test.ts',
             'test/e2e/serve-two-postgres.test.ts',

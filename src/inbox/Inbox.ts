@@ -1,17 +1,20 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, LockedError } from '../core/errors.js';
+import { ConfigError, LockedError, PayerOnboardError } from '../core/errors.js';
+import type { ReadingOptions } from '../input/InputFile.js';
 import { type HeldJournal, type HoldSpec, holdJournal } from '../journal/holdJournal.js';
-import { readingOptions } from '../input/openInput.js';
+import { openInput, readingOptions } from '../input/openInput.js';
 import { payerKeyOf } from '../journal/RowJournal.js';
 import { journalPlace, stateDirs } from '../journal/stateDir.js';
 import { StateLock } from '../journal/StateLock.js';
 import { resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveRunOptions } from '../options/resolve.js';
+import { loadColumnMap } from '../rows/columns.js';
 import { makeRunId, placesOf } from '../pipeline/RunSession.js';
 import type { RunContext, RunInput } from '../pipeline/run.js';
 import type { Store, WaitingPlace } from '../store/Store.js';
 import { type InboxPaths, inboxPaths, listFiles, oldestFirst, SettleTracker } from './folders.js';
+import { Mappings, type SavedMapping } from './Mappings.js';
 import { type FileOutcome, runInboxFile, settleIncoming } from './processFile.js';
 import { settleWaiting, type WaitingRun, WaitingRows } from './waiting.js';
 
@@ -55,6 +58,8 @@ export class Inbox {
     readonly waiting: WaitingRows | undefined,
     /** The service and key the inbox's runs send with, and where their journal is: worked out at the first need. */
     private readonly service: () => ServiceOf,
+    /** How its runs read a file (`--encoding`, `--map`, ...): its header is read so to find what the page saved. */
+    private readonly reading: ReadingOptions & { sheet?: string | undefined },
   ) {
     this.tracker = new SettleTracker(spec.settle * 1000);
   }
@@ -83,11 +88,15 @@ export class Inbox {
       const { state, baseUrl, apiKey, databaseUrl } = service();
       return journalPlace(state, baseUrl, apiKey, databaseUrl);
     };
+    const reading = readingOptions(options, cwd);
     // A rehearsal keeps no rows waiting: its sandbox ends with its run.
-    const waiting = options.sandbox ? undefined : new WaitingRows(where, readingOptions(options, cwd), paths, say);
+    const waiting = options.sandbox ? undefined : new WaitingRows(where, reading, paths, say);
     const holder = spec.holder ?? 'inbox';
     const lock = StateLock.acquire(join(root, 'lock'), holder, { what: holder, using: root });
-    const inbox = new Inbox(paths, runInput, spec, context, lock, waiting, service);
+    const inbox = new Inbox(paths, runInput, spec, context, lock, waiting, service, {
+      ...reading,
+      sheet: options.sheet,
+    });
     inbox.rateCap = options.rate;
     return inbox;
   }
@@ -218,7 +227,7 @@ export class Inbox {
     if (prepared === undefined) return undefined;
     const { file, path, dir } = prepared;
     try {
-      const input = pace === undefined ? this.runInput : { ...this.runInput, ...pace };
+      const input = await this.inputFor(path, pace === undefined ? this.runInput : { ...this.runInput, ...pace });
       const ran = await runInboxFile(this.paths, 'waiting', path, file.name, input, this.context);
       // A file of kept rows the tool cannot read is in failed/ now, with its note: they wait no more.
       if ('outcome' in ran && ran.outcome.folder === 'failed') await waiting.replace(file, run.seqs, undefined);
@@ -232,8 +241,32 @@ export class Inbox {
 
   private async take(name: string): Promise<FileOutcome> {
     const at = join(this.paths.processing, name);
-    const ran = await runInboxFile(this.paths, 'processing', at, name, this.runInput, this.context);
+    const ran = await runInboxFile(this.paths, 'processing', at, name, await this.inputFor(at), this.context);
     return this.settled('outcome' in ran ? ran.outcome : await settleIncoming(this.paths, name, ran, this.waiting));
+  }
+
+  /**
+   * How a file is run: with the inbox's options, and what the web page saved for its columns (in any order) over
+   * them: the fields of the columns it named, and its date format. A rehearsal (`--dry-run`, `--sandbox`) names no
+   * service whose page could have saved any.
+   */
+  private async inputFor(path: string, input = this.runInput): Promise<InboxRunInput> {
+    if (input.dryRun || this.waiting === undefined) return input;
+    const web = await this.waiting.web();
+    // No page saved anything: the file is not opened for its header.
+    if (web === undefined || (await web.mappings()).size === 0) return input;
+    let header: string[] | undefined;
+    try {
+      const opened = await openInput(path, this.reading);
+      header = opened.header;
+      for await (const _ of opened.records) break;
+    } catch (error) {
+      // The run reads it again, and says why it cannot.
+      if (error instanceof PayerOnboardError) return input;
+      throw error;
+    }
+    const saved = header === undefined ? undefined : await new Mappings(web).get(header);
+    return saved === undefined ? input : withSaved(input, saved, placesOf(this.context).cwd);
   }
 
   private settled(outcome: FileOutcome): FileOutcome {
@@ -244,6 +277,20 @@ export class Inbox {
     if (outcome.stop) this.going = false;
     return outcome;
   }
+}
+
+/**
+ * The inbox's run options with a mapping saved on the web page over them: its columns beside the inbox's own `--map`
+ * (the saved field of a column both name wins: it was chosen for these columns), and its date format for the inbox's.
+ */
+function withSaved(input: InboxRunInput, saved: SavedMapping, cwd: string): InboxRunInput {
+  const own = input.map === undefined ? [] : [...loadColumnMap(input.map, cwd)];
+  const columns = { ...Object.fromEntries(own), ...saved.columns };
+  return {
+    ...input,
+    ...(Object.keys(columns).length === 0 ? {} : { map: JSON.stringify(columns) }),
+    ...(saved.dateFormat === undefined ? {} : { dateFormat: saved.dateFormat }),
+  };
 }
 
 /** incoming/ -> processing/ by rename; false when the file vanished (taken back by whoever dropped it). */

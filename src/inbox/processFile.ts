@@ -110,7 +110,9 @@ export async function runInboxFile(
   const runId = makeRunId(new Date());
   try {
     const out = join(paths.results, `${name}-${runId}`);
-    return { runId, at, summary: await run({ ...input, inputs: [at], out }, { ...context, runId }) };
+    // What its notes, results and failed files advise is what a person can do without a terminal.
+    const summary = await run({ ...input, inputs: [at], out }, { ...context, runId, readers: 'inbox' });
+    return { runId, at, summary };
   } catch (error) {
     if (!(error instanceof PayerOnboardError)) throw error;
     const unusable = error instanceof InputError;

@@ -6,7 +6,7 @@ import { InputError } from '../core/errors.js';
 import type { ReadingOptions } from '../input/InputFile.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import { openStore, storeMayHold } from '../store/openStore.js';
-import type { Store, WaitingFile, WaitingPlace, WaitingTables } from '../store/Store.js';
+import type { Store, WaitingFile, WaitingPlace, WaitingTables, WebTables } from '../store/Store.js';
 import { copyInto, type InboxPaths, listFiles, moveInto, writeNote } from './folders.js';
 import type { FileOutcome, InboxRun } from './processFile.js';
 import { readWaiting, readWaitingInChunks, writeWaiting } from './waitingFiles.js';
@@ -63,16 +63,28 @@ export class WaitingRows {
   }
 
   private async tables(): Promise<WaitingTables> {
+    return (await this.open()).tables;
+  }
+
+  private async open(): Promise<{ store: Store; tables: WaitingTables }> {
     this.opened ??= (async () => {
       const store = this.place.open ?? (await openStore(this.place));
       const tables = store.waiting(this.place.service);
       return { store, tables };
     })();
-    const { tables } = await this.opened.catch((error: unknown) => {
+    return this.opened.catch((error: unknown) => {
       this.opened = undefined;
       throw error;
     });
-    return tables;
+  }
+
+  /**
+   * The web page's tables of the same store, service and key (the mappings saved there); none where no store was made
+   * yet (nothing was saved then, and a look creates none).
+   */
+  async web(): Promise<WebTables | undefined> {
+    if (!this.mayHold()) return undefined;
+    return (await this.open()).store.web(this.place.service);
   }
 
   /**

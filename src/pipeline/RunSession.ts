@@ -3,6 +3,7 @@ import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import type { Readers } from '../core/advice.js';
 import { AbortedError, PayerOnboardError, ConfigError } from '../core/errors.js';
 import type { ApiClient, StopInfo } from '../execute/ApiClient.js';
 import type { createApiClient } from '../execute/createApiClient.js';
@@ -64,6 +65,11 @@ export interface RunContext {
    * writes through it and leaves it held.
    */
   held?: HeldJournal;
+  /**
+   * Who reads what the run says of its files and rows (the advice in its errors and warnings): a terminal by default;
+   * the web page for the check of an upload; the inbox for the files it runs.
+   */
+  readers?: Readers;
 }
 
 /** The working directory, environment and home a command goes by: its context's, else the process's own. */

@@ -40,7 +40,10 @@ export async function checkInputs(facts: RunFacts, reached: Reached): Promise<Ch
           }),
         }
       : undefined;
-  const scanned = await scanInputs(facts.paths, options, warnings, { reading, announce, signal: context.signal, once });
+  const scanned = await scanInputs(facts.paths, options, warnings, {
+    ...{ reading, announce, signal: context.signal, once },
+    readers: context.readers,
+  });
   const duplicates = new DuplicateIds();
   reached.scanned = scanned;
   if (context.signal?.aborted) throw new AbortedError('interrupted while checking the input: nothing was sent');

@@ -1,3 +1,4 @@
+import { advice, type Readers } from '../core/advice.js';
 import { IdTable } from '../core/compactTables.js';
 import { InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
@@ -65,14 +66,15 @@ export interface ClassifiedRow {
 /**
  * Checks a header (CSV or xlsx) before any row: a required column missing entirely, or two columns that mean the
  * same field, rejects the file (exit 2), naming the columns and the header's line; unknown columns become one warning
- * each (they are carried through to the failed file untouched).
+ * each (they are carried through to the failed file untouched). What to do is said in the words of `readers`.
  */
-export async function checkHeader(input: OpenedInput, kind: RowKind): Promise<string[]> {
+export async function checkHeader(input: OpenedInput, kind: RowKind, readers: Readers = 'terminal'): Promise<string[]> {
   if (input.header === undefined) return [];
   const mapping = mapHeader(input.header, kind, input.reading?.columns);
   const line = input.headerLine ?? 1;
-  if (mapping.asked.length > 0) throw new InputError(input.file.name, askedColumns(mapping), { line });
-  if (mapping.missing.length > 0) throw new InputError(input.file.name, await missingColumns(input, mapping), { line });
+  if (mapping.asked.length > 0) throw new InputError(input.file.name, askedColumns(mapping, readers), { line });
+  if (mapping.missing.length > 0)
+    throw new InputError(input.file.name, await missingColumns(input, mapping, readers), { line });
   if (mapping.duplicates.length > 0) {
     throw new InputError(
       input.file.name,
@@ -82,23 +84,24 @@ export async function checkHeader(input: OpenedInput, kind: RowKind): Promise<st
   }
   const passed = mapping.passed.map(
     ({ column, field, by }) =>
-      `${input.file.name}: column "${column}" is not read: "${by}" is read as ${field} (--map "${column}=${field}" reads it instead); it is carried through to the failed file`,
+      `${input.file.name}: column "${column}" is not read: "${by}" is read as ${field} (${advice({ kind: 'map-instead', column, field, by }, readers)}); it is carried through to the failed file`,
   );
   const unknown = mapping.unknown.map(
     (column) =>
-      `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file (if it holds a field, --map names it)`,
+      `${input.file.name}: column "${column}" is not a known field; it is ignored and carried through to the failed file (${advice({ kind: 'map-unknown' }, readers)})`,
   );
   return [...passed, ...unknown];
 }
 
-/** Columns that could be two fields: the tool does not guess, and names the `--map` that settles each. */
-function askedColumns(mapping: HeaderMapping): string {
+/** Columns that could be two fields: the tool does not guess, and says what settles each (a `--map` at a terminal). */
+function askedColumns(mapping: HeaderMapping, readers: Readers): string {
   const one = ({ column, fields }: HeaderMapping['asked'][number]) => {
-    const [first, ...others] = fields.map((field) => `"${column}=${field}"`);
-    const or = others.length > 0 ? ` (or ${others.join(', or ')})` : '';
     const which = fields.length === 1 ? `${fields[0]}, or something else` : fields.join(' or ');
-    const person = fields.includes('lastName') ? `, or --split-name "${column}" for people's whole names` : '';
-    return `column "${column}" could be ${which}, and the tool does not guess: add --map ${first}${or}${person}`;
+    const settle = advice({ kind: 'map', columns: [{ column, fields }] }, readers);
+    // Only a terminal can say so: the page and the inbox have no split of their own yet.
+    const person =
+      readers === 'terminal' && fields.includes('lastName') ? `, or --split-name "${column}" for people's whole names` : '';
+    return `column "${column}" could be ${which}, and the tool does not guess: ${settle}${person}`;
   };
   return mapping.asked.map(one).join('; ');
 }
@@ -135,10 +138,11 @@ const SAMPLE_ROWS = 50;
 const UNKNOWN_NAMED = 8;
 
 /**
- * What a header missing required fields lacks, what of it was not understood, and what `--map` would fix: the
- * columns' first values say what they likely hold. The file is refused, so its first rows may be read for that.
+ * What a header missing required fields lacks, what of it was not understood, and what would fix it (`--map` at a
+ * terminal): the columns' first values say what they likely hold. The file is refused, so its first rows may be read
+ * for that.
  */
-async function missingColumns(input: OpenedInput, mapping: HeaderMapping): Promise<string> {
+async function missingColumns(input: OpenedInput, mapping: HeaderMapping, readers: Readers): Promise<string> {
   const { missing, unknown } = mapping;
   const quote = (column: string) => JSON.stringify(column);
   const s = missing.length === 1 ? '' : 's';
@@ -157,12 +161,12 @@ async function missingColumns(input: OpenedInput, mapping: HeaderMapping): Promi
   // Only words of a field's list are quoted (never a person's data): what else a column holds stays unsaid.
   const likely = likelyMapping(missing, await firstValues(input, unknown));
   if (likely.length === 0)
-    return `${what}${notUnderstood}: where one of them holds a missing field, name it with --map "Their column=fieldName"${sheets}`;
+    return `${what}${notUnderstood}: where one of them holds a missing field, ${advice({ kind: 'map-some' }, readers)}${sheets}`;
   const reasons = likely.map(({ column, field, words }) =>
     words ? `${quote(column)} holds ${words.join(', ')}, so likely ${field}` : `${quote(column)} is likely ${field}`,
   );
-  const pairs = likely.map(({ column, field }) => `${column}=${field}`).join(',');
-  return `${what}${notUnderstood}; ${reasons.join('; ')}: add --map "${pairs}"${sheets}`;
+  const columns = likely.map(({ column, field }) => ({ column, fields: [field] }));
+  return `${what}${notUnderstood}; ${reasons.join('; ')}: ${advice({ kind: 'map', columns }, readers)}${sheets}`;
 }
 
 /** The values of the first rows in each of `columns` (by header position, as the header writes them). */
@@ -208,7 +212,7 @@ function describeDuplicate(d: unknown): string {
 export function classifyRows(
   input: OpenedInput,
   kind: RowKind,
-  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date },
+  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date; readers?: Readers | undefined },
 ): AsyncIterableIterator<ClassifiedRow> {
   const withSchemas = { ...options, schemas: clientSchemas(localDay(options.today)) };
   const records = input.records[Symbol.asyncIterator]();
@@ -241,17 +245,24 @@ function classify(
   record: RawRecord,
   kind: RowKind,
   input: OpenedInput,
-  options: { defaultAgreementCompleted: boolean; seen: DuplicateIds; today: Date; schemas: ClientSchemas },
+  options: {
+    defaultAgreementCompleted: boolean;
+    seen: DuplicateIds;
+    today: Date;
+    schemas: ClientSchemas;
+    readers?: Readers | undefined;
+  },
 ): PayerRowResult | BankRowResult {
   const source = input.file.name;
   const { columns, dateFormat } = input.reading ?? {};
+  const { readers } = options;
   if (record.problem) return withProblem(record, record.problem, kind, input, options);
   // A CSV row's values go by its header as they are; other rows by their cells.
   const { header } = input;
   const values = header === undefined ? undefined : record.values;
   const json = input.file.format === 'jsonl';
   if (kind === 'bank-details') {
-    const bankOptions = { today: options.today, columns, dateFormat, json, schemas: options.schemas };
+    const bankOptions = { today: options.today, columns, dateFormat, json, readers, schemas: options.schemas };
     return values === undefined
       ? validateBankRow(record.cells, bankOptions)
       : checkBankRow(header!, values, bankOptions);
@@ -262,6 +273,7 @@ function classify(
     columns,
     dateFormat,
     json,
+    readers,
     schemas: options.schemas,
   };
   const result =

@@ -1,3 +1,4 @@
+import type { Readers } from '../core/advice.js';
 import { AbortedError, InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord, ReadingOptions } from '../input/InputFile.js';
 import { openInput, bankSheetOf } from '../input/openInput.js';
@@ -40,6 +41,8 @@ export async function scanInputs(
     announce: ((text: string) => void) | undefined;
     signal?: AbortSignal | undefined;
     once?: { late: LateWarnings } | undefined;
+    /** Who reads what a header lacks or holds that is not read: its advice is in their words. */
+    readers?: Readers | undefined;
   },
 ): Promise<Job[]> {
   const jobs: Job[] = [];
@@ -63,7 +66,7 @@ export async function scanInputs(
     }
     names.add(input.file.name);
     read.announce?.(describeMapping(input, kind));
-    warnings.push(...(await checkHeader(input, kind)));
+    warnings.push(...(await checkHeader(input, kind, read.readers)));
     const besides = kind === 'payers' ? bankSheetOf(input) : undefined;
     if (besides !== undefined) all.push([path, 'bank-details', besides]);
     const counted: { rows: number; first?: RawRecord } = read.once

@@ -59,6 +59,7 @@ export async function sendInputs(
       signal: context.signal,
       today: startedAt,
       seen: checked.duplicates,
+      readers: context.readers,
       onlyMatched,
       onWriteFailure: session.onWriteFailure,
     });
@@ -150,6 +151,7 @@ async function sendInput(
         signal: shared.signal,
         today: shared.today,
         seen: shared.seen,
+        readers: shared.readers,
         onlyMatched: shared.onlyMatched,
         onWriteFailure: shared.onWriteFailure,
       },

@@ -1,3 +1,4 @@
+import type { Readers } from '../core/advice.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../execute/ApiClient.js';
@@ -46,6 +47,8 @@ export interface SendContext {
   signal: AbortSignal | undefined;
   today: Date;
   seen: DuplicateIds;
+  /** Who reads the rows' messages (a terminal when absent). */
+  readers: Readers | undefined;
   /** The ids `--only` names that a row of the inputs has (as sameId compares them), to tell the others at the end. */
   onlyMatched: Set<string> | undefined;
   /** A result or row file could not be written: the run stops sending and ends as aborted. */
@@ -96,6 +99,7 @@ export async function sendRows(job: Job, ctx: SendContext): Promise<void> {
       defaultAgreementCompleted: ctx.options.agreementSignedElsewhere,
       seen: ctx.seen,
       today: ctx.today,
+      readers: ctx.readers,
     })) {
       // Room for this row: rows in flight and rows finished but not yet written both count, for every kind of row
       // (validate reads far faster than it writes; without this its queue of writes grew with the file).

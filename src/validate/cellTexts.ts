@@ -1,3 +1,4 @@
+import { advice, type Hint, type Readers } from '../core/advice.js';
 import type { DateFormat } from '../core/types.js';
 import { DIGIT_FIELDS } from '../rows/fields.js';
 import type { NumberCell } from '../rows/findData.js';
@@ -16,19 +17,22 @@ const AS_FIELD: Record<string, string> = { bankDateOfBirth: 'dateOfBirth', bankP
 // Codes of a fixed 6 digits, shown by a number cell with 5 when they start with 0.
 const SIX_DIGITS: Record<string, string> = { sortCode: 'a sort code', bsbNumber: 'a BSB number' };
 
-const TEXT_HINT = 'format the column as text and type the value again';
-
-/** How a damaged value is fixed where it was typed: in a spreadsheet's column, or in a JSONL line. */
+/** How a damaged value is fixed where it was typed: in a spreadsheet's column (or the page's grid), or in a JSONL line. */
 interface Fixes {
   digits: string;
   phone: string;
   date: string;
 }
 
-const FIXES: Fixes = {
-  digits: TEXT_HINT,
-  phone: 'format the column as text and type it with the +',
-  date: 'format the column as a date, or type YYYY-MM-DD',
+const retyped = (readers: Readers): Fixes => ({
+  digits: advice({ kind: 'retype', value: 'digits' }, readers),
+  phone: advice({ kind: 'retype', value: 'phone' }, readers),
+  date: advice({ kind: 'retype', value: 'date' }, readers),
+});
+const FIXES: Readonly<Record<Readers, Fixes>> = {
+  terminal: retyped('terminal'),
+  page: retyped('page'),
+  inbox: retyped('inbox'),
 };
 
 function jsonFix(key: string, field: string): Fixes {
@@ -45,13 +49,14 @@ function jsonFix(key: string, field: string): Fixes {
  * happened rather than only what is wrong: `1.21755E+10` "was turned into a number by the spreadsheet", a 5-digit
  * sort code "looks like a leading zero was lost", a phone whose `+` went. A damaged cell becomes UNUSABLE, so it is
  * not also called "required". With `dateFormat`, dates written that way are converted to YYYY-MM-DD in place; other
- * dates are left to the YYYY-MM-DD rule. Values are echoed only as withValue allows.
+ * dates are left to the YYYY-MM-DD rule. Values are echoed only as withValue allows; the advice is worded for `readers`.
  */
 export function repairSpreadsheetDamage(
   row: RowCells,
-  options: { dateFormat?: DateFormat | undefined; json?: boolean | undefined } = {},
+  options: { dateFormat?: DateFormat | undefined; json?: boolean | undefined; readers?: Readers | undefined } = {},
 ): OrderedIssue[] {
   const issues: OrderedIssue[] = [];
+  const readers = options.readers ?? 'terminal';
   for (const id of DAMAGEABLE) {
     if (row.state[id] !== TEXT) continue;
     const name = fieldName(id);
@@ -62,20 +67,23 @@ export function repairSpreadsheetDamage(
       if (iso !== undefined)
         row.text[id] = iso; // still checked as a real, past date by the field rules
       else if (!/^\d{4}-\d{2}-\d{2}$/.test(row.text[id]!))
-        problem = `must be YYYY-MM-DD or ${options.dateFormat} (--date-format)`;
+        problem = `must be YYYY-MM-DD or ${options.dateFormat} (${advice({ kind: 'date-format-given' }, readers)})`;
     }
     const text = row.text[id]!;
     const cell = row.numberCell(id);
     // A JSONL line has no column to format: its fix is the value written out whole, as the line names its key.
-    const fix = options.json ? jsonFix(row.column(id), field) : FIXES;
+    const fix = options.json ? jsonFix(row.column(id), field) : FIXES[readers];
     problem ??=
-      cell === undefined ? shortPostcode(id, field, text, row, fix) : numberCellDamage(id, field, text, cell, row);
+      cell === undefined
+        ? shortPostcode(id, field, text, row, fix)
+        : numberCellDamage(id, field, text, cell, row, readers);
     problem ??= damageOf(field, text, fix);
-    const reading =
+    const order =
       problem === undefined && field === 'dateOfBirth' && !options.dateFormat ? howDateReads(text) : undefined;
-    if (reading !== undefined) problem = 'must be YYYY-MM-DD';
+    if (order !== undefined) problem = 'must be YYYY-MM-DD';
     if (problem === undefined) continue;
-    const message = withValue(problem, field, text) + (reading === undefined ? '' : `: ${reading}`);
+    const reading = order === undefined ? '' : `: ${advice(options.json ? { ...order, json: true } : order, readers)}`;
+    const message = withValue(problem, field, text, readers) + reading;
     issues.push({ column: row.column(id), message, order: row.order(id) });
     row.spoil(id);
   }
@@ -84,7 +92,6 @@ export function repairSpreadsheetDamage(
 
 // The only fields a spreadsheet's damage is looked for in (every other cell is passed over unread).
 const DAMAGEABLE: readonly number[] = [...NUMBER_LIKE, 'dateOfBirth', ...Object.keys(AS_FIELD)].map(fieldId);
-const NUMBER_CELL_FIX = 'format the column as Text and type the value again';
 
 /**
  * What a spreadsheet number cell in an identifier column lost, or may have: said as certain where it is (fewer
@@ -99,22 +106,24 @@ function numberCellDamage(
   text: string,
   cell: NumberCell,
   row: RowCells,
+  readers: Readers,
 ): string | undefined {
   if (!NUMBER_LIKE.has(field)) return undefined;
+  const retype = advice({ kind: 'retype', value: 'digits', cell: true }, readers);
   const digits = text.replace(/\D/g, '').length;
   if (Math.abs(cell.value) >= 1e15)
-    return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${NUMBER_CELL_FIX}`;
+    return `is a number cell of ${digits} digits, and a spreadsheet keeps only 15: the digits after the 15th became 0: ${retype}`;
   if (field === 'phone')
-    return 'is a number cell, which cannot keep a leading + or 0: format the column as Text and type the number with + and its country code';
+    return `is a number cell, which cannot keep a leading + or 0: ${advice({ kind: 'retype', value: 'phone', cell: true }, readers)}`;
   const country = row.countryOf(id);
   const expected = lengthLost(field, country, digits);
   const ofDigits = `is a number cell of ${digits} digit${digits === 1 ? '' : 's'}`;
   if (expected !== undefined && /^\d+$/.test(text) && digits < expected.digits) {
     const lost = expected.digits - digits;
-    return `${ofDigits}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${NUMBER_CELL_FIX}`;
+    return `${ofDigits}, and ${expected.what} has ${expected.digits}: the spreadsheet dropped ${lost === 1 ? 'a leading zero' : `${lost} leading zeros`}: ${retype}`;
   }
   if (DIGIT_FIELDS.has(field) && !cell.byFormat && !keepsEveryDigit(field, country, text))
-    return `${ofDigits}, which may have lost leading zeros: ${NUMBER_CELL_FIX}`;
+    return `${ofDigits}, which may have lost leading zeros: ${retype}`;
   return undefined;
 }
 
@@ -149,14 +158,16 @@ function damageOf(field: string, text: string, fix: Fixes): string | undefined {
 }
 
 /**
- * Which `--date-format` reads a date written in another order, as far as its numbers tell: `31/12/1980` is written day
+ * Which date formats read a date written in another order, as far as its numbers tell: `31/12/1980` is written day
  * first, `12/31/1980` month first, `05/06/1980` either way. Said after the value's shape, so whoever reads results.csv
- * (and the report, which groups the rows by it) learns the option that reads the column, while the date stays unseen.
+ * (and the report, which groups the rows by it) learns how to read the column (`--date-format` at a terminal, the
+ * page's date format), while the date stays unseen.
  */
-export function howDateReads(text: string): string | undefined {
+export function howDateReads(text: string): Extract<Hint, { kind: 'date-order' }> | undefined {
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
+  const order = (written: string, ...formats: string[]) => ({ kind: 'date-order' as const, written, formats });
   const yearFirst = /^\d{4}([./-])\d{1,2}\1\d{1,2}$/.exec(text);
-  if (yearFirst) return `written year first, --date-format YYYY${yearFirst[1]}MM${yearFirst[1]}DD reads it`;
+  if (yearFirst) return order('year first', `YYYY${yearFirst[1]}MM${yearFirst[1]}DD`);
   const yearLast = /^(\d{1,2})([./-])(\d{1,2})\2\d{4}$/.exec(text);
   if (!yearLast) return undefined;
   const first = Number(yearLast[1]);
@@ -166,10 +177,9 @@ export function howDateReads(text: string): string | undefined {
   const monthFirst = `MM${sep}DD${sep}YYYY`;
   const month = (n: number) => n >= 1 && n <= 12;
   const day = (n: number) => n >= 1 && n <= 31;
-  if (month(first) && month(second))
-    return `written day or month first, --date-format ${dayFirst} or ${monthFirst} reads it`;
-  if (day(first) && month(second)) return `written day first, --date-format ${dayFirst} reads it`;
-  if (month(first) && day(second)) return `written month first, --date-format ${monthFirst} reads it`;
+  if (month(first) && month(second)) return order('day or month first', dayFirst, monthFirst);
+  if (day(first) && month(second)) return order('day first', dayFirst);
+  if (month(first) && day(second)) return order('month first', monthFirst);
   return undefined;
 }
 

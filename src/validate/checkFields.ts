@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Readers } from '../core/advice.js';
 import { fieldId } from '../rows/layout.js';
 import type { FastRule } from './plainChecks.js';
 import { BLANK, type RowCells, TEXT, UNUSABLE } from './rowCells.js';
@@ -54,13 +55,14 @@ export interface CheckFieldsOptions {
 /**
  * Runs each field's own schema on its cell, so every field is judged (a row reports every issue, not only the
  * first) and the valid ones land in `values` normalised, by check, even when others fail. A cell a field's fast
- * rule accepts needs no parse by its schema.
+ * rule accepts needs no parse by its schema. `readers`: where the messages are read (a value is echoed as they allow).
  */
 export function checkFields(
   checks: readonly FieldCheck[],
   row: RowCells,
   options: CheckFieldsOptions,
   values: (string | undefined)[],
+  readers: Readers = 'terminal',
 ): OrderedIssue[] {
   const issues: OrderedIssue[] = [];
   const { from, quiet, given } = options;
@@ -92,7 +94,11 @@ export function checkFields(
       values[k] = String(parsed.data);
     } else {
       const message = parsed.error.issues[0]?.message ?? 'is not valid';
-      issues.push({ column: row.column(id), message: withValue(message, check.name, text), order: row.order(id) });
+      issues.push({
+        column: row.column(id),
+        message: withValue(message, check.name, text, readers),
+        order: row.order(id),
+      });
     }
   }
   return issues;

@@ -1,3 +1,4 @@
+import { advice, type Readers } from '../core/advice.js';
 import { type DateFormat, type RowOrigin, type Step, STEPS } from '../core/types.js';
 import { fieldId } from '../rows/layout.js';
 import { howDateReads, readDate } from './cellTexts.js';
@@ -13,10 +14,14 @@ export interface RowControls {
   issues: OrderedIssue[];
 }
 
-/** How the row's dates read: `--date-format` beside YYYY-MM-DD, and the day a signature may not be after. */
+/**
+ * How the row's dates read: `--date-format` beside YYYY-MM-DD, and the day a signature may not be after; and who reads
+ * the messages, whose words the advice is in.
+ */
 export interface ControlReading {
   dateFormat?: DateFormat | undefined;
   today: string;
+  readers?: Readers | undefined;
 }
 
 /** The control cells of a row. `error` is ignored: it is the tool's own note from an earlier run. */
@@ -29,7 +34,7 @@ export function readControls(row: RowCells, reading?: ControlReading): RowContro
     else
       controls.issues.push({
         column: row.column(AGREEMENT_COMPLETED),
-        message: withValue(parsed.message, 'agreementCompleted', text),
+        message: withValue(parsed.message, 'agreementCompleted', text, reading?.readers),
         order: row.order(AGREEMENT_COMPLETED),
       });
   }
@@ -89,9 +94,10 @@ function parseAgreementCompleted(
       return { ok: false, message: 'is a day after today: the day the signature was collected cannot be yet' };
     return { ok: true, value: true };
   }
+  const readers = reading?.readers ?? 'terminal';
   const how = reading?.dateFormat ? undefined : howDateReads(word);
-  if (how !== undefined) return { ok: false, message: `is a day ${how}` };
-  const dates = reading?.dateFormat ? `YYYY-MM-DD or ${reading.dateFormat}` : 'YYYY-MM-DD, or as --date-format says';
+  if (how !== undefined) return { ok: false, message: `is a day ${advice(how, readers)}` };
+  const dates = reading?.dateFormat ? `YYYY-MM-DD or ${reading.dateFormat}` : advice({ kind: 'other-dates' }, readers);
   return {
     ok: false,
     message: `must say whether the team collected the payer's signature: true/yes/y/1/x or the day (${dates}), or false/no/n/0`,

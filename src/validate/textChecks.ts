@@ -8,6 +8,7 @@ import type * as Phones from 'libphonenumber-js';
 import { PERSONAL_FIELDS, SENSITIVE_FIELDS } from '../rows/fields.js';
 import { clientUserIdProblem, showInvisible } from '../core/schemas.js';
 import type { z } from 'zod';
+import type { Readers } from '../core/advice.js';
 import type { RowIssue } from '../core/types.js';
 
 /** A row issue that still knows its cell's place, so a row's issues read in column order. */
@@ -157,12 +158,13 @@ export const SHAPE_NOTE = '(masked as personal data: digits shown as 9, letters 
  * and phones (PERSONAL_FIELDS) by their shape, with SHAPE_NOTE after it: `got "99.99.9999" (masked as personal data:
  * digits shown as 9, letters as a)`. Any other field's value is shown by its shape too when it looks like one of those
  * (an `@`, or six digits or more): a row whose columns slipped puts an IBAN under `currency` or an e-mail under
- * `accountType`.
+ * `accountType`. On the web page the message is shown beside the cell, whose value is there to see: a shape beside it
+ * would only puzzle (`99/99/9999` by `14/07/1982`), so none is given.
  */
-export function withValue(message: string, field: string, text: string): string {
+export function withValue(message: string, field: string, text: string, readers: Readers = 'terminal'): string {
   if (SENSITIVE_FIELDS.has(field)) return message;
   if (PERSONAL_FIELDS.has(field) || looksPersonal(text))
-    return `${message}, got ${quoteValue(shapeOf(text))} ${SHAPE_NOTE}`;
+    return readers === 'page' ? message : `${message}, got ${quoteValue(shapeOf(text))} ${SHAPE_NOTE}`;
   return `${message}, got ${quoteValue(text)}`;
 }
 

@@ -4,6 +4,7 @@ import { fieldId, layoutOf } from '../rows/layout.js';
 import type { BankRowResult, Cell } from '../core/types.js';
 import { repairSpreadsheetDamage } from './cellTexts.js';
 import type { DateFormat } from '../core/types.js';
+import type { Readers } from '../core/advice.js';
 import { type OrderedIssue, guardIssues, joinIssues } from './textChecks.js';
 import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
 import { checkFields } from './checkFields.js';
@@ -18,6 +19,8 @@ export interface BankRowOptions {
   dateFormat?: DateFormat | undefined;
   /** The row is a JSONL line: a damaged value's fix is written for JSON. */
   json?: boolean | undefined;
+  /** Who reads the row's messages (a terminal when absent): their advice is in their words. */
+  readers?: Readers | undefined;
   schemas?: ClientSchemas;
 }
 
@@ -46,10 +49,11 @@ export function checkBankRow(
 
   const id: (string | undefined)[] = [];
   const byName = { absentColumn: (field: string) => field };
-  const idIssues = checkFields(schemas.checks.clientUserId, row, byName, id);
+  const idIssues = checkFields(schemas.checks.clientUserId, row, byName, id, options.readers);
   const controls = readControls(row);
+  const quiet = OWN.map((cell) => row.state[cell] === UNUSABLE);
   const detail = validatePaymentDetail(
-    { row, from: OWN, quiet: OWN.map((cell) => row.state[cell] === UNUSABLE), absentColumn: byName.absentColumn },
+    { row, from: OWN, quiet, absentColumn: byName.absentColumn, readers: options.readers },
     schemas,
   );
   const issues = joinIssues([read.repeated, read.issues, damage, idIssues, controls.issues, detail.issues]);
@@ -91,6 +95,8 @@ export interface PaymentDetailInput {
   quiet: boolean[];
   defaults?: PayerDefaults;
   absentColumn: (field: PaymentDetailField) => string;
+  /** Who reads the detail's messages. */
+  readers?: Readers | undefined;
 }
 
 /** One payment detail: its own cells checked, shared fields filled from the payer, the spec's schema as the last word. */
@@ -125,6 +131,7 @@ export function validatePaymentDetail(
       absentColumn: input.absentColumn as (field: string) => string,
     },
     values,
+    input.readers,
   );
   // A quiet required field is a problem reported elsewhere on the row: no detail. What the corridor needs is said
   // beside the other problems all the same, so that one round of fixes is enough.

@@ -12,6 +12,7 @@ import type { PaymentDetailRequest } from '../core/schemas.js';
 import type { Cell, PayerRowResult } from '../core/types.js';
 import { repairSpreadsheetDamage } from './cellTexts.js';
 import type { DateFormat } from '../core/types.js';
+import type { Readers } from '../core/advice.js';
 import { guardIssues, joinIssues, type OrderedIssue } from './textChecks.js';
 import { inColumnOrder, clientSchemas, localDay, specBodies, type ClientSchemas } from './clientSchemas.js';
 import { checkFields } from './checkFields.js';
@@ -35,6 +36,8 @@ export interface ValidatePayerRowOptions {
   dateFormat?: DateFormat | undefined;
   /** The row is a JSONL line: a damaged value's fix is written for JSON, not for a spreadsheet's column. */
   json?: boolean | undefined;
+  /** Who reads the row's messages (a terminal when absent): their advice is in their words. */
+  readers?: Readers | undefined;
   /** The schemas for `today`, built once by a caller that checks many rows. */
   schemas?: ClientSchemas;
 }
@@ -64,8 +67,9 @@ export function checkPayerRow(
   const damage = repairSpreadsheetDamage(row, options);
 
   const compliance: (string | undefined)[] = new Array<undefined>(PAYER_FIELDS.length);
-  const payerIssues = checkFields(schemas.checks.compliance, row, BY_NAME, compliance);
-  const controls = readControls(row, { dateFormat: options.dateFormat, today: localDay(options.today ?? new Date()) });
+  const payerIssues = checkFields(schemas.checks.compliance, row, BY_NAME, compliance, options.readers);
+  const today = localDay(options.today ?? new Date());
+  const controls = readControls(row, { dateFormat: options.dateFormat, today, readers: options.readers });
   const defaults = payerDefaults(compliance, row);
 
   const paymentDetails: PaymentDetailRequest[] = [];
@@ -84,7 +88,7 @@ export function checkPayerRow(
     const quiet = NOT_QUIET.slice();
     for (let k = 0; k < FROM.length; k++) if (FROM[k]! >= 0 && row.state[FROM[k]!] === UNUSABLE) quiet[k] = true;
     const checked = validatePaymentDetail(
-      { row, from: FROM, quiet, defaults, absentColumn: BY_NAME.absentColumn },
+      { row, from: FROM, quiet, defaults, absentColumn: BY_NAME.absentColumn, readers: options.readers },
       schemas,
     );
     for (const issue of checked.issues) issues.push(issue);

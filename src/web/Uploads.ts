@@ -15,9 +15,11 @@ import { basename, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { WebTables } from '../store/Store.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
+import type { DateFormat } from '../core/types.js';
 import { type FileFacts, tooManyRows } from './fileFacts.js';
 import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
-import type { Mappings } from './Mappings.js';
+import { datesMapped, onlyReading, readings, type UploadDates } from './dateChoice.js';
+import type { Mappings } from '../inbox/Mappings.js';
 import { checkEnv, UploadReader } from './UploadReader.js';
 import type { Fix, UploadTable } from './uploadTable.js';
 
@@ -41,6 +43,8 @@ export interface Upload {
   /** The person's column names' fields (`--map`'s JSON), and whether they came from the mapping saved for this header. */
   mapping?: Record<string, string>;
   mappingSaved?: boolean;
+  /** How its dates not written YYYY-MM-DD are read (`--date-format`), once someone said: none until then. */
+  dates?: UploadDates;
   /** Lines the person left out: not sent. */
   leftOut?: number[];
   /** The file written from the upload with the person's edits, that is sent instead of it (a workbook, or UTF-8 CSV). */
@@ -107,12 +111,13 @@ export class Uploads {
 
   /**
    * Records a file written whole, checks it as `validate` does, and returns what was found. The mapping saved for its
-   * header, if any, is applied first.
+   * columns, if any, is applied first, with its date format; without one, the date format its dates can only be read
+   * in, if they can be read only one way (in its first rows; or, once checked, in the rows refused).
    */
   async accept(id: string, path: string, size: number, input: InboxRunInput, context: RunContext): Promise<Upload> {
     chmodSync(path, 0o600);
-    // Its header only: the mapping saved for it is looked up.
-    const read = await this.reader.read(path, { first: 0, lines: [] }, true);
+    // Its header, for the mapping saved for it, and its first rows' dates.
+    const read = await this.reader.read(path, { first: PAGE_ROWS, lines: [] }, true);
     const found = 'value' in read ? (read.value.facts ?? {}) : {};
     const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString(), found };
     await this.tables.putUpload({ id, at: upload.at, upload: JSON.stringify(upload), fixes: '[]' }, readFileSync(path));
@@ -126,8 +131,18 @@ export class Uploads {
     }
     const table = read.value.table;
     const saved = table === undefined ? undefined : await this.mappings.get(table.header);
-    if (saved !== undefined) Object.assign(upload, { mapping: saved, mappingSaved: true });
-    return this.recheck(upload, { input, context });
+    if (saved !== undefined) Object.assign(upload, { mapping: saved.columns, mappingSaved: true });
+    if (saved?.dateFormat !== undefined) upload.dates = { format: saved.dateFormat, by: 'saved' };
+    const check = { input, context };
+    const first = upload.dates === undefined && table !== undefined ? readings(table, upload.mapping ?? {}) : undefined;
+    if (first?.length === 1) upload.dates = { format: first[0]!, by: 'guess' };
+    const checked = await this.recheck(upload, check);
+    // First rows whose dates read more ways than one, or none: the rows refused may tell (read only then).
+    if (checked.dates !== undefined || first === undefined || (checked.check?.problems ?? []).length === 0)
+      return checked;
+    const rows = await this.table(checked);
+    const later = rows && onlyReading(rows, checked.mapping ?? {});
+    return later === undefined ? checked : this.recheck({ ...checked, dates: { format: later, by: 'guess' } }, check);
   }
 
   async get(id: string): Promise<Upload | undefined> {
@@ -163,10 +178,24 @@ export class Uploads {
     return path;
   }
 
-  /** A mapping chosen on the page: saved for the next file with this header, and the upload checked again with it. */
-  async map(upload: Upload, header: string[], mapping: Record<string, string>, check: CheckWith): Promise<Upload> {
-    await this.mappings.save(header, mapping);
-    return this.recheck({ ...upload, mapping, mappingSaved: false }, check);
+  /**
+   * A mapping chosen on the page, with the date format chosen (null: YYYY-MM-DD only; undefined: none chosen, and the
+   * one applied already, or the only one the dates read in with this mapping, stays): saved for the next file with
+   * these columns, and the upload checked again with it. A guess is saved only once the person has chosen it.
+   */
+  async map(
+    upload: Upload,
+    table: UploadTable,
+    chosen: { mapping: Record<string, string>; dateFormat: DateFormat | null | undefined },
+    check: CheckWith,
+  ): Promise<Upload> {
+    const { mapping } = chosen;
+    const dates = datesMapped(upload.dates, table, chosen);
+    const said = dates?.by !== 'guess' && dates?.format !== undefined ? { dateFormat: dates.format } : {};
+    await this.mappings.save(table.header, { columns: mapping, ...said });
+    const mapped: Upload = { ...upload, mapping, mappingSaved: false };
+    delete mapped.dates;
+    return this.recheck(dates === undefined ? mapped : { ...mapped, dates }, check);
   }
 
   /**
@@ -195,10 +224,14 @@ export class Uploads {
     return stored === undefined ? [] : (JSON.parse(stored.fixes) as Fix[]);
   }
 
-  /** Whether the upload is sent as a file of its own making (mapped, fixed or rows left out) rather than as uploaded. */
+  /**
+   * Whether the upload is sent as a file of its own making (mapped, its dates read in a date format, fixed, or rows left
+   * out) rather than as uploaded.
+   */
   async edited(upload: Upload): Promise<boolean> {
     return (
       Object.keys(upload.mapping ?? {}).length > 0 ||
+      upload.dates?.format !== undefined ||
       (upload.leftOut ?? []).length > 0 ||
       (await this.fixes(upload)).length > 0
     );
@@ -248,12 +281,18 @@ export class Uploads {
     const original = (await this.file(upload)) ?? join(dir, upload.name);
     rmSync(join(dir, 'check'), { recursive: true, force: true });
     rmSync(join(dir, 'sent'), { recursive: true, force: true });
+    const format = upload.dates?.format;
     const edits = (await this.edited(upload))
-      ? { mapping: upload.mapping ?? {}, fixes: await this.fixes(upload), leftOut: upload.leftOut ?? [] }
+      ? {
+          ...{ mapping: upload.mapping ?? {}, fixes: await this.fixes(upload), leftOut: upload.leftOut ?? [] },
+          ...(format === undefined ? {} : { dateFormat: format }),
+        }
       : undefined;
     const { cwd, env, home } = placesOf(context);
+    // Checked as the inbox will run it (with its options), the dates as the page reads them.
+    const checking = format === undefined ? input : { ...input, dateFormat: format };
     const checked = await this.reader.check({
-      ...{ original, name: upload.name, dir, input, places: { cwd, env: checkEnv(env), home } },
+      ...{ original, name: upload.name, dir, input: checking, places: { cwd, env: checkEnv(env), home } },
       ...(upload.found?.sheet === undefined ? {} : { sheet: upload.found.sheet }),
       ...(edits === undefined ? {} : { edits }),
     });

@@ -5,6 +5,7 @@ import type { InboxRunInput } from '../inbox/Inbox.js';
 import { readOwnCsv } from '../output/readOwnCsv.js';
 import { run } from '../pipeline/run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
+import { inIsoDates } from './dateChoice.js';
 import { writeSentWorkbook } from './sentWorkbook.js';
 import { type Edits, readTable, writeSentFile } from './uploadTable.js';
 
@@ -75,9 +76,10 @@ export async function checkUpload(job: CheckJob): Promise<CheckedUpload> {
  * with no table (JSON lines, or one the tool cannot read). The whole table is read here and let go on return: the
  * check that follows holds as much again.
  */
-async function writeEdited(job: CheckJob, edits: Edits) {
+async function writeEdited(job: CheckJob, chosen: Edits) {
   const table = await readTable(job.original);
   if (table === undefined) return undefined;
+  const edits = inIsoDates(table, chosen);
   mkdirSync(join(job.dir, 'sent'), { recursive: true, mode: 0o700 });
   const path = join(job.dir, 'sent', sentName(job.name));
   // Written beside its name, then renamed: a process killed mid-write (past its time or memory) leaves no file cut short
@@ -122,7 +124,11 @@ async function checkFile(
   const empty = { format: extname(path).slice(1), rows: 0, ok: 0, invalid: 0, payers: 0, withBank: 0, warnings: [] };
   try {
     // No stderr: nothing of the check is said anywhere (its lines, columns not understood say, can quote the cells).
-    const summary = await run({ ...input, inputs: [path], out, command: 'validate', progress: false }, places);
+    // Its words are the page's: what to choose or type here, not a command's flags.
+    const summary = await run(
+      { ...input, inputs: [path], out, command: 'validate', progress: false },
+      { ...places, readers: 'page' },
+    );
     const lineOf = (line: string) => (lines === undefined ? line : String(lines.get(Number(line)) ?? line));
     const problems: UploadCheck['problems'] = [];
     for await (const r of readOwnCsv(summary.outputs.results)) {

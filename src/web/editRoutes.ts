@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toText } from '../core/html.js';
+import { postedDateFormat } from './dateChoice.js';
 import { fixTitle, marksByLine } from './gridSection.js';
 import { postedMapping } from './mapSection.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
@@ -28,7 +29,8 @@ interface RowPost {
 }
 
 /**
- * The Map and Fix steps of an upload not yet sent: a mapping chosen (saved for the header, then checked again), and
+ * The Map and Fix steps of an upload not yet sent: a mapping and date format chosen (saved for the header's columns,
+ * then checked again), and
  * cells changed or rows left out, from the page's form (answered with the page) or from web/fix.js (answered with the
  * marks of every row shown, in JSON).
  */
@@ -56,7 +58,8 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     const found = await editable(request, reply);
     if (found === undefined) return reply;
     const body = (request.body ?? {}) as Record<string, unknown>;
-    await spec.uploads.map(found.upload, found.table.header, postedMapping(found.table, body), check);
+    const chosen = { mapping: postedMapping(found.table, body), dateFormat: postedDateFormat(body) };
+    await spec.uploads.map(found.upload, found.table, chosen, check);
     return reply.redirect(`/uploads/${found.upload.id}#map`, 303);
   }
 

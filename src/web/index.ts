@@ -4,6 +4,6 @@ export { Uploads } from './Uploads.js';
 export { READER_LIMITS, UploadReader } from './UploadReader.js';
 export { MIN_PASSWORD, WebAuth } from './WebAuth.js';
 export { SECURITY_HEADERS, webRoutes } from './webRoutes.js';
-export { Mappings } from './Mappings.js';
+export { Mappings } from '../inbox/Mappings.js';
 export { PayerAccess } from './payerPageAccess.js';
 export { isPayerPath, payerPageHeaders, payerPageRoutes } from './payerPageRoutes.js';

@@ -2,6 +2,7 @@ import { type FileKind, likelyMapping, mapHeader } from '../rows/columns.js';
 import { fieldLabel } from '../rows/fieldLabels.js';
 import { PAYMENT_DETAIL_FIELDS, TEMPLATE_COLUMNS } from '../rows/fields.js';
 import { html, type SafeHtml } from '../core/html.js';
+import { dateSection } from './dateChoice.js';
 import type { Upload } from './Uploads.js';
 import { sentHeader, type UploadTable } from './uploadTable.js';
 
@@ -74,7 +75,10 @@ const FIELDS: Record<FileKind, readonly string[]> = {
   'bank-details': ['clientUserId', ...PAYMENT_DETAIL_FIELDS],
 };
 
-/** The Map step: a form posting `col:<index>` = field for each pick list, and `need:<field>` = column for a missing one. */
+/**
+ * The Map step: a form posting `col:<index>` = field for each pick list, `need:<field>` = column for a missing one, and
+ * `dateFormat`, how the dates are written, where some are not written YYYY-MM-DD.
+ */
 export function mapSection(upload: Upload, table: UploadTable, csrf: string): SafeHtml {
   const view = mappingView(table, upload.mapping ?? {});
   const options = (chosen: string | undefined) =>
@@ -108,22 +112,23 @@ export function mapSection(upload: Upload, table: UploadTable, csrf: string): Sa
       (column) => html`<option value="${column}">${column}</option>`,
     )}</select></p>`,
   );
+  const saved = [
+    ...Object.entries(upload.mapping ?? {}).map(([column, field]) => `${column} → ${fieldLabel(field).label}`),
+    ...(upload.dates?.by === 'saved' ? [`dates written ${upload.dates.format}`] : []),
+  ];
   const note = upload.mappingSaved
-    ? html`<p class="note" role="status" id="mapping-note">The mapping saved for files with this header was applied: ${Object.entries(
-        upload.mapping ?? {},
-      )
-        .map(([column, field]) => `${column} → ${fieldLabel(field).label}`)
-        .join(', ')}.</p>`
+    ? html`<p class="note" role="status" id="mapping-note">The mapping saved for files with these columns was applied: ${saved.join(', ')}.</p>`
     : '';
   return html`<section class="card" id="map" aria-labelledby="map-title">
 <h2 id="map-title">Map the columns</h2>
 ${note}
-<p>Each column of the file beside the field the tool reads it as. Choose the field for each column it does not know.</p>
+<p>Each column of the file beside the field the tool reads it as. Choose the field for each column it does not know. What you save here is used for the next file with these columns, on this page and in the inbox.</p>
 <form method="post" action="/uploads/${upload.id}/mapping">
 <input type="hidden" name="_csrf" value="${csrf}">
 <table class="mapping"><thead><tr><th scope="col">Column in the file</th><th scope="col">Field</th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${missing}
+${dateSection(table, upload.mapping ?? {}, upload.dates)}
 <details><summary>What each field means</summary><dl class="fields">${FIELDS[view.kind].map((f) => {
     const { label, help } = fieldLabel(f);
     return html`<dt>${label}</dt><dd>${help}</dd>`;

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PayerOnboardError } from '../core/errors.js';
+import type { DateFormat } from '../core/types.js';
 import type { UnnamedCell } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 
@@ -26,11 +27,15 @@ export interface Fix {
   at: string;
 }
 
-/** What the person decided for the upload: their column names' fields, the cells changed, the rows left out. */
+/**
+ * What the person decided for the upload: their column names' fields, the cells changed, the rows left out, and how
+ * its dates are written (the file sent has them as YYYY-MM-DD).
+ */
 export interface Edits {
   mapping: Readonly<Record<string, string>>;
   fixes: readonly Fix[];
   leftOut: readonly number[];
+  dateFormat?: DateFormat;
 }
 
 /**

@@ -131,6 +131,46 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await shot(page, 'fix-4-mapping-applied');
   });
 
+  it('a German CSV in Windows-1252 with dates written day first: its columns map by themselves, its date format is guessed and said, and it is sent', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD }, sandbox: { keepRequests: true } });
+    const page = await signedIn(h.serve.url);
+    const header = ['Kunden-ID', 'Vorname', 'Nachname', 'E-Mail', 'Typ', 'Geburtsdatum', 'Straße', 'Ort'];
+    const tail = ['Bundesland', 'PLZ', 'Land', 'Staatsangehörigkeit', 'Telefon', 'ssn'];
+    const kunde = (id: string, first: string, last: string, born: string) =>
+      [id, first, last, `${id}@example.com`, 'individual', born, 'Hauptstraße 5', 'Springfield']
+        .concat(['IL', '62701', 'US', 'DE', '+12175550100', '123-45-6789'])
+        .join(';');
+    const rows = [
+      kunde('k-1', 'Jürgen', 'Müller', '14/07/1982'),
+      kunde('k-2', 'Björn', 'Weiß', '03/02/1975'),
+      kunde('k-3', 'Zoë', 'Schäfer', '25/12/1990'),
+    ];
+    // Windows-1252 writes these letters as Latin-1 does.
+    const csv = Buffer.from(`${[...header, ...tail].join(';')}\r\n${rows.join('\r\n')}\r\n`, 'latin1');
+    await upload(page, h.tmp.write('kunden.csv', csv));
+
+    // 14/07/1982 can only be day first: the format is chosen, applied and said; every row is read.
+    await expect
+      .poll(() => page.locator('#dates-note').textContent())
+      .toContain('The dates are written day first (14/07/1982 is 14 July 1982): they can be read only that way');
+    expect(await page.getByLabel('How the dates are written').inputValue()).toBe('DD/MM/YYYY');
+    expect(await page.locator('#facts').textContent()).toMatch(/windows-1252/i);
+    expect(await page.locator('[data-fact="ok"]').first().textContent()).toBe('3');
+    expect(await page.locator('#fix').count()).toBe(0);
+    await shot(page, 'fix-5-date-format-guessed');
+
+    await page.getByRole('button', { name: 'Send 3 rows' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain('Sent to the inbox as kunden.csv');
+    await waitFor(() => h!.waitingFiles() > 0, 'the inbox to run the file');
+    expect(h.sandbox.stats().payersCreated).toBe(3);
+    expect(h.sandbox.payer('k-1')?.request).toMatchObject({
+      firstName: 'Jürgen',
+      lastName: 'Müller',
+      dateOfBirth: '1982-07-14',
+    });
+    expect(h.sandbox.payer('k-2')?.request).toMatchObject({ dateOfBirth: '1975-02-03' });
+  });
+
   it('without scripts, the grid form saves the changes and a row can be left out', async () => {
     h = await serveHarness({ serve: { webPassword: PASSWORD } });
     const page = await signedIn(h.serve.url, false);

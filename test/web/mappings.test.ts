@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/SqliteStore.js';
-import { Mappings } from '../../src/web/Mappings.js';
+import { Mappings } from '../../src/inbox/Mappings.js';
 import { mappingView, postedMapping } from '../../src/web/mapSection.js';
 import type { UploadTable } from '../../src/web/uploadTable.js';
 import { tempDir } from '../helpers/tempDir.js';
@@ -20,26 +21,49 @@ const TABLE: UploadTable = {
   ],
 };
 
-describe('Mappings: saved by header in the store, found by the same header only', () => {
-  it('saves the JSON --map reads, and finds it for the same columns in the same order, after a restart too', async () => {
+describe('Mappings: saved by the set of column names in the store, found by the same columns in any order', () => {
+  it('saves the JSON --map reads and the date format, and finds them for the same columns in any order and spelling, after a restart too', async () => {
     const first = SqliteStore.open(tmp.path('state'));
-    await new Mappings(first.web('s')).save(HEADER, { Type: 'beneficiaryType' });
+    await new Mappings(first.web('s')).save(HEADER, { columns: { Type: 'beneficiaryType' }, dateFormat: 'DD/MM/YYYY' });
     first.close();
     const store = SqliteStore.open(tmp.path('state'));
     const mappings = new Mappings(store.web('s'));
-    expect(await mappings.get([...HEADER])).toEqual({ Type: 'beneficiaryType' });
+    const saved = { columns: { Type: 'beneficiaryType' }, dateFormat: 'DD/MM/YYYY' };
+    expect(await mappings.get([...HEADER])).toEqual(saved);
+    expect(await mappings.get([...HEADER].reverse())).toEqual(saved);
+    // Spelt another way, the column is named as this header spells it: the page renames it by that spelling.
+    const respelt = ['client user id', 'E-Mail', 'FIRST_NAME', 'last name', 'TYPE', 'date of birth', 'notes'];
+    expect(await mappings.get(respelt)).toEqual({ columns: { TYPE: 'beneficiaryType' }, dateFormat: 'DD/MM/YYYY' });
+    // A failed file of those columns, fed back, is read as its file was.
+    expect(await mappings.get([...HEADER, 'error', 'completedSteps'])).toEqual(saved);
+    // A column more or less is other columns.
     expect(await mappings.get(HEADER.slice(1))).toBeUndefined();
-    expect(await mappings.get([...HEADER].reverse())).toBeUndefined();
+    expect(await mappings.get([...HEADER, 'Company'])).toBeUndefined();
     // Another service and key's page has mappings of its own.
     expect(await new Mappings(store.web('other')).get(HEADER)).toBeUndefined();
     store.close();
   });
 
-  it('a saved mapping --map would refuse (a field renamed since) is not applied', async () => {
+  it('a saved mapping --map would refuse (a field renamed since) is not applied; a date format --date-format refuses is dropped', async () => {
     const store = SqliteStore.open(tmp.path('state'));
-    const mappings = new Mappings(store.web('s'));
-    await mappings.save(HEADER, { Type: 'kindOfPayer' });
+    const web = store.web('s');
+    const mappings = new Mappings(web);
+    await mappings.save(HEADER, { columns: { Type: 'kindOfPayer' } });
     expect(await mappings.get(HEADER)).toBeUndefined();
+    await web.putMapping(
+      Mappings.keyOf(HEADER),
+      JSON.stringify({ columns: { Type: 'beneficiaryType' }, dateFormat: 'DD/MM' }),
+    );
+    expect(await mappings.get(HEADER)).toEqual({ columns: { Type: 'beneficiaryType' } });
+    store.close();
+  });
+
+  it('a mapping an earlier version saved (the columns alone, by the header in its order) is still found for that header', async () => {
+    const store = SqliteStore.open(tmp.path('state'));
+    const web = store.web('s');
+    const earlierKey = createHash('sha256').update(JSON.stringify(HEADER)).digest('hex').slice(0, 32);
+    await web.putMapping(earlierKey, JSON.stringify({ Type: 'beneficiaryType' }));
+    expect(await new Mappings(web).get(HEADER)).toEqual({ columns: { Type: 'beneficiaryType' } });
     store.close();
   });
 });

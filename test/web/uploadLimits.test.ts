@@ -4,7 +4,7 @@ import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
 import { UPLOAD_ROWS } from '../../src/web/fileFacts.js';
 import { toText } from '../../src/core/html.js';
-import { Mappings } from '../../src/web/Mappings.js';
+import { Mappings } from '../../src/inbox/Mappings.js';
 import { uploadResultPage } from '../../src/web/pages.js';
 import { checkEnv, READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';
 import { Uploads } from '../../src/web/Uploads.js';

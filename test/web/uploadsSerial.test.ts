@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WebTables } from '../../src/store/Store.js';
-import type { Mappings } from '../../src/web/Mappings.js';
+import type { Mappings } from '../../src/inbox/Mappings.js';
 import { Uploads } from '../../src/web/Uploads.js';
 import { deferred } from '../helpers/waitFor.js';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSyn
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
-import { Mappings } from '../../src/web/Mappings.js';
+import { Mappings } from '../../src/inbox/Mappings.js';
 import { Uploads } from '../../src/web/Uploads.js';
 import { payersCsv } from '../helpers/runHarness.js';
 import { tempDir } from '../helpers/tempDir.js';
