@@ -100,7 +100,9 @@ function askedColumns(mapping: HeaderMapping, readers: Readers): string {
     const settle = advice({ kind: 'map', columns: [{ column, fields }] }, readers);
     // Only a terminal can say so: the page and the inbox have no split of their own yet.
     const person =
-      readers === 'terminal' && fields.includes('lastName') ? `, or --split-name "${column}" for people's whole names` : '';
+      readers === 'terminal' && fields.includes('lastName')
+        ? `, or --split-name "${column}" for people's whole names`
+        : '';
     return `column "${column}" could be ${which}, and the tool does not guess: ${settle}${person}`;
   };
   return mapping.asked.map(one).join('; ');
