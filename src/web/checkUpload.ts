@@ -145,7 +145,11 @@ async function checkFile(
       // Payers with a row a run takes, and of them those whose bank row it takes too.
       payers: targets.filter((t) => t.invalid.payer !== true).length,
       withBank: targets.filter((t) => t.hasBank && t.invalid.payer !== true && t.invalid.bank !== true).length,
-      warnings: summary.warnings,
+      // The check's own files are serve's, in a folder nobody on the page can open: a warning pointing there points
+      // at what the run, once sent, writes instead.
+      warnings: summary.warnings.map((warning) =>
+        warning.replaceAll(summary.outputs.results, "the run's results, once it is sent"),
+      ),
       problems,
     };
   } catch (error) {
