@@ -2,7 +2,7 @@ import { AbortedError, InputError } from '../core/errors.js';
 import type { OpenedInput, ReadingOptions } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 import { csvUnguard } from '../core/formulaGuard.js';
-import { classifyRows, DuplicateIds, isBankFile } from '../pipeline/classifyRows.js';
+import { classifyRows, DuplicateIds, isBankFile, withValueColumns } from '../pipeline/classifyRows.js';
 import { fieldForColumn, type FileKind, isBlank } from '../rows/columns.js';
 import { BANK_ONLY_FIELDS, PAYMENT_DETAILS_KEY } from '../rows/fields.js';
 import { clientUserIdProblem } from '../core/schemas.js';
@@ -72,8 +72,11 @@ export async function* statusTargets(
   const checks = { defaultAgreementCompleted: true, seen: new DuplicateIds(), today: new Date() };
   const all: Array<[string, string | undefined]> = paths.map((p) => [p, read.sheet]);
   for (const [path, sheet] of all) {
-    const input = await openInput(path, { ...read.reading, sheet });
-    const kind: FileKind = sheet !== read.sheet || isBankFile(input) ? 'bank-details' : 'payers';
+    const opening = { ...read.reading, sheet };
+    const first = await openInput(path, opening);
+    const kind: FileKind = sheet !== read.sheet || isBankFile(first) ? 'bank-details' : 'payers';
+    // Read as `run` reads it: a column its values name (`Type`: individual, business) is that field here too.
+    const { input } = await withValueColumns(first, kind, (columns) => openInput(path, { ...opening, columns }));
     const results = isResultsFile(input);
     if (!results && kind === 'payers') {
       const besides = bankSheetOf(input);

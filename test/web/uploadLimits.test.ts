@@ -88,6 +88,15 @@ it('within its limits, the check answers as validate does', async () => {
   expect(upload.found).toMatchObject({ headerLine: 1, encoding: 'utf-8', delimiter: ',' });
 });
 
+it('counts the payers of a column its values name, as the check reads it (Type: individual)', async () => {
+  const uploads = uploadsWith(READER_LIMITS, process.env);
+  const { id, path } = uploads.create('typed.csv');
+  const text = payersCsv(['t-1', 't-2']).replace('beneficiaryType', 'Type');
+  writeFileSync(path, text);
+  const upload = await uploads.accept(id, path, text.length, {}, { cwd: tmp.dir, env: {} });
+  expect(upload.check).toMatchObject({ rows: 2, ok: 2, payers: 2, withBank: 2 });
+});
+
 it('an edited upload whose check, made again to send it, is stopped: nothing goes to incoming/', async () => {
   const check = { input: {}, context: { cwd: tmp.dir, env: {} } };
   const edited = await uploadsWith(READER_LIMITS, process.env).fix(
