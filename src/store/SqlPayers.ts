@@ -120,9 +120,17 @@ export class SqlPayers implements PayerTables {
       params.push(...filter.within);
     }
     if (filter.search !== undefined) {
-      // A text to find anywhere in the id, in any case; its own % and _ are taken as they are.
-      conditions.push("search_id LIKE ? ESCAPE '\\'");
-      params.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      // A text to find anywhere in the id, or in who the directory says the payer is ("Ada Lovelace" across the two
+      // names), in any case; its own % and _ are taken as they are. The directory is joined as it is now, so an entry
+      // changed or forgotten is found, or not, at once.
+      const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      conditions.push(
+        "(search_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM payer_directory d WHERE d.service = web_payers.service " +
+          "AND d.client_user_id = web_payers.client_user_id AND lower(COALESCE(d.first_name, '') || ' ' || " +
+          "COALESCE(d.last_name, '') || ' ' || COALESCE(d.company_name, '') || ' ' || COALESCE(d.email, '')) " +
+          "LIKE ? ESCAPE '\\'))",
+      );
+      params.push(pattern, pattern);
     }
     return { where: conditions.join(' AND '), params };
   }

@@ -56,6 +56,9 @@ export class SqliteStore extends SqlStore {
       db.exec(
         'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON',
       );
+      // lower() as JavaScript and PostgreSQL (in a UTF-8 locale) lower text: SQLite's own lowers A to Z only, and the
+      // Payers page's search for "émile" would miss "Émile".
+      db.function('lower', { deterministic: true }, (text) => (typeof text === 'string' ? text.toLowerCase() : text));
       migrate(db, file);
     } catch (error) {
       db?.close();

@@ -208,7 +208,10 @@ export interface StoredPayer {
   seen: string;
 }
 
-/** Which payers of the web page: of a category, whose id holds a text (any case), in a stretch of the order. */
+/**
+ * Which payers of the web page: of a category, whose id, or name, e-mail or company in the payer directory, holds a
+ * text (any case), in a stretch of the order.
+ */
 export interface PayerFilter {
   category?: string | undefined;
   search?: string | undefined;

@@ -148,9 +148,11 @@ describe("the payers' mails on the page", () => {
     ]);
     const { payersFragment } = await import('../../src/web/payerPages.js');
     const { toText } = await import('../../src/core/html.js');
-    const text = toText(payersFragment(page, { page: 1 }));
+    const text = toText(payersFragment(page, { page: 1 }, 'csrf'));
+    // Each time a <time> the page's script writes in the reader's zone; without it, UTC, said so.
+    const at = (iso: string) => `<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
     expect(text).toContain(
-      'invited 2026-12-01 10:00; reminded 2026-12-04 10:00; link opened 2026-12-02 08:30; agreement signed on their page 2026-12-02 08:35; reminder-2 due 2026-12-08 10:00',
+      `invited ${at('2026-12-01T10:00:00.000Z')}; reminded ${at('2026-12-04T10:00:00.000Z')}; link opened ${at('2026-12-02T08:30:00.000Z')}; agreement signed on their page ${at('2026-12-02T08:35:00.000Z')}; reminder-2 due ${at('2026-12-08T10:00:00.000Z')}`,
     );
     expect(text).toContain(
       'e-mail refused (550 no such user): check their e-mail address in the file and run it again',

@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 const pageOf = (view: PayerView) => book.page(view, PAGE_SIZE);
 const rowsOf = (text: string) =>
-  [...text.matchAll(/<tr data-category="[^"]+">\s*<td><a href="\/payers\/([^"]+)"/g)].map((m) => m[1]);
+  [...text.matchAll(/<tr data-category="[^"]+">\s*<td class="who"><a href="\/payers\/([^"]+)"/g)].map((m) => m[1]);
 
 describe('the Payers page, a page at a time', () => {
   it('shows 100 payers a page of 50,000, with counts over all and the way to the next page, in a page of a few dozen kB', async () => {
@@ -63,25 +63,41 @@ describe('the Payers page, a page at a time', () => {
     expect(Buffer.byteLength(page)).toBeLessThan(300_000);
   });
 
-  it('a later page, a category and a search by id keep each other in every link', async () => {
+  it('a later page, a category and a search keep each other in every way to another view, the search never in a URL', async () => {
     const view = { category: 'payable' as const, search: 'p-0', page: 2 };
-    const text = toText(payersFragment(await pageOf(view), view));
+    const text = toText(payersFragment(await pageOf(view), view, 'csrf'));
     // P-00001 .. P-09999 hold "p-0"; a third of them are payable: page 2 is the 101st to the 200th of those.
     const found = lines.filter((l) => l.category === 'payable' && l.clientUserId.toLowerCase().includes('p-0'));
     expect(found.length).toBeGreaterThan(2 * PAGE_SIZE);
     expect(rowsOf(text)).toEqual(found.slice(PAGE_SIZE, 2 * PAGE_SIZE).map((l) => l.clientUserId));
-    expect(viewQuery(view)).toBe('?category=payable&q=p-0&page=2');
-    expect(text).toContain('<a href="/payers?category=payable&amp;q=p-0" rel="prev">Previous</a>');
-    expect(text).toContain('<a href="/payers?category=payable&amp;q=p-0&amp;page=3" rel="next">Next</a>');
+    expect(viewQuery(view)).toBe('?category=payable&page=2');
+    // With a search, the ways to other views are forms that post it.
+    const form = (fields: string, label: string) =>
+      `<form method="post" action="/payers" class="inline"><input type="hidden" name="_csrf" value="csrf"><input type="hidden" name="q" value="p-0">${fields}<button type="submit" class="link" ${label}`;
+    expect(text).toContain(form('<input type="hidden" name="category" value="payable">', 'rel="prev">Previous'));
+    expect(text).toContain(
+      form(
+        '<input type="hidden" name="category" value="payable"><input type="hidden" name="page" value="3">',
+        'rel="next">Next',
+      ),
+    );
     expect(text).toContain(`101–200 of ${found.length.toLocaleString('en-US')}`);
     // The other categories' filters keep the search, and start again at the first page.
-    expect(text).toContain('href="/payers?category=kyc-pending&amp;q=p-0"');
+    expect(text).toContain(form('<input type="hidden" name="category" value="kyc-pending">', '>KYC pending'));
+    expect(text).not.toMatch(/href="[^"]*q=/);
+    // Without a search, plain links.
+    const plain = toText(
+      payersFragment(await pageOf({ category: 'payable', page: 2 }), { category: 'payable', page: 2 }, 'csrf'),
+    );
+    expect(plain).toContain('<a href="/payers?category=payable" rel="prev">Previous</a>');
   });
 
   it('says so when no payer has the id searched for, and takes % and _ as they are', async () => {
-    const text = toText(payersFragment(await pageOf({ search: 'nobody', page: 1 }), { search: 'nobody', page: 1 }));
+    const text = toText(
+      payersFragment(await pageOf({ search: 'nobody', page: 1 }), { search: 'nobody', page: 1 }, 'csrf'),
+    );
     expect(rowsOf(text)).toEqual([]);
-    expect(text).toContain('No payer with that id here.');
+    expect(text).toContain('No payer with that name, e-mail, company or id here.');
     expect((await pageOf({ search: 'P-0000_', page: 1 })).found).toBe(0);
     expect((await pageOf({ search: '%', page: 1 })).found).toBe(0);
   });
