@@ -20,6 +20,8 @@ export const STORE_FILE = 'payer-onboard.db';
  */
 export class SqliteStore extends SqlStore {
   private readonly statements = new Map<string, StatementSync>();
+  /** A query of the page reads in this thread: 10,000 payers at most, a few milliseconds. */
+  protected override readonly payerSpan = 10_000;
   private syncTimer: NodeJS.Timeout | undefined;
   private syncing = false;
   private closed = false;

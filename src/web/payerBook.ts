@@ -83,7 +83,7 @@ export interface PayerView {
  */
 const LINE_VERSION = 'v2';
 
-/** Payers a query reads at a time (a search scans them): a few milliseconds each. */
+/** Payers the CSV download and the first read take from the store at a time: their lines are held meanwhile. */
 const SPAN = 10_000;
 
 /** What a page of payers shows: its lines, the counts by category, and how many the view finds in all. */
@@ -105,7 +105,7 @@ export interface PayerPage {
 export class PayerBook {
   private dirty = true;
   private syncing: Promise<void> | undefined;
-  /** The counts by category, and how many payers each filter finds, as of the last file taken in. */
+  /** The counts by category, and how many payers each category finds, as of the last file taken in. */
   private counts: Map<string, number> | undefined;
   private readonly found = new Map<string, number>();
 
@@ -125,20 +125,20 @@ export class PayerBook {
   async page(view: PayerView, size: number): Promise<PayerPage> {
     const tables = await this.fresh();
     const filter = { category: view.category, search: view.search };
-    // Counts change only when a file is taken in: kept till then, so paging through a search counts once.
+    // Counts change only when a file is taken in: kept till then, so paging through a category counts once.
     if (this.counts === undefined) {
       const counts = new Map<string, number>();
       for await (const { within } of this.spans(tables, {}))
         for (const [category, n] of await tables.counts(within!)) counts.set(category, (counts.get(category) ?? 0) + n);
       this.counts = counts;
     }
+    // A search reads every payer (and who each is, as the directory has them now): counted and paged in one pass.
+    if (view.search !== undefined) return this.searched(tables, filter, view.page, size);
     const key = JSON.stringify(filter);
     let found = this.found.get(key);
     if (found === undefined) {
       found = 0;
       for await (const span of this.spans(tables, filter)) found += await tables.count(span);
-      // A few hundred searches remembered at most: a person pages through one, nobody through thousands.
-      if (this.found.size >= 500) this.found.clear();
       this.found.set(key, found);
     }
     const pages = Math.max(1, Math.ceil(found / size));
@@ -151,20 +151,33 @@ export class PayerBook {
       skip = Math.max(0, skip - got.length);
       if (texts.length >= size) break;
     }
-    const all = [...this.counts.values()].reduce((a, b) => a + b, 0);
+    return this.shown(texts, found);
+  }
+
+  /** A page of a search: the places of every payer it finds, a stretch of the store at a time, then the page's lines. */
+  private async searched(tables: PayerTables, filter: PayerFilter, asked: number, size: number): Promise<PayerPage> {
+    const places: number[] = [];
+    for await (const span of this.spans(tables, filter)) places.push(...(await tables.places(span)));
+    const page = Math.min(Math.max(1, asked), Math.max(1, Math.ceil(places.length / size)));
+    return this.shown(await tables.at(places.slice((page - 1) * size, page * size)), places.length);
+  }
+
+  private async shown(texts: readonly string[], found: number): Promise<PayerPage> {
+    const counts = this.counts ?? new Map<string, number>();
+    const all = [...counts.values()].reduce((a, b) => a + b, 0);
     const lines = await this.withPeople(texts.map((text) => JSON.parse(text) as PayerLine));
-    return { lines, mailState: this.mailState(), counts: this.counts as Map<Category, number>, all, found };
+    return { lines, mailState: this.mailState(), counts: counts as Map<Category, number>, all, found };
   }
 
   /**
    * The filter over stretches of the order, each queried in a turn of the event loop of its own: a search reads every
    * id, and 100,000 of them read at once would hold a webhook up for a tenth of a second.
    */
-  private async *spans(tables: PayerTables, filter: PayerFilter): AsyncGenerator<PayerFilter> {
+  private async *spans(tables: PayerTables, filter: PayerFilter, span = tables.span): AsyncGenerator<PayerFilter> {
     const last = await tables.lastPlace();
-    for (let from = 1; from <= last; from += SPAN) {
+    for (let from = 1; from <= last; from += span) {
       await setImmediate();
-      yield { ...filter, within: [from, from + SPAN] };
+      yield { ...filter, within: [from, Math.min(from + span, last + 1)] };
     }
   }
 
@@ -214,7 +227,7 @@ export class PayerBook {
   async unread(): Promise<string[]> {
     const tables = await this.fresh();
     const ids: string[] = [];
-    for await (const span of this.spans(tables, { category: 'bank-pending' }))
+    for await (const span of this.spans(tables, { category: 'bank-pending' }, SPAN))
       for (const text of await tables.find(span, 0, SPAN)) {
         const line = JSON.parse(text) as PayerLine;
         if (line.read !== true && line.bank.startsWith('stored')) ids.push(line.clientUserId);
@@ -225,7 +238,7 @@ export class PayerBook {
   /** Every payer of the view, a stretch of the store at a time (for the CSV download and the refresh). */
   async *each(view: Pick<PayerView, 'category' | 'search'>): AsyncGenerator<PayerLine> {
     const tables = await this.fresh();
-    for await (const span of this.spans(tables, { category: view.category, search: view.search }))
+    for await (const span of this.spans(tables, { category: view.category, search: view.search }, SPAN))
       for (const text of await tables.find(span, 0, SPAN)) yield JSON.parse(text) as PayerLine;
   }
 

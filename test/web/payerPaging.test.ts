@@ -23,6 +23,7 @@ const line = (i: number, category: PayerLine['category'] = i % 3 === 0 ? 'payabl
   error: '',
 });
 const lines = Array.from({ length: 50_000 }, (_, i) => line(i + 1));
+const SERVICE = 'api.example.com-0123456789ab';
 
 let tmp: ReturnType<typeof tempDir>;
 let test: TestStore;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   tmp = tempDir();
   test = await testStore(tmp.dir);
   store = await openStore({ stateDir: tmp.dir, databaseUrl: test.env.PAYER_ONBOARD_DATABASE_URL });
-  const service = 'api.example.com-0123456789ab';
+  const service = SERVICE;
   const stored = lines.map((l) => ({
     clientUserId: l.clientUserId,
     category: l.category,
@@ -40,6 +41,16 @@ beforeAll(async () => {
     seen: '{}',
   }));
   for (let i = 0; i < stored.length; i += 5000) await store.payers(service).put(stored.slice(i, i + 5000), []);
+  // Every payer has a directory entry, long names and addresses the page shows: the heaviest page there is.
+  const entries = lines.map((l, i) => ({
+    clientUserId: l.clientUserId,
+    firstName: i === 41 ? 'Émile' : 'Bartholomew-Alexander',
+    lastName: i === 41 ? 'Zola' : `Featherstonehaugh-${i}`,
+    email: `${i === 41 ? 'emile.zola' : `bartholomew.featherstonehaugh.${i}`}@accounts-payable.example.com`,
+    ...(i % 7 === 0 ? { companyName: `Featherstonehaugh & Sons Holdings ${i} Ltd` } : {}),
+    updatedAt: '2026-12-01T10:00:00.000Z',
+  }));
+  for (let i = 0; i < entries.length; i += 5000) await store.directory(service).putEntries(entries.slice(i, i + 5000));
   book = new PayerBook(tmp.path('results'), { stateDir: tmp.dir, service, jsonl: [], open: store });
 });
 afterAll(async () => {
@@ -90,6 +101,31 @@ describe('the Payers page, a page at a time', () => {
       payersFragment(await pageOf({ category: 'payable', page: 2 }), { category: 'payable', page: 2 }, 'csrf'),
     );
     expect(plain).toContain('<a href="/payers?category=payable" rel="prev">Previous</a>');
+  });
+
+  it('finds a payer by name, both names, e-mail or company, in any case; a forgotten entry no more', async () => {
+    const ids = async (search: string) =>
+      (await pageOf({ search, page: 1 })).lines.map((l) => [l.clientUserId, l.who?.name, l.who?.email]);
+    const emile = ['P-00042', 'Émile Zola', 'emile.zola@accounts-payable.example.com'];
+    expect(await ids('ÉMILE')).toEqual([emile]);
+    expect(await ids('émile zola')).toEqual([emile]);
+    expect(await ids('Emile.Zola@Accounts')).toEqual([emile]);
+    expect(await ids('featherstonehaugh-49999')).toEqual([
+      [
+        'P-50000',
+        'Bartholomew-Alexander Featherstonehaugh-49999',
+        'bartholomew.featherstonehaugh.49999@accounts-payable.example.com',
+      ],
+    ]);
+    expect((await pageOf({ search: 'sons holdings 49994 ltd', page: 1 })).lines.map((l) => l.who?.name)).toEqual([
+      'Bartholomew-Alexander Featherstonehaugh-49994 (Featherstonehaugh & Sons Holdings 49994 Ltd)',
+    ]);
+    // The directory is asked as the page is made: an entry forgotten is neither shown nor found.
+    await store.directory(SERVICE).forget('P-00042');
+    expect(await ids('zola')).toEqual([]);
+    expect((await pageOf({ search: 'P-00042', page: 1 })).lines.map((l) => [l.clientUserId, l.who])).toEqual([
+      ['P-00042', undefined],
+    ]);
   });
 
   it('says so when no payer has the id searched for, and takes % and _ as they are', async () => {
