@@ -116,7 +116,15 @@ function payerRow(line: PayerLine): SafeHtml {
   const { where, next } = standing(line);
   return html`<tr data-category="${line.category}">
 <td class="who">${whoCell(line.clientUserId, line.who)}</td><td>${where}</td><td>${next}${nextLink(line)}</td><td class="when">${when(line.checkedAt)}</td>
-<td>${mailWords(line.mail)}</td><td>${line.error}</td></tr>`;
+<td>${mailWords(line.mail)}</td><td>${note(line.error)}</td></tr>`;
+}
+
+/** The run's or read's note, less what the payer waits for: the sentence of where they stand says that already. */
+function note(error: string): string {
+  return error
+    .split(' | ')
+    .filter((part) => !/^(?:[\w-]+: )?waiting for /.test(part))
+    .join(' | ');
 }
 
 /**
@@ -134,7 +142,7 @@ export function whoCell(clientUserId: string, who: PayerWho | undefined): SafeHt
  * disagree (an agreement completed is never said to be waited for).
  */
 export function standing(line: PayerLine): { where: string; next: string } {
-  const kyc = line.kycStatus || 'not started';
+  const kyc = (line.kycStatus || 'not started').replace(/_/g, ' ');
   const signed = agreementCompleted(line);
   const action = LABEL.get(line.category)?.action ?? '';
   switch (line.category) {
