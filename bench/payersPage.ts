@@ -1,6 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { toText } from '../src/core/html.js';
 import { openStore } from '../src/store/openStore.js';
 import type { DirectoryEntry, StoredPayer } from '../src/store/Store.js';
 import { layout } from '../src/web/layout.js';

@@ -102,20 +102,18 @@ describe.skipIf(suite.skip)(suite.title, () => {
     expect(await asked.textContent()).toMatch(/\b(EST|EDT)$/);
     // An id is never broken across lines, however narrow the column.
     expect(
-      await first
-        .locator('td.who .id')
-        .evaluate((el) => {
-          type View = { getComputedStyle(element: unknown): { whiteSpace: string } };
-          return (el.ownerDocument.defaultView as unknown as View).getComputedStyle(el).whiteSpace;
-        }),
+      await first.locator('td.who .id').evaluate((el) => {
+        type View = { getComputedStyle(element: unknown): { whiteSpace: string } };
+        return (el.ownerDocument.defaultView as unknown as View).getComputedStyle(el).whiteSpace;
+      }),
     ).toBe('nowrap');
     await shot(page, '5-payers');
     // Found by part of an e-mail address: the search is posted and stays out of the page's address.
     await page.getByLabel('Find a payer by name, e-mail, company or id').fill('NASA.example');
     await page.getByRole('button', { name: 'Find', exact: true }).click();
-    await expect.poll(() => page.locator('#payers tbody td.who').allTextContents()).toEqual([
-      'Katherine Johnsonkj@nasa.exampleb-3',
-    ]);
+    await expect
+      .poll(() => page.locator('#payers tbody td.who').allTextContents())
+      .toEqual(['Katherine Johnsonkj@nasa.exampleb-3']);
     expect(page.url()).toBe(`${h.serve.url}/payers`);
 
     await page.getByRole('button', { name: 'Sign out' }).click();

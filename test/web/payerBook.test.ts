@@ -239,18 +239,16 @@ describe('where each payer stands, said once', () => {
       [RESULTS, 'p,waiting,,u-p,pending,,,https://kyc/p,', 'q,waiting,,u-q,pending,,,,'],
       1000,
     );
-    await store
-      .directory(SERVICE)
-      .putEntries([
-        {
-          clientUserId: 'p',
-          firstName: 'Ada',
-          lastName: 'Lovelace',
-          email: 'ada@example.com',
-          companyName: 'Engines Ltd',
-          updatedAt: 'x',
-        },
-      ]);
+    await store.directory(SERVICE).putEntries([
+      {
+        clientUserId: 'p',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+        companyName: 'Engines Ltd',
+        updatedAt: 'x',
+      },
+    ]);
     expect((await book.page({ page: 1 }, 100)).lines.map((l) => [l.clientUserId, l.who])).toEqual([
       ['p', { name: 'Ada Lovelace (Engines Ltd)', email: 'ada@example.com' }],
       ['q', undefined],
