@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
@@ -14,7 +16,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function signIn(url: string): Promise<(path: string) => Promise<string>> {
+async function signIn(
+  url: string,
+): Promise<{ get: (path: string) => Promise<string>; find: (q: string) => Promise<string> }> {
   const res = await fetch(`${url}/login`, {
     method: 'POST',
     redirect: 'manual',
@@ -22,7 +26,25 @@ async function signIn(url: string): Promise<(path: string) => Promise<string>> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
-  return async (path) => (await fetch(`${url}${path}`, { headers: { cookie } })).text();
+  const get = async (path: string) => (await fetch(`${url}${path}`, { headers: { cookie } })).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await get('/'))![1]!;
+  const find = async (q: string) =>
+    (
+      await fetch(`${url}/payers`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, q }).toString(),
+      })
+    ).text();
+  return { get, find };
+}
+
+/** Every log file under a folder, read. */
+function logsUnder(dir: string): string {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.log'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('\n');
 }
 
 /** The Payers table's rows: each payer's id and category. */
@@ -43,7 +65,7 @@ describe('the Payers page, turned on after its payers were approved', () => {
     );
 
     await h.restart({ webPassword: PASSWORD });
-    const get = await signIn(h.serve.url);
+    const { get, find } = await signIn(h.serve.url);
     const before = h.sandbox.stats().reads;
     // Shown at once from what serve has run; the read goes on behind it.
     expect(categories(await get('/payers')).sort()).toEqual(['early-1 bank-pending', 'early-2 bank-pending']);
@@ -62,5 +84,12 @@ describe('the Payers page, turned on after its payers were approved', () => {
     await get('/payers');
     await get('/payers/fragment');
     expect(h.sandbox.stats().reads - before).toBe(reads);
+
+    // Found by name and by e-mail address; neither what was searched for nor who was found reaches a log.
+    expect(categories(await find('ADA lovelace')).sort()).toEqual(['early-1 payable', 'early-2 payable']);
+    expect(categories(await find('early-2@example'))).toEqual(['early-2 payable']);
+    const logs = `${h.stderr()}\n${logsUnder(h.tmp.dir)}`;
+    expect(logs).toContain('"msg":"run finished"');
+    for (const personal of ['Lovelace', 'ADA', '@example.com']) expect(logs).not.toContain(personal);
   });
 });
