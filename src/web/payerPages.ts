@@ -153,7 +153,7 @@ export function standing(line: PayerLine): { where: string; next: string } {
       };
     case 'fix-rows':
       return {
-        where: 'Not registered: their row cannot be sent as it stands.',
+        where: 'Not registered: their row has something to fix.',
         next: 'Fix their row (the note says what), then send it again.',
       };
     case 'not-registered':
@@ -170,12 +170,13 @@ export function standing(line: PayerLine): { where: string; next: string } {
       };
     case 'agreement-pending':
       return {
-        where: `Identity checked; waiting for them to sign the agreement (${line.agreementStatus || 'not signed'}).`,
-        next: 'They sign it on their own page: serve invites them, or make them a link on their page here.',
+        where: `Identity checked; waiting for them to sign the agreement (${(line.agreementStatus || 'not signed').replace(/_/g, ' ')}).`,
+        next: 'They sign it on their own page: serve invites them, or give them a new link (payer-onboard link new ID).',
       };
     case 'word-to-check':
       return {
-        where: `The service answered a status this tool does not know (KYC ${kyc}, agreement ${line.agreementStatus || 'none'}).`,
+        // The words as the service wrote them: they are what a person looks up.
+        where: `The service answered a status this tool does not know (KYC ${line.kycStatus || 'none'}, agreement ${line.agreementStatus || 'none'}).`,
         next: `${capital(action)}.`,
       };
     case 'bank-failed':
@@ -259,7 +260,7 @@ ${line.who?.name || line.who?.email ? html`<p class="who-line">${line.who.email 
   ${line.since ? html`<dt>First seen</dt><dd>${when(line.since)}</dd>` : ''}
   ${line.checkedAt ? html`<dt>Last asked</dt><dd>${when(line.checkedAt)}</dd>` : ''}
   ${line.mail ? html`<dt>Mail</dt><dd id="payer-mail">${mailWords(line.mail)}</dd>` : ''}
-  ${line.error ? html`<dt>Note</dt><dd>${line.error}</dd>` : ''}
+  ${note(line.error) ? html`<dt>Note</dt><dd>${note(line.error)}</dd>` : ''}
 </dl>
 ${links === undefined ? '' : linkForms(line.clientUserId, links.csrf)}
 <h2>History</h2>
