@@ -12,6 +12,7 @@ import { ROOT, SCRATCH } from './spawnCli.js';
 import { benchDatabase } from './postgres.js';
 import { serveWaiting, serveWaitingPostgres } from './serveWaiting.js';
 import { serveCatchUp } from './serveCatchUp.js';
+import { payersPage } from './payersPage.js';
 import { webhookAttack } from './webhookAttack.js';
 import { webhooks } from './webhooks.js';
 
@@ -25,6 +26,7 @@ const SCENARIOS: Record<string, () => Promise<Figure[]>> = {
   'serve-waiting': serveWaiting,
   'serve-waiting-postgres': serveWaitingPostgres,
   'serve-catch-up': serveCatchUp,
+  'payers-page': payersPage,
 };
 
 interface Stored {
@@ -92,6 +94,7 @@ async function main(): Promise<number> {
     'serve-waiting',
     'serve-waiting-postgres',
     'serve-catch-up',
+    'payers-page',
     'cpu-before',
     'cpu',
     'newman',

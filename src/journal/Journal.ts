@@ -172,6 +172,16 @@ export class Journal {
     if (this.directory.size >= DIRECTORY_BATCH) this.flushSoon();
   }
 
+  /**
+   * Who these payers are, as the payer directory has them once this run's entries are written: what report.html
+   * names them by.
+   */
+  async directoryEntries(clientUserIds: readonly string[]): Promise<Map<string, DirectoryEntry>> {
+    await this.flush();
+    // Not through read(): a report that cannot name its payers shows their ids, and the run is not stopped for it.
+    return this.store.directory(this.tables.service).entries(clientUserIds);
+  }
+
   /** What the journal knows of the service's KYC gate. */
   gate(): string | undefined {
     return this.settings.get(GATE);

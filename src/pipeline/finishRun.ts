@@ -48,6 +48,7 @@ export async function finishRun(
     tally,
     series,
     rerunOptions(facts.command, facts.options, facts.cwd, session.sandboxed),
+    session.journal === undefined ? undefined : (ids) => session.journal!.directoryEntries(ids),
   ).catch((error: unknown) => {
     stderr?.write(`warning: ${outputs.report} not written: ${(error as Error).message}\n`);
   });

@@ -92,7 +92,10 @@ export function finishRow(s: RowState, ctx: PlanContext): PayerResult {
   const unfinished = values.includes('skipped') && s.stopped;
   const rejected = kycRejected(status);
   if (rejected)
-    errors.push({ step: 'kyc', message: `KYC ${status!.kycStatus!.toLowerCase()}: the payer must be contacted` });
+    errors.push({
+      step: 'kyc',
+      message: `KYC ${status!.kycStatus!.toLowerCase()}: nothing in this row is wrong; the payer must be contacted`,
+    });
   // A waiting bank account says already that it waits for KYC.
   const waits = steps['payment-details'] === 'waiting' ? undefined : waitingOnKyc(s);
   if (waits !== undefined) errors.push(waits);

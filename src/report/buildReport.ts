@@ -1,10 +1,10 @@
-import { chmodSync, writeFileSync } from 'node:fs';
 import { html, joined, type SafeHtml } from '../core/html.js';
 import { answersText, REFUSED_NOTE, type Summary } from '../output/results.js';
 import { OUTCOMES, type Outcome } from '../core/types.js';
 import type { ReportData, ReportTally, RequestSeries } from './collectReportData.js';
 import { whatToDoNext } from './nextSteps.js';
-import { BASE_STYLE, FILTER_SCRIPT, htmlPage, scrollBox } from './page.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage, scrollBox, writePrivate } from './page.js';
+import { WHO_STYLE, type WhoLookup, whoCell, whoOf } from './payerNames.js';
 import { rateChart } from './svgCharts.js';
 
 const OUTCOME_COLORS: Record<Outcome, string> = {
@@ -36,6 +36,7 @@ code { font: 13px ui-monospace, "DejaVu Sans Mono", Menlo, monospace; background
 pre.cmd { background: #f5f5f7; border: 1px solid #ddd; border-radius: 4px; padding: 8px 10px; white-space: pre-wrap; word-break: break-all; margin: 6px 0; }
 pre.cmd code { padding: 0; }
 td.links a { margin-right: 8px; white-space: nowrap; }
+${WHO_STYLE}
 .operator { border-top: 2px solid #ddd; margin-top: 40px; }
 `;
 
@@ -90,12 +91,12 @@ function tableSection(data: ReportData): SafeHtml {
       : '';
   const rows = data.rows.map((r) => {
     const pill = html`<span class="pill ${r.outcome}">${r.outcome}</span>`;
-    return html`<tr data-kind="${r.outcome}"><td>${r.source}</td><td>${r.line}</td><td>${r.clientUserId}</td><td>${pill}</td><td>${r.step}</td><td class="msg">${r.message}</td></tr>`;
+    return html`<tr data-kind="${r.outcome}"><td>${r.source}</td><td>${r.line}</td><td class="who">${whoCell(r.clientUserId, data.who.get(r.clientUserId))}</td><td>${pill}</td><td>${r.step}</td><td class="msg">${r.message}</td></tr>`;
   });
-  const table = html`<table id="table"><thead><tr><th>file</th><th>line</th><th>clientUserId</th><th>outcome</th><th>step</th><th>message</th></tr></thead>
+  const table = html`<table id="table"><thead><tr><th>file</th><th>line</th><th>payer</th><th>outcome</th><th>step</th><th>message</th></tr></thead>
 <tbody>${joined(rows, '\n')}</tbody></table>`;
   return html`<h2>Rows not ok (${data.rowsNotOk})</h2>
-<div class="filter"><label>Filter <input id="q" type="search" placeholder="line, clientUserId, step or message"></label>
+<div class="filter"><label>Filter <input id="q" type="search" placeholder="line, name, e-mail, clientUserId, step or message"></label>
 <label>Outcome <select id="o"><option value="">all</option>${options}</select></label>
 <span class="muted">showing <span id="shown">${data.rows.length}</span> of ${data.rows.length}.${cut}</span></div>
 ${scrollBox('Rows not ok', table)}`;
@@ -115,19 +116,20 @@ function operatorSection({ run, series }: ReportData): SafeHtml {
 }
 
 /**
- * Writes report.html beside results.csv (at `summary.outputs.report`), mode 0600 like every output: it names rows by
- * clientUserId and holds the payers' links, exactly what results.csv holds and nothing more. `rerunOptions`: this
- * run's options that a run of its failed file needs again (rerunOptions()).
+ * Writes report.html beside results.csv (at `summary.outputs.report`), mode 0600 like every output that holds personal
+ * data: it names the payers of its tables by clientUserId and, where `who` finds them in the payer directory, by name
+ * and e-mail address, and holds their links. `rerunOptions`: this run's options that a run of its failed file needs
+ * again (rerunOptions()).
  */
 export async function writeReport(
   summary: Summary,
   tally: ReportTally,
   series: RequestSeries | undefined,
   rerunOptions: readonly string[] = [],
+  who?: WhoLookup,
 ): Promise<string> {
-  const data = tally.data(summary, series, rerunOptions);
+  const data = tally.data(summary, series, rerunOptions, await whoOf(tally.named(), who));
   const path = summary.outputs.report;
-  writeFileSync(path, buildReport(data), { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writePrivate(path, buildReport(data));
   return path;
 }

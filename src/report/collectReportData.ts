@@ -4,7 +4,8 @@ import { basename } from 'node:path';
 import { type FinishedRow, formatError, formatErrors, type RequestCounts, type Summary } from '../output/results.js';
 import { kycDone, kycRejected } from '../plan/verdict.js';
 import { commandLine } from './rerunCommand.js';
-import { type FixGroup, FixGroups, normalise } from './rowsToFix.js';
+import type { PayerWho } from './payerNames.js';
+import { type FixGroup, FixGroups, forContact, normalise } from './rowsToFix.js';
 
 /** One row of results.csv that is not ok, as the report's table shows it: nothing results.csv does not hold. */
 export interface ReportRow {
@@ -33,6 +34,18 @@ export interface LinkRow {
   agreementUrl?: string;
 }
 
+/**
+ * A payer whose row failed on something no change to the file settles (their identity check refused, a wait past
+ * --max-wait): the team contacts them. Their row is in the failed file too, with that note.
+ */
+export interface ContactRow {
+  source: string;
+  line: string;
+  clientUserId: string;
+  /** What the row's error cell says of it. */
+  why: string;
+}
+
 /** Everything report.html shows; plain data, so building the page is a pure function of it. */
 export interface ReportData {
   run: {
@@ -52,8 +65,13 @@ export interface ReportData {
   };
   /** Counted from the rows as they were written to results.csv, so the report shows what the file says. */
   counts: Record<Outcome, number> & { total: number };
-  /** The rows to fix (invalid, failed) by column or step and kind of problem, most rows first. */
+  /** The rows to fix (invalid, failed on something in the row) by column or step and kind of problem, most rows first. */
   fix: FixGroup[];
+  /** Rows with something to fix in them: invalid ones, and failed ones with more wrong than the payer to contact. */
+  fixRows: number;
+  /** Payers to contact, in results.csv order, at most `rowLimit`; and how many in all. */
+  contact: ContactRow[];
+  contactTotal: number;
   /**
    * The command that runs the failed files again as this run ran them, and the `--date-format` it adds where the rows
    * to fix show how their dates are written.
@@ -68,6 +86,8 @@ export interface ReportData {
   rows: ReportRow[];
   rowsNotOk: number;
   series?: RequestSeries;
+  /** Who the payers the tables name are, by clientUserId, from the payer directory: an id not here is shown alone. */
+  who: ReadonlyMap<string, PayerWho>;
 }
 
 /**
@@ -147,6 +167,9 @@ const WAITS_SHOWN = 10;
 export class ReportTally {
   private readonly counts = { total: 0, ok: 0, waiting: 0, invalid: 0, failed: 0, skipped: 0 };
   private readonly fix = new FixGroups();
+  private fixRows = 0;
+  private readonly contact: ContactRow[] = [];
+  private contactTotal = 0;
   private readonly waits = new Map<string, number>();
   private readonly rows: ReportRow[] = [];
   private rowsNotOk = 0;
@@ -183,8 +206,23 @@ export class ReportTally {
     if (outcome === 'ok') return;
     this.rowsNotOk++;
     const clientUserId = row.clientUserId ?? '';
-    // Waiting is the normal state of onboarding: what rows wait on is counted apart, never as a row to fix.
-    if (outcome === 'invalid' || outcome === 'failed') this.fix.add(errors, row.source, clientUserId);
+    // Waiting is the normal state of onboarding: what rows wait on is counted apart, never as a row to fix; nor is a
+    // payer to contact, whose row holds nothing wrong.
+    if (outcome === 'invalid' || outcome === 'failed') {
+      const contact = outcome === 'failed' ? errors.filter(forContact) : [];
+      if (contact.length > 0 && this.contactTotal++ < limit)
+        this.contact.push({
+          source: row.source,
+          line: String(row.line),
+          clientUserId,
+          why: formatErrors(contact),
+        });
+      const fixes = errors.filter((e) => !forContact(e) && !e.message.startsWith('waiting for '));
+      if (contact.length === 0 || fixes.length > 0) {
+        this.fixRows++;
+        this.fix.add(errors, row.source, clientUserId);
+      }
+    }
     if (outcome === 'waiting') {
       for (const error of errors) {
         const wait = normalise(formatError(error), clientUserId);
@@ -207,7 +245,12 @@ export class ReportTally {
    * The page's data for this summary. `rerunOptions`: this run's options a run of its failed file needs again
    * (rerunOptions()); where the service is comes from the summary.
    */
-  data(summary: Summary, series?: RequestSeries, rerunOptions: readonly string[] = []): ReportData {
+  data(
+    summary: Summary,
+    series?: RequestSeries,
+    rerunOptions: readonly string[] = [],
+    who: ReadonlyMap<string, PayerWho> = new Map(),
+  ): ReportData {
     const names = (paths: readonly string[] | undefined) => (paths ?? []).map((f) => basename(f));
     return {
       run: {
@@ -230,6 +273,9 @@ export class ReportTally {
       },
       counts: { ...this.counts },
       fix: this.fix.list(),
+      fixRows: this.fixRows,
+      contact: [...this.contact],
+      contactTotal: this.contactTotal,
       ...(summary.outputs.failed.length > 0 ? { rerun: this.rerun(summary, rerunOptions) } : {}),
       links: [...this.links],
       linksTotal: this.linksTotal,
@@ -240,7 +286,13 @@ export class ReportTally {
       rows: [...this.rows],
       rowsNotOk: this.rowsNotOk,
       ...(series ? { series } : {}),
+      who,
     };
+  }
+
+  /** The ids the report's tables name: whom it looks up in the payer directory. */
+  named(): string[] {
+    return [...this.links, ...this.contact, ...this.rows].map((row) => row.clientUserId);
   }
 
   /** `npx payer-onboard run <failed files> --base-url ...`: the same service, or a new sandbox for a rehearsal. */

@@ -2,6 +2,7 @@ import { html, joined, type SafeHtml } from '../core/html.js';
 import { pendingNote } from '../output/results.js';
 import type { ReportData } from './collectReportData.js';
 import { link, scrollBox } from './page.js';
+import { whoCell } from './payerNames.js';
 import type { FixGroup } from './rowsToFix.js';
 
 /** The most group lines the page lists; the rest are counted in one line. */
@@ -16,16 +17,18 @@ const fileList = (names: readonly string[]) =>
 
 /**
  * The top of the report, for whoever acts on the run: the rows to fix grouped as they are fixed, with the command that
- * runs them again; the payers to send links to; then what a later run finishes by itself, and the warnings.
+ * runs them again; the payers to contact (nothing in their rows is wrong); the payers to send links to; then what a
+ * later run finishes by itself, and the warnings.
  */
 export function whatToDoNext(data: ReportData): SafeHtml {
-  const parts = [rowsToFix(data), linksToSend(data), pending(data), warnings(data)].filter((p) => p !== undefined);
+  const parts = [rowsToFix(data), payersToContact(data), linksToSend(data), pending(data), warnings(data)].filter(
+    (p) => p !== undefined,
+  );
   const body = parts.length > 0 ? joined(parts, '\n') : html`<p data-next="none">Nothing: every row is ok.</p>`;
   return html`<section class="todo" id="next"><h2>What to do next</h2>\n${body}</section>`;
 }
 
-function rowsToFix({ run, counts, fix, rerun }: ReportData): SafeHtml | undefined {
-  const n = counts.invalid + counts.failed;
+function rowsToFix({ run, fixRows: n, fix, rerun }: ReportData): SafeHtml | undefined {
   if (n === 0) return undefined;
   const shown = fix.slice(0, GROUPS_SHOWN);
   const more =
@@ -59,7 +62,28 @@ function groupLine(g: FixGroup): SafeHtml {
   return html`<li data-group="${g.where}"><b>${g.where}</b>: ${plural(g.rows, 'row')}, ${g.problem}${fix}</li>`;
 }
 
-function linksToSend({ links, linksTotal }: ReportData): SafeHtml | undefined {
+/** Payers whose rows failed on nothing the file holds: the service refused their identity check, or they wait too long. */
+function payersToContact({ run, contact, contactTotal, who }: ReportData): SafeHtml | undefined {
+  if (contactTotal === 0) return undefined;
+  const cut =
+    contact.length < contactTotal
+      ? ` The table lists the first ${contact.length} of ${contactTotal}; results.csv has them all.`
+      : '';
+  const rows = contact.map(
+    (c) =>
+      html`<tr><td class="who">${whoCell(c.clientUserId, who.get(c.clientUserId))}</td><td>${c.source}</td><td>${c.line}</td><td class="msg">${c.why}</td></tr>`,
+  );
+  const table = html`<table id="contact"><thead><tr><th>payer</th><th>file</th><th>line</th><th>why</th></tr></thead>
+<tbody>${joined(rows, '\n')}</tbody></table>`;
+  const files =
+    run.files.failed.length > 0 &&
+    html` Their rows are in ${fileList(run.files.failed)} with that note, for the record.`;
+  return html`<h3 data-next="contact">Payers to contact: ${plural(contactTotal, 'payer')}</h3>
+<p>Nothing in their rows is wrong, and running them again changes nothing: the service refused their identity check (KYC), or they have waited longer than the run allows. Contact them.${files}${cut}</p>
+${scrollBox('Payers to contact', table)}`;
+}
+
+function linksToSend({ links, linksTotal, who }: ReportData): SafeHtml | undefined {
   if (linksTotal === 0) return undefined;
   const cut =
     links.length < linksTotal
@@ -67,11 +91,11 @@ function linksToSend({ links, linksTotal }: ReportData): SafeHtml | undefined {
       : '';
   const rows = links.map((l) => {
     const sign = l.agreementUrl && html` <span data-sign>agreement: on their page</span>`;
-    return html`<tr><td>${l.clientUserId}</td><td>${l.source}</td><td>${l.line}</td><td>${l.kycStatus}</td><td>${l.agreementStatus}</td><td class="links">${link(l.kycUrl, 'KYC')}${sign}</td></tr>`;
+    return html`<tr><td class="who">${whoCell(l.clientUserId, who.get(l.clientUserId))}</td><td>${l.source}</td><td>${l.line}</td><td>${l.kycStatus}</td><td>${l.agreementStatus}</td><td class="links">${link(l.kycUrl, 'KYC')}${sign}</td></tr>`;
   });
   // The agreement's link alone signs nothing: the service's frame tells the page that holds it, which then records
   // it. So the payer signs on their own page, which serve's invitation or `link new` leads them to.
-  const table = html`<table id="links"><thead><tr><th>clientUserId</th><th>file</th><th>line</th><th>KYC</th><th>agreement</th><th>links to send</th></tr></thead>
+  const table = html`<table id="links"><thead><tr><th>payer</th><th>file</th><th>line</th><th>KYC</th><th>agreement</th><th>links to send</th></tr></thead>
 <tbody>${joined(rows, '\n')}</tbody></table>`;
   return html`<h3 data-next="links">Links to send: ${plural(linksTotal, 'payer')}</h3>
 <p>Onboarding waits on these payers: send each their identity check's link below; an agreement to sign they sign on their own page (serve's invitation leads them there, or <code>payer-onboard link new ID</code> makes a link to send).${cut}</p>

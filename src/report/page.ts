@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 import { html, type SafeHtml, toText } from '../core/html.js';
 
 /**
@@ -89,4 +90,18 @@ export function link(url: string | undefined, text: string): SafeHtml | undefine
  */
 export function scrollBox(label: string, table: SafeHtml): SafeHtml {
   return html`<div class="scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+}
+
+/**
+ * Writes a report page: mode 0600 before a byte of it is written, also over a file that was there with another mode.
+ * A report names payers (their names and e-mail addresses where the payer directory has them) and holds their links.
+ */
+export function writePrivate(path: string, text: string): void {
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -72,12 +72,20 @@ function kindOf(error: RowError, source: string, clientUserId: string): Kind {
       option: '--compliance-path /v2/payer',
     };
   }
-  // Nothing in the file fixes a refused identity check: the payer is asked, not the row.
-  if (error.step === 'kyc')
-    return { where, problem: message, advice: 'contact the payer: the service refused their identity check' };
   if (message.startsWith('payer not registered'))
     return { where, problem: message, advice: "run the payer's own row first, or in the same run" };
   return { where, problem: normalise(message, clientUserId) };
+}
+
+/**
+ * A problem no change to the file settles: the service refused the payer's identity check (and so their bank account
+ * was not sent), or the payer is still waiting past --max-wait. The payer is contacted; nothing in the row is wrong.
+ */
+export function forContact(error: RowError): boolean {
+  if (error.column !== undefined) return false;
+  if (error.step === 'kyc') return !error.message.startsWith('waiting for ');
+  if (error.step === 'payment-details') return error.message.startsWith('not sent: KYC rejected');
+  return error.step === undefined && /^still waiting after \d+ days\b/.test(error.message);
 }
 
 /** `must be a valid e-mail address, got "aaa@a" (masked as personal data: ...)` -> `must be a valid e-mail address`. */
@@ -125,8 +133,8 @@ export class FixGroups {
   add(errors: readonly RowError[], source: string, clientUserId: string): void {
     const counted = new Set<Tally>();
     for (const error of errors) {
-      // What a failed row also waits on (KYC, say) is not a fix: the links to send cover it.
-      if (error.message.startsWith('waiting for ')) continue;
+      // What a failed row also waits on (KYC, say) is not a fix: the links to send cover it; nor is a payer to contact.
+      if (error.message.startsWith('waiting for ') || forContact(error)) continue;
       let kind = this.kindOf(error, source, clientUserId);
       let key = `${kind.where}\u0000${kind.problem}`;
       if (!this.groups.has(key) && this.groups.size >= MAX_GROUPS) {

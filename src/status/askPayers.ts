@@ -6,6 +6,7 @@ import { readyForAccount } from '../plan/verdict.js';
 import type { MailRecord } from '../store/Store.js';
 import { mailRefusedNote, payerStatus, type PayerStatus } from './payerStatus.js';
 import type { StatusTarget } from './statusInputs.js';
+import type { PayerWho } from '../report/payerNames.js';
 
 /** A payer's two reads; the accounts are undefined when they were not read. */
 type StatusReads = Parameters<typeof payerStatus>[1];
@@ -18,6 +19,8 @@ export interface Asking {
   journaled: (clientUserId: string) => Promise<JournaledPayer | undefined>;
   /** The payer's last mail from serve, when the mail server refused it. */
   mailRefused?: (clientUserId: string) => Promise<MailRecord | undefined>;
+  /** Who the payer is, where the payer directory has an entry. */
+  who?: (clientUserId: string) => Promise<PayerWho | undefined>;
   /** The reads out at once (`--concurrency`). */
   slots: LimitFunction;
   /** status.csv in input order. */
@@ -68,7 +71,8 @@ async function askPayer(target: StatusTarget, seq: number, asking: Asking, input
   // A payer with nothing left to do needs no mail: a refusal then changes nothing.
   const refused = status.category === 'payable' ? undefined : await asking.mailRefused?.(target.clientUserId);
   if (refused !== undefined) status.errors.push(mailRefusedNote(refused));
-  asking.sink.complete(seq, status);
+  const who = await asking.who?.(target.clientUserId);
+  asking.sink.complete(seq, who === undefined ? status : { ...status, who });
 }
 
 /**

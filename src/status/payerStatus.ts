@@ -4,8 +4,12 @@ import { formatErrors, type RequestCounts } from '../output/results.js';
 import { agreementCompleted, knownWord, kycDone, kycRejected, readyForAccount, unknownWords } from '../plan/verdict.js';
 import type { RowError } from '../core/types.js';
 import type { MailRecord } from '../store/Store.js';
+import type { PayerWho } from '../report/payerNames.js';
 
-/** The columns of status.csv, in the order the README documents: scripts read them by position. */
+/**
+ * The columns of status.csv, in the order the README documents: scripts read them by position, so who the payer is
+ * (from the payer directory) came last.
+ */
 export const STATUS_COLUMNS = [
   'clientUserId',
   'userId',
@@ -18,6 +22,8 @@ export const STATUS_COLUMNS = [
   'kycUrl',
   'checkedAt',
   'error',
+  'name',
+  'email',
 ] as const;
 
 /**
@@ -96,6 +102,8 @@ export interface PayerStatus {
   links: PayerLinks;
   checkedAt: string;
   errors: RowError[];
+  /** Who the payer is, where the payer directory has an entry: name and e-mail; undefined shows the id alone. */
+  who?: PayerWho;
 }
 
 /**
@@ -174,6 +182,7 @@ export function mailRefusedNote(refusal: MailRecord): RowError {
 const NOTES: Partial<Record<Category, string>> = {
   'fix-rows': 'rows to fix: a run refuses them as they are; fix them, then run them',
   'not-registered': 'not registered: the service does not know this payer',
+  'kyc-rejected': 'KYC rejected: nothing in their rows is wrong; contact them',
   'no-bank': 'no bank account given: add one to the rows, then run them',
 };
 
@@ -222,6 +231,8 @@ export function statusRecord(s: PayerStatus): string[] {
     csvSafe(s.links.kycUrl ?? ''),
     s.checkedAt,
     csvSafe(NOTES[s.category] ?? formatErrors(s.errors)),
+    csvSafe(s.who?.name ?? ''),
+    csvSafe(s.who?.email ?? ''),
   ];
 }
 

@@ -25,6 +25,7 @@ import {
   statusRecord,
 } from './payerStatus.js';
 import { STATUS_TABLE_LIMIT, writeStatusReport } from './statusReport.js';
+import { payerWho } from '../report/payerNames.js';
 import { type Asking, askPayers } from './askPayers.js';
 import { type StatusReadTotals, statusTargets } from './statusInputs.js';
 
@@ -84,6 +85,7 @@ export async function runStatus(input: StatusInput, context: RunContext = {}): P
       client,
       journaled: journal.links,
       mailRefused: journal.mailRefused,
+      who: journal.who,
       slots: pLimit(options.concurrency),
       sink: lines.sink,
     };
@@ -150,6 +152,7 @@ function journaledLinks(
 ): {
   links: Asking['journaled'];
   mailRefused: NonNullable<Asking['mailRefused']>;
+  who: NonNullable<Asking['who']>;
   error?: unknown;
   close(): Promise<void>;
 } {
@@ -159,25 +162,21 @@ function journaledLinks(
   const place = journalPlace(state, connection.baseUrl, connection.apiKey, databaseUrl);
   let opened: Promise<Store | undefined> | undefined;
   const store = () => (opened ??= journalMayHold(place) ? openStore(place) : Promise.resolve(undefined));
+  const lookUp =
+    <T>(find: (open: Store, id: string) => Promise<T | undefined>) =>
+    async (id: string): Promise<T | undefined> => {
+      try {
+        const open = await store();
+        return open === undefined ? undefined : await find(open, id);
+      } catch (error) {
+        read.error ??= error;
+        return undefined;
+      }
+    };
   const read: ReturnType<typeof journaledLinks> = {
-    links: async (id) => {
-      try {
-        const open = await store();
-        return open === undefined ? undefined : (await journaledPayers({ ...place, open }, [id]))(id);
-      } catch (error) {
-        read.error ??= error;
-        return undefined;
-      }
-    },
-    mailRefused: async (id) => {
-      try {
-        const open = await store();
-        return open === undefined ? undefined : mailRefusal(await open.directory(place.service).mails([id]));
-      } catch (error) {
-        read.error ??= error;
-        return undefined;
-      }
-    },
+    links: lookUp(async (open, id) => (await journaledPayers({ ...place, open }, [id]))(id)),
+    mailRefused: lookUp(async (open, id) => mailRefusal(await open.directory(place.service).mails([id]))),
+    who: lookUp(async (open, id) => payerWho((await open.directory(place.service).entries([id])).get(id))),
     close: async () => {
       await (await opened?.catch(() => undefined))?.close();
     },

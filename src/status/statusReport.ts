@@ -1,7 +1,7 @@
-import { chmodSync, writeFileSync } from 'node:fs';
 import { html, joined, type SafeHtml } from '../core/html.js';
 import { CATEGORIES, type Category, linksNeeded, type PayerStatus, type StatusSummary } from './payerStatus.js';
-import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link, scrollBox } from '../report/page.js';
+import { BASE_STYLE, FILTER_SCRIPT, htmlPage, link, scrollBox, writePrivate } from '../report/page.js';
+import { WHO_STYLE, whoCell } from '../report/payerNames.js';
 
 /** The categories' colours: red for what needs a person, amber for what waits on one, green for done. */
 const COLORS: Record<Category, string> = {
@@ -28,7 +28,11 @@ ${joined(
   '\n',
 )}
 td.links a { margin-right: 8px; white-space: nowrap; }
+${WHO_STYLE}
 `;
+
+/** What the table says of a payer whose identity check the service refused: the payer is contacted, not the row fixed. */
+const NOTE_REJECTED = 'nothing in their rows is wrong: contact them';
 
 /** The most payers the table lists; status.csv has every one. */
 export const STATUS_TABLE_LIMIT = 10_000;
@@ -75,8 +79,8 @@ function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): Safe
         ? `${s.accounts.approved} approved, ${s.accounts.pending} pending, ${s.accounts.failed} failed`
         : '';
       const pill = html`<span class="pill ${s.category}">${label.get(s.category) ?? s.category}</span>`;
-      const note = s.errors.map((x) => x.message).join('; ');
-      return html`<tr data-kind="${s.category}"><td>${s.clientUserId}</td><td>${pill}</td><td>${payer?.kycStatus}</td><td>${payer?.agreementStatus}</td><td>${accounts}</td><td class="links">${link(links.kycUrl, 'KYC')}${link(links.agreementUrl, 'agreement')}</td><td class="msg">${note}</td></tr>`;
+      const note = s.category === 'kyc-rejected' ? NOTE_REJECTED : s.errors.map((x) => x.message).join('; ');
+      return html`<tr data-kind="${s.category}"><td class="who">${whoCell(s.clientUserId, s.who)}</td><td>${pill}</td><td>${payer?.kycStatus}</td><td>${payer?.agreementStatus}</td><td>${accounts}</td><td class="links">${link(links.kycUrl, 'KYC')}${link(links.agreementUrl, 'agreement')}</td><td class="msg">${note}</td></tr>`;
     });
   const options = CATEGORIES.filter((c) => c.key !== 'payable' && summary.payers[c.key] > 0).map(
     (c) => html`<option value="${c.key}">${c.label}</option>`,
@@ -85,18 +89,19 @@ function table(summary: StatusSummary, notPayable: readonly PayerStatus[]): Safe
     notPayable.length < total
       ? ` The table lists the first ${notPayable.length} of ${total}; status.csv has them all.`
       : '';
-  const table = html`<table id="table"><thead><tr><th>clientUserId</th><th>where</th><th>KYC</th><th>agreement</th><th>bank accounts</th><th>links to send</th><th>note</th></tr></thead>
+  const table = html`<table id="table"><thead><tr><th>payer</th><th>where</th><th>KYC</th><th>agreement</th><th>bank accounts</th><th>links to send</th><th>note</th></tr></thead>
 <tbody>${joined(rows, '\n')}</tbody></table>`;
   return html`<h2>Payers not yet payable (${total})</h2>
-<div class="filter"><label>Filter <input id="q" type="search" placeholder="clientUserId, status or message"></label>
+<div class="filter"><label>Filter <input id="q" type="search" placeholder="name, e-mail, clientUserId, status or message"></label>
 <label>Where <select id="o"><option value="">all</option>${options}</select></label>
 <span class="muted">showing <span id="shown">${rows.length}</span> of ${rows.length}.${cut}</span></div>
 ${scrollBox('Payers not yet payable', table)}`;
 }
 
-/** Writes the status report at `summary.outputs.report`, mode 0600 like every output. */
+/**
+ * Writes the status report at `summary.outputs.report`, mode 0600 like every output that holds personal data: it names
+ * payers by name and e-mail address where the payer directory has them.
+ */
 export function writeStatusReport(summary: StatusSummary, notPayable: readonly PayerStatus[]): void {
-  const path = summary.outputs.report;
-  writeFileSync(path, buildStatusReport(summary, notPayable), { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writePrivate(summary.outputs.report, buildStatusReport(summary, notPayable));
 }

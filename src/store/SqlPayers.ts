@@ -11,6 +11,7 @@ export class SqlPayers implements PayerTables {
   constructor(
     private readonly sql: Executor,
     readonly service: string,
+    readonly span: number,
   ) {}
 
   async sources(): Promise<Map<string, number>> {
@@ -92,14 +93,14 @@ export class SqlPayers implements PayerTables {
   }
 
   async count(filter: PayerFilter): Promise<number> {
-    const { where, params } = this.where(filter);
-    const row = await this.sql.one(`SELECT COUNT(*) AS n FROM web_payers WHERE ${where}`, params);
+    const { from, params } = this.where(filter);
+    const row = await this.sql.one(`SELECT COUNT(*) AS n ${from}`, params);
     return Number(row?.['n'] ?? 0);
   }
 
   async find(filter: PayerFilter, offset: number, limit: number): Promise<string[]> {
-    const { where, params } = this.where(filter);
-    const rows = await this.sql.all(`SELECT line FROM web_payers WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?`, [
+    const { from, params } = this.where(filter);
+    const rows = await this.sql.all(`SELECT w.line ${from} ORDER BY w.seq LIMIT ? OFFSET ?`, [
       ...params,
       limit,
       offset,
@@ -107,23 +108,49 @@ export class SqlPayers implements PayerTables {
     return rows.map((row) => String(row['line']));
   }
 
-  /** The condition of a filter: eight texts at most, so each is prepared once. */
-  private where(filter: PayerFilter): { where: string; params: Value[] } {
-    const conditions = ['service = ?'];
+  async places(filter: PayerFilter): Promise<number[]> {
+    const { from, params } = this.where(filter);
+    const rows = await this.sql.all(`SELECT w.seq ${from} ORDER BY w.seq`, params);
+    return rows.map((row) => Number(row['seq']));
+  }
+
+  async at(places: readonly number[]): Promise<string[]> {
+    const lines = new Map<number, string>();
+    for (const { marks, params } of inLists(places)) {
+      const rows = await this.sql.all(`SELECT seq, line FROM web_payers WHERE service = ? AND seq IN (${marks})`, [
+        this.service,
+        ...params,
+      ]);
+      for (const row of rows) lines.set(Number(row['seq']), String(row['line']));
+    }
+    return places.flatMap((place) => lines.get(place) ?? []);
+  }
+
+  /**
+   * The payers of a filter, as a FROM clause and its parameters: eight texts at most, so each is prepared once. A
+   * search joins the payer directory, as it is now: an entry changed or forgotten is found, or not, at once.
+   */
+  private where(filter: PayerFilter): { from: string; params: Value[] } {
+    const conditions = ['w.service = ?'];
     const params: Value[] = [this.service];
     if (filter.category !== undefined) {
-      conditions.push('category = ?');
+      conditions.push('w.category = ?');
       params.push(filter.category);
     }
     if (filter.within !== undefined) {
-      conditions.push('seq >= ? AND seq < ?');
+      conditions.push('w.seq >= ? AND w.seq < ?');
       params.push(...filter.within);
     }
-    if (filter.search !== undefined) {
-      // A text to find anywhere in the id, in any case; its own % and _ are taken as they are.
-      conditions.push("search_id LIKE ? ESCAPE '\\'");
-      params.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    }
-    return { where: conditions.join(' AND '), params };
+    if (filter.search === undefined) return { from: `FROM web_payers w WHERE ${conditions.join(' AND ')}`, params };
+    // A text to find anywhere in the id, or in who the directory says the payer is ("Ada Lovelace" across the two
+    // names), in any case; its own % and _ are taken as they are.
+    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(
+      "(w.search_id LIKE ? ESCAPE '\\' OR lower(COALESCE(d.first_name, '') || ' ' || COALESCE(d.last_name, '') || ' ' || " +
+        "COALESCE(d.company_name, '') || ' ' || COALESCE(d.email, '')) LIKE ? ESCAPE '\\')",
+    );
+    params.push(pattern, pattern);
+    const join = 'LEFT JOIN payer_directory d ON d.service = w.service AND d.client_user_id = w.client_user_id';
+    return { from: `FROM web_payers w ${join} WHERE ${conditions.join(' AND ')}`, params };
   }
 }

@@ -22,6 +22,8 @@ export abstract class SqlStore implements Store {
   abstract readonly sql: Executor;
   abstract hold(service: string, holder: Holder, using: string): Promise<Hold>;
   abstract close(): Promise<void> | void;
+  /** Payers a query of the web page may read at once (PayerTables.span): a server's, all of them. */
+  protected readonly payerSpan: number = Number.MAX_SAFE_INTEGER;
 
   journal(service: string): JournalTables {
     return new SqlJournal(this.sql, service);
@@ -40,7 +42,7 @@ export abstract class SqlStore implements Store {
   }
 
   payers(service: string): PayerTables {
-    return new SqlPayers(this.sql, service);
+    return new SqlPayers(this.sql, service, this.payerSpan);
   }
 
   directory(service: string): PayerDirectoryTables {

@@ -208,7 +208,10 @@ export interface StoredPayer {
   seen: string;
 }
 
-/** Which payers of the web page: of a category, whose id holds a text (any case), in a stretch of the order. */
+/**
+ * Which payers of the web page: of a category, whose id, or name, e-mail or company in the payer directory, holds a
+ * text (any case), in a stretch of the order.
+ */
 export interface PayerFilter {
   category?: string | undefined;
   search?: string | undefined;
@@ -218,6 +221,11 @@ export interface PayerFilter {
 
 /** The web page's payers of one service and key, and the results files they were made from. */
 export interface PayerTables {
+  /**
+   * Payers a query of the page may read at once: the embedded store reads in the process's own thread (a query of
+   * 100,000 holds a webhook up for a tenth of a second), a server does not (and one query costs it less than ten).
+   */
+  readonly span: number;
   /** The results files taken in, with their time then. */
   sources(): Promise<Map<string, number>>;
   get(ids: readonly string[]): Promise<Map<string, StoredPayer>>;
@@ -230,6 +238,10 @@ export interface PayerTables {
   count(filter: PayerFilter): Promise<number>;
   /** The lines of the payers the filter keeps, in the order first seen, `limit` of them after `offset`. */
   find(filter: PayerFilter, offset: number, limit: number): Promise<string[]>;
+  /** The places in the order of the payers the filter keeps, in that order: a search counted and paged in one pass. */
+  places(filter: PayerFilter): Promise<number[]>;
+  /** The lines of the payers at these places, in the order given. */
+  at(places: readonly number[]): Promise<string[]>;
 }
 
 /**

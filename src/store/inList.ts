@@ -3,7 +3,7 @@
  * a statement per chunk rather than per value (a round trip each on a server), and few distinct statements for the
  * embedded store to prepare and keep.
  */
-export function* inLists<T extends string>(values: Iterable<T>): Generator<{ marks: string; params: T[] }> {
+export function* inLists<T extends string | number>(values: Iterable<T>): Generator<{ marks: string; params: T[] }> {
   const all = [...new Set(values)];
   for (let i = 0; i < all.length; i += MOST) {
     const chunk = all.slice(i, i + MOST);

@@ -7,6 +7,7 @@ import type { MailRecord, PayerFilter, PayerLink, PayerTables, SignatureRecord, 
 import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { agreementCompleted, knownWord, kycDone, kycRejected } from '../plan/verdict.js';
 import { type Category, mailRefusal } from '../status/payerStatus.js';
+import { type PayerWho, payerWho, whoOf } from '../report/payerNames.js';
 
 /** One payer as the Payers page shows it: where it stands, its links, and what the journal saw of it when. */
 export interface PayerLine {
@@ -24,8 +25,15 @@ export interface PayerLine {
   checkedAt: string;
   /** The last run's or read's words on what is wrong or awaited. */
   error: string;
+  /** A read of the service (status.csv) is newer than the payer's last row: its words are the service's of now. */
+  read?: boolean;
   /** The mails serve sent the payer and what came of them: read from the store as the page is shown, never kept. */
   mail?: PayerMail;
+  /**
+   * Who the payer is, from the payer directory as the page is shown (never kept with the line: an entry changed or
+   * forgotten shows at once); none without an entry.
+   */
+  who?: PayerWho;
 }
 
 /** What the team sees of a payer's mails: when each went, whether its link was opened, and how the payer signed. */
@@ -69,7 +77,13 @@ export interface PayerView {
   page: number;
 }
 
-/** Payers a query reads at a time (a search scans them): a few milliseconds each. */
+/**
+ * What a line kept in the store is made of: a serve of an older version kept other words, and its files are taken in
+ * again (once) under this mark.
+ */
+const LINE_VERSION = 'v2';
+
+/** Payers the CSV download and the first read take from the store at a time: their lines are held meanwhile. */
 const SPAN = 10_000;
 
 /** What a page of payers shows: its lines, the counts by category, and how many the view finds in all. */
@@ -91,7 +105,7 @@ export interface PayerPage {
 export class PayerBook {
   private dirty = true;
   private syncing: Promise<void> | undefined;
-  /** The counts by category, and how many payers each filter finds, as of the last file taken in. */
+  /** The counts by category, and how many payers each category finds, as of the last file taken in. */
   private counts: Map<string, number> | undefined;
   private readonly found = new Map<string, number>();
 
@@ -111,20 +125,20 @@ export class PayerBook {
   async page(view: PayerView, size: number): Promise<PayerPage> {
     const tables = await this.fresh();
     const filter = { category: view.category, search: view.search };
-    // Counts change only when a file is taken in: kept till then, so paging through a search counts once.
+    // Counts change only when a file is taken in: kept till then, so paging through a category counts once.
     if (this.counts === undefined) {
       const counts = new Map<string, number>();
       for await (const { within } of this.spans(tables, {}))
         for (const [category, n] of await tables.counts(within!)) counts.set(category, (counts.get(category) ?? 0) + n);
       this.counts = counts;
     }
+    // A search reads every payer (and who each is, as the directory has them now): counted and paged in one pass.
+    if (view.search !== undefined) return this.searched(tables, filter, view.page, size);
     const key = JSON.stringify(filter);
     let found = this.found.get(key);
     if (found === undefined) {
       found = 0;
       for await (const span of this.spans(tables, filter)) found += await tables.count(span);
-      // A few hundred searches remembered at most: a person pages through one, nobody through thousands.
-      if (this.found.size >= 500) this.found.clear();
       this.found.set(key, found);
     }
     const pages = Math.max(1, Math.ceil(found / size));
@@ -137,20 +151,33 @@ export class PayerBook {
       skip = Math.max(0, skip - got.length);
       if (texts.length >= size) break;
     }
-    const all = [...this.counts.values()].reduce((a, b) => a + b, 0);
-    const lines = await this.withMail(texts.map((text) => JSON.parse(text) as PayerLine));
-    return { lines, mailState: this.mailState(), counts: this.counts as Map<Category, number>, all, found };
+    return this.shown(texts, found);
+  }
+
+  /** A page of a search: the places of every payer it finds, a stretch of the store at a time, then the page's lines. */
+  private async searched(tables: PayerTables, filter: PayerFilter, asked: number, size: number): Promise<PayerPage> {
+    const places: number[] = [];
+    for await (const span of this.spans(tables, filter)) places.push(...(await tables.places(span)));
+    const page = Math.min(Math.max(1, asked), Math.max(1, Math.ceil(places.length / size)));
+    return this.shown(await tables.at(places.slice((page - 1) * size, page * size)), places.length);
+  }
+
+  private async shown(texts: readonly string[], found: number): Promise<PayerPage> {
+    const counts = this.counts ?? new Map<string, number>();
+    const all = [...counts.values()].reduce((a, b) => a + b, 0);
+    const lines = await this.withPeople(texts.map((text) => JSON.parse(text) as PayerLine));
+    return { lines, mailState: this.mailState(), counts: counts as Map<Category, number>, all, found };
   }
 
   /**
    * The filter over stretches of the order, each queried in a turn of the event loop of its own: a search reads every
    * id, and 100,000 of them read at once would hold a webhook up for a tenth of a second.
    */
-  private async *spans(tables: PayerTables, filter: PayerFilter): AsyncGenerator<PayerFilter> {
+  private async *spans(tables: PayerTables, filter: PayerFilter, span = tables.span): AsyncGenerator<PayerFilter> {
     const last = await tables.lastPlace();
-    for (let from = 1; from <= last; from += SPAN) {
+    for (let from = 1; from <= last; from += span) {
       await setImmediate();
-      yield { ...filter, within: [from, from + SPAN] };
+      yield { ...filter, within: [from, Math.min(from + span, last + 1)] };
     }
   }
 
@@ -159,17 +186,21 @@ export class PayerBook {
     const stored = (await (await this.fresh()).get([clientUserId])).get(clientUserId);
     if (stored === undefined) return undefined;
     const journal = await journaledPayers(this.journal, [clientUserId]);
-    const [line] = await this.withMail([
+    const [line] = await this.withPeople([
       payerLine(clientUserId, JSON.parse(stored.seen) as Seen, journal(clientUserId)),
     ]);
     return line;
   }
 
-  /** The lines with their mails as the store has them now: three lookups for a page, however many payers. */
-  private async withMail(lines: PayerLine[]): Promise<PayerLine[]> {
+  /**
+   * The lines with who each payer is and their mails, as the store has them now: four lookups for a page, however
+   * many payers.
+   */
+  private async withPeople(lines: PayerLine[]): Promise<PayerLine[]> {
     const ids = lines.map((line) => line.clientUserId);
     const directory = this.journal.open.directory(this.journal.service);
-    const [mails, links, signatures] = await Promise.all([
+    const [entries, mails, links, signatures] = await Promise.all([
+      directory.entries(ids),
       directory.mails(ids),
       directory.links(ids),
       directory.signatures(ids),
@@ -179,14 +210,35 @@ export class PayerBook {
     return lines.map((line) => {
       const id = line.clientUserId;
       const mail = payerMail(of(mails, id), of(links, id), signatures.get(id));
-      return Object.keys(mail).length === 0 ? line : { ...line, mail };
+      const who = payerWho(entries.get(id));
+      return { ...line, ...(Object.keys(mail).length === 0 ? {} : { mail }), ...(who ? { who } : {}) };
     });
+  }
+
+  /** Who these payers are, from the payer directory as it is now. */
+  who(clientUserIds: readonly string[]): Promise<ReadonlyMap<string, PayerWho>> {
+    return whoOf(clientUserIds, (ids) => this.journal.open.directory(this.journal.service).entries(ids));
+  }
+
+  /**
+   * The payers whose bank account was stored and that no read has seen since: a serve that was not following the
+   * approvals (the page off, no webhooks) never learned that the provider approved it. What the page's first read asks.
+   */
+  async unread(): Promise<string[]> {
+    const tables = await this.fresh();
+    const ids: string[] = [];
+    for await (const span of this.spans(tables, { category: 'bank-pending' }, SPAN))
+      for (const text of await tables.find(span, 0, SPAN)) {
+        const line = JSON.parse(text) as PayerLine;
+        if (line.read !== true && line.bank.startsWith('stored')) ids.push(line.clientUserId);
+      }
+    return ids;
   }
 
   /** Every payer of the view, a stretch of the store at a time (for the CSV download and the refresh). */
   async *each(view: Pick<PayerView, 'category' | 'search'>): AsyncGenerator<PayerLine> {
     const tables = await this.fresh();
-    for await (const span of this.spans(tables, { category: view.category, search: view.search }))
+    for await (const span of this.spans(tables, { category: view.category, search: view.search }, SPAN))
       for (const text of await tables.find(span, 0, SPAN)) yield JSON.parse(text) as PayerLine;
   }
 
@@ -228,7 +280,7 @@ export class PayerBook {
         } catch {
           continue;
         }
-        if (known.get(path) === mtimeMs) continue;
+        if (known.get(`${LINE_VERSION}:${path}`) === mtimeMs) continue;
         this.counts = undefined;
         this.found.clear();
         await this.takeFile(tables, path, kind, mtimeMs);
@@ -260,7 +312,7 @@ export class PayerBook {
       if (chunk.size >= CHUNK) await flush();
     }
     if (chunk.size > 0) await flush();
-    await tables.put([], [[path, at]]);
+    await tables.put([], [[`${LINE_VERSION}:${path}`, at]]);
   }
 }
 
@@ -303,7 +355,8 @@ function payerMail(
 
 /**
  * Where a payer stands, in the status command's categories: a read of its accounts (status.csv) says payable or
- * failed; otherwise the journal's statuses say what it waits for; a payer the journal never registered has rows to fix.
+ * failed; otherwise the journal's statuses say what it waits for; a payer the journal never registered has rows to
+ * fix, unless its row says the service refused its identity check (then it is contacted: nothing in the row is wrong).
  */
 function payerLine(clientUserId: string, seen: Seen, journal: JournaledPayer | undefined): PayerLine {
   const row = seen.row?.cells ?? {};
@@ -311,36 +364,50 @@ function payerLine(clientUserId: string, seen: Seen, journal: JournaledPayer | u
   const readLater = status !== undefined && (seen.row === undefined || seen.status!.at >= seen.row.at);
   const verdict = journal ?? { kycStatus: row.kycStatus, agreementStatus: row.agreementStatus };
   const accounts = journal?.accounts ?? (row.paymentDetailId ? 1 : 0);
-  const failedRead = /failed=[1-9]/.test(status?.bankAccounts ?? '');
+  const failedRead = readLater && /failed=[1-9]/.test(status?.bankAccounts ?? '');
   let category: Category;
   if (readLater && status?.payable === 'true') category = 'payable';
+  else if (kycRejected(verdict)) category = 'kyc-rejected';
   else if (journal === undefined && (row.outcome === 'invalid' || row.outcome === 'failed')) category = 'fix-rows';
   else if (journal === undefined) category = 'not-registered';
-  else if (kycRejected(verdict)) category = 'kyc-rejected';
   else if (!kycDone(verdict)) category = knownWord('kycStatus', verdict.kycStatus) ? 'kyc-pending' : 'word-to-check';
   else if (!agreementCompleted(verdict))
     category = knownWord('agreementStatus', verdict.agreementStatus) ? 'agreement-pending' : 'word-to-check';
-  else if (readLater && failedRead) category = 'bank-failed';
+  else if (failedRead) category = 'bank-failed';
   else category = 'bank-pending';
-  const bank =
-    category === 'payable'
-      ? 'approved'
-      : failedRead && readLater
-        ? 'failed its check'
-        : accounts > 0
-          ? 'stored, being checked'
-          : 'waits for KYC and the agreement';
   return {
     clientUserId,
     userId: journal?.userId ?? row.userId ?? '',
     category,
     kycStatus: verdict.kycStatus ?? '',
     agreementStatus: verdict.agreementStatus ?? '',
-    bank,
+    bank: bankWords(category, verdict, accounts, failedRead, readLater),
     kycUrl: journal?.kycUrl ?? row.kycUrl ?? '',
     agreementUrl: journal?.agreementUrl ?? row.agreementUrl ?? '',
     since: journal?.since ?? '',
     checkedAt: (readLater ? status?.checkedAt : undefined) ?? journal?.checkedAt ?? '',
     error: (readLater ? status?.error : row.error) ?? '',
+    ...(readLater ? { read: true } : {}),
   };
+}
+
+/** Where the payer's bank account is, in words that agree with its KYC and agreement beside them. */
+function bankWords(
+  category: Category,
+  verdict: Parameters<typeof kycDone>[0],
+  accounts: number,
+  failedRead: boolean,
+  readLater: boolean,
+): string {
+  if (category === 'payable') return 'approved';
+  if (failedRead) return 'failed its check';
+  if (accounts > 0) return readLater ? 'stored, the provider is still checking it' : 'stored, being checked';
+  if (category === 'kyc-rejected') return 'not sent: KYC rejected';
+  if (category === 'fix-rows' || category === 'not-registered') return 'none';
+  const kyc = !kycDone(verdict);
+  const agreement = !agreementCompleted(verdict);
+  if (kyc && agreement) return 'waits for KYC and the agreement';
+  if (kyc) return 'waits for KYC';
+  if (agreement) return 'waits for the agreement';
+  return 'none stored yet: the next run of their rows attaches it';
 }

@@ -3,7 +3,7 @@ import type { JournalPlace } from '../journal/openJournal.js';
 import type { EventEmitter } from 'node:events';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csvSafe } from '../core/formulaGuard.js';
 import { payerHistory } from '../journal/RowJournal.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
@@ -33,7 +33,8 @@ export interface PayerSpec {
   links?: LinkSpec | undefined;
 }
 
-const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail'>> = [
+/** The CSV download's columns: the line's, then who the payer is (as status.csv ends with them). */
+const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail' | 'who' | 'read'> | 'name' | 'email'> = [
   'clientUserId',
   'userId',
   'category',
@@ -45,21 +46,45 @@ const CSV_COLUMNS: Array<Exclude<keyof PayerLine, 'mail'>> = [
   'since',
   'checkedAt',
   'error',
+  'name',
+  'email',
 ];
 
-/** The Payers page, its live part, its CSV and the button that asks the service again. */
+/**
+ * The Payers page, its live part, its CSV and the button that asks the service again. A view with a search is posted,
+ * never put in a URL: what a person searches for may be a name or an e-mail address.
+ */
 export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promise<void> {
   let refreshing: Promise<void> | undefined;
+  const ask = (ids?: readonly string[]) => {
+    refreshing ??= refresh(spec, ids).finally(() => {
+      refreshing = undefined;
+      spec.changes.emit('change');
+    });
+  };
+  // The first time the page is shown, the payers whose bank account was stored with no read since (the approvals were
+  // not followed: the page was off, or no webhooks came) are read once, so the page says what the service says.
+  let firstRead = false;
+  const readUnread = () => {
+    if (firstRead) return;
+    firstRead = true;
+    void spec.book.unread().then(
+      (ids) => {
+        if (ids.length > 0) ask(ids);
+      },
+      () => undefined,
+    );
+  };
 
-  app.get('/payers', async (request, reply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply, view: PayerView) => {
     const { csrf } = (request as SignedIn).session;
-    const note = refreshing
-      ? 'Asking the service about every payer: the table follows as the answers come.'
-      : undefined;
-    const view = viewOf(request.query);
+    readUnread();
+    const note = refreshing ? 'Asking the service about the payers: the table follows as the answers come.' : undefined;
     const body = payersPage(await spec.book.page(view, PAGE_SIZE), view, csrf, note);
     return reply.type('text/html').send(layout('Payers', body, { csrf }, ['live.js']));
-  });
+  };
+  app.get('/payers', async (request, reply) => page(request, reply, viewOf(request.query)));
+  app.post('/payers', async (request, reply) => page(request, reply, viewOf(request.body)));
 
   app.get('/payers/:id', async (request, reply) => {
     const { csrf } = (request as SignedIn).session;
@@ -72,28 +97,33 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
         .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, { csrf }));
     const history = await payerHistory(spec.journal, id);
     const links = spec.links === undefined ? undefined : { csrf };
-    return reply.type('text/html').send(layout(id, payerPage(line, history, links), { csrf }, ['live.js']));
+    const title = line.who?.name ?? id;
+    return reply.type('text/html').send(layout(title, payerPage(line, history, links), { csrf }, ['live.js']));
   });
 
-  app.get('/payers/fragment', async (request, reply) => {
-    const view = viewOf(request.query);
-    return reply.type('text/html').send(toText(payersFragment(await spec.book.page(view, PAGE_SIZE), view)));
-  });
+  const fragment = async (request: FastifyRequest, reply: FastifyReply, view: PayerView) => {
+    const { csrf } = (request as SignedIn).session;
+    const shown = await spec.book.page(view, PAGE_SIZE);
+    return reply.type('text/html').send(toText(payersFragment(shown, view, csrf)));
+  };
+  app.get('/payers/fragment', async (request, reply) => fragment(request, reply, viewOf(request.query)));
+  app.post('/payers/fragment', async (request, reply) => fragment(request, reply, viewOf(request.body)));
 
   // Every payer of the view (all its pages), written as it goes rather than built whole in memory first.
-  app.get('/payers.csv', async (request, reply) => {
-    const lines = spec.book.each(viewOf(request.query));
+  const csvOf = async (reply: FastifyReply, view: PayerView) => {
+    const lines = spec.book.each(view);
     const csv = stringify({ header: true, columns: CSV_COLUMNS });
     void (async () => {
-      for await (const line of lines)
-        if (!csv.write(CSV_COLUMNS.map((c) => csvSafe(line[c])))) await once(csv, 'drain');
+      for await (const line of lines) if (!csv.write(csvLine(line))) await once(csv, 'drain');
       csv.end();
     })().catch((error: unknown) => csv.destroy(error as Error));
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="payers.csv"')
       .send(csv);
-  });
+  };
+  app.get('/payers.csv', async (request, reply) => csvOf(reply, viewOf(request.query)));
+  app.post('/payers.csv', async (request, reply) => csvOf(reply, viewOf(request.body)));
 
   const open = liveStreams(app, spec.changes);
   app.get('/payers/live', (request, reply) => {
@@ -101,25 +131,29 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
   });
 
   app.post('/payers/refresh', async (_request, reply) => {
-    refreshing ??= refresh(spec).finally(() => {
-      refreshing = undefined;
-      spec.changes.emit('change');
-    });
+    ask();
     return reply.redirect('/payers', 303);
   });
 }
 
-/** `status` over every payer the page knows: one read each (two where its bank account is the question). */
-async function refresh(spec: PayerSpec): Promise<void> {
-  const ids: string[] = [];
-  for await (const line of spec.book.each({})) ids.push(line.clientUserId);
+/** A line of the CSV download: who the payer is (the directory's, as the page is shown), then the line's own cells. */
+function csvLine(line: PayerLine): string[] {
+  return CSV_COLUMNS.map((c) =>
+    csvSafe(c === 'name' ? (line.who?.name ?? '') : c === 'email' ? (line.who?.email ?? '') : line[c]),
+  );
+}
+
+/** `status` over these payers, or every payer the page knows: one read each (two where its bank account is the question). */
+async function refresh(spec: PayerSpec, some?: readonly string[]): Promise<void> {
+  const ids: string[] = some === undefined ? [] : [...some];
+  if (some === undefined) for await (const line of spec.book.each({})) ids.push(line.clientUserId);
   if (ids.length === 0) return;
   const quiet: RunContext = { ...spec.context, stderr: undefined };
   // What failed is in that run's folder; the page stays as it was.
   await statusOfIds(ids, spec.resultsDir, 'status', spec.runInput, quiet).catch(() => undefined);
 }
 
-/** The view a query asks for; what it does not say (or says wrongly) is the default. */
+/** The view a query or a posted form asks for; what it does not say (or says wrongly) is the default. */
 function viewOf(query: unknown): PayerView {
   const given = (query ?? {}) as Record<string, unknown>;
   const category = CATEGORIES.find((c) => c.key === given.category)?.key;

@@ -103,6 +103,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
       paths: spec.paths,
       headers: SECURITY_HEADERS,
       heldBy: spec.heldBy,
+      who: (ids) => spec.book.who(ids),
     });
   });
 }

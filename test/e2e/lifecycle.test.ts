@@ -74,7 +74,7 @@ describe('the onboarding loop against the default (real-like) sandbox', () => {
     h.sandbox.setKyc('l-02', 'approved');
     const { summary, results } = await h.run({ inputs: [input] });
     expect(results.map((r) => r.outcome)).toEqual(['failed', 'ok', 'waiting', 'waiting']);
-    expect(results[0]!.error).toContain('kyc: KYC rejected: the payer must be contacted');
+    expect(results[0]!.error).toContain('kyc: KYC rejected: nothing in this row is wrong; the payer must be contacted');
     expect(summary.exitCode).toBe(1);
     expect(h.sandbox.payer('l-01')!.paymentDetails).toHaveLength(0);
   });

@@ -5,7 +5,7 @@ import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/Store.js';
 import { issueLink } from '../../src/web/payerLinks.js';
-import { browserSuite, CHROMIUM, shot, useBrowser } from '../helpers/browser.js';
+import { browserSuite, CHROMIUM, PASSWORD, shot, signIn, useBrowser } from '../helpers/browser.js';
 import { eventsIn } from '../helpers/storeOnDisk.js';
 import { API_KEY, payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
@@ -28,9 +28,12 @@ afterEach(async () => {
 
 const ID = 'payer-b7c2';
 
-/** serve with the payers' page on, one payer registered from a file (its agreement not signed), and its link. */
+/**
+ * serve with the payers' page on (and the team's), one payer registered from a file (its agreement not signed), and
+ * its link.
+ */
 async function payerWithLink(sandbox: SandboxOptions = {}): Promise<string> {
-  h = await serveHarness({ sandbox, serve: { publicUrl: 'http://localhost:9' } });
+  h = await serveHarness({ sandbox, serve: { publicUrl: 'http://localhost:9', webPassword: PASSWORD } });
   h.inbox.drop('payers.csv', payersCsv([ID], { [ID]: { agreementCompleted: '' } }));
   await waitFor(() => h!.waitingFiles() > 0, 'the file to run and its row to wait');
   const place = journalPlace({ dir: h.tmp.path('state') }, h.sandbox.url, API_KEY);
@@ -142,6 +145,25 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await shot(page, 'payer-2-done');
     // No script or style refused by the page's policy, nothing failed.
     expect(errors).toEqual([]);
+
+    // The team's Payers page names the payer, says they are payable, and offers no link to send them any more.
+    const team = await (await browser().newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signIn(team, h!.serve.url);
+    await team.goto(`${h!.serve.url}/payers`);
+    const row = team.locator('#payers tbody tr');
+    await expect
+      .poll(() => row.locator('td').nth(1).textContent(), { timeout: 20_000 })
+      .toBe('Payable: identity checked, agreement signed, bank account approved.');
+    expect(await row.locator('td.who').textContent()).toBe(`Ada Lovelace${ID}@example.com${ID}`);
+    expect(await row.locator('td').nth(2).textContent()).toBe('Nothing: ready to pay.');
+    expect(await team.locator('button.copy').count()).toBe(0);
+    await row.getByRole('link', { name: 'Ada Lovelace' }).click();
+    await team.waitForURL(`${h!.serve.url}/payers/${ID}`);
+    expect(await team.getByRole('heading', { level: 1 }).textContent()).toBe('Ada Lovelace');
+    expect(await team.locator('.who-line').textContent()).toBe(`${ID}@example.com · ${ID}`);
+    expect(await team.locator('#payer-mail').textContent()).toMatch(/agreement signed on their page \w{3} \d/);
+    expect(await team.locator('button.copy').count()).toBe(0);
+    await shot(team, 'payer-3-team');
   });
 
   it('a service that refuses to be framed: the page says so plainly, and that the team collects the signature', async () => {

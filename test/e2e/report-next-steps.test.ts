@@ -124,7 +124,10 @@ describe('report.html: what to do next', () => {
     const rows = [...html.matchAll(/<table id="links">.*?<tbody>(.*?)<\/tbody>/gs)][0]?.[1]?.split('\n') ?? [];
     expect(rows).toHaveLength(3);
     results.forEach((r, i) => {
-      expect(rows[i]).toContain(`<td>${r.clientUserId}</td><td>payers.csv</td><td>${r.line}</td>`);
+      // By the name and e-mail the run wrote to the payer directory, then the id.
+      expect(rows[i]).toContain(
+        `<td class="who"><span class="name">Ada Lovelace</span> <span class="email">${r.clientUserId}@example.com</span> <span class="id">${r.clientUserId}</span></td><td>payers.csv</td><td>${r.line}</td>`,
+      );
       expect(rows[i]).toContain(`<a href="${r.kycUrl}" rel="noreferrer noopener">KYC</a>`);
       // The agreement's link alone signs nothing: the payer signs on their own page.
       expect(rows[i]).toContain('<span data-sign>agreement: on their page</span>');

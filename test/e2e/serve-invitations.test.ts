@@ -196,7 +196,9 @@ it('a recipient the server refuses (550): recorded with the reason, "e-mail refu
   expect(payers).toMatch(
     /e-mail refused \(the SMTP server answered RCPT TO with 550 5\.1\.1 No such user here\): check their e-mail address in the file and run it again/,
   );
-  expect(payers).toMatch(/invited \d{4}-\d\d-\d\d \d\d:\d\d; reminder-1 due/);
+  expect(payers).toMatch(
+    /invited <time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>; reminder-1 due <time datetime=/,
+  );
   expect(await page(h.serve.url, '/payers/bad-1')).toContain('<dd id="payer-mail">e-mail refused');
 
   const { runStatus } = await import('../../src/status/runStatus.js');

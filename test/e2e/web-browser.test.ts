@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 async function newPage(): Promise<Page> {
-  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' });
   page.on('request', (request) => {
     // Nothing is loaded from anywhere but serve itself.
     expect(new URL(request.url()).hostname).toBe('127.0.0.1');
@@ -49,7 +49,14 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await signIn(page, h.serve.url);
     await shot(page, '2-upload');
 
-    const file = h.tmp.write('monday payers.csv', payersCsv(['b-1', 'b-2', 'b-3'], { 'b-2': { email: 'nope' } }));
+    const file = h.tmp.write(
+      'monday payers.csv',
+      payersCsv(['b-1', 'b-2', 'b-3'], {
+        'b-1': { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example' },
+        'b-2': { email: 'nope' },
+        'b-3': { firstName: 'Katherine', lastName: 'Johnson', email: 'kj@nasa.example' },
+      }),
+    );
     await page.getByLabel('Payers file').setInputFiles(file);
     await page.getByRole('button', { name: 'Check the file' }).click();
     await page.waitForURL(/\/uploads\//);
@@ -73,6 +80,41 @@ describe.skipIf(suite.skip)(suite.title, () => {
     // Sending again does nothing more: the form is gone and the upload is marked sent.
     await page.reload();
     expect(await page.getByRole('button', { name: /Send/ }).count()).toBe(0);
+
+    // The Payers page names each payer (name and e-mail from the rows sent, then the id), says where they stand in
+    // one sentence with the one next step, and writes times in the reader's zone, named.
+    await page.getByRole('link', { name: 'Payers', exact: true }).click();
+    await page.waitForURL(`${h.serve.url}/payers`);
+    // b-2's row was not sent (its e-mail is to fix): the directory has no entry of it, so its id alone.
+    expect(await page.locator('#payers tbody td.who').allTextContents()).toEqual([
+      'Grace Hoppergrace@navy.exampleb-1',
+      'b-2',
+      'Katherine Johnsonkj@nasa.exampleb-3',
+    ]);
+    const first = page.locator('#payers tbody tr').first();
+    expect(await first.locator('td').nth(1).textContent()).toBe(
+      'Registered; waiting for them to pass the identity check (KYC not started); the agreement is signed.',
+    );
+    expect(await first.getByRole('button', { name: 'Copy KYC link for Grace Hopper' }).count()).toBe(1);
+    const asked = first.locator('td.when time');
+    expect(await asked.getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    // New York's time, as this browser is set: the zone named, not the server's UTC.
+    expect(await asked.textContent()).toMatch(/\b(EST|EDT)$/);
+    // An id is never broken across lines, however narrow the column.
+    expect(
+      await first.locator('td.who .id').evaluate((el) => {
+        type View = { getComputedStyle(element: unknown): { whiteSpace: string } };
+        return (el.ownerDocument.defaultView as unknown as View).getComputedStyle(el).whiteSpace;
+      }),
+    ).toBe('nowrap');
+    await shot(page, '5-payers');
+    // Found by part of an e-mail address: the search is posted and stays out of the page's address.
+    await page.getByLabel('Find a payer by name, e-mail, company or id').fill('NASA.example');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#payers tbody td.who').allTextContents())
+      .toEqual(['Katherine Johnsonkj@nasa.exampleb-3']);
+    expect(page.url()).toBe(`${h.serve.url}/payers`);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${h.serve.url}/login`);

@@ -42,12 +42,11 @@ const HEADER = [
   'agreementCompleted',
 ];
 
-function row(id: string, over: { email?: string; dob?: TypedCell } = {}): TypedCell[] {
+function row(id: string, over: { email?: string; dob?: TypedCell; name?: [string, string] } = {}): TypedCell[] {
   return [
     id,
     over.email ?? `${id}@example.com`,
-    'Ada',
-    'Lovelace',
+    ...(over.name ?? ['Ada', 'Lovelace']),
     'individual',
     over.dob ?? { date: '1985-12-10' },
     '12 Analytical Way',
@@ -81,8 +80,8 @@ describe.skipIf(suite.skip)(suite.title, () => {
             ['Payers to onboard, June'],
             HEADER,
             row('j-1'),
-            row('j-2', { email: 'j2 at example' }),
-            row('j-3', { dob: '31.02.1990' }),
+            row('j-2', { email: 'j2 at example', name: ['Grace', 'Hopper'] }),
+            row('j-3', { dob: '31.02.1990', name: ['Katherine', 'Johnson'] }),
           ],
         },
       ],
@@ -119,7 +118,14 @@ describe.skipIf(suite.skip)(suite.title, () => {
 
     await page.getByRole('link', { name: 'See where each payer stands' }).click();
     await expect.poll(() => page.locator('#counts').textContent()).toContain('KYC pending: 3');
-    expect(await page.getByRole('button', { name: 'Copy KYC link for j-1' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Copy KYC link for Ada Lovelace' }).count()).toBe(1);
+    // Found by a name, posted: the search stays out of the page's address.
+    await page.getByLabel('Find a payer by name, e-mail, company or id').fill('hopper');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await expect.poll(() => page.locator('#payers tbody tr').count()).toBe(1);
+    expect(await page.locator('#payers tbody td.who').textContent()).toBe('Grace Hopperj-2@example.comj-2');
+    expect(page.url()).toBe(`${h.serve.url}/payers`);
+    await page.getByRole('link', { name: 'Payers', exact: true }).click();
     for (const id of ids) h.sandbox.setKyc(id, 'approved');
     await expect.poll(() => page.locator('#counts').textContent(), { timeout: 20_000 }).toContain('payable: 3');
     expect(page.url()).toBe(`${h.serve.url}/payers`);
@@ -127,7 +133,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     expect(ids.map((id) => h!.sandbox.payer(id)?.paymentDetails.length)).toEqual([1, 1, 1]);
 
     // One payer's page: its history as the journal saw it.
-    await page.getByRole('link', { name: 'j-1', exact: true }).click();
+    await page.getByRole('link', { name: 'Ada Lovelace', exact: true }).click();
     await page.waitForURL(`${h.serve.url}/payers/j-1`);
     const history = await page.locator('#history tbody').textContent();
     for (const seen of ['registered with the service', 'agreement completed', 'KYC approved', 'bank account stored'])
@@ -137,12 +143,12 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await page.getByRole('link', { name: /payable: 3/ }).click();
     await expect.poll(() => page.locator('#payers tbody tr').count()).toBe(3);
     const list = page.waitForEvent('download');
-    await page.getByRole('link', { name: 'Download as CSV' }).click();
+    await page.getByRole('button', { name: 'Download as CSV' }).click();
     const csv = readFileSync((await (await list).path())!, 'utf8')
       .trim()
       .split('\n');
     expect(csv[0]).toBe(
-      'clientUserId,userId,category,kycStatus,agreementStatus,bank,kycUrl,agreementUrl,since,checkedAt,error',
+      'clientUserId,userId,category,kycStatus,agreementStatus,bank,kycUrl,agreementUrl,since,checkedAt,error,name,email',
     );
     expect(
       csv

@@ -39,6 +39,21 @@ describe.skipIf(suite.skip)(suite.title, () => {
     // Only the run's own files are offered.
     const other = await page.request.get(`${h.serve.url}/sent/${id}/files/..%2F..%2Flock`);
     expect(other.status()).toBe(404);
+
+    // A payer the service has since refused, sent again: named on the file's page as one to contact, not a row to fix.
+    h.sandbox.setKyc('s-1', 'rejected');
+    await page.goto(`${h.serve.url}/`);
+    await page.getByLabel('Payers file').setInputFiles(h.tmp.write('wednesday.csv', payersCsv(['s-1'])));
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.waitForURL(/\/uploads\//);
+    const again = page.url().split('/').pop()!;
+    await page.getByRole('button', { name: 'Send 1 rows' }).click();
+    await page.goto(`${h.serve.url}/sent/${again}`);
+    await page.locator('#finished').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#to-contact td.who').allTextContents()).toEqual(['Ada Lovelaces-1@example.coms-1']);
+    expect(await page.locator('#to-contact tbody td').last().textContent()).toContain('nothing in this row is wrong');
+    expect(await page.locator('#to-fix').count()).toBe(0);
+    expect(await page.locator('.facts').textContent()).toMatch(/To fix\s*0\s*To contact\s*1/);
   });
 
   it("a file sent while a person's run holds the service and key: its page says who, and runs it once that ends", async () => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { exitCodeFor, type Summary } from '../../src/output/results.js';
 import { writeReport } from '../../src/report/buildReport.js';
 import type { ReportTally, RequestSeries } from '../../src/report/collectReportData.js';
+import type { WhoLookup } from '../../src/report/payerNames.js';
 import type { Outcome } from '../../src/core/types.js';
 import { readFileSync } from 'node:fs';
 import { payersCsv } from './runHarness.js';
@@ -25,11 +26,14 @@ export async function writtenReport(
   tally: ReportTally,
   summary: Summary = summaryFor(),
   series?: RequestSeries,
+  who?: WhoLookup,
 ): Promise<string> {
   const dir = tempDir();
   try {
     const report = dir.path('report.html');
-    return readReport(await writeReport({ ...summary, outputs: { ...summary.outputs, report } }, tally, series));
+    return readReport(
+      await writeReport({ ...summary, outputs: { ...summary.outputs, report } }, tally, series, [], who),
+    );
   } finally {
     dir.remove();
   }

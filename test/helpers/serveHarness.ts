@@ -73,8 +73,10 @@ export async function serveHarness(
       if (serve === undefined) throw new Error('serve is not running');
       return serve;
     },
-    async restart(): Promise<ServeHandle> {
+    /** serve stopped and started again over the same inbox and store, with these options changed. */
+    async restart(changed: Partial<ServeOptions> = {}): Promise<ServeHandle> {
       await serve?.close();
+      Object.assign(serveOptions, changed);
       serve = await open();
       return serve;
     },

@@ -78,6 +78,13 @@ describe('run: a server that quotes the payer back in another call’s error', (
     };
     expect(outputs['run.log']).toContain('"level":20'); // request lines were written
     expect(outputs['report.html']).toContain('already holds account [redacted]');
+    // report.html names the payer by the payer directory, in its payer cell and nowhere else: the server's words are
+    // as scrubbed there as anywhere.
+    const who = /<td class="who">.*?<\/td>/g;
+    expect(outputs['report.html'].match(who)).toEqual([
+      `<td class="who"><span class="name">Ada Lovelace</span> <span class="email">${ROW.email}</span> <span class="id">echo-1</span></td>`,
+    ]);
+    outputs['report.html'] = outputs['report.html'].replace(who, '');
     for (const [what, text] of Object.entries(outputs)) expectNothingPersonal(what, text);
   });
 });

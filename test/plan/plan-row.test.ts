@@ -218,7 +218,10 @@ describe('plan: a first run of a new payer', () => {
     );
     expect(rounds).toEqual([['read-payer']]);
     expect(result.outcome).toBe('failed');
-    expect(result.errors).toContainEqual({ step: 'kyc', message: 'KYC rejected: the payer must be contacted' });
+    expect(result.errors).toContainEqual({
+      step: 'kyc',
+      message: 'KYC rejected: nothing in this row is wrong; the payer must be contacted',
+    });
   });
 });
 
@@ -588,7 +591,7 @@ describe('plan: the service words approval its own way', () => {
       expect(result.outcome).toBe('failed');
       expect(result.errors.at(-1)).toEqual({
         step: 'kyc',
-        message: `KYC ${kycStatus.toLowerCase()}: the payer must be contacted`,
+        message: `KYC ${kycStatus.toLowerCase()}: nothing in this row is wrong; the payer must be contacted`,
       });
     }
   });

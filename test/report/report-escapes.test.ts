@@ -33,8 +33,8 @@ describe('report.html, given cells that are markup', () => {
 
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<b onmouseover');
-    expect(html).toContain(`<td>2</td><td>${IMG_TEXT}</td>`);
-    expect(html).toContain(`<td>3</td><td>${IMG_TEXT}</td>`);
+    expect(html).toContain(`<td>2</td><td class="who"><span class="id">${IMG_TEXT}</span></td>`);
+    expect(html).toContain(`<td>3</td><td class="who"><span class="id">${IMG_TEXT}</span></td>`);
     expect(html).toContain(`&quot;${IMG_TEXT}&quot; appears again: the same payer is already on line 2`);
     expect(html).toContain(
       '<li data-next="warning">payers.csv: column &quot;&lt;b onmouseover=alert(2)&gt;Notes&lt;/b&gt;&quot; is not a known field',

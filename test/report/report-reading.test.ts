@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Summary } from '../../src/output/results.js';
+import type { RowError } from '../../src/core/types.js';
 import { ReportTally } from '../../src/report/collectReportData.js';
 import { type SafeHtml, toText } from '../../src/core/html.js';
 import { rateChart } from '../../src/report/svgCharts.js';
@@ -23,27 +24,49 @@ const invalid = (clientUserId: string, message: string) => ({
 const axis = (svg: SafeHtml) => [...toText(svg).matchAll(/class="tick" text-anchor="end">([^<]*)</g)].map((m) => m[1]);
 
 describe('report.html, read by the people it is for', () => {
-  it('a refused identity check is for the payer to redo, not a cell to fix: the line says whom to contact', () => {
+  it('a refused identity check is a payer to contact, not a row to fix: nothing in the row is wrong', async () => {
     const tally = new ReportTally();
-    tally.add({
-      source: 'payers.csv',
-      line: 4,
-      clientUserId: 'p-4',
-      result: {
-        outcome: 'failed' as const,
-        paymentDetailIds: [],
-        steps: {},
-        errors: [{ step: 'kyc' as const, message: 'KYC rejected: the payer must be contacted' }],
-      },
-    });
-    expect(tally.data(summaryFor()).fix).toEqual([
-      {
-        where: 'kyc',
-        rows: 1,
-        problem: 'KYC rejected: the payer must be contacted',
-        advice: 'contact the payer: the service refused their identity check',
-      },
+    const failed = (line: number, id: string, errors: RowError[]) =>
+      tally.add({
+        source: 'payers.csv',
+        line,
+        clientUserId: id,
+        result: { outcome: 'failed' as const, paymentDetailIds: [], steps: {}, errors },
+      });
+    const rejected = {
+      step: 'kyc' as const,
+      message: 'KYC rejected: nothing in this row is wrong; the payer must be contacted',
+    };
+    failed(4, 'p-4', [{ step: 'payment-details', message: 'not sent: KYC rejected' }, rejected]);
+    failed(5, 'p-5', [{ message: 'still waiting after 31 days (--max-wait 30): the payer must be contacted' }]);
+    // Rejected, and a bank account refused for a field of its own: both to contact and to fix.
+    failed(6, 'p-6', [rejected, { step: 'payment-details', message: 'HTTP 400 iban is invalid' }]);
+    const data = tally.data(summaryFor('/out', { failed: 3 }));
+    expect(data.fixRows).toBe(1);
+    expect(data.fix).toEqual([{ where: 'payment-details', rows: 1, problem: 'HTTP 400 iban is invalid' }]);
+    expect(data.contactTotal).toBe(3);
+    expect(data.contact.map((c) => [c.clientUserId, c.why])).toEqual([
+      ['p-4', `payment-details: not sent: KYC rejected | kyc: ${rejected.message}`],
+      ['p-5', 'still waiting after 31 days (--max-wait 30): the payer must be contacted'],
+      ['p-6', `kyc: ${rejected.message}`],
     ]);
+    // On the page: under "Payers to contact", by name where the directory has one, the id alone where it has none.
+    const who = async (ids: readonly string[]) =>
+      new Map(
+        ids
+          .filter((id) => id !== 'p-5')
+          .map((id) => [
+            id,
+            { clientUserId: id, firstName: 'Grace', lastName: 'Hopper', email: `${id}@example.com`, updatedAt: 'x' },
+          ]),
+      );
+    const html = await writtenReport(tally, summaryFor('/out', { failed: 3 }), undefined, who);
+    expect(html).toContain('<h3 data-next="contact">Payers to contact: 3 payers</h3>');
+    expect(html).toContain('<h3 data-next="failed">Rows to fix: 1</h3>');
+    expect(html).toContain(
+      '<td class="who"><span class="name">Grace Hopper</span> <span class="email">p-4@example.com</span> <span class="id">p-4</span></td>',
+    );
+    expect(html).toContain('<td class="who"><span class="id">p-5</span></td>');
   });
 
   it('groups rows that are a total or a note as one line a finance person reads, whatever cells they fill', () => {

@@ -52,7 +52,7 @@ describe('report.html of a run with waiting rows', () => {
       waiting: 2,
     });
     expect(html).toContain(
-      '<tr data-kind="waiting"><td>payers.csv</td><td>3</td><td>p-3</td><td><span class="pill waiting">waiting</span></td><td>payment-details</td>',
+      '<tr data-kind="waiting"><td>payers.csv</td><td>3</td><td class="who"><span class="id">p-3</span></td><td><span class="pill waiting">waiting</span></td><td>payment-details</td>',
     );
     expect(html).toContain('<option value="waiting">waiting</option>');
   });

@@ -38,7 +38,9 @@ async function status(input: Omit<StatusInput, 'inputs'> & { inputs: string[] })
 
 /** A payer's row of the status report: its category and the links offered. */
 function reportRow(html: string, id: string): { kind: string; links: string[] } | undefined {
-  const row = new RegExp(`<tr data-kind="([a-z-]+)"><td>${id}</td>.*?<td class="links">(.*?)</td>`).exec(html);
+  const row = new RegExp(
+    `<tr data-kind="([a-z-]+)"><td class="who">(?:(?!</td>).)*<span class="id">${id}</span></td>.*?<td class="links">(.*?)</td>`,
+  ).exec(html);
   return row ? { kind: row[1]!, links: [...row[2]!.matchAll(/>(KYC|agreement)<\/a>/g)].map((m) => m[1]!) } : undefined;
 }
 

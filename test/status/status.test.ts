@@ -206,11 +206,29 @@ describe('status: report.html', () => {
     expect(html).toContain('<span class="n" data-count="kyc-pending">1</span>');
     expect(html).toContain('<span class="n" data-count="kyc-rejected">1</span>');
     // Rejected before pending (the order people act on them); the payable payer is not in the table.
-    const rows = [...html.matchAll(/<tr data-kind="([a-z-]+)"><td>([^<]+)<\/td>/g)].map((m) => [m[1], m[2]]);
+    // Each by the name and e-mail the payer directory has (the run wrote them), then the id; the rejected one is to
+    // contact, not a row to fix.
+    const rows = [
+      ...html.matchAll(
+        /<tr data-kind="([a-z-]+)"><td class="who"><span class="name">([^<]+)<\/span> <span class="email">([^<]+)<\/span> <span class="id">([^<]+)<\/span><\/td>.*?<td class="msg">([^<]*)<\/td>/g,
+      ),
+    ].map((m) => m.slice(1));
     expect(rows).toEqual([
-      ['kyc-rejected', 'rep-3'],
-      ['kyc-pending', 'rep-2'],
+      ['kyc-rejected', 'Ada Lovelace', 'rep-3@example.com', 'rep-3', 'nothing in their rows is wrong: contact them'],
+      ['kyc-pending', 'Ada Lovelace', 'rep-2@example.com', 'rep-2', ''],
     ]);
+    expect(html).toContain(
+      '<li data-next="kyc-rejected"><b>KYC rejected</b> (1): contact them: the identity check failed</li>',
+    );
+    expect(html).not.toContain('data-next="fix-rows"');
+    // status.csv ends with who the payer is; the rejected payer's note says nothing in the rows is wrong.
+    const csv = parse(readFileSync(summary.outputs.status, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(Object.keys(csv[0]!).slice(-2)).toEqual(['name', 'email']);
+    expect(csv.find((r) => r.clientUserId === 'rep-3')).toMatchObject({
+      name: 'Ada Lovelace',
+      email: 'rep-3@example.com',
+      error: 'KYC rejected: nothing in their rows is wrong; contact them',
+    });
     const kycLink = readFileSync(summary.outputs.status, 'utf8').match(
       /rep-2,[^\n]*?(http:\/\/[^,]*\/kyc\/[^,]*)/,
     )![1]!;

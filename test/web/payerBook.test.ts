@@ -148,13 +148,115 @@ describe("the payers' mails on the page", () => {
     ]);
     const { payersFragment } = await import('../../src/web/payerPages.js');
     const { toText } = await import('../../src/core/html.js');
-    const text = toText(payersFragment(page, { page: 1 }));
+    const text = toText(payersFragment(page, { page: 1 }, 'csrf'));
+    // Each time a <time> the page's script writes in the reader's zone; without it, UTC, said so.
+    const at = (iso: string) => `<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
     expect(text).toContain(
-      'invited 2026-12-01 10:00; reminded 2026-12-04 10:00; link opened 2026-12-02 08:30; agreement signed on their page 2026-12-02 08:35; reminder-2 due 2026-12-08 10:00',
+      `invited ${at('2026-12-01T10:00:00.000Z')}; reminded ${at('2026-12-04T10:00:00.000Z')}; link opened ${at('2026-12-02T08:30:00.000Z')}; agreement signed on their page ${at('2026-12-02T08:35:00.000Z')}; reminder-2 due ${at('2026-12-08T10:00:00.000Z')}`,
     );
     expect(text).toContain(
       'e-mail refused (550 no such user): check their e-mail address in the file and run it again',
     );
     expect((await book.line('a'))?.mail?.signedAt).toBe('2026-12-02T08:35:00.000Z');
+  });
+});
+
+describe('where each payer stands, said once', () => {
+  it('a KYC-rejected payer is to contact even without the journal; the bank account agrees with KYC and the agreement', async () => {
+    await store.journal(SERVICE).write([
+      // KYC under way, the agreement already completed (the team collected it): the account waits for KYC only.
+      {
+        payer: payerKeyOf('k'),
+        record: record({
+          userId: 'u-k',
+          kycStatus: 'pending',
+          agreementStatus: 'completed',
+          agreementDone: true,
+          kycUrl: 'https://kyc/k',
+        }),
+      },
+      {
+        payer: payerKeyOf('s'),
+        record: record({
+          userId: 'u-s',
+          kycStatus: 'approved',
+          agreementStatus: 'completed',
+          agreementDone: true,
+          accountIds: [['a', 'pd-s']],
+        }),
+      },
+    ]);
+    file(
+      'payers.csv-1',
+      'results.csv',
+      [
+        RESULTS,
+        'k,waiting,kyc: waiting for KYC approval (kycStatus pending),u-k,pending,completed,,https://kyc/k,',
+        's,ok,,u-s,approved,completed,pd-s,,',
+        // Not in this store's journal (another state dir ran it): its row says the service refused the check.
+        'r,failed,kyc: KYC rejected: nothing in this row is wrong; the payer must be contacted,u-r,rejected,,,,',
+      ],
+      1000,
+    );
+    const lines = Object.fromEntries((await book.page({ page: 1 }, 100)).lines.map((l) => [l.clientUserId, l]));
+    expect(lines.k).toMatchObject({ category: 'kyc-pending', bank: 'waits for KYC' });
+    expect(lines.s).toMatchObject({ category: 'bank-pending', bank: 'stored, being checked' });
+    expect(lines.s?.read).toBeUndefined();
+    expect(lines.r).toMatchObject({ category: 'kyc-rejected', bank: 'not sent: KYC rejected' });
+    // The payer stored and never read since is the one the page's first read asks about.
+    expect(await book.unread()).toEqual(['s']);
+
+    const { standing, payersFragment } = await import('../../src/web/payerPages.js');
+    const { toText } = await import('../../src/core/html.js');
+    expect(standing(lines.k!)).toEqual({
+      where: 'Registered; waiting for them to pass the identity check (KYC pending); the agreement is signed.',
+      next: 'Send them their KYC link.',
+    });
+    expect(standing(lines.r!)).toEqual({
+      where: 'The service rejected their identity check (KYC rejected); nothing in their row is wrong.',
+      next: 'Contact them.',
+    });
+    // A KYC link only where KYC waits on the payer; no agreement link anywhere (the payer signs on their own page).
+    const text = toText(payersFragment(await book.page({ page: 1 }, 100), { page: 1 }, 'csrf'));
+    expect([...text.matchAll(/data-copy="([^"]+)"/g)].map((m) => m[1])).toEqual(['https://kyc/k']);
+
+    // A read since: the service's word (payable), and nothing left for the first read.
+    file(
+      'status-2',
+      'status.csv',
+      ['clientUserId,payable,bankAccounts,checkedAt,error', 's,true,approved=1,2026-12-02T10:00:00Z,'],
+      2000,
+    );
+    book.changed();
+    expect(await book.line('s')).toMatchObject({ category: 'payable', bank: 'approved', read: true });
+    expect(await book.unread()).toEqual([]);
+  });
+
+  it('names each payer as the directory has them now, the id alone without an entry; a file of an older serve is taken in again', async () => {
+    const path = file(
+      'payers.csv-1',
+      'results.csv',
+      [RESULTS, 'p,waiting,,u-p,pending,,,https://kyc/p,', 'q,waiting,,u-q,pending,,,,'],
+      1000,
+    );
+    await store.directory(SERVICE).putEntries([
+      {
+        clientUserId: 'p',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+        companyName: 'Engines Ltd',
+        updatedAt: 'x',
+      },
+    ]);
+    expect((await book.page({ page: 1 }, 100)).lines.map((l) => [l.clientUserId, l.who])).toEqual([
+      ['p', { name: 'Ada Lovelace (Engines Ltd)', email: 'ada@example.com' }],
+      ['q', undefined],
+    ]);
+    await store.directory(SERVICE).forget('p');
+    expect((await book.line('p'))?.who).toBeUndefined();
+    // What an older serve kept of this file is under the bare path: the file is read again, its lines made anew.
+    const tables = store.payers(SERVICE);
+    expect([...(await tables.sources()).keys()]).toEqual([`v2:${path}`]);
   });
 });

@@ -23,6 +23,7 @@ const line = (i: number, category: PayerLine['category'] = i % 3 === 0 ? 'payabl
   error: '',
 });
 const lines = Array.from({ length: 50_000 }, (_, i) => line(i + 1));
+const SERVICE = 'api.example.com-0123456789ab';
 
 let tmp: ReturnType<typeof tempDir>;
 let test: TestStore;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   tmp = tempDir();
   test = await testStore(tmp.dir);
   store = await openStore({ stateDir: tmp.dir, databaseUrl: test.env.PAYER_ONBOARD_DATABASE_URL });
-  const service = 'api.example.com-0123456789ab';
+  const service = SERVICE;
   const stored = lines.map((l) => ({
     clientUserId: l.clientUserId,
     category: l.category,
@@ -40,6 +41,16 @@ beforeAll(async () => {
     seen: '{}',
   }));
   for (let i = 0; i < stored.length; i += 5000) await store.payers(service).put(stored.slice(i, i + 5000), []);
+  // Every payer has a directory entry, long names and addresses the page shows: the heaviest page there is.
+  const entries = lines.map((l, i) => ({
+    clientUserId: l.clientUserId,
+    firstName: i === 41 ? 'Émile' : 'Bartholomew-Alexander',
+    lastName: i === 41 ? 'Zola' : `Featherstonehaugh-${i}`,
+    email: `${i === 41 ? 'emile.zola' : `bartholomew.featherstonehaugh.${i}`}@accounts-payable.example.com`,
+    ...(i % 7 === 0 ? { companyName: `Featherstonehaugh & Sons Holdings ${i} Ltd` } : {}),
+    updatedAt: '2026-12-01T10:00:00.000Z',
+  }));
+  for (let i = 0; i < entries.length; i += 5000) await store.directory(service).putEntries(entries.slice(i, i + 5000));
   book = new PayerBook(tmp.path('results'), { stateDir: tmp.dir, service, jsonl: [], open: store });
 });
 afterAll(async () => {
@@ -49,7 +60,7 @@ afterAll(async () => {
 });
 const pageOf = (view: PayerView) => book.page(view, PAGE_SIZE);
 const rowsOf = (text: string) =>
-  [...text.matchAll(/<tr data-category="[^"]+">\s*<td><a href="\/payers\/([^"]+)"/g)].map((m) => m[1]);
+  [...text.matchAll(/<tr data-category="[^"]+">\s*<td class="who"><a href="\/payers\/([^"]+)"/g)].map((m) => m[1]);
 
 describe('the Payers page, a page at a time', () => {
   it('shows 100 payers a page of 50,000, with counts over all and the way to the next page, in a page of a few dozen kB', async () => {
@@ -63,25 +74,66 @@ describe('the Payers page, a page at a time', () => {
     expect(Buffer.byteLength(page)).toBeLessThan(300_000);
   });
 
-  it('a later page, a category and a search by id keep each other in every link', async () => {
+  it('a later page, a category and a search keep each other in every way to another view, the search never in a URL', async () => {
     const view = { category: 'payable' as const, search: 'p-0', page: 2 };
-    const text = toText(payersFragment(await pageOf(view), view));
+    const text = toText(payersFragment(await pageOf(view), view, 'csrf'));
     // P-00001 .. P-09999 hold "p-0"; a third of them are payable: page 2 is the 101st to the 200th of those.
     const found = lines.filter((l) => l.category === 'payable' && l.clientUserId.toLowerCase().includes('p-0'));
     expect(found.length).toBeGreaterThan(2 * PAGE_SIZE);
     expect(rowsOf(text)).toEqual(found.slice(PAGE_SIZE, 2 * PAGE_SIZE).map((l) => l.clientUserId));
-    expect(viewQuery(view)).toBe('?category=payable&q=p-0&page=2');
-    expect(text).toContain('<a href="/payers?category=payable&amp;q=p-0" rel="prev">Previous</a>');
-    expect(text).toContain('<a href="/payers?category=payable&amp;q=p-0&amp;page=3" rel="next">Next</a>');
+    expect(viewQuery(view)).toBe('?category=payable&page=2');
+    // With a search, the ways to other views are forms that post it.
+    const form = (fields: string, label: string) =>
+      `<form method="post" action="/payers" class="inline"><input type="hidden" name="_csrf" value="csrf"><input type="hidden" name="q" value="p-0">${fields}<button type="submit" class="link" ${label}`;
+    expect(text).toContain(form('<input type="hidden" name="category" value="payable">', 'rel="prev">Previous'));
+    expect(text).toContain(
+      form(
+        '<input type="hidden" name="category" value="payable"><input type="hidden" name="page" value="3">',
+        'rel="next">Next',
+      ),
+    );
     expect(text).toContain(`101–200 of ${found.length.toLocaleString('en-US')}`);
     // The other categories' filters keep the search, and start again at the first page.
-    expect(text).toContain('href="/payers?category=kyc-pending&amp;q=p-0"');
+    expect(text).toContain(form('<input type="hidden" name="category" value="kyc-pending">', '>KYC pending'));
+    expect(text).not.toMatch(/href="[^"]*q=/);
+    // Without a search, plain links.
+    const plain = toText(
+      payersFragment(await pageOf({ category: 'payable', page: 2 }), { category: 'payable', page: 2 }, 'csrf'),
+    );
+    expect(plain).toContain('<a href="/payers?category=payable" rel="prev">Previous</a>');
+  });
+
+  it('finds a payer by name, both names, e-mail or company, in any case; a forgotten entry no more', async () => {
+    const ids = async (search: string) =>
+      (await pageOf({ search, page: 1 })).lines.map((l) => [l.clientUserId, l.who?.name, l.who?.email]);
+    const emile = ['P-00042', 'Émile Zola', 'emile.zola@accounts-payable.example.com'];
+    expect(await ids('ÉMILE')).toEqual([emile]);
+    expect(await ids('émile zola')).toEqual([emile]);
+    expect(await ids('Emile.Zola@Accounts')).toEqual([emile]);
+    expect(await ids('featherstonehaugh-49999')).toEqual([
+      [
+        'P-50000',
+        'Bartholomew-Alexander Featherstonehaugh-49999',
+        'bartholomew.featherstonehaugh.49999@accounts-payable.example.com',
+      ],
+    ]);
+    expect((await pageOf({ search: 'sons holdings 49994 ltd', page: 1 })).lines.map((l) => l.who?.name)).toEqual([
+      'Bartholomew-Alexander Featherstonehaugh-49994 (Featherstonehaugh & Sons Holdings 49994 Ltd)',
+    ]);
+    // The directory is asked as the page is made: an entry forgotten is neither shown nor found.
+    await store.directory(SERVICE).forget('P-00042');
+    expect(await ids('zola')).toEqual([]);
+    expect((await pageOf({ search: 'P-00042', page: 1 })).lines.map((l) => [l.clientUserId, l.who])).toEqual([
+      ['P-00042', undefined],
+    ]);
   });
 
   it('says so when no payer has the id searched for, and takes % and _ as they are', async () => {
-    const text = toText(payersFragment(await pageOf({ search: 'nobody', page: 1 }), { search: 'nobody', page: 1 }));
+    const text = toText(
+      payersFragment(await pageOf({ search: 'nobody', page: 1 }), { search: 'nobody', page: 1 }, 'csrf'),
+    );
     expect(rowsOf(text)).toEqual([]);
-    expect(text).toContain('No payer with that id here.');
+    expect(text).toContain('No payer with that name, e-mail, company or id here.');
     expect((await pageOf({ search: 'P-0000_', page: 1 })).found).toBe(0);
     expect((await pageOf({ search: '%', page: 1 })).found).toBe(0);
   });
