@@ -47,7 +47,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await page.getByRole('button', { name: 'Check the file' }).click();
     await page.waitForURL(/\/uploads\//);
     const again = page.url().split('/').pop()!;
-    await page.getByRole('button', { name: 'Send 1 rows' }).click();
+    await page.getByRole('button', { name: 'Send 1 row' }).click();
     await page.goto(`${h.serve.url}/sent/${again}`);
     await page.locator('#finished').waitFor({ timeout: 30_000 });
     expect(await page.locator('#to-contact td.who').allTextContents()).toEqual(['Ada Lovelaces-1@example.coms-1']);
