@@ -3,6 +3,7 @@ import { IdTable } from '../core/compactTables.js';
 import { InputError } from '../core/errors.js';
 import type { OpenedInput, RawRecord } from '../input/InputFile.js';
 import { type ColumnMap, fieldForColumn, type HeaderMapping, likelyMapping, mapHeader } from '../rows/columns.js';
+import { fieldLabel } from '../rows/fieldLabels.js';
 import { normalizeName } from '../rows/synonyms.js';
 import type { BankRowResult, InvalidRow, PayerRowResult, RowIssue } from '../core/types.js';
 import { checkBankRow, validateBankRow } from '../validate/validateBankRow.js';
@@ -96,7 +97,9 @@ export async function checkHeader(input: OpenedInput, kind: RowKind, readers: Re
 /** Columns that could be two fields: the tool does not guess, and says what settles each (a `--map` at a terminal). */
 function askedColumns(mapping: HeaderMapping, readers: Readers): string {
   const one = ({ column, fields }: HeaderMapping['asked'][number]) => {
-    const which = fields.length === 1 ? `${fields[0]}, or something else` : fields.join(' or ');
+    // The page names fields as its pick lists do; the terminal and the inbox as --map and a header write them.
+    const names = readers === 'page' ? fields.map((field) => fieldLabel(field).label) : fields;
+    const which = names.length === 1 ? `${names[0]}, or something else` : names.join(' or ');
     const settle = advice({ kind: 'map', columns: [{ column, fields }] }, readers);
     // Only a terminal can say so: the page and the inbox have no split of their own yet.
     const person =
