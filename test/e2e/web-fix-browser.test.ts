@@ -171,6 +171,75 @@ describe.skipIf(suite.skip)(suite.title, () => {
     expect(h.sandbox.payer('k-2')?.request).toMatchObject({ dateOfBirth: '1975-02-03' });
   });
 
+  it("a newcomer's vendor workbook: its names read by themselves, Vendor name asked once, ZIP and routing numbers as number cells taken, the totals row left out, sent, the payers by name", async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD }, sandbox: { keepRequests: true } });
+    const page = await signedIn(h.serve.url);
+    const header = ['Vendor ID', 'Vendor name', 'First name', 'Email', 'Type', 'DOB', 'Street', 'City', 'State'];
+    const tail = ['Zip', 'Country', 'Nationality', 'Phone', 'SSN', 'Bank', 'Account holder', 'Currency'];
+    const vendor = (id: string, last: string, first: string): TypedCell[] => [
+      ...[id, last, first, `${id.toLowerCase()}@example.com`, 'individual', { date: '1985-12-10' }, '1 Main St'],
+      ...['Springfield', 'IL', 62701, 'US', 'US', '+12175550100', '123-45-6789', 'First Bank', `${first} ${last}`],
+      ...['USD', '000123456789', 121000358],
+    ];
+    const rows: TypedCell[][] = [
+      ['Vendors to pay, Q4'],
+      [...header, ...tail, 'Account No', 'Routing'],
+      vendor('V-100', 'Lovelace', 'Ada'),
+      vendor('V-200', 'Hopper', 'Grace'),
+      [
+        'Total',
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        2,
+      ],
+    ];
+    await upload(page, writeWithOpenpyxl(h.tmp.path('vendors.xlsx'), { sheets: [{ name: 'Vendors', rows }] }));
+
+    // Everything but Vendor name reads by itself; Vendor name could be a company's or a person's: asked, not guessed.
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('column "Vendor name" could be Company\'s name or Last name, and the tool does not guess');
+    const asked = page.getByLabel('Vendor name', { exact: true });
+    expect(await asked.inputValue()).toBe('');
+    expect(await page.locator('#map').textContent()).toContain('Read as Individual or business from its values');
+    await asked.selectOption('lastName');
+    await page.getByRole('button', { name: 'Save the mapping and check again' }).click();
+
+    // Read: two payers ready; the totals row is the one to fix, and is left out.
+    await expect.poll(() => page.locator('[data-fact="ok"]').first().textContent()).toBe('2');
+    await page.getByLabel('Leave out line 5').check();
+    await expect.poll(() => page.locator('#fix-status').textContent()).toContain('2 rows ready to send, none to fix');
+    await shot(page, 'fix-6-newcomer-workbook');
+    await page.getByRole('button', { name: 'Send 2 rows' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain('Sent to the inbox as vendors.xlsx');
+    await waitFor(() => h!.waitingFiles() > 0, 'the inbox to run the file');
+    expect(h.sandbox.payer('V-100')?.request).toMatchObject({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      postcode: '62701',
+    });
+
+    // The Payers page names them.
+    await page.goto(`${h.serve.url}/payers`);
+    await expect.poll(() => page.locator('#payers').textContent()).toContain('Grace Hopper');
+    expect(await page.locator('#payers').textContent()).toContain('v-100@example.com');
+  });
+
   it('without scripts, the grid form saves the changes and a row can be left out', async () => {
     h = await serveHarness({ serve: { webPassword: PASSWORD } });
     const page = await signedIn(h.serve.url, false);
