@@ -1,15 +1,15 @@
 // What one option of a command is, the shape every options table of this folder shares. The tables are kept apart
-// from the commands so the README's renderer reads them without importing a command.
+// from the commands so the docs' renderer reads them without importing a command.
 
 /**
  * One option of a command, everything a person meets of it: the yargs flag, its `--help` line and its row in the
- * README's options table (`npm run docs` writes those tables, and a test fails when they differ).
+ * options table in the docs (`npm run docs` writes those tables, and a test fails when they differ).
  */
 export interface OptionDef {
   /** The flag without its dashes. */
   flag: string;
   type: 'string' | 'number' | 'boolean';
-  /** What the README calls the flag's value (`--rate N`); booleans take none. */
+  /** What the docs call the flag's value (`--rate N`); booleans take none. */
   value?: string;
   /** What a caller gets who leaves the option out: a library caller, and a CLI user unless `cliDefault` says otherwise. */
   default?: string | number | boolean;
@@ -19,7 +19,7 @@ export interface OptionDef {
   defaultText?: string;
   /** Environment variable read when the flag is not given (a given flag wins). */
   env?: string;
-  /** What the option does: the README's meaning, and with its backticks dropped the `--help` line. */
+  /** What the option does: the docs' meaning, and with its backticks dropped the `--help` line. */
   describe: string;
   /** Values yargs itself accepts; the others are refused before the command runs. */
   choices?: readonly string[];

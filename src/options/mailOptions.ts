@@ -3,7 +3,7 @@ import type { OptionDef } from './OptionDef.js';
 /** The variable that holds the SMTP URL when no file is given: a secret, so never a flag's value. */
 export const SMTP_URL_ENV = 'PAYER_ONBOARD_SMTP_URL';
 
-/** The mail settings a team gives: their flags, their help and the README's table, as the other option tables. */
+/** The mail settings a team gives: their flags, their help and its table in the docs, as the other option tables. */
 export const MAIL_OPTIONS = {
   smtpUrlFile: {
     flag: 'smtp-url-file',

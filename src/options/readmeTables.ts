@@ -9,7 +9,7 @@ import { STORE_OPTIONS } from './storeOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
 import { BUSINESS_NEEDS, type Corridor, CORRIDORS, POSTCODE_SHAPES, wayText } from '../validate/corridors.js';
 
-// The option tables rendered as the README's options tables, from the same OptionDef that `--help` shows
+// The option tables rendered as the options table in the docss, from the same OptionDef that `--help` shows
 // (addOptions in CliCommand.ts), so the two say the same thing; and the rules validation checks by beyond each
 // cell's own, from its tables. Only `npm run docs` and its test load this.
 
@@ -43,7 +43,7 @@ function optionsMarkdown<T extends Record<string, OptionDef>>(
   return markdownTable(['option', 'default', 'meaning'], rows);
 }
 
-/** A markdown table, columns padded as the README's other tables are. */
+/** A markdown table, columns padded as the docs' other tables are. */
 function markdownTable(header: string[], rows: string[][]): string {
   // A `|` ends a cell even inside backticks.
   const escaped = rows.map((row) => row.map((cell) => cell.replace(/\|/g, '\\|')));
@@ -90,8 +90,8 @@ function flagList(defs: OptionDef[]): string {
 }
 
 /**
- * What goes between `<!-- options:NAME -->` and `<!-- /options:NAME -->` in the README, written from the option
- * tables: `npm run docs` puts it there, and a test fails when the README says anything else.
+ * What goes between `<!-- options:NAME -->` and `<!-- /options:NAME -->` in the docs, written from the option
+ * tables: `npm run docs` puts it there, and a test fails when the docs say anything else.
  */
 export const README_BLOCKS: Record<string, () => string> = {
   run: () => optionsMarkdown(RUN_OPTIONS, runOptionNames('run')),
@@ -116,7 +116,7 @@ export const README_BLOCKS: Record<string, () => string> = {
 };
 
 /**
- * What goes between `<!-- table:NAME -->` and `<!-- /table:NAME -->` in the README: the rules the checks hold,
+ * What goes between `<!-- table:NAME -->` and `<!-- /table:NAME -->` in the docs: the rules the checks hold,
  * written from the tables they check by.
  */
 export const README_TABLES: Record<string, () => string> = {

@@ -2,7 +2,7 @@ import type { OptionDef } from './OptionDef.js';
 import { STEPS } from '../core/types.js';
 import type { CompliancePath } from '../core/schemas.js';
 
-// The table of `run`'s options and which commands take each: a flag, its help and its README row cannot drift
+// The table of `run`'s options and which commands take each: a flag, its help and its row in the docs cannot drift
 // apart. It is what `--help` reads, so it stays free of zod and of every check library: each option's check is in
 // resolve.ts (RUN_CHECKS, one per name here, which the compiler holds to this table).
 
@@ -31,7 +31,7 @@ const CALLING = [...SENDING, 'status'] as const;
 
 /**
  * The options of `run`, and of `validate` and `inbox` as `commands` says: the yargs flags and `--help`, the
- * README's table, and the defaults a library caller of `run()` gets. A given flag wins over the
+ * table in the docs, and the defaults a library caller of `run()` gets. A given flag wins over the
  * environment, which wins over the default.
  */
 export const RUN_OPTIONS = {

@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors.js';
 import type { OptionDef } from './OptionDef.js';
 
 // The sandbox's knobs in one table: startSandbox() and the `payer-onboard sandbox` command both go through
-// resolveSandboxOptions(), so the flags, `--help`, the README's table, the defaults and the checks agree.
+// resolveSandboxOptions(), so the flags, `--help`, its table in the docs, the defaults and the checks agree.
 
 const DUPLICATE_MODES = ['conflict', 'return-existing'] as const;
 const ERROR_SHAPES = ['messages', 'problems'] as const;

@@ -1,7 +1,7 @@
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS } from './runOptions.js';
 
-/** The options of `store backup` and `store copy`: their flags, their help and the README's table. */
+/** The options of `store backup` and `store copy`: their flags, their help and its table in the docs. */
 export const STORE_OPTIONS = {
   stateDir: {
     flag: 'state-dir',

@@ -1,6 +1,6 @@
 import type { OptionDef } from './OptionDef.js';
 
-/** The template's options: its flags, their help and the README's table. */
+/** The template's options: its flags, their help and its table in the docs. */
 export const TEMPLATE_OPTIONS = {
   format: {
     flag: 'format',

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import type { OptionDef } from './OptionDef.js';
 
-// An option table as yargs flags and as `--help` shows them; the README's tables show the same defaults.
+// An option table as yargs flags and as `--help` shows them; its table in the docss show the same defaults.
 
 /** Markdown to the plain text of `--help`: the backticks go. */
 const plain = (markdown: string): string => markdown.replace(/`/g, '');
