@@ -285,6 +285,11 @@ function columnMapOf(entries: Array<[string, unknown]>): ColumnMap {
       notText.push(column);
       continue;
     }
+    // A column of whole names split on the web page, saved with its mapping.
+    if (field === SPLIT_NAME) {
+      map.set(normalizeHeader(column), SPLIT_NAME);
+      continue;
+    }
     const known = fieldForColumn(field, 'payers') ?? fieldForColumn(field, 'bank-details');
     if (known === undefined || known === 'error' || known === 'paymentDetails') unknown.push(field);
     else map.set(normalizeHeader(column), known);

@@ -1,3 +1,5 @@
+import { SPLIT_NAME } from './columns.js';
+
 // Every field a column can feed, in a finance person's words: the label a pick list shows, and one line on what the
 // service does with it. The field's own name stays the value a mapping saves (the same name `--map` takes).
 
@@ -45,6 +47,10 @@ const LABELS: Readonly<Record<string, readonly [string, string]>> = {
   agreementCompleted: [
     'Agreement signed elsewhere',
     'yes or a date only where you collected their signature yourselves',
+  ],
+  [SPLIT_NAME]: [
+    'First and last name, split',
+    "A person's whole name: the last word is the last name, or what comes before a comma",
   ],
 };
 

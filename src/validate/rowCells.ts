@@ -3,6 +3,7 @@ import { DIGIT_FIELDS, SHARED_FIELDS } from '../rows/fields.js';
 import { JsonNumber, NumberCell } from '../rows/findData.js';
 import { FIELD_COUNT, fieldId, fieldName, type RowLayout } from '../rows/layout.js';
 import { keepsEveryDigit } from './digitLengths.js';
+import { splitName } from '../rows/splitName.js';
 import { type OrderedIssue, withValue } from './textChecks.js';
 
 /** What a field's cell holds in a row: no cell, text, a blank, or something that is not text (already reported). */
@@ -167,19 +168,6 @@ function splitCell(row: RowCells, at: number, issues: OrderedIssue[]): void {
   row.text[FIRST_NAME] = parts.first;
   row.text[LAST_NAME] = parts.last;
   row.state[LAST_NAME] = TEXT;
-}
-
-/** A whole name's first and last name, or undefined for one that is a single word. */
-function splitName(name: string): { first: string; last: string } | undefined {
-  const comma = name.indexOf(',');
-  if (comma >= 0) {
-    const last = name.slice(0, comma).trim();
-    const first = name.slice(comma + 1).trim();
-    return last !== '' && first !== '' ? { first, last } : undefined;
-  }
-  const words = name.split(/\s+/);
-  if (words.length < 2) return undefined;
-  return { first: words.slice(0, -1).join(' '), last: words.at(-1)! };
 }
 
 /**

@@ -1,5 +1,6 @@
-import { type FileKind, likelyMapping, mapHeader } from '../rows/columns.js';
+import { type FileKind, likelyMapping, mapHeader, SPLIT_NAME } from '../rows/columns.js';
 import { fieldLabel } from '../rows/fieldLabels.js';
+import { splitName } from '../rows/splitName.js';
 import { PAYMENT_DETAIL_FIELDS, TEMPLATE_COLUMNS } from '../rows/fields.js';
 import { html, type SafeHtml } from '../core/html.js';
 import { dateSection } from './dateChoice.js';
@@ -20,6 +21,11 @@ interface ColumnView {
   could?: string[];
   /** The words its values hold, where they name its field (`Type`: individual, business): read so, as the CLI reads it. */
   words?: string[];
+  /**
+   * A column of names that could be a person's whole name (`Vendor name`, `Full Name`): it may be split into the first
+   * name and the last, which the page previews on its first values before anyone chooses it.
+   */
+  split?: Array<{ whole: string; first: string; last: string }>;
 }
 
 /**
@@ -52,16 +58,24 @@ export function mappingView(
     const field = mapped.fields[index] ?? (mapping[column] === undefined ? read?.field : undefined);
     const chosen = mapping[column] ?? (pick ? guesses.get(column) : undefined);
     const could = asked.get(column);
+    const splittable = could?.includes('lastName') === true || mapping[column] === SPLIT_NAME;
     return {
       ...{ index, column, pick },
       ...(field === undefined ? {} : { field }),
       ...(chosen ? { chosen } : {}),
       ...(could && mapping[column] === undefined ? { could } : {}),
       ...(read?.words && mapping[column] === undefined ? { words: read.words } : {}),
+      ...(splittable ? { split: splitPreview(table, index) } : {}),
     };
   });
   const held = new Set(columns.flatMap((c) => [c.field, c.chosen]));
   return { kind, columns, missing: mapped.missing.filter((field) => !held.has(field)), unknown };
+}
+
+/** How the first names of a column would be split: the preview a person sees before choosing the split. */
+function splitPreview(table: UploadTable, index: number): NonNullable<ColumnView['split']> {
+  const wholes = table.rows.map((row) => (row.texts[index] ?? '').trim()).filter((whole) => whole !== '');
+  return wholes.slice(0, 3).map((whole) => ({ whole, ...(splitName(whole) ?? { first: whole, last: '' }) }));
 }
 
 /** A bank-details file (no payer fields but every bank row's) is mapped to that file's fields; any other to a payer's. */
@@ -86,6 +100,17 @@ export function mapSection(upload: Upload, table: UploadTable, csrf: string): Sa
       const { label, help } = fieldLabel(f);
       return html`<option value="${f}" title="${help}"${f === chosen ? html` selected` : ''}>${label}</option>`;
     });
+  const split = (c: ColumnView) =>
+    c.split
+      ? html`<option value="${SPLIT_NAME}"${c.chosen === SPLIT_NAME ? html` selected` : ''}>First and last name, split</option>`
+      : '';
+  const preview = (c: ColumnView) =>
+    c.split && c.split.length > 0
+      ? html`<p class="hint">Split, it reads ${c.split.map(
+          ({ whole, first, last }, i) =>
+            html`${i > 0 ? '; ' : ''}“${whole}” as first name “${first}”, last name “${last || '(none: one word)'}”`,
+        )}.</p>`
+      : '';
   const said = (c: ColumnView) => {
     if (c.could)
       return html`<p class="hint">Could be ${c.could.map((f) => fieldLabel(f).label).join(' or ')}: choose which.</p>`;
@@ -98,7 +123,7 @@ export function mapSection(upload: Upload, table: UploadTable, csrf: string): Sa
   <th scope="row"${c.pick ? html` class="unknown-column"` : ''}>${c.pick ? html`<label for="map-${c.index}">${c.column}</label>` : c.column || html`<em>(no name)</em>`}</th>
   <td>${
     c.pick
-      ? html`<select id="map-${c.index}" name="col:${c.index}"><option value="">(not used)</option>${options(c.could ? undefined : c.chosen)}</select>${said(c)}`
+      ? html`<select id="map-${c.index}" name="col:${c.index}"><option value="">(not used)</option>${split(c)}${options(c.could ? undefined : c.chosen)}</select>${said(c)}${preview(c)}`
       : c.field
         ? fieldLabel(c.field).label
         : html`<span class="muted">not used</span>`
@@ -141,7 +166,8 @@ ${dateSection(table, upload.mapping ?? {}, upload.dates)}
 /** The mapping a Map form posted, as `--map` reads it: `{"Their column": "field"}`, only the columns given a field. */
 export function postedMapping(table: UploadTable, body: Record<string, unknown>): Record<string, string> {
   const mapping: Record<string, string> = {};
-  const fields = new Set(TEMPLATE_COLUMNS.concat(PAYMENT_DETAIL_FIELDS, ['clientUserId']));
+  // A column of whole names may be split: its first name and its last (the person saw the split's preview).
+  const fields = new Set(TEMPLATE_COLUMNS.concat(PAYMENT_DETAIL_FIELDS, ['clientUserId', SPLIT_NAME]));
   for (const [name, value] of Object.entries(body)) {
     const col = /^col:(\d+)$/.exec(name);
     const column = col ? table.header[Number(col[1])] : undefined;

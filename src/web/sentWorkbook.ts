@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { UnnamedCell } from '../input/InputFile.js';
-import { type Edits, fixedRows, sentHeader, type UploadTable } from './uploadTable.js';
+import { type Edits, fixedRows, sentHeader, sentTexts, type UploadTable } from './uploadTable.js';
 
 /**
  * The file that goes to the inbox for a workbook the person mapped or fixed: a workbook again, so that its failed and
@@ -22,11 +22,14 @@ export async function writeSentWorkbook(
   const read = (sheet && source.getWorksheet(sheet)) || source.worksheets[0];
   const book = new excel.Workbook();
   const payers = book.addWorksheet(read?.name ?? 'Payers');
-  // Each cell where the sheet had it: a column with no name, and what shows under it, stays between the others.
+  // Each cell where the sheet had it: a column with no name, and what shows under it, stays between the others. A
+  // column the sent file adds (the last name of a split name) comes after the sheet's last.
+  const positions = table.header.map((_, i) => table.positions?.[i] ?? i);
+  const past = Math.max(-1, ...positions) + 1;
   const placed = (texts: readonly string[], unnamed: readonly UnnamedCell[] = []) => {
     const cells: (string | undefined)[] = [];
     texts.forEach((text, i) => {
-      if (text !== '') cells[table.positions?.[i] ?? i] = text;
+      if (text !== '') cells[positions[i] ?? past + i - positions.length] = text;
     });
     for (const { column, text } of unnamed) cells[column] ??= text;
     return cells;
@@ -37,7 +40,7 @@ export async function writeSentWorkbook(
   const lines = new Map<number, number>();
   for (const row of table.rows) {
     if (out.has(row.line)) continue;
-    const added = payers.addRow(placed(rows.get(row.line)!, row.unnamed));
+    const added = payers.addRow(placed(sentTexts(rows.get(row.line)!, table.header, edits.mapping), row.unnamed));
     lines.set(added.number, row.line);
   }
   const bank = table.bankSheet === undefined ? undefined : source.getWorksheet(table.bankSheet);

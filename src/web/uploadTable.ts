@@ -1,3 +1,5 @@
+import { SPLIT_NAME } from '../rows/columns.js';
+import { splitName } from '../rows/splitName.js';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PayerOnboardError } from '../core/errors.js';
@@ -89,10 +91,34 @@ export async function readTable(path: string, kept?: RowsKept): Promise<UploadTa
   }
 }
 
-/** The header as the sent file carries it: each mapped column renamed to its field, the others as written. */
+/**
+ * The header as the sent file carries it: each mapped column renamed to its field, the others as written; a column of
+ * whole names the person chose to split is the first name's, and the last name's column follows the others.
+ */
 export function sentHeader(header: readonly string[], mapping: Edits['mapping']): string[] {
-  return header.map((column) => mapping[column] ?? column);
+  const sent = header.map((column) => (mapping[column] === SPLIT_NAME ? 'firstName' : (mapping[column] ?? column)));
+  return splitAt(header, mapping) < 0 ? sent : [...sent, 'lastName'];
 }
+
+/**
+ * A row's texts as the sent file carries them: a whole name split into the first name, in its column, and the last,
+ * after the others (`Mary Ann Smith`, `Smith, Mary Ann`). A name of one word stays whole as the first name, the last
+ * left blank: the check then asks for it, and the cell can be fixed in the grid.
+ */
+export function sentTexts(texts: readonly string[], header: readonly string[], mapping: Edits['mapping']): string[] {
+  const at = splitAt(header, mapping);
+  if (at < 0) return [...texts];
+  const whole = (texts[at] ?? '').trim();
+  const parts = splitName(whole) ?? { first: whole, last: '' };
+  const sent = [...texts];
+  sent[at] = parts.first;
+  // The row as long as the header, so the last name lands in its own column.
+  while (sent.length < header.length) sent.push('');
+  return [...sent, parts.last];
+}
+
+const splitAt = (header: readonly string[], mapping: Edits['mapping']) =>
+  header.findIndex((column) => mapping[column] === SPLIT_NAME);
 
 /** Each row's texts with the person's fixes on them (the latest fix of a cell wins), by line. */
 export function fixedRows(table: UploadTable, fixes: readonly Fix[]): Map<number, string[]> {
@@ -125,7 +151,7 @@ export function writeSentFile(path: string, table: UploadTable, edits: Edits): M
     let records = [header];
     for (const row of table.rows) {
       if (out.has(row.line)) continue;
-      const texts = fixed.get(row.line) ?? row.texts;
+      const texts = sentTexts(fixed.get(row.line) ?? row.texts, table.header, edits.mapping);
       lines.set(next, row.line);
       next += lineCount(texts);
       records.push(texts);

@@ -28,17 +28,13 @@ describe('run: an API that cannot be reached', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `u-${i + 1}`);
     tmp.write('payers.csv', payersCsv(ids));
     const url = `http://127.0.0.1:${await refusedPort()}`;
-    const started = performance.now();
     // The default retries and backoff: what a user gets.
     const { code, stderr } = await spawnBin(
       ['run', 'payers.csv', '--base-url', url, '--out', 'out', '--state-dir', 'state', '--no-progress'],
       { cwd: tmp.dir, env: { PAYER_API_KEY: API_KEY } },
     ).done;
-    const seconds = (performance.now() - started) / 1000;
 
     expect(code).toBe(3);
-    // Generous: the point is seconds, where every row spending its retries took over half a minute.
-    expect(seconds).toBeLessThan(15);
     const reach = stderr.split('\n').filter((line) => line.includes('cannot reach'));
     expect(reach).toEqual([`  ABORTED: cannot reach ${url}: ECONNREFUSED`]);
 
@@ -49,6 +45,9 @@ describe('run: an API that cannot be reached', () => {
       aborted: { reason: 'unreachable', message: `cannot reach ${url}: ECONNREFUSED` },
       rows: { total: 40, skipped: 40, failed: 0 },
     });
+    // Stopped at the first call out of retries: fewer requests than rows, where every row spending its retries sent
+    // several each (counted, not timed: the machines are shared).
+    expect(summary.requests.total).toBeLessThan(40);
     const results = readResults(join(out, 'results.csv'));
     expect(results.map((r) => r.outcome)).toEqual(Array(40).fill('skipped'));
     // Nothing to fix in them: every row waits in the pending file for the next run.

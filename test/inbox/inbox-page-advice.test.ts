@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Mappings } from '../../src/inbox/Mappings.js';
+import { SPLIT_NAME } from '../../src/rows/columns.js';
 import { runInbox } from '../../src/inbox/runInbox.js';
 import { journalName } from '../../src/journal/stateDir.js';
 import { openStore } from '../../src/store/openStore.js';
@@ -59,6 +60,25 @@ describe('inbox: the web page’s mappings and words', () => {
     expect(r.files.map((f) => [f.file, f.folder, f.exitCode])).toEqual([['monday.csv', 'done', 0]]);
     expect(h.sandbox.payer('m-1')?.request).toMatchObject({ dateOfBirth: '1980-06-05', phone: '+12175550100' });
     expect(h.sandbox.stats().payersCreated).toBe(2);
+  });
+
+  it('a file with a column of whole names the page was told to split runs with each name split', async () => {
+    const columns = PAYER_HEADER.replace('firstName,lastName', 'Full Name');
+    const store = await openStore({
+      stateDir: h.tmp.path('state'),
+      databaseUrl: h.store.env.PAYER_ONBOARD_DATABASE_URL,
+    });
+    try {
+      const web = store.web(journalName(h.sandbox.url, API_KEY));
+      await new Mappings(web).save(columns.split(','), { columns: { 'Full Name': SPLIT_NAME } });
+    } finally {
+      await store.close();
+    }
+    const row = payerRow('f-1').replace(',Ada,Lovelace,', ',Mary Ann Smith,');
+    inbox.drop('friday.csv', `${columns}\n${row}\n`);
+    const r = await once();
+    expect(r.files.map((f) => [f.file, f.folder, f.exitCode])).toEqual([['friday.csv', 'done', 0]]);
+    expect(h.sandbox.payer('f-1')?.request).toMatchObject({ firstName: 'Mary Ann', lastName: 'Smith' });
   });
 
   it('a file whose columns the tool cannot read, or whose dates it cannot: the spreadsheet to change, or the page, never a flag', async () => {
