@@ -23,9 +23,23 @@ export type Hint =
   /** A column passed over because another (`by`) is read as its field. */
   | { kind: 'map-instead'; column: string; field: string; by: string }
   /** A column not understood, which may hold a field. */
-  | { kind: 'map-unknown' };
+  | { kind: 'map-unknown' }
+  /** A file's encoding, guessed: what to do where its names look wrong. */
+  | { kind: 'encoding-guessed' }
+  /** A file's encoding the tool cannot tell; `choices`: the two that read it equally well but differently. */
+  | { kind: 'encoding-unsure'; choices?: readonly [string, string] }
+  /** A workbook with no sheet of the name given. */
+  | { kind: 'sheet' }
+  /** A workbook none of whose sheets has a header row naming payer columns. */
+  | { kind: 'no-header-sheet' };
 
 const ON_THE_PAGE = 'or upload the file on the web page and choose';
+
+/** How a person without a terminal sends a file again: the page's upload, or the inbox's folder. */
+const again = (readers: Readers) => (readers === 'page' ? 'upload it again' : 'drop it into the inbox again');
+
+/** A file to save again in UTF-8, where nobody can name its encoding (no --encoding on the page or in the inbox). */
+const saveAgain = (readers: Readers) => `save it as "CSV UTF-8" in its spreadsheet program and ${again(readers)}`;
 
 /** The hint in the words of where it is read. */
 export function advice(hint: Hint, readers: Readers): string {
@@ -60,6 +74,23 @@ export function advice(hint: Hint, readers: Readers): string {
         page: 'choose the field for this column to read it instead',
         inbox: `remove or rename "${hint.by}" in the spreadsheet to read it instead`,
       }[readers];
+    case 'encoding-guessed':
+      return readers === 'terminal'
+        ? 'if names look wrong, give its encoding with --encoding (windows-1252, macintosh, iso-8859-2, windows-1250, ...)'
+        : `if names look wrong, ${saveAgain(readers)}`;
+    case 'encoding-unsure':
+      if (readers !== 'terminal') return saveAgain(readers);
+      return hint.choices
+        ? `run it again with --encoding ${hint.choices[0]} or --encoding ${hint.choices[1]}, whichever shows the names right, or save it as "CSV UTF-8"`
+        : 'name its encoding with --encoding (such as --encoding windows-1250), or save it as "CSV UTF-8"';
+    case 'sheet':
+      return readers === 'terminal'
+        ? 'give one of these to --sheet'
+        : `save the payers' sheet as a file of its own and ${again(readers)}`;
+    case 'no-header-sheet':
+      return readers === 'terminal'
+        ? 'name the sheet to read with --sheet, and its columns with --map if they have names of their own'
+        : `put the payers' sheet first in the workbook, under a header row naming their columns, and ${again(readers)}`;
     case 'map-unknown':
       return {
         terminal: 'if it holds a field, --map names it',

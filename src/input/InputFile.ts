@@ -1,3 +1,4 @@
+import type { Readers } from '../core/advice.js';
 import { basename, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Cell, InputFormat, RowIssue } from '../core/types.js';
@@ -83,6 +84,8 @@ export interface ReadingOptions {
   dateFormat?: DateFormat | undefined;
   /** `--encoding`: what a CSV that is not UTF-8 is read as, instead of a guess. */
   encoding?: string | undefined;
+  /** Who reads what is said of the file (a terminal, the web page, the inbox's notes): its advice in their words. */
+  readers?: Readers | undefined;
 }
 
 const FORMATS: Record<string, InputFormat> = {

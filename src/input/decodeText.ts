@@ -1,10 +1,11 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
+import { advice, type Readers } from '../core/advice.js';
 import { InputError } from '../core/errors.js';
 import { DecodeUtf16 } from './decodeUtf16.js';
 import { DecodeUtf8 } from './decodeUtf8.js';
-import { ENCODING_NAMES, guessEncoding, singleByteDecoder } from './encodings.js';
+import { ENCODING_NAMES, type Guess, guessEncoding, singleByteDecoder } from './encodings.js';
 import type { CsvDialect, TextEncoding } from './InputFile.js';
 
 const LABELS: Record<string, string> = {
@@ -24,6 +25,8 @@ export interface DecodeOptions {
   encoding?: string | undefined;
   /** A second reading: the encoding the first one found, used from the first byte. */
   known?: TextEncoding | undefined;
+  /** Who reads what is said of the file: its advice in their words. */
+  readers?: Readers | undefined;
 }
 
 /** The encoding a UTF-16 byte order mark announces; undefined without one (a UTF-8 BOM is still UTF-8). */
@@ -158,7 +161,10 @@ export class DecodeText extends Transform {
     const read = this.chosen
       ? `${ENCODING_NAMES[this.encoding] ?? this.encoding} (--encoding)`
       : `${LABELS[this.encoding] ?? this.encoding}`;
-    const check = this.chosen || this.encoding.startsWith('utf-16') ? '' : ALTERNATIVES;
+    const check =
+      this.chosen || this.encoding.startsWith('utf-16')
+        ? ''
+        : `: ${advice({ kind: 'encoding-guessed' }, this.options.readers ?? 'terminal')}`;
     return `${this.source}: is not UTF-8; read as ${read}${check}. Its failed rows are written back as UTF-8 with a byte order mark, which Excel opens correctly`;
   }
 
@@ -170,7 +176,7 @@ export class DecodeText extends Transform {
     }
     if (this.options.path === undefined) return 'windows-1252';
     const guess = await guessEncoding(this.options.path);
-    if ('unsure' in guess) throw new InputError(this.source, guess.unsure);
+    if ('unsure' in guess) throw new InputError(this.source, unsure(guess, this.options.readers));
     return guess.encoding;
   }
 
@@ -221,7 +227,12 @@ export class DecodeText extends Transform {
  * up to its first non-ASCII byte, and judges that byte as DecodeText does: `utf-8` unless it cannot start a UTF-8
  * character, else --encoding's or the guess from all of the file's bytes (an InputError when unsure, as DecodeText).
  */
-export async function encodingAhead(source: string, path: string, encoding: string | undefined): Promise<TextEncoding> {
+export async function encodingAhead(
+  source: string,
+  path: string,
+  encoding: string | undefined,
+  readers?: Readers,
+): Promise<TextEncoding> {
   // The first non-ASCII byte with the bytes after it, however the chunks cut them (so DecodeText judges it).
   let first: Buffer | undefined;
   // Whether the file ends within the bytes of `first`: a character cut short there is no UTF-8 (DecodeText's end).
@@ -245,12 +256,15 @@ export async function encodingAhead(source: string, path: string, encoding: stri
   if (!notUtf8 || encoding === 'utf-8') return 'utf-8';
   if (encoding !== undefined) return encoding;
   const guess = await guessEncoding(path);
-  if ('unsure' in guess) throw new InputError(source, guess.unsure);
+  if ('unsure' in guess) throw new InputError(source, unsure(guess, readers));
   return guess.encoding;
 }
 
-const ALTERNATIVES =
-  ': if names look wrong, give its encoding with --encoding (windows-1252, macintosh, iso-8859-2, windows-1250, ...)';
+/** Why a file's encoding cannot be told, and what settles it, in the words of who reads it. */
+function unsure(guess: Extract<Guess, { unsure: string }>, readers: Readers = 'terminal'): string {
+  const hint = { kind: 'encoding-unsure', ...(guess.choices ? { choices: guess.choices } : {}) } as const;
+  return `${guess.unsure}: ${advice(hint, readers)}`;
+}
 
 /** Where the last whole character of UTF-8 bytes ends: before a last character cut short, else the end. */
 function wholeCharactersEnd(bytes: Buffer): number {

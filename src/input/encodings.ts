@@ -51,7 +51,8 @@ export function singleByteName(label: string): string | undefined {
     : undefined;
 }
 
-export type Guess = { encoding: GuessedEncoding } | { unsure: string };
+/** An encoding guessed, or why none can be: `choices`, the two that read the file equally well but differently. */
+export type Guess = { encoding: GuessedEncoding } | { unsure: string; choices?: readonly [string, string] };
 
 // What a byte is in one encoding, as far as telling encodings apart goes.
 const OTHER = 0; // ASCII that is not a letter: digits, spaces, delimiters
@@ -157,9 +158,7 @@ export class EncodingEvidence {
     const tried = GUESSED.map((e) => ENCODING_NAMES[e]).join(', ');
     if (this.bad[best]! > 0 && this.bad[best]! * 20 > this.total) {
       return {
-        unsure:
-          `is not UTF-8, and none of ${tried} reads it as plain text (see line ${this.firstBad[best]}): ` +
-          'name its encoding with --encoding (such as --encoding windows-1250), or save it as "CSV UTF-8"',
+        unsure: `is not UTF-8, and none of ${tried} reads it as plain text (see line ${this.firstBad[best]})`,
       };
     }
     // Windows-1252 is presumed only where it reads better: a tie with an encoding that reads the same bytes as other
@@ -170,8 +169,8 @@ export class EncodingEvidence {
       return {
         unsure:
           `is not UTF-8, and ${ENCODING_NAMES[a]} and ${ENCODING_NAMES[b]} read it equally well but differently ` +
-          `(see line ${this.firstDiffer.get(Math.min(best, rival) * 4 + Math.max(best, rival))}): ` +
-          `run it again with --encoding ${a} or --encoding ${b}, whichever shows the names right, or save it as "CSV UTF-8"`,
+          `(see line ${this.firstDiffer.get(Math.min(best, rival) * 4 + Math.max(best, rival))})`,
+        choices: [a, b],
       };
     }
     return { encoding: GUESSED[best]! };

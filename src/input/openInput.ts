@@ -26,16 +26,18 @@ export async function openInput(target: string | InputFile, options: OpenOptions
     columns: options.columns,
     dateFormat: options.dateFormat,
     encoding: options.encoding,
+    readers: options.readers,
   };
   const opened =
     file.format === 'xlsx'
       ? await readXlsx(file, {
           ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
           columns: options.columns,
+          readers: options.readers,
         })
       : await (file.format === 'jsonl'
           ? readJsonl(file)
-          : readCsv(file, { columns: options.columns, encoding: options.encoding }));
+          : readCsv(file, { columns: options.columns, encoding: options.encoding, readers: options.readers }));
   if (named && named.format !== file.format) {
     // The same array: a CSV's reader adds its encoding warning to it once read to the end.
     opened.warnings ??= [];

@@ -1,3 +1,4 @@
+import type { Readers } from '../core/advice.js';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { type Parser, parse } from 'csv-parse';
@@ -30,6 +31,7 @@ import {
 interface CsvOptions {
   columns?: ColumnMap | undefined;
   encoding?: string | undefined;
+  readers?: Readers | undefined;
 }
 
 /** A file being parsed: what reading its header and then its rows share. */
@@ -76,9 +78,9 @@ export async function readCsv(file: InputFile, options: CsvOptions = {}): Promis
   // failed row is written, and a file that no encoding reads is refused at this point whichever command reads it, not
   // here by one and at its first damaged row by another.
   if (file.encoding === undefined && encodingFromBom(headBytes) === undefined)
-    file.encoding = await encodingAhead(file.name, file.path, options.encoding);
+    file.encoding = await encodingAhead(file.name, file.path, options.encoding, options.readers);
   const dialect = detectDialect(head, file.format === 'tsv' ? 'tsv' : 'csv', head.charCodeAt(0) === 0xfeff);
-  const reading = startParsing(file, dialect, options.encoding);
+  const reading = startParsing(file, dialect, options);
   const found = await findHeader(reading, options.columns);
   const { decoder } = reading;
   dialect.bom = decoder.hadBom;
@@ -97,8 +99,9 @@ export async function readCsv(file: InputFile, options: CsvOptions = {}): Promis
 }
 
 /** Pipes the file's bytes through DecodeText into csv-parse; nothing is read until a record is asked for. */
-function startParsing(file: InputFile, dialect: CsvDialect, encoding: string | undefined): CsvReading {
-  const decoder = new DecodeText(file.name, { path: file.path, encoding, known: file.encoding });
+function startParsing(file: InputFile, dialect: CsvDialect, options: CsvOptions): CsvReading {
+  const { encoding, readers } = options;
+  const decoder = new DecodeText(file.name, { path: file.path, encoding, known: file.encoding, readers });
   const warnings: string[] = [];
   // Listened to before the first read: a small file can be decoded to its end while the header is parsed.
   decoder.on('end', () => {

@@ -1,3 +1,4 @@
+import { advice, type Readers } from '../core/advice.js';
 import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -15,7 +16,7 @@ export { columnLetter } from './sheet/sheetInput.js';
 /** Sheet names compare as people read them: case, spaces and `_-.` do not matter (`Bank details` = `bank_details`). */
 export const sheetKey = (name: string): string => name.replace(/[\s_.-]+/g, '').toLowerCase();
 
-type SheetOptions = { sheet?: string; columns?: ColumnMap | undefined };
+type SheetOptions = { sheet?: string; columns?: ColumnMap | undefined; readers?: Readers | undefined };
 
 /**
  * Opens an .xlsx workbook, whatever wrote it, by its parts' relationships (ECMA-376), one row in memory at a time
@@ -70,6 +71,7 @@ async function findSheet(
           readable.filter((s) => !s.hidden),
           (entry) => openSheet(file, pkg, book, entry, options.columns),
           options.columns,
+          options.readers,
         )
       : undefined;
   const entry =
@@ -79,7 +81,7 @@ async function findSheet(
     const names = book.sheets.map((s) => `"${s.name}"`).join(', ');
     throw new InputError(
       file.name,
-      `has no sheet named "${wanted}" (its sheets: ${names}): give one of these to --sheet`,
+      `has no sheet named "${wanted}" (its sheets: ${names}): ${advice({ kind: 'sheet' }, options.readers ?? 'terminal')}`,
     );
   }
   const firstVisible = readable.find((s) => !s.hidden);

@@ -51,7 +51,9 @@ export async function scanInputs(
   if (paths.bankDetails) all.push([paths.bankDetails, 'bank-details']);
   const names = new Set<string>();
   for (const [path, given, bankSheet] of all) {
-    const opening = { ...read.reading, sheet: bankSheet ?? (given === 'payers' ? options.sheet : undefined) };
+    const sheet = bankSheet ?? (given === 'payers' ? options.sheet : undefined);
+    // What is said of the file (its encoding, its sheet) is said in the words of who reads it.
+    const opening = { ...read.reading, sheet, readers: read.readers };
     const first = await openInput(path, opening);
     const kind: RowKind = given === 'payers' && isBankFile(first) ? 'bank-details' : given;
     const { input, warnings: byValues } = await withValueColumns(first, kind, (columns) =>

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { EncodingEvidence, singleByteDecoder } from '../../src/input/encodings.js';
+import { openInput } from '../../src/input/openInput.js';
 import { harness, PAYER_HEADER, payerRow } from '../helpers/runHarness.js';
 
 let h: Awaited<ReturnType<typeof harness>>;
@@ -148,10 +152,36 @@ describe('the rule, on the bytes alone', () => {
     ['García', 'macintosh', { unsure: expect.stringContaining('Windows-1252 and Mac Roman read it equally well') }],
     ['Ødegaard', 'macintosh', { unsure: expect.stringContaining('Mac Roman and ISO-8859-2 read it equally well') }],
   ])('%s in %s', (text, encoding, expected) => {
-    expect(verdict(text, encoding)).toEqual(expected);
+    expect(verdict(text, encoding)).toMatchObject(expected);
   });
 
   it('Windows-1252 0x80-0x9F decode as Windows-1252, not as Latin-1 control characters', () => {
     expect(singleByteDecoder('windows-1252').decode(Uint8Array.of(0x80, 0x92, 0x96, 0x9f, 0x81))).toBe('€’–Ÿ\x81');
+  });
+});
+
+describe('what settles an encoding the tool cannot tell, in the words of who reads it', () => {
+  it('a terminal is told of --encoding; the page and the inbox, with no such flag, to save the file as UTF-8', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'enc-'));
+    try {
+      // Mac Roman's `García` is Windows-1252's `Garc’a`: both read as words.
+      const path = join(dir, 'payers.csv');
+      writeFileSync(
+        path,
+        Buffer.concat([Buffer.from('clientUserId,lastName\nu-1,Garc'), Buffer.of(0x92), Buffer.from('a\n')]),
+      );
+      const told = async (readers?: 'page' | 'inbox') =>
+        openInput(path, readers ? { readers } : {}).then(
+          () => '',
+          (error: Error) => error.message,
+        );
+      expect(await told()).toMatch(/: run it again with --encoding windows-1252 or --encoding macintosh, whichever/);
+      expect(await told('page')).toMatch(
+        /read it equally well but differently \(see line 2\): save it as "CSV UTF-8" in its spreadsheet program and upload it again$/,
+      );
+      expect(await told('inbox')).toMatch(/and drop it into the inbox again$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { advice, type Readers } from '../../core/advice.js';
 import { InputError } from '../../core/errors.js';
 import type { ColumnMap } from '../../rows/columns.js';
 import { chooseHeader, fieldCount, HEADER_SEARCH_ROWS, isHeaderRow, type NumberCell } from '../../rows/findData.js';
@@ -106,6 +107,7 @@ export async function findDataSheet<Entry extends { name: string }>(
   candidates: readonly Entry[],
   scan: (entry: Entry) => Promise<SheetScan>,
   columns: ColumnMap | undefined,
+  readers: Readers = 'terminal',
 ): Promise<{ entry: Entry; scan: SheetScan } | undefined> {
   const scanned: { entry: Entry; scan: SheetScan }[] = [];
   const keep = (chosen: { entry: Entry; scan: SheetScan } | undefined) => {
@@ -130,7 +132,7 @@ export async function findDataSheet<Entry extends { name: string }>(
   const listed = withData.map((s) => `"${s.entry.name}"`).join(', ');
   throw new InputError(
     file.name,
-    `no sheet has a header row naming payer columns in its first ${HEADER_SEARCH_ROWS} rows (sheets with data: ${listed}): name the sheet to read with --sheet, and its columns with --map if they have names of their own`,
+    `no sheet has a header row naming payer columns in its first ${HEADER_SEARCH_ROWS} rows (sheets with data: ${listed}): ${advice({ kind: 'no-header-sheet' }, readers)}`,
   );
 }
 
