@@ -186,27 +186,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
       [...header, ...tail, 'Account No', 'Routing'],
       vendor('V-100', 'Lovelace', 'Ada'),
       vendor('V-200', 'Hopper', 'Grace'),
-      [
-        'Total',
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        2,
-      ],
+      ['Total', ...Array<null>(17).fill(null), 2],
     ];
     await upload(page, writeWithOpenpyxl(h.tmp.path('vendors.xlsx'), { sheets: [{ name: 'Vendors', rows }] }));
 
