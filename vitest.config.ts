@@ -57,6 +57,7 @@ export default defineConfig({
             'test/store/pg-copy.test.ts',
             'test/store/waiting-tables.test.ts',
             'test/store/payer-directory.test.ts',
+            'test/store/controls-tables.test.ts',
             'test/store/migration-directory.test.ts',
             'test/pipeline/run-directory.test.ts',
             'test/commands/directory-commands.test.ts',

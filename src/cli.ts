@@ -54,6 +54,12 @@ export const commands: CliCommand[] = [
     load: async () => (await import('./commands/linkCommand.js')).linkCommand,
   },
   {
+    command: 'users',
+    describe:
+      "the web page's named users: add one with a role (users add NAME --role ROLE prints a one-time link to set their password), list, role, disable, enable, link",
+    load: async () => (await import('./commands/usersCommand.js')).usersCommand,
+  },
+  {
     command: 'sandbox',
     describe: 'serve a local emulator of the Payer API (for rehearsals and tests) until stopped',
     load: async () => (await import('./commands/sandboxCommand.js')).sandboxCommand,

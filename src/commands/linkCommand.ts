@@ -37,7 +37,7 @@ export const linkCommand: CommandBody = {
     const days = argv['link-days'] === undefined ? LINK_OPTIONS.linkDays.default : Number(argv['link-days']);
     if (!(days > 0 && days <= 366))
       throw new ConfigError('--link-days: must be a number of days above 0, at most 366', 'E_USAGE');
-    const place = placeOf(argv, io);
+    const place = servePlace(argv, io);
     if (!storeMayHold(place))
       throw new ConfigError(
         `link: no store in ${place.stateDir}: give serve's --inbox DIR, or the --state-dir it keeps its store in`,
@@ -73,14 +73,14 @@ async function newLink(directory: PayerDirectoryTables, id: string, publicUrl: s
 }
 
 /** Where serve keeps its store: its state dir (the inbox's `.payer-onboard` unless told), its service and key. */
-function placeOf(argv: Record<string, unknown>, io: CliIo): JournalPlace {
+export function servePlace(argv: Record<string, unknown>, io: CliIo): JournalPlace {
   const inbox = argv.inbox === undefined ? undefined : join(resolve(io.cwd, String(argv.inbox)), '.payer-onboard');
   const stateDir = argv['state-dir'] ?? (io.env.PAYER_ONBOARD_STATE_DIR ? undefined : inbox);
   return directoryPlace({ ...argv, 'state-dir': stateDir }, io).place;
 }
 
 /** serve's public address as serve takes it: https, or http to this machine only (the links are keys). */
-function checkedPublicUrl(given: string): string {
+export function checkedPublicUrl(given: string): string {
   let url: URL | undefined;
   try {
     url = new URL(given);

@@ -5,6 +5,7 @@ import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS, runOptionNames } from './runOptions.js';
 import { SANDBOX_OPTIONS } from './sandboxOptions.js';
 import { INVITE_OPTIONS, LINK_OPTIONS, SERVE_OPTIONS } from './serveOptions.js';
+import { USERS_OPTIONS } from './usersOptions.js';
 import { STORE_OPTIONS } from './storeOptions.js';
 import { TEMPLATE_OPTIONS } from './templateOptions.js';
 import { BUSINESS_NEEDS, type Corridor, CORRIDORS, POSTCODE_SHAPES, wayText } from '../validate/corridors.js';
@@ -108,6 +109,7 @@ export const README_BLOCKS: Record<string, () => string> = {
   },
   invite: () => optionsMarkdown(INVITE_OPTIONS),
   link: () => optionsMarkdown(LINK_OPTIONS),
+  users: () => optionsMarkdown(USERS_OPTIONS),
   sandbox: () => optionsMarkdown(SANDBOX_OPTIONS),
   store: () => optionsMarkdown(STORE_OPTIONS),
   template: () => optionsMarkdown(TEMPLATE_OPTIONS),

@@ -392,7 +392,9 @@ async function pages(
     options.webPassword ?? places.env.PAYER_WEB_PASSWORD,
     places.cwd,
   );
-  if (password === undefined && options.publicUrl === undefined) return { hosts };
+  // The team's page is on with a shared password, or once the team has a named user (`payer-onboard users add`).
+  const team = password !== undefined || (await serving.store.controls(serving.journal.service).users()).length > 0;
+  if (!team && options.publicUrl === undefined) return { hosts };
   const module = await import('../web/index.js');
   const book = new module.PayerBook(
     inbox.paths.results,
@@ -400,10 +402,9 @@ async function pages(
     serving.mailState,
   );
   serving.changes.on('change', () => book.changed());
-  const web =
-    password === undefined
-      ? undefined
-      : await teamPage(module, password, options, places, inbox, context, { ...serving, book, hosts });
+  const web = !team
+    ? undefined
+    : await teamPage(module, password, options, places, inbox, context, { ...serving, book, hosts });
   if (options.publicUrl === undefined) return { web, hosts };
   const directory = serving.store.directory(serving.journal.service);
   const spec = {
@@ -435,24 +436,28 @@ async function pages(
  */
 async function teamPage(
   module: typeof import('../web/index.js'),
-  password: string,
+  password: string | undefined,
   options: ServeOptions,
   places: UserPlaces,
   inbox: Inbox,
   context: RunContext,
   serving: Serving & { book: InstanceType<typeof import('../web/index.js').PayerBook>; hosts: Set<string> },
 ): Promise<WebPage> {
-  const { webRoutes, WebAuth, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } = module;
-  if (password.length < MIN_PASSWORD)
+  const { webRoutes, WebAuth, Audit, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } =
+    module;
+  if (password !== undefined && password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
       'E_USAGE',
     );
-  // Sessions and saved mappings live in serve's store: a restart signs nobody out, and a second serve sees them.
+  // Users, sessions, the audit trail and saved mappings live in serve's store: a restart signs nobody out, and a
+  // second serve sees them.
   const kept = {
     web: serving.store.web(serving.journal.service),
+    controls: serving.store.controls(serving.journal.service),
     settings: serving.store.journal(serving.journal.service),
   };
+  const audit = new Audit(kept.controls);
   const mappings = new Mappings(kept.web);
   // Uploaded files are read and checked in processes of their own, killed when serve stops.
   const reader = new UploadReader(READER_LIMITS, context.signal);
@@ -465,7 +470,9 @@ async function teamPage(
   );
   await uploads.prune(UPLOADS_KEPT_MS);
   const spec = {
-    auth: await WebAuth.create(password, Date.now, kept),
+    auth: await WebAuth.create({ password, ...kept, audit }),
+    audit,
+    controls: kept.controls,
     uploads,
     hosts: serving.hosts,
     limitMb: options.uploadLimitMb ?? 25,

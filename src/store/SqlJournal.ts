@@ -1,5 +1,13 @@
 import { inLists } from './inList.js';
-import type { CallRecord, DirectoryEntry, JournalTables, JournalWrite, PayerChange, PayerRecord } from './Store.js';
+import type {
+  AuditLine,
+  CallRecord,
+  DirectoryEntry,
+  JournalTables,
+  JournalWrite,
+  PayerChange,
+  PayerRecord,
+} from './Store.js';
 
 type Value = string | number | Uint8Array | null;
 type Row = Record<string, unknown>;
@@ -197,6 +205,7 @@ export class SqlJournal implements JournalTables {
   statements(item: JournalWrite): Statement[] {
     const { service } = this;
     if ('directory' in item) return directoryUpserts(service, [item.directory]);
+    if ('audit' in item) return [auditInsert(service, item.audit)];
     if ('signature' in item) {
       const { clientUserId, how, at } = item.signature;
       return [
@@ -383,4 +392,12 @@ export function pairsOf(text: string): Array<[string, string]> {
   } catch {
     return [];
   }
+}
+
+/** The statement that appends one audit line: also what a run's journal batch carries. */
+export function auditInsert(service: string, line: AuditLine): Statement {
+  return [
+    'INSERT INTO audit_trail (service, at, who, address, action, subject, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    [service, line.at, line.who, line.address, line.action, line.subject, line.detail],
+  ];
 }

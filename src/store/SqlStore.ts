@@ -1,3 +1,4 @@
+import { SqlControls } from './SqlControls.js';
 import { SqlDirectory } from './SqlDirectory.js';
 import { SqlEvents } from './SqlEvents.js';
 import { type Executor, SqlJournal } from './SqlJournal.js';
@@ -5,6 +6,7 @@ import { SqlPayers } from './SqlPayers.js';
 import { SqlWaiting } from './SqlWaiting.js';
 import { SqlWeb } from './SqlWeb.js';
 import type {
+  ControlTables,
   EventTables,
   Hold,
   JournalTables,
@@ -47,6 +49,10 @@ export abstract class SqlStore implements Store {
 
   directory(service: string): PayerDirectoryTables {
     return new SqlDirectory(this.sql, service);
+  }
+
+  controls(service: string): ControlTables {
+    return new SqlControls(this.sql, service);
   }
 
   /** Whether what this store writes is still its holder's to write (a store not written under a hold: always). */

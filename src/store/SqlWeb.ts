@@ -8,25 +8,34 @@ export class SqlWeb implements WebTables {
     readonly service: string,
   ) {}
 
-  async sessions(passwordMark: string): Promise<StoredSession[]> {
-    const rows = await this.sql.all(
-      'SELECT token_hash, csrf, ends_at, seen_at FROM web_sessions WHERE service = ? AND password_mark = ?',
-      [this.service, passwordMark],
+  async session(tokenHash: string): Promise<StoredSession | undefined> {
+    const row = await this.sql.one(
+      'SELECT password_mark, user_id, csrf, ends_at, seen_at FROM web_sessions WHERE service = ? AND token_hash = ?',
+      [this.service, tokenHash],
     );
-    return rows.map((row) => ({
-      tokenHash: String(row['token_hash']),
-      passwordMark,
+    if (row === undefined) return undefined;
+    return {
+      tokenHash,
+      passwordMark: String(row['password_mark']),
+      ...(row['user_id'] === null || row['user_id'] === undefined ? {} : { userId: String(row['user_id']) }),
       csrf: String(row['csrf']),
-      // PostgreSQL gives a BIGINT as text.
       endsAt: Number(row['ends_at']),
       seenAt: Number(row['seen_at']),
-    }));
+    };
   }
 
   async putSession(session: StoredSession): Promise<void> {
     await this.sql.change(
-      'INSERT INTO web_sessions (service, token_hash, password_mark, csrf, ends_at, seen_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [this.service, session.tokenHash, session.passwordMark, session.csrf, session.endsAt, session.seenAt],
+      'INSERT INTO web_sessions (service, token_hash, password_mark, user_id, csrf, ends_at, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
+        this.service,
+        session.tokenHash,
+        session.passwordMark,
+        session.userId ?? null,
+        session.csrf,
+        session.endsAt,
+        session.seenAt,
+      ],
     );
   }
 

@@ -53,7 +53,9 @@ export type JournalWrite =
   /** A payer's directory entry, written with the payer's other records. */
   | { directory: DirectoryEntry }
   /** How a payer's agreement was signed, written with the record of its completion (the first stands). */
-  | { signature: SignatureRecord };
+  | { signature: SignatureRecord }
+  /** A line of the audit trail, written with what it tells of: it is there exactly when that is. */
+  | { audit: AuditLine };
 
 /** The journal of one service and key. */
 export interface JournalTables {
@@ -103,8 +105,10 @@ export interface EventTables {
 /** A web page session as stored: the hash of its token, its CSRF token, when it ends and when it was last used. */
 export interface StoredSession {
   tokenHash: string;
-  /** Which password it was opened with: a session of another one is never taken. */
+  /** Which shared password it was opened with: a session of another one is never taken ('' for a named user's). */
   passwordMark: string;
+  /** The named user's whose it is; none for one opened with the shared password. */
+  userId?: string;
   csrf: string;
   endsAt: number;
   seenAt: number;
@@ -120,8 +124,8 @@ export interface StoredUpload {
 
 /** What the web page of one service and key keeps: its sessions, the mappings saved by header, its uploads. */
 export interface WebTables {
-  /** The sessions opened with this password. */
-  sessions(passwordMark: string): Promise<StoredSession[]>;
+  /** The session with this hash, if it was not ended. */
+  session(tokenHash: string): Promise<StoredSession | undefined>;
   /** A session opened now. */
   putSession(session: StoredSession): Promise<void>;
   /** A session's last use; a session ended meanwhile (signed out elsewhere) stays ended. */
@@ -142,6 +146,98 @@ export interface WebTables {
   claimUpload(id: string, sentAs: string | undefined): Promise<boolean>;
   /** The uploads with these ids, or those that came before `before` (ISO), go whole. */
   deleteUploads(which: { ids: readonly string[] } | { before: string }): Promise<void>;
+}
+
+/** What a user may do on the web page: each role includes the ones before it. */
+export const ROLES = ['viewer', 'preparer', 'approver', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A named user of the web page. */
+export interface WebUser {
+  id: string;
+  name: string;
+  email?: string;
+  role: Role;
+  /** scrypt, `salt:hash` in hex; none until they set one (or ever, signing in through the identity provider). */
+  passwordHash?: string;
+  createdAt: string;
+  /** Who created them: a user's name, or the OS user and host of the command line. */
+  createdBy: string;
+  disabledAt?: string;
+}
+
+/** A one-time link to set a user's password: the token only as its hash. */
+export interface UserLink {
+  tokenHash: string;
+  userId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Wrong sign-in tries counted against one thing: how many since the last success, and when the next may come. */
+export interface SignInTries {
+  failures: number;
+  /** Epoch ms before which a try is refused unread. */
+  nextTryAt: number;
+  /** countTry's: false when this try was not counted, another having made it wait meanwhile. */
+  counted?: boolean;
+}
+
+/** One line of the audit trail. `detail` is JSON, personal values masked; `seq` is given by the store. */
+export interface AuditLine {
+  seq?: number;
+  /** ISO time. */
+  at: string;
+  /** A user's name, `shared password`, or `os:USER@HOST` for the command line and the inbox. */
+  who: string;
+  /** The client address, or the host of a command line run. */
+  address: string;
+  action: string;
+  /** What it was done to: an upload's, a user's, a run's or a payer's id. */
+  subject: string;
+  detail: string;
+}
+
+/** Which audit lines: by whom, of what action, of what subject, within a time (ISO, from included, to excluded). */
+export interface AuditFilter {
+  who?: string | undefined;
+  action?: string | undefined;
+  subject?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** The team's controls of one service and key: its users, their links, sign-in tries, and the audit trail. */
+export interface ControlTables {
+  users(): Promise<WebUser[]>;
+  user(which: { id: string } | { name: string } | { email: string }): Promise<WebUser | undefined>;
+  /** A new user (false when the name is taken); the shared password's sessions end. */
+  addUser(user: WebUser): Promise<boolean>;
+  /** A change of a user; one disabled is signed out everywhere. */
+  putUser(user: WebUser): Promise<void>;
+  addUserLink(link: UserLink): Promise<void>;
+  /** Uses a link once: its user, when it exists, is not used and has not expired at `at` (ISO). */
+  takeUserLink(tokenHash: string, at: string): Promise<string | undefined>;
+  /**
+   * Counts one try against each key at once (before the password is read, so that tries sent together all count),
+   * and returns each key's count with the wait `waitOf` gives a count; in one transaction.
+   */
+  countTry(
+    keys: readonly string[],
+    at: number,
+    waitOf: (failures: number) => number,
+  ): Promise<Map<string, SignInTries>>;
+  /** What the keys' counts are, without counting. */
+  tries(keys: readonly string[]): Promise<Map<string, SignInTries>>;
+  /** A success: the keys' counts start again. */
+  clearTries(keys: readonly string[]): Promise<void>;
+  /** Forgets the counts last touched before `before` (epoch ms); at most `limit` of them. */
+  pruneTries(before: number, limit: number): Promise<number>;
+  /** Appends lines, in one transaction, in order. */
+  audit(lines: readonly AuditLine[]): Promise<void>;
+  /** The lines the filter keeps, newest first: `limit` of them after `offset`. */
+  auditLines(filter: AuditFilter, offset: number, limit: number): Promise<AuditLine[]>;
+  auditCount(filter: AuditFilter): Promise<number>;
 }
 
 /** A file of rows waiting on their payers: its name as dropped, its format, and its parts' shape (JSON). */
@@ -387,6 +483,7 @@ export interface Store {
   waiting(service: string): WaitingTables;
   payers(service: string): PayerTables;
   directory(service: string): PayerDirectoryTables;
+  controls(service: string): ControlTables;
   /** The services and keys with a journal here. */
   services(): Promise<string[]>;
   /**

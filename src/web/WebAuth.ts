@@ -1,15 +1,25 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { FastifyRequest } from 'fastify';
-import type { JournalTables, WebTables } from '../store/Store.js';
+import type { ControlTables, JournalTables, Role, WebTables } from '../store/Store.js';
+import type { Audit } from './Audit.js';
+import { SignInThrottle } from './SignInThrottle.js';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
 /** A request of a signed-in person, with the session it came with (for the routes behind sign-in). */
 export type SignedIn = FastifyRequest & { session: Session };
 
-/** A signed-in person's session: its CSRF token and when it ends. */
+/** Who is signed in: a named user, or the shared password's single admin (no id). */
+export interface Viewer {
+  userId?: string;
+  name: string;
+  role: Role;
+}
+
+/** A signed-in person's session: who, its CSRF token and when it ends. */
 export interface Session {
+  user: Viewer;
   csrf: string;
   /** Epoch ms after which it is over, whatever happens. */
   endsAt: number;
@@ -17,171 +27,158 @@ export interface Session {
   seenAt: number;
 }
 
+/** A sign-in's outcome: a session and the browser's new device cookie, or why not. */
+export type SignInResult =
+  | { token: string; session: Session; device: string }
+  | { wait: number }
+  | 'wrong'
+  /** The shared password, once the team has named users. */
+  | 'shared-retired';
+
 /** A session ends after this long without a request... */
 const IDLE_MS = 30 * 60_000;
 /** ...and after this long in any case. */
-const LONGEST_MS = 12 * 3_600_000;
-/** Wrong passwords allowed before each next try waits; the wait doubles from one second up to a minute. */
-const FREE_TRIES = 3;
+export const LONGEST_MS = 12 * 3_600_000;
+/** How often a session's last use is written to the store: the idle clock needs no finer grain. */
+const SEEN_WRITE_MS = 60_000;
 
 /** The shortest password the page takes: it guards personal data and the team's key. */
 export const MIN_PASSWORD = 12;
 
-/** Wrong tries of one client address: how many since its last success, and when it may try again. */
-interface Tries {
-  failures: number;
-  nextTryAt: number;
-}
-
-/** How often a session's last use is written to the store: the idle clock needs no finer grain across a restart. */
-const SEEN_WRITE_MS = 60_000;
+/** The name the shared password's sessions and audit lines go by. */
+export const SHARED_NAME = 'shared password';
 
 /**
- * Who may use the web page: one password set by the operator, kept only as a scrypt hash with a salt of this process,
- * and the sessions of those who gave it, kept in the store by a hash of their token, so that a restart of serve signs
- * nobody out (a changed password does: every session ends). Wrong tries slow the next ones of the same client address,
- * so that one guesser cannot lock the team out; tries are checked one at a time.
+ * Who may use the web page: named users, each with a password of their own (kept as a scrypt hash with a salt of its
+ * own) or signed in by the company's identity provider, and, until the first of them exists, the one password the
+ * operator set (the single admin of a team of one). Sessions live in the store by a hash of their token and are read
+ * from it at each request, so that two serve share them, a restart signs nobody out, and signing out or a user
+ * disabled ends them everywhere at once. Wrong tries are slowed before any password is read (SignInThrottle).
  */
 export class WebAuth {
-  /** By the hash of the token. */
-  private readonly sessions = new Map<string, Session>();
-  /** When each session's last use was last written. */
-  private readonly written = new Map<string, number>();
-  private readonly tries = new Map<string, Tries>();
-  private lastTry: Promise<void> = Promise.resolve();
-  /** Which password the sessions kept in the store are opened with: a mark of it (a scrypt under a salt of its own). */
-  private passwordMark = '';
-
   private constructor(
-    private readonly salt: Buffer,
-    private readonly hash: Buffer,
+    private readonly web: WebTables,
+    private readonly controls: ControlTables,
+    private readonly throttle: SignInThrottle,
+    private readonly audit: Audit,
+    /** The shared password's hash and the mark its sessions carry; none when the operator set no password. */
+    private readonly shared: { salt: Buffer; hash: Buffer; mark: string } | undefined,
     private readonly now: () => number,
-    private readonly kept: WebTables | undefined,
   ) {}
 
-  /**
-   * `kept`: where sessions outlive the process, with the journal's settings that remember which password they were
-   * opened with (a scrypt of it, under a salt of its own); without, sessions live in memory only.
-   */
-  static async create(
-    password: string,
-    now: () => number = Date.now,
-    kept?: { web: WebTables; settings: JournalTables },
-  ): Promise<WebAuth> {
-    if (password.length < MIN_PASSWORD)
-      throw new Error(`the web page's password must be at least ${MIN_PASSWORD} characters`);
-    const salt = randomBytes(16);
-    const auth = new WebAuth(salt, await scryptAsync(password, salt, 32), now, kept?.web);
-    if (kept !== undefined) await auth.restore(password, kept.settings);
-    return auth;
+  static async create(options: {
+    /** The shared password the operator set, if any. */
+    password?: string | undefined;
+    web: WebTables;
+    controls: ControlTables;
+    settings: JournalTables;
+    audit: Audit;
+    now?: () => number;
+  }): Promise<WebAuth> {
+    const now = options.now ?? Date.now;
+    const throttle = await SignInThrottle.open(options.controls, options.settings, now);
+    const shared = options.password === undefined ? undefined : await sharedPassword(options.password, options);
+    return new WebAuth(options.web, options.controls, throttle, options.audit, shared, now);
   }
 
-  /** The sessions opened with this same password before a restart; none when the password changed since. */
-  private async restore(password: string, settings: JournalTables): Promise<void> {
-    const web = this.kept!;
-    let markSalt = await settings.setting('web password salt');
-    if (markSalt === undefined) {
-      markSalt = randomBytes(16).toString('hex');
-      await settings.write([{ setting: 'web password salt', value: markSalt }]);
-    }
-    const mark = (await scryptAsync(password, Buffer.from(markSalt, 'hex'), 32)).toString('hex');
-    this.passwordMark = mark;
-    if ((await settings.setting('web password')) !== mark) {
-      await web.deleteSessions();
-      await settings.write([{ setting: 'web password', value: mark }]);
-      return;
-    }
-    const at = this.now();
-    // Only the sessions opened with this same password: another serve still running with an old one may write its own.
-    for (const kept of await web.sessions(mark))
-      if (at <= kept.endsAt && at - kept.seenAt <= IDLE_MS)
-        this.sessions.set(kept.tokenHash, { csrf: kept.csrf, endsAt: kept.endsAt, seenAt: kept.seenAt });
-  }
-
-  /** Writes to the store that may fail (the database away): the session still works until the process ends. */
-  private keep(write: (web: WebTables) => Promise<void>): void {
-    if (this.kept !== undefined) write(this.kept).catch(() => undefined);
+  /** Whether the shared password signs in: it was set, and the team has no named user yet. */
+  async sharedOpen(): Promise<boolean> {
+    return this.shared !== undefined && (await this.controls.users()).length === 0;
   }
 
   /**
-   * Checks a password; a new session when right. A try that comes before the wait after wrong ones is refused unread
-   * (`wait`, with the milliseconds left), so a guesser gains nothing by not waiting.
+   * Checks a name and password; a new session when right. A try that comes during a wait after wrong ones is
+   * refused unread (`wait`, with the milliseconds left), so a guesser gains nothing by not waiting. With no name, the
+   * password is the shared one.
    */
-  signIn(password: string, client = ''): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
-    // One try at a time: tries sent together would all pass the wait before the first had failed.
-    const attempt = this.lastTry.then(() => this.tryPassword(password, client));
-    this.lastTry = attempt.then(
-      () => undefined,
-      () => undefined,
-    );
-    return attempt;
-  }
-
-  private async tryPassword(
-    password: string,
-    client: string,
-  ): Promise<{ token: string; session: Session } | { wait: number } | 'wrong'> {
-    const tries = this.tries.get(client) ?? { failures: 0, nextTryAt: 0 };
-    const wait = tries.nextTryAt - this.now();
+  async signIn(given: { name: string; password: string; address: string; device?: string }): Promise<SignInResult> {
+    const name = given.name.trim();
+    const nameKey = name.toLowerCase();
+    const actor = { who: name === '' ? SHARED_NAME : name, address: given.address };
+    const keys = this.throttle.keysOf(nameKey, given.address, given.device);
+    const wait = await this.throttle.count(keys);
     if (wait > 0) return { wait };
-    const given = await scryptAsync(password, this.salt, 32);
-    if (!timingSafeEqual(given, this.hash)) {
-      tries.failures += 1;
-      if (tries.failures >= FREE_TRIES)
-        tries.nextTryAt = this.now() + Math.min(60_000, 1000 * 2 ** (tries.failures - FREE_TRIES));
-      this.tries.set(client, tries);
+    const user = name === '' ? undefined : await this.controls.user({ name });
+    const usable = user !== undefined && user.disabledAt === undefined ? user : undefined;
+    let viewer: Viewer | undefined;
+    if (name === '') {
+      const right = this.shared !== undefined && (await matches(given.password, this.shared.salt, this.shared.hash));
+      if (right && !(await this.sharedOpen())) {
+        await this.throttle.succeeded(keys);
+        await this.audit.record(actor, 'sign-in refused', '', { why: 'the shared password is retired' });
+        return 'shared-retired';
+      }
+      if (right) viewer = { name: SHARED_NAME, role: 'admin' };
+    } else if (await passwordMatches(given.password, usable?.passwordHash)) {
+      viewer = { userId: usable!.id, name: usable!.name, role: usable!.role };
+    }
+    if (viewer === undefined) {
+      // A name that is no user's is not written: it may be a password typed in the wrong box.
+      await this.audit.record(user === undefined ? { ...actor, who: '(no such user)' } : actor, 'sign-in refused');
       return 'wrong';
     }
-    this.tries.delete(client);
-    this.sweep();
+    await this.throttle.succeeded(keys);
+    const opened = await this.open(viewer);
+    await this.audit.record({ who: viewer.name, address: given.address }, 'sign-in', viewer.userId ?? '', {
+      role: viewer.role,
+      how: 'password',
+    });
+    return opened;
+  }
+
+  /**
+   * A new session, and the browser's new device cookie, for someone whose sign-in was checked (here, by the identity
+   * provider, or by a one-time link).
+   */
+  async open(viewer: Viewer): Promise<{ token: string; session: Session; device: string }> {
     const token = randomBytes(32).toString('base64url');
     const at = this.now();
-    const session = { csrf: randomBytes(24).toString('base64url'), endsAt: at + LONGEST_MS, seenAt: at };
-    const tokenHash = hashOf(token);
-    this.sessions.set(tokenHash, session);
-    this.written.set(tokenHash, at);
-    this.keep((web) => web.putSession({ tokenHash, passwordMark: this.passwordMark, ...session }));
-    return { token, session };
+    const session = { user: viewer, csrf: randomBytes(24).toString('base64url'), endsAt: at + LONGEST_MS, seenAt: at };
+    await this.web.putSession({
+      tokenHash: hashOf(token),
+      passwordMark: viewer.userId === undefined ? (this.shared?.mark ?? '') : '',
+      ...(viewer.userId === undefined ? {} : { userId: viewer.userId }),
+      csrf: session.csrf,
+      endsAt: session.endsAt,
+      seenAt: session.seenAt,
+    });
+    const nameKey = viewer.userId === undefined ? '' : viewer.name.toLowerCase();
+    return { token, session, device: this.throttle.deviceCookie(nameKey) };
   }
 
-  /** The session of a token, when it is one and has not ended; its idle clock starts again. */
-  session(token: string | undefined): Session | undefined {
+  /** The session of a token, when it is one, has not ended and its user may still sign in; its idle clock restarts. */
+  async session(token: string | undefined): Promise<Session | undefined> {
     if (token === undefined) return undefined;
     const tokenHash = hashOf(token);
-    const session = this.sessions.get(tokenHash);
-    if (session === undefined) return undefined;
+    const kept = await this.web.session(tokenHash);
+    if (kept === undefined) return undefined;
     const at = this.now();
-    if (at > session.endsAt || at - session.seenAt > IDLE_MS) {
-      this.end([tokenHash]);
+    const viewer = await this.viewerOf(kept.userId, kept.passwordMark);
+    if (viewer === undefined || at > kept.endsAt || at - kept.seenAt > IDLE_MS) {
+      await this.web.deleteSessions([tokenHash]);
       return undefined;
     }
-    session.seenAt = at;
-    if (at - (this.written.get(tokenHash) ?? 0) >= SEEN_WRITE_MS) {
-      this.written.set(tokenHash, at);
-      this.keep((web) => web.touchSession(tokenHash, at));
-    }
-    return session;
+    if (at - kept.seenAt >= SEEN_WRITE_MS) await this.web.touchSession(tokenHash, at);
+    return { user: viewer, csrf: kept.csrf, endsAt: kept.endsAt, seenAt: at };
   }
 
-  signOut(token: string | undefined): void {
-    if (token !== undefined) this.end([hashOf(token)]);
+  /** Who a kept session is of, if they may still be signed in. */
+  private async viewerOf(userId: string | undefined, passwordMark: string): Promise<Viewer | undefined> {
+    if (userId === undefined)
+      return this.shared !== undefined && passwordMark === this.shared.mark
+        ? { name: SHARED_NAME, role: 'admin' }
+        : undefined;
+    const user = await this.controls.user({ id: userId });
+    if (user === undefined || user.disabledAt !== undefined) return undefined;
+    return { userId: user.id, name: user.name, role: user.role };
   }
 
-  private end(tokenHashes: string[]): void {
-    if (tokenHashes.length === 0) return;
-    for (const tokenHash of tokenHashes) {
-      this.sessions.delete(tokenHash);
-      this.written.delete(tokenHash);
-    }
-    this.keep((web) => web.deleteSessions(tokenHashes));
-  }
-
-  /** Sessions over, and clients whose wait is long past, forgotten (at each sign-in: memory stays bounded). */
-  private sweep(): void {
-    const at = this.now();
-    const over = [...this.sessions].filter(([, s]) => at > s.endsAt || at - s.seenAt > IDLE_MS).map(([hash]) => hash);
-    this.end(over);
-    for (const [client, t] of this.tries) if (at - t.nextTryAt > 3_600_000) this.tries.delete(client);
+  async signOut(token: string | undefined, address: string): Promise<void> {
+    if (token === undefined) return;
+    const session = await this.session(token);
+    await this.web.deleteSessions([hashOf(token)]);
+    if (session !== undefined)
+      await this.audit.record({ who: session.user.name, address }, 'sign-out', session.user.userId ?? '');
   }
 
   /** Whether a form's or a call's token is the session's own, compared in constant time. */
@@ -193,7 +190,49 @@ export class WebAuth {
   }
 }
 
-/** What the store knows a session by: the cookie's token is never kept, so reading the store signs nobody in. */
-function hashOf(token: string): string {
+/** A user's password as kept: `scrypt:SALT:HASH`, hex. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  return `scrypt:${salt.toString('hex')}:${(await scryptAsync(password, salt, 32)).toString('hex')}`;
+}
+
+/** A stand-in hash, so that a name that is no user's costs the same time as one that is. */
+const NOBODY = `scrypt:${'00'.repeat(16)}:${'00'.repeat(32)}`;
+
+async function passwordMatches(password: string, kept: string | undefined): Promise<boolean> {
+  const [kind, salt, hash] = (kept ?? NOBODY).split(':');
+  if (kind !== 'scrypt' || salt === undefined || hash === undefined) return false;
+  const right = await matches(password, Buffer.from(salt, 'hex'), Buffer.from(hash, 'hex'));
+  return right && kept !== undefined;
+}
+
+async function matches(password: string, salt: Buffer, hash: Buffer): Promise<boolean> {
+  const given = await scryptAsync(password, salt, 32);
+  return given.length === hash.length && timingSafeEqual(given, hash);
+}
+
+/**
+ * The shared password, hashed under a salt of this process, and the mark its sessions carry: a scrypt of it under a
+ * salt kept in the store, so that sessions opened with it outlive a restart, and those of another password are not
+ * taken.
+ */
+async function sharedPassword(
+  password: string,
+  { settings }: { settings: JournalTables },
+): Promise<{ salt: Buffer; hash: Buffer; mark: string }> {
+  if (password.length < MIN_PASSWORD)
+    throw new Error(`the web page's password must be at least ${MIN_PASSWORD} characters`);
+  const salt = randomBytes(16);
+  let markSalt = await settings.setting('web password salt');
+  if (markSalt === undefined) {
+    markSalt = randomBytes(16).toString('hex');
+    await settings.write([{ setting: 'web password salt', value: markSalt }]);
+  }
+  const mark = (await scryptAsync(password, Buffer.from(markSalt, 'hex'), 32)).toString('hex');
+  return { salt, hash: await scryptAsync(password, salt, 32), mark };
+}
+
+/** What the store knows a session or link by: the token is never kept, so reading the store signs nobody in. */
+export function hashOf(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

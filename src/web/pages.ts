@@ -5,12 +5,22 @@ import { mapSection } from './mapSection.js';
 import type { Upload } from './Uploads.js';
 import type { Fix, UploadTable } from './uploadTable.js';
 
-export function loginPage(problem?: string): SafeHtml {
+/** The sign-in form: a name and a password; with the shared password still open, the name may stay empty. */
+export function loginPage(sharedOpen: boolean, problem?: string): SafeHtml {
   return html`<h1>Sign in</h1>
 <form method="post" action="/login" class="card narrow">
   ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
+  <label for="name">Name</label>
+  ${
+    sharedOpen
+      ? html`<input id="name" name="name" autocomplete="username" aria-describedby="name-hint">
+  <p class="hint" id="name-hint">Leave it empty to sign in with the team's shared password.</p>
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+  <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>`
+      : html`<input id="name" name="name" autocomplete="username" required autofocus>
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required>`
+  }
   <button type="submit">Sign in</button>
 </form>`;
 }

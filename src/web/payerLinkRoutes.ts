@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../core/html.js';
 import { layout } from './layout.js';
 import type { PayerBook } from './payerBook.js';
 import { issueLink } from './payerLinks.js';
-import type { SignedIn } from './WebAuth.js';
+import type { Session, SignedIn } from './WebAuth.js';
 
 /** What the team needs to hand a payer a new link, or end theirs: where links are kept and where they lead. */
 export interface LinkSpec {
@@ -27,20 +27,21 @@ export async function payerLinkRoutes(
   const { links } = spec;
   if (links === undefined) return;
   app.post('/payers/:id/links/new', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
     const id = (request.params as { id: string }).id;
-    if ((await spec.book.line(id)) === undefined) return noSuchPayer(reply, csrf);
+    if ((await spec.book.line(id)) === undefined) return noSuchPayer(reply, session);
     const made = await issueLink(links.directory, id, {
       now: new Date(),
       days: links.days,
       publicUrl: links.publicUrl,
     });
-    return reply.type('text/html').send(layout('New link', newLinkPage(id, made), { csrf }, ['live.js']));
+    return reply.type('text/html').send(layout('New link', newLinkPage(id, made), session, ['live.js']));
   });
   app.post('/payers/:id/links/revoke', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
     const id = (request.params as { id: string }).id;
-    if ((await spec.book.line(id)) === undefined) return noSuchPayer(reply, csrf);
+    if ((await spec.book.line(id)) === undefined) return noSuchPayer(reply, session);
     const revoked = await links.directory.revokeLinks(id, new Date().toISOString());
     const said =
       revoked === 0
@@ -77,9 +78,9 @@ export function linkForms(id: string, csrf: string): SafeHtml {
 </div>`;
 }
 
-function noSuchPayer(reply: FastifyReply, csrf: string): FastifyReply {
+function noSuchPayer(reply: FastifyReply, session: Session): FastifyReply {
   return reply
     .code(404)
     .type('text/html')
-    .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, { csrf }));
+    .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, session));
 }

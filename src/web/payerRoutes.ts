@@ -77,32 +77,35 @@ export async function payerRoutes(app: FastifyInstance, spec: PayerSpec): Promis
   };
 
   const page = async (request: FastifyRequest, reply: FastifyReply, view: PayerView) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
     readUnread();
     const note = refreshing ? 'Asking the service about the payers: the table follows as the answers come.' : undefined;
     const body = payersPage(await spec.book.page(view, PAGE_SIZE), view, csrf, note);
-    return reply.type('text/html').send(layout('Payers', body, { csrf }, ['live.js']));
+    return reply.type('text/html').send(layout('Payers', body, session, ['live.js']));
   };
   app.get('/payers', async (request, reply) => page(request, reply, viewOf(request.query)));
   app.post('/payers', async (request, reply) => page(request, reply, viewOf(request.body)));
 
   app.get('/payers/:id', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
     const id = (request.params as { id: string }).id;
     const line = await spec.book.line(id);
     if (line === undefined)
       return reply
         .code(404)
         .type('text/html')
-        .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, { csrf }));
+        .send(layout('Not found', html`<h1>No such payer</h1><p><a href="/payers">All payers</a></p>`, session));
     const history = await payerHistory(spec.journal, id);
     const links = spec.links === undefined ? undefined : { csrf };
     const title = line.who?.name ?? id;
-    return reply.type('text/html').send(layout(title, payerPage(line, history, links), { csrf }, ['live.js']));
+    return reply.type('text/html').send(layout(title, payerPage(line, history, links), session, ['live.js']));
   });
 
   const fragment = async (request: FastifyRequest, reply: FastifyReply, view: PayerView) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
     const shown = await spec.book.page(view, PAGE_SIZE);
     return reply.type('text/html').send(toText(payersFragment(shown, view, csrf)));
   };

@@ -62,19 +62,19 @@ export async function progressRoutes(app: FastifyInstance, spec: ProgressSpec): 
     return upload?.sentAs === undefined ? undefined : upload;
   };
   app.get('/sent/:id', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
     const upload = await sentUpload((request.params as { id: string }).id);
     if (upload === undefined)
       return reply
         .code(404)
         .type('text/html')
-        .send(layout('Not found', html`<h1>Not found</h1>`, { csrf }));
+        .send(layout('Not found', html`<h1>Not found</h1>`, session));
     const progress = progressOf(upload, spec.paths);
     const body = html`<h1>${upload.name}</h1>
 <div id="progress-live" data-live="/sent/${upload.id}/live" data-fragment="/sent/${upload.id}/fragment" data-live-ends aria-live="polite">
 ${progressFragment(upload, progress, spec.heldBy(), await toAct(progress, spec))}
 </div>`;
-    return reply.type('text/html').send(layout(upload.name, body, { csrf }, ['live.js']));
+    return reply.type('text/html').send(layout(upload.name, body, session, ['live.js']));
   });
   app.get('/sent/:id/fragment', async (request, reply) => {
     const upload = await sentUpload((request.params as { id: string }).id);

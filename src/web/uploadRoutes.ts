@@ -8,7 +8,7 @@ import { editRoutes } from './editRoutes.js';
 import { layout } from './layout.js';
 import { uploadPage, uploadResultPage } from './pages.js';
 import { Uploads } from './Uploads.js';
-import type { SignedIn } from './WebAuth.js';
+import type { Session, SignedIn } from './WebAuth.js';
 
 export interface UploadSpec {
   uploads: Uploads;
@@ -26,21 +26,29 @@ export interface UploadSpec {
 /** The start page, an upload checked as `validate` checks it, and its sending into the inbox. */
 export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Promise<void> {
   await app.register(multipart, { limits: { fileSize: spec.limitMb * 1024 * 1024, files: 1, fields: 4 } });
-  const page = (reply: FastifyReply, status: number, title: string, body: Parameters<typeof layout>[1], csrf: string) =>
+  const page = (
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    body: Parameters<typeof layout>[1],
+    session: Session,
+  ) =>
     reply
       .code(status)
       .type('text/html')
-      .send(layout(title, body, { csrf }));
+      .send(layout(title, body, session));
 
   app.get('/', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
-    return page(reply, 200, 'Upload', uploadPage(csrf, spec.limitMb), csrf);
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
+    return page(reply, 200, 'Upload', uploadPage(csrf, spec.limitMb), session);
   });
 
   app.post('/uploads', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
     const refused = (status: number, problem: string) =>
-      page(reply, status, 'Upload', uploadPage(csrf, spec.limitMb, problem), csrf);
+      page(reply, status, 'Upload', uploadPage(csrf, spec.limitMb, problem), session);
     const taken = await receive(request, spec);
     if ('problem' in taken) return refused(taken.status, taken.problem);
     const upload = await spec.uploads.accept(taken.id, taken.path, taken.size, spec.runInput, spec.context);
@@ -48,13 +56,14 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
   });
 
   app.get('/uploads/:id', async (request, reply) => {
-    const { csrf } = (request as SignedIn).session;
+    const session = (request as SignedIn).session;
+    const { csrf } = session;
     const upload = await spec.uploads.get((request.params as { id: string }).id);
     if (upload === undefined)
       return reply
         .code(404)
         .type('text/html')
-        .send(layout('Not found', uploadPage(csrf, spec.limitMb, 'No such upload.'), { csrf }));
+        .send(layout('Not found', uploadPage(csrf, spec.limitMb, 'No such upload.'), session));
     const table = upload.sentAs === undefined ? await spec.uploads.table(upload) : undefined;
     const body = uploadResultPage(
       upload,
@@ -62,7 +71,7 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
       spec.service,
       table && { table, fixes: await spec.uploads.fixes(upload) },
     );
-    return reply.type('text/html').send(layout(upload.name, body, { csrf }, table === undefined ? [] : ['fix.js']));
+    return reply.type('text/html').send(layout(upload.name, body, session, table === undefined ? [] : ['fix.js']));
   });
 
   app.post('/uploads/:id/send', (request, reply) => {

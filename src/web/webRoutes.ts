@@ -1,20 +1,30 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import cookiePlugin from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientKey } from '../core/clientKey.js';
 import { packageRoot } from '../core/packageRoot.js';
 import type { InboxPaths } from '../inbox/folders.js';
+import type { ControlTables } from '../store/Store.js';
+import type { Audit } from './Audit.js';
 import { layout } from './layout.js';
+import { welcomeRoutes } from './welcomeRoutes.js';
 import { loginPage, refusalPage } from './pages.js';
 import { payerLinkRoutes } from './payerLinkRoutes.js';
 import { type PayerSpec, payerRoutes } from './payerRoutes.js';
 import { progressRoutes } from './progressRoutes.js';
 import { uploadRoutes, type UploadSpec } from './uploadRoutes.js';
-import { type SignedIn, WebAuth } from './WebAuth.js';
+import { allows, roleFor } from './roles.js';
+import { DEVICE_DAYS } from './SignInThrottle.js';
+import { LONGEST_MS, type SignedIn, WebAuth } from './WebAuth.js';
 
 export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'> {
   auth: WebAuth;
+  /** The audit trail: every action of the page writes its line there. */
+  audit: Audit;
+  /** The team's users and the audit trail, in the store. */
+  controls: ControlTables;
   /** The inbox's folders: where a sent file is run, and its results. */
   paths: InboxPaths;
   /**
@@ -27,6 +37,8 @@ export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'> {
 }
 
 const COOKIE = 'payer_onboard_session';
+/** The browser's device cookie: it signed in as a user before, so other people's wrong tries do not slow it. */
+const DEVICE_COOKIE = 'payer_onboard_device';
 
 /**
  * Every response of the page: nothing may be loaded from elsewhere, framed, or kept by a cache (the pages hold
@@ -50,6 +62,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
  */
 export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<void> {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(cookiePlugin);
   const assets = join(packageRoot(), 'web');
   // A name this page is not known by, or a form posted from another site, is refused before anything reads it.
   app.addHook('onRequest', async (request, reply) => {
@@ -77,16 +90,19 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     const text = readFileSync(join(assets, file), 'utf8');
     app.get(`/assets/${file}`, async (_request, reply) => reply.type(type).send(text));
   }
-  app.get('/login', async (_request, reply) => reply.type('text/html').send(layout('Sign in', loginPage())));
+  app.get('/login', async (_request, reply) =>
+    reply.type('text/html').send(layout('Sign in', loginPage(await spec.auth.sharedOpen()))),
+  );
   app.post('/login', async (request, reply) => signIn(spec.auth, request, reply));
+  welcomeRoutes(app, { ...spec, signedIn: (reply, opened) => withCookies(reply, opened) });
   // Signing out needs no token: only this site can post here (the same-site check above), and it only ends things.
   app.post('/logout', async (request, reply) => {
-    spec.auth.signOut(cookieOf(request));
-    return reply.header('set-cookie', cookie(request, '', 0)).redirect('/login', 303);
+    await spec.auth.signOut(request.cookies[COOKIE], clientKey(request.ip));
+    return reply.setCookie(COOKIE, '', cookieOptions(request, 0)).redirect('/login', 303);
   });
   await app.register(async (signedIn) => {
     signedIn.addHook('preHandler', async (request, reply) => {
-      const session = spec.auth.session(cookieOf(request));
+      const session = await spec.auth.session(request.cookies[COOKIE]);
       if (session === undefined) {
         if (request.method === 'GET') return reply.redirect('/login', 303);
         return refuse(reply, 401, 'sign in first');
@@ -94,6 +110,15 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
       (request as SignedIn).session = session;
       if (request.method !== 'GET' && !WebAuth.csrfValid(session, csrfOf(request)))
         return refuse(reply, 403, 'refused: the form is out of date or not from this page; reload it and try again');
+      const needs = roleFor(request.method, request.routeOptions.url);
+      if (allows(session.user.role, needs)) return;
+      // A viewer's start is the Payers page.
+      if (request.method === 'GET' && request.routeOptions.url === '/') return reply.redirect('/payers', 303);
+      return refuse(
+        reply,
+        403,
+        `refused: your role, ${session.user.role}, cannot do this; it needs ${needs}: an admin can change your role`,
+      );
     });
     await uploadRoutes(signedIn, spec);
     await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
@@ -109,36 +134,46 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
 }
 
 async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const password = (request.body as Record<string, unknown> | undefined)?.password;
-  const result = await auth.signIn(typeof password === 'string' ? password : '', clientKey(request.ip));
-  if (result === 'wrong' || 'wait' in result) {
-    const why =
-      result === 'wrong'
-        ? 'That password is not right.'
-        : `Too many wrong passwords: try again in ${Math.ceil(result.wait / 1000)} s.`;
-    return reply
-      .code(result === 'wrong' ? 401 : 429)
-      .type('text/html')
-      .send(layout('Sign in', loginPage(why)));
-  }
-  return reply.header('set-cookie', cookie(request, result.token, 12 * 3600)).redirect('/', 303);
+  const body = (request.body as Record<string, unknown> | undefined) ?? {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const result = await auth.signIn({
+    name: text(body.name),
+    password: text(body.password),
+    address: clientKey(request.ip),
+    device: request.cookies[DEVICE_COOKIE],
+  });
+  if (typeof result === 'object' && 'token' in result) return withCookies(reply, result).redirect('/', 303);
+  const why =
+    result === 'wrong'
+      ? 'That name and password do not match.'
+      : result === 'shared-retired'
+        ? 'The shared password no longer signs in: this team has named users, so sign in with your own name and password.'
+        : `Too many wrong tries: try again in ${Math.ceil(result.wait / 1000)} s.`;
+  return reply
+    .code(result === 'wrong' || result === 'shared-retired' ? 401 : 429)
+    .type('text/html')
+    .send(layout('Sign in', loginPage(await auth.sharedOpen(), why)));
+}
+
+/** A browser signed in: its session's cookie, and the device cookie that says it signed in as this user before. */
+function withCookies(reply: FastifyReply, opened: { token: string; device: string }): FastifyReply {
+  return reply
+    .setCookie(COOKIE, opened.token, cookieOptions(reply.request, LONGEST_MS / 1000))
+    .setCookie(DEVICE_COOKIE, opened.device, cookieOptions(reply.request, DEVICE_DAYS * 86_400));
 }
 
 /**
- * The session cookie: HttpOnly, SameSite=Strict, and Secure when the page came over TLS (through a proxy that says
- * so: Fastify believes X-Forwarded-Proto only from the proxies `--trust-proxy` names).
+ * The session's and the device's cookies: HttpOnly, SameSite=Strict, and Secure when the page came over TLS
+ * (through a proxy that says so: Fastify believes X-Forwarded-Proto only from the proxies `--trust-proxy` names).
  */
-function cookie(request: FastifyRequest, value: string, maxAge: number): string {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
-}
-
-function cookieOf(request: FastifyRequest): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === COOKIE) return rest.join('=') || undefined;
-  }
-  return undefined;
+function cookieOptions(request: FastifyRequest, maxAge: number) {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    maxAge,
+    secure: request.protocol === 'https',
+  };
 }
 
 /** The token of a form (`_csrf`) or of a script's call (`x-csrf-token`). */

@@ -45,7 +45,7 @@ describe.skipIf(suite.skip)(suite.title, () => {
     await page.goto(`${h.serve.url}/login`);
     await page.getByLabel('Password').fill('wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not right');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('do not match');
     await signIn(page, h.serve.url);
     await shot(page, '2-upload');
 

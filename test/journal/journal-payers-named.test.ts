@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/openStore.js';
 import { STORE_FILE } from '../../src/store/SqliteStore.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { type TestStore, testStore } from '../helpers/testStore.js';
+import { UNDO_CONTROLS } from '../helpers/undoMigrations.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let backend: TestStore;
@@ -142,6 +143,7 @@ describe("the payers a batch of events names, looked up by the journal's index",
     await store.close();
     await sql(where, [
       // The store as version 8 left it: the steps after it undone.
+      ...UNDO_CONTROLS,
       'DELETE FROM schema_migrations WHERE version >= 9',
       'DROP TABLE journal_accounts',
       ...['payer_directory', 'payer_links', 'payer_mails', 'payer_signatures'].map((t) => `DROP TABLE ${t}`),

@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/openStore.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { STORE_FILE } from '../../src/store/SqliteStore.js';
 import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
+import { UNDO_CONTROLS } from '../helpers/undoMigrations.js';
 
 // A store at schema version 9 (what a run of the version before the payer directory leaves: a journal, no
 // directory) brought up to this version by the next run, on either backend (the postgres project runs this file on
@@ -14,6 +15,7 @@ import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
 
 const POSTGRES = process.env.PAYER_ONBOARD_TEST_BACKEND === 'postgres';
 const UNDO_DIRECTORY = [
+  ...UNDO_CONTROLS,
   'DELETE FROM schema_migrations WHERE version >= 10',
   'DROP TABLE payer_directory',
   'DROP TABLE payer_links',
@@ -79,6 +81,7 @@ it('a store at version 10: its mail records kept as they were, and mails due and
   expect((await h.run({ inputs: [input] })).summary.exitCode).toBe(0);
   const service = journalName(h.sandbox.url, API_KEY);
   const version10 = [
+    ...UNDO_CONTROLS,
     'DROP TABLE payer_mails',
     `CREATE TABLE payer_mails (service TEXT NOT NULL, client_user_id TEXT NOT NULL, step TEXT NOT NULL,
       state TEXT NOT NULL CHECK (state IN ('sending', 'sent', 'refused')), reason TEXT, at TEXT NOT NULL,

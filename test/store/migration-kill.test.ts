@@ -9,6 +9,7 @@ import { STORE_FILE } from '../../src/store/SqliteStore.js';
 import { API_KEY, harness, payersCsv } from '../helpers/runHarness.js';
 import { spawnBin } from '../helpers/spawnBin.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { UNDO_CONTROLS } from '../helpers/undoMigrations.js';
 
 // A process killed while it brings an older store up to this version's schema: the steps run in one transaction, so
 // the store stays at its old version with everything it held, and the next start runs them again. The store is made
@@ -17,6 +18,7 @@ import { waitFor } from '../helpers/waitFor.js';
 
 const POSTGRES = process.env.PAYER_ONBOARD_TEST_BACKEND === 'postgres';
 const UNDO_LAST_FOUR = [
+  ...UNDO_CONTROLS,
   'DELETE FROM schema_migrations WHERE version >= 7',
   'DROP TABLE payer_directory',
   'DROP TABLE payer_links',
