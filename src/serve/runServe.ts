@@ -82,6 +82,8 @@ export interface ServeOptions {
    * believed. Without, every client is known by its connection's own address.
    */
   trustProxy?: string;
+  /** The clock of the page's sessions and sign-in waits, for a test that stops it (default: Date.now). */
+  webNow?: () => number;
 }
 
 export interface ServeHandle {
@@ -470,7 +472,7 @@ async function teamPage(
   );
   await uploads.prune(UPLOADS_KEPT_MS);
   const spec = {
-    auth: await WebAuth.create({ password, ...kept, audit }),
+    auth: await WebAuth.create({ password, ...kept, audit, ...(options.webNow ? { now: options.webNow } : {}) }),
     audit,
     controls: kept.controls,
     uploads,

@@ -83,7 +83,7 @@ describe('the web page over plain HTTP', () => {
   });
 
   it('wrong passwords sent all at once: a few are read, the rest refused unread; a browser that signed in before is not held up', async () => {
-    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    h = await serveHarness({ serve: { webNow: () => 1_000_000, webPassword: PASSWORD } });
     const url = h.serve.url;
     const before = await fetch(`${url}/login`, { method: 'POST', ...form({ password: PASSWORD }), redirect: 'manual' });
     const device = before.headers
@@ -110,7 +110,7 @@ describe('the web page over plain HTTP', () => {
   });
 
   it('a forged X-Forwarded-For from a peer it does not trust is ignored: the guesser is still the one slowed', async () => {
-    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    h = await serveHarness({ serve: { webNow: () => 1_000_000, webPassword: PASSWORD } });
     const url = h.serve.url;
     // A guesser at many names, claiming a new address each time: all counted against its own.
     for (let i = 0; i < 20; i++)
@@ -120,7 +120,7 @@ describe('the web page over plain HTTP', () => {
   });
 
   it('behind a proxy it trusts (--trust-proxy), the client it forwards is counted, never the proxy', async () => {
-    h = await serveHarness({ serve: { webPassword: PASSWORD, trustProxy: '127.0.0.1' } });
+    h = await serveHarness({ serve: { webNow: () => 1_000_000, webPassword: PASSWORD, trustProxy: '127.0.0.1' } });
     const url = h.serve.url;
     for (let i = 0; i < 20; i++)
       expect(await signInFrom(url, '127.0.0.1', 'guess', '203.0.113.1', `name-${i}`)).toBe(401);

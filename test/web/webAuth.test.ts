@@ -151,8 +151,9 @@ describe('sign-in under a guesser', () => {
     signedIn(await auth.signIn({ name: 'A', password: 'a-password-123', address: '192.0.2.77' }));
   });
 
+  // Each test's clock stands still: a wait of a second must not pass while a loaded machine hashes the tries.
   it("a guesser spraying names from one address slows that address's fresh browsers, not known ones", async () => {
-    const { auth, controls } = await started(undefined);
+    const { auth, controls } = await started(undefined, () => 1_000_000);
     await controls.addUser(await user('B', 'viewer', 'b-password-123'));
     const bDevice = signedIn(await auth.signIn({ name: 'B', password: 'b-password-123', address: 'x' })).device;
     const office = '203.0.113.5';
@@ -164,7 +165,7 @@ describe('sign-in under a guesser', () => {
   });
 
   it('a device cookie is known only as signed by this serve, for its own name', async () => {
-    const { auth, controls } = await started(undefined);
+    const { auth, controls } = await started(undefined, () => 1_000_000);
     await controls.addUser(await user('A', 'viewer', 'a-password-123'));
     const device = signedIn(await auth.signIn({ name: 'A', password: 'a-password-123', address: 'x' })).device;
     const [name, nonce] = device.split('.');
@@ -177,8 +178,8 @@ describe('sign-in under a guesser', () => {
   });
 
   it('shares its counts through the store: a second serve sees the first one’s wrong tries', async () => {
-    const x = await started(undefined);
-    const y = await started(undefined);
+    const x = await started(undefined, () => 1_000_000);
+    const y = await started(undefined, () => 1_000_000);
     await x.controls.addUser(await user('A', 'viewer', 'a-password-123'));
     for (let i = 0; i < 5; i++)
       expect(await x.auth.signIn({ name: 'A', password: 'guess', address: 'p' })).toBe('wrong');
