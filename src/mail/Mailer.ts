@@ -21,6 +21,17 @@ export interface MailToSend {
 }
 
 /**
+ * A mail in the tool's own fixed words, plain text, to someone of the team (not a payer: the team's templates are for
+ * payers). `secrets`: what its outcome's reason must never say (the link it carries).
+ */
+interface NoteToSend {
+  to: string;
+  subject: string;
+  text: string;
+  secrets: readonly string[];
+}
+
+/**
  * How a send ended, as data. `refused`: the server refused this mail for good (a 5xx to the recipient or to the
  * message; `code` null when the address was refused here, before any server saw it): the caller records it and does
  * not send it again as is. `unreachable`: nothing was refused for good (no server, a 4xx, a login refused, the
@@ -34,6 +45,8 @@ export type SendOutcome =
 export interface Mailer {
   /** Sends one mail, after the ones asked for before it and within the rate cap; never rejects for an SMTP outcome. */
   send(mail: MailToSend): Promise<SendOutcome>;
+  /** The same for a note of the tool's own words, in the same queue and rate cap. */
+  sendNote(note: NoteToSend): Promise<SendOutcome>;
   /** Lets the mail in flight finish; the ones still waiting for the rate cap end as `unreachable`. */
   close(): Promise<void>;
 }
@@ -93,6 +106,12 @@ export function createMailer(settings: MailSettings, options: { clock?: MailCloc
   const cap = new MinuteCap(settings.perMinute, clock);
   const closing = new AbortController();
   let tail: Promise<unknown> = Promise.resolve();
+  const queue = (message: Message, secrets: string[]): Promise<SendOutcome> => {
+    const outcome = tail.then(async () => ((await cap.take(closing.signal)) ? deliver.send(message, secrets) : CLOSED));
+    tail = outcome.catch(() => undefined);
+    return outcome;
+  };
+  const envelope = (to: string) => ({ from: settings.from, replyTo: settings.replyTo, to });
   return {
     // Async: a link that is not a URL (the caller's bug) rejects the promise, rather than throwing where send is called.
     async send(mail) {
@@ -104,12 +123,13 @@ export function createMailer(settings: MailSettings, options: { clock?: MailCloc
         { firstName: mail.firstName, link: mail.link, deadline: mail.deadline, teamName: settings.teamName },
         settings.timeZone,
       );
-      const message = { from: settings.from, replyTo: settings.replyTo, to: mail.to, ...rendered };
-      const outcome = tail.then(async () =>
-        (await cap.take(closing.signal)) ? deliver.send(message, secretsOf(settings, mail)) : CLOSED,
-      );
-      tail = outcome.catch(() => undefined);
-      return outcome;
+      return queue({ ...envelope(mail.to), ...rendered }, secretsOf(settings, mail.to, [mail.link]));
+    },
+    async sendNote(note) {
+      if (!isMailAddress(note.to))
+        return { kind: 'refused', code: null, reason: 'not an address a mail can be sent to' };
+      const message = { ...envelope(note.to), subject: note.subject, text: note.text };
+      return queue(message, secretsOf(settings, note.to, note.secrets));
     },
     async close() {
       closing.abort();
@@ -119,7 +139,7 @@ export function createMailer(settings: MailSettings, options: { clock?: MailCloc
   };
 }
 
-type Message = Pick<MailSettings, 'from' | 'replyTo'> & { to: string; subject: string; text: string; html: string };
+type Message = Pick<MailSettings, 'from' | 'replyTo'> & { to: string; subject: string; text: string; html?: string };
 
 interface Delivery {
   send(message: Message, secrets: string[]): Promise<SendOutcome>;
@@ -194,11 +214,11 @@ function outboxDelivery(dir: string, clock: MailClock): Delivery {
   };
 }
 
-/** What a reason must never hold of this mail: its recipient (whole, and the name before the @), link and password. */
-function secretsOf(settings: MailSettings, mail: MailToSend): string[] {
+/** What a reason must never hold of a mail: its recipient (whole, and the name before the @), link and password. */
+function secretsOf(settings: MailSettings, to: string, more: readonly string[]): string[] {
   const auth = settings.transport.kind === 'smtp' ? settings.transport.options.auth : undefined;
-  const local = mail.to.slice(0, mail.to.lastIndexOf('@'));
-  return [mail.to, local.length >= 3 ? local : '', mail.link, auth?.pass ?? '', auth?.user ?? '']
+  const local = to.slice(0, to.lastIndexOf('@'));
+  return [to, local.length >= 3 ? local : '', ...more, auth?.pass ?? '', auth?.user ?? '']
     .flatMap((secret) => (secret === '' ? [] : [secret, encodeURIComponent(secret)]))
     .sort((a, b) => b.length - a.length);
 }

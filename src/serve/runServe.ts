@@ -23,7 +23,7 @@ import { CatchUp, RETRY_WINDOW_MS } from './CatchUp.js';
 import type { Invitations } from './Invitations.js';
 import { serveMail, startInvitations } from './mailSetup.js';
 import { Worker } from './Worker.js';
-import type { MailSettingsInput } from '../mail/index.js';
+import type { MailSettings, MailSettingsInput } from '../mail/index.js';
 
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
 const UPLOADS_KEPT_MS = 7 * 24 * 3_600_000;
@@ -143,7 +143,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
     const { web, payer, hosts } = await pages(options, places, inbox, runContext, {
-      ...{ changes, agreementOrigins, say, mailState: mail.state, ...events },
+      ...{ changes, agreementOrigins, say, mailState: mail.state, mailSettings: mail.settings, ...events },
       wake: () => worker.wake(),
       heldBy: () => worker.heldBy,
       onSigned: signatureEvent(log, worker),
@@ -214,12 +214,12 @@ async function openMail(
   journal: JournalPlace & { open: Store },
   pollMs: number,
   say: (line: string) => void,
-): Promise<{ invitations: Invitations | undefined; state: () => string }> {
+): Promise<{ invitations: Invitations | undefined; state: () => string; settings?: MailSettings }> {
   const mail = serveMail(options, places, inbox.paths.root, say);
   if (!mail.on) return { invitations: undefined, state: () => `off: ${mail.why}` };
   const timing = { pollMs, pauseMs: options.mailPauseMs ?? 1000 };
   const invitations = await startInvitations(mail, journal, inbox.paths.results, timing, say);
-  return { invitations, state: () => invitations.describe() };
+  return { invitations, state: () => invitations.describe(), settings: mail.settings };
 }
 
 /** Listens where the options say; the address it got (`http://host:port`, the port the system gave for 0). */
@@ -373,6 +373,8 @@ interface Serving {
   say: (line: string) => void;
   /** Where the mails stand, for the Payers page. */
   mailState: () => string;
+  /** The mail settings, when serve's mail is set up: the users page mails a user's one-time link too. */
+  mailSettings: MailSettings | undefined;
 }
 
 /**
@@ -488,6 +490,8 @@ async function teamPage(
     changes: serving.changes,
     resultsDir: inbox.paths.results,
     paths: inbox.paths,
+    publicUrl: options.publicUrl,
+    mail: serving.mailSettings,
     ...(options.publicUrl === undefined
       ? {}
       : {

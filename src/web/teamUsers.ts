@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
+import { createMailer, type MailSettings, type SendOutcome } from '../mail/index.js';
 import type { ControlTables, Role, WebUser } from '../store/Store.js';
 import type { Actor, Audit } from './Audit.js';
 import { hashOf, hashPassword, MIN_PASSWORD, SHARED_NAME } from './WebAuth.js';
@@ -110,4 +111,45 @@ export async function changeUser(
   const action = 'role' in change ? 'user role changed' : change.disabled ? 'user disabled' : 'user enabled';
   await audit.record(actor, action, user.id, detail);
   return changed;
+}
+
+/**
+ * Mails a user their one-time link, in the tool's own plain words (they are of the team, not a payer: the team's
+ * templates are the payers'), where serve's mail is set up; the outcome goes into the audit trail, never the address.
+ */
+export async function mailPasswordLink(
+  settings: MailSettings,
+  audit: Audit,
+  actor: Actor,
+  user: WebUser & { email: string },
+  url: string,
+): Promise<SendOutcome> {
+  // The shared password is no one's name: the mail then says who as the team would.
+  const by = actor.who === SHARED_NAME ? "Your team's admin" : actor.who;
+  const mailer = createMailer(settings);
+  try {
+    const outcome = await mailer.sendNote({
+      to: user.email,
+      subject: `${settings.teamName}: set your password for payer-onboard`,
+      text: [
+        `Hello ${user.name},`,
+        '',
+        `${by} gave you a sign-in to the team's payer-onboard page, as ${user.role}.`,
+        `Set your password with this link (at least ${MIN_PASSWORD} characters). It works once, within ${PASSWORD_LINK_HOURS} hours:`,
+        '',
+        url,
+        '',
+        'If you did not expect this mail, do not open the link: tell your team.',
+        '',
+        settings.teamName,
+        '',
+      ].join('\n'),
+      secrets: [url],
+    });
+    const reason = outcome.kind === 'sent' ? {} : { reason: outcome.reason };
+    await audit.record(actor, 'password link mailed', user.id, { name: user.name, outcome: outcome.kind, ...reason });
+    return outcome;
+  } finally {
+    await mailer.close();
+  }
 }
