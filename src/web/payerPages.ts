@@ -236,7 +236,7 @@ function mailWords(mail: PayerMail | undefined): SafeHtml | string {
  * An ISO time as a `<time>` a person reads in their own time zone, named (the page's script writes it with the
  * browser's zone); without the script, its day and minute in UTC, said so.
  */
-function when(iso: string): SafeHtml | string {
+export function when(iso: string): SafeHtml | string {
   if (!iso) return '';
   return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
 }

@@ -7,6 +7,7 @@ import { clientKey } from '../core/clientKey.js';
 import { packageRoot } from '../core/packageRoot.js';
 import type { InboxPaths } from '../inbox/folders.js';
 import type { ControlTables } from '../store/Store.js';
+import { adminRoutes, type AdminSpec } from './adminRoutes.js';
 import type { Audit } from './Audit.js';
 import { layout } from './layout.js';
 import { welcomeRoutes } from './welcomeRoutes.js';
@@ -19,7 +20,7 @@ import { allows, roleFor } from './roles.js';
 import { DEVICE_DAYS } from './SignInThrottle.js';
 import { LONGEST_MS, type SignedIn, WebAuth } from './WebAuth.js';
 
-export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'> {
+export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'>, AdminSpec {
   auth: WebAuth;
   /** The audit trail: every action of the page writes its line there. */
   audit: Audit;
@@ -123,6 +124,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     await uploadRoutes(signedIn, spec);
     await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
     await payerLinkRoutes(signedIn, spec);
+    await adminRoutes(signedIn, spec);
     await progressRoutes(signedIn, {
       uploads: spec.uploads,
       paths: spec.paths,
