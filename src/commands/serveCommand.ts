@@ -47,6 +47,12 @@ export const serveCommand: CommandBody = {
       ...(argv['web-password-file'] !== undefined ? { webPasswordFile: String(argv['web-password-file']) } : {}),
       ...(argv['upload-limit'] !== undefined ? { uploadLimitMb: Number(argv['upload-limit']) } : {}),
       ...(argv['public-url'] !== undefined ? { publicUrl: String(argv['public-url']) } : {}),
+      ...(argv['oidc-issuer'] !== undefined ? { oidcIssuer: String(argv['oidc-issuer']) } : {}),
+      ...(argv['oidc-client-id'] !== undefined ? { oidcClientId: String(argv['oidc-client-id']) } : {}),
+      ...(argv['oidc-client-secret-file'] !== undefined
+        ? { oidcClientSecretFile: String(argv['oidc-client-secret-file']) }
+        : {}),
+      ...(argv['oidc-role-claim'] !== undefined ? { oidcRoleClaim: String(argv['oidc-role-claim']) } : {}),
       ...(argv['agreement-origins'] !== undefined ? { agreementOrigins: String(argv['agreement-origins']) } : {}),
       ...(argv['link-days'] !== undefined ? { linkDays: Number(argv['link-days']) } : {}),
       ...(argv['trust-proxy'] !== undefined ? { trustProxy: String(argv['trust-proxy']) } : {}),

@@ -25,11 +25,12 @@ function checkBaseUrl(value: string, allowHttp: boolean): string | undefined {
   }
   if (url.protocol === 'https:') return undefined;
   if (url.protocol !== 'http:') return `unsupported protocol "${url.protocol}": use https://`;
-  if (allowHttp || isLoopback(url.hostname)) return undefined;
+  if (allowHttp || isLoopbackHost(url.hostname)) return undefined;
   return `plain http:// to ${url.hostname} would send the key and personal data unencrypted: use https:// (or --allow-http if you really mean it)`;
 }
 
-function isLoopback(hostname: string): boolean {
+/** Whether a URL's host is this machine's: the one place plain http is fine. */
+export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 

@@ -1,7 +1,9 @@
 import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from '../core/errors.js';
+import { isLoopbackHost } from './connection.js';
 import { INBOX_OPTIONS } from './inboxOptions.js';
 import { MAIL_OPTIONS } from './mailOptions.js';
+import { OIDC_OPTIONS } from './oidcOptions.js';
 import type { OptionDef } from './OptionDef.js';
 import { RUN_OPTIONS } from './runOptions.js';
 import { FORGET_OPTIONS } from './directoryOptions.js';
@@ -68,6 +70,7 @@ export const SERVE_OPTIONS = {
     describe:
       "serve's address behind your TLS proxy (`https://payers.example.com`; http only to loopback): the pages answer only to the names they are known by, loopback's and this one's; with it, each payer's own page is on at `/p/`, and their links (the mails' too) lead there; without it no mail is sent",
   },
+  ...OIDC_OPTIONS,
   agreementOrigins: {
     flag: 'agreement-origins',
     type: 'string',
@@ -213,11 +216,6 @@ export function checkServeOptions(given: {
   if (given.linkDays !== undefined && !(given.linkDays > 0 && given.linkDays <= 366))
     throw new ConfigError('--link-days: must be a number of days above 0, at most 366', 'E_USAGE');
   return { trustProxy: trustedProxies(given.trustProxy), agreementOrigins: agreementOrigins(given.agreementOrigins) };
-}
-
-/** Whether a URL's host is this machine's: the one place plain http is fine. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 /**

@@ -11,10 +11,11 @@ import { journalDir, journalPlace, stateDirs, type UserPlaces } from '../journal
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/Store.js';
 import { StateLock } from '../journal/StateLock.js';
-import { readSecretFile, resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
+import { isLoopbackHost, readSecretFile, resolveConnection, resolveDatabaseUrl } from '../options/connection.js';
 import { resolveInboxTimings } from '../options/inboxOptions.js';
+import { type OidcInput, type OidcSettings, resolveOidc } from '../options/oidcOptions.js';
 import { resolveRunOptions } from '../options/resolve.js';
-import { checkServeOptions, isLoopbackHost, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
+import { checkServeOptions, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
@@ -28,7 +29,7 @@ import type { MailSettings, MailSettingsInput } from '../mail/index.js';
 /** Uploads of the web page older than this are removed when serve starts: they hold personal data. */
 const UPLOADS_KEPT_MS = 7 * 24 * 3_600_000;
 
-export interface ServeOptions {
+export interface ServeOptions extends OidcInput {
   /** The inbox folder (incoming/, waiting/, ...) this process runs. */
   inbox: string;
   host?: string;
@@ -109,6 +110,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   const places = placesOf(context);
   const { trustProxy, agreementOrigins } = checkServeOptions(options);
   const secret = webhookSecret(options, places.env, places.cwd);
+  const oidc = resolveOidc(options, places.env, places.cwd);
   const timings = resolveInboxTimings({
     settle: options.settle,
     recheckAfter: options.recheckAfter ?? (secret === undefined ? undefined : RECHECK_WITH_WEBHOOKS_H),
@@ -143,7 +145,7 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
     });
     const webhookPath = options.webhookPath ?? SERVE_OPTIONS.webhookPath.default;
     const { web, payer, hosts } = await pages(options, places, inbox, runContext, {
-      ...{ changes, agreementOrigins, say, mailState: mail.state, mailSettings: mail.settings, ...events },
+      ...{ changes, agreementOrigins, say, mailState: mail.state, mailSettings: mail.settings, oidc, ...events },
       wake: () => worker.wake(),
       heldBy: () => worker.heldBy,
       onSigned: signatureEvent(log, worker),
@@ -375,6 +377,8 @@ interface Serving {
   mailState: () => string;
   /** The mail settings, when serve's mail is set up: the users page mails a user's one-time link too. */
   mailSettings: MailSettings | undefined;
+  /** Sign-in with the company's identity provider, when it is set up. */
+  oidc: OidcSettings | undefined;
 }
 
 /**
@@ -396,8 +400,12 @@ async function pages(
     options.webPassword ?? places.env.PAYER_WEB_PASSWORD,
     places.cwd,
   );
-  // The team's page is on with a shared password, or once the team has a named user (`payer-onboard users add`).
-  const team = password !== undefined || (await serving.store.controls(serving.journal.service).users()).length > 0;
+  // The team's page is on with a shared password, with the company's identity provider, or once the team has a named
+  // user (`payer-onboard users add`).
+  const team =
+    password !== undefined ||
+    serving.oidc !== undefined ||
+    (await serving.store.controls(serving.journal.service).users()).length > 0;
   if (!team && options.publicUrl === undefined) return { hosts };
   const module = await import('../web/index.js');
   const book = new module.PayerBook(
@@ -449,6 +457,7 @@ async function teamPage(
 ): Promise<WebPage> {
   const { webRoutes, WebAuth, Audit, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } =
     module;
+  const oidc = serving.oidc === undefined ? undefined : await module.OidcSignIn.start(serving.oidc, serving.say);
   if (password !== undefined && password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -485,6 +494,7 @@ async function teamPage(
     service: resolveRunOptions({ ...inbox.runInput, inputs: ['(serve)'] }, places.env).baseUrl ?? '',
     onSent: serving.wake,
     heldBy: serving.heldBy,
+    oidc,
     book: serving.book,
     journal: serving.journal,
     changes: serving.changes,

@@ -5,8 +5,11 @@ import { mapSection } from './mapSection.js';
 import type { Upload } from './Uploads.js';
 import type { Fix, UploadTable } from './uploadTable.js';
 
-/** The sign-in form: a name and a password; with the shared password still open, the name may stay empty. */
-export function loginPage(sharedOpen: boolean, problem?: string): SafeHtml {
+/**
+ * The sign-in form: a name and a password; with the shared password still open, the name may stay empty. With the
+ * company's identity provider set up, a way through it too.
+ */
+export function loginPage(sharedOpen: boolean, problem?: string, companySignIn = false): SafeHtml {
   return html`<h1>Sign in</h1>
 <form method="post" action="/login" class="card narrow">
   ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
@@ -22,7 +25,8 @@ export function loginPage(sharedOpen: boolean, problem?: string): SafeHtml {
   <input id="password" name="password" type="password" autocomplete="current-password" required>`
   }
   <button type="submit">Sign in</button>
-</form>`;
+</form>
+${companySignIn ? html`<p class="card narrow"><a class="button" href="/login/oidc">Sign in with your company account</a></p>` : ''}`;
 }
 
 export function refusalPage(message: string): SafeHtml {

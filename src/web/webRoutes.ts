@@ -11,6 +11,7 @@ import { adminRoutes, type AdminSpec } from './adminRoutes.js';
 import type { Audit } from './Audit.js';
 import { layout } from './layout.js';
 import { welcomeRoutes } from './welcomeRoutes.js';
+import { type OidcSignIn, oidcRoutes } from './oidcSignIn.js';
 import { loginPage, refusalPage } from './pages.js';
 import { payerLinkRoutes } from './payerLinkRoutes.js';
 import { type PayerSpec, payerRoutes } from './payerRoutes.js';
@@ -35,6 +36,8 @@ export interface WebSpec extends UploadSpec, Omit<PayerSpec, 'headers'>, AdminSp
   hosts: ReadonlySet<string>;
   /** Who holds the service and key while serve's work waits its turn (a person's run), else undefined. */
   heldBy: () => string | undefined;
+  /** Sign-in with the company's identity provider, when it is set up. */
+  oidc?: OidcSignIn | undefined;
 }
 
 const COOKIE = 'payer_onboard_session';
@@ -91,11 +94,13 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     const text = readFileSync(join(assets, file), 'utf8');
     app.get(`/assets/${file}`, async (_request, reply) => reply.type(type).send(text));
   }
+  const company = spec.oidc !== undefined;
   app.get('/login', async (_request, reply) =>
-    reply.type('text/html').send(layout('Sign in', loginPage(await spec.auth.sharedOpen()))),
+    reply.type('text/html').send(layout('Sign in', loginPage(await spec.auth.sharedOpen(), undefined, company))),
   );
-  app.post('/login', async (request, reply) => signIn(spec.auth, request, reply));
+  app.post('/login', async (request, reply) => signIn(spec.auth, request, reply, company));
   welcomeRoutes(app, { ...spec, signedIn: (reply, opened) => withCookies(reply, opened) });
+  if (spec.oidc) oidcRoutes(app, { ...spec, oidc: spec.oidc, signedIn: withCookies });
   // Signing out needs no token: only this site can post here (the same-site check above), and it only ends things.
   app.post('/logout', async (request, reply) => {
     await spec.auth.signOut(request.cookies[COOKIE], clientKey(request.ip));
@@ -135,7 +140,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
   });
 }
 
-async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyReply, company: boolean): Promise<unknown> {
   const body = (request.body as Record<string, unknown> | undefined) ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
   const result = await auth.signIn({
@@ -154,7 +159,7 @@ async function signIn(auth: WebAuth, request: FastifyRequest, reply: FastifyRepl
   return reply
     .code(result === 'wrong' || result === 'shared-retired' ? 401 : 429)
     .type('text/html')
-    .send(layout('Sign in', loginPage(await auth.sharedOpen(), why)));
+    .send(layout('Sign in', loginPage(await auth.sharedOpen(), why, company)));
 }
 
 /** A browser signed in: its session's cookie, and the device cookie that says it signed in as this user before. */
