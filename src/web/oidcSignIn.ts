@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { clientKey } from '../core/clientKey.js';
+import { html } from '../core/html.js';
 import { OIDC_CALLBACK_PATH, type OidcSettings } from '../options/oidcOptions.js';
 import { type ControlTables, ROLES, type Role, type WebUser } from '../store/Store.js';
 import type { Actor, Audit } from './Audit.js';
@@ -216,7 +217,17 @@ export function oidcRoutes(app: FastifyInstance, spec: OidcSpec): void {
       role: viewer.role,
       how: 'oidc',
     });
-    return spec.signedIn(reply, opened).redirect('/', 303);
+    // Not a redirect: the browser comes from the provider's site, and would leave the session's SameSite=Strict cookie
+    // behind on a redirect from there; a page of this site that moves on takes it along.
+    return spec
+      .signedIn(reply, opened)
+      .type('text/html')
+      .send(
+        layout(
+          'Signed in',
+          html`<meta http-equiv="refresh" content="0; url=/"><h1>Signed in</h1><p><a href="/">Go on to the page</a></p>`,
+        ),
+      );
   });
 }
 

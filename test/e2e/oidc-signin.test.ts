@@ -106,8 +106,9 @@ describe('sign-in with the identity provider', () => {
 
   it('signs in a user an admin added with that e-mail, with the role the admin gave', async () => {
     const ada = await signIn('ada');
-    expect(ada.res.status).toBe(303);
-    expect(ada.res.headers.get('location')).toBe('/');
+    // A page of serve's own moves on to the start: a redirect from the provider's site would leave the session behind.
+    expect(ada.res.status).toBe(200);
+    expect(ada.text).toContain('<meta http-equiv="refresh" content="0; url=/">');
     expect(ada.cookie).toMatch(/payer_onboard_session=[\w-]+; payer_onboard_device=/);
     expect(await startPage(ada.cookie)).toContain('Ada Byron (approver)');
     const last = store().lines.at(-1)!;
@@ -116,7 +117,7 @@ describe('sign-in with the identity provider', () => {
 
   it('adds someone no admin added when the role claim names a role, with the highest it names', async () => {
     const bob = await signIn('bob');
-    expect(bob.res.status).toBe(303);
+    expect(bob.res.status).toBe(200);
     expect(await startPage(bob.cookie)).toContain('Bob Stone (preparer)');
     const { lines, people } = store();
     expect(people).toContainEqual({
