@@ -457,7 +457,6 @@ async function teamPage(
 ): Promise<WebPage> {
   const { webRoutes, WebAuth, Audit, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } =
     module;
-  const oidc = serving.oidc === undefined ? undefined : await module.OidcSignIn.start(serving.oidc, serving.say);
   if (password !== undefined && password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -471,6 +470,11 @@ async function teamPage(
     settings: serving.store.journal(serving.journal.service),
   };
   const audit = new Audit(kept.controls);
+  const now = options.webNow ? { now: options.webNow } : {};
+  const oidc =
+    serving.oidc === undefined
+      ? undefined
+      : await module.OidcSignIn.start(serving.oidc, serving.say, { ...kept, ...now });
   const mappings = new Mappings(kept.web);
   // Uploaded files are read and checked in processes of their own, killed when serve stops.
   const reader = new UploadReader(READER_LIMITS, context.signal);
@@ -483,7 +487,7 @@ async function teamPage(
   );
   await uploads.prune(UPLOADS_KEPT_MS);
   const spec = {
-    auth: await WebAuth.create({ password, ...kept, audit, ...(options.webNow ? { now: options.webNow } : {}) }),
+    auth: await WebAuth.create({ password, ...kept, audit, ...now }),
     audit,
     controls: kept.controls,
     uploads,

@@ -4,11 +4,12 @@ import * as client from 'openid-client';
 import { clientKey } from '../core/clientKey.js';
 import { html } from '../core/html.js';
 import { OIDC_CALLBACK_PATH, type OidcSettings } from '../options/oidcOptions.js';
-import { type ControlTables, ROLES, type Role, type WebUser } from '../store/Store.js';
+import { type ControlTables, type JournalTables, ROLES, type Role, type WebUser } from '../store/Store.js';
 import type { Actor, Audit } from './Audit.js';
 import { layout } from './layout.js';
 import { loginPage } from './pages.js';
 import { isRole } from './roles.js';
+import { SignInThrottle } from './SignInThrottle.js';
 import { addUser, changeUser } from './teamUsers.js';
 import type { Session, Viewer, WebAuth } from './WebAuth.js';
 
@@ -23,6 +24,8 @@ const FLOW_PATH = '/login/oidc';
 const FLOW_SECONDS = 600;
 /** Who adds a user, or changes their role, on the identity provider's word: the audit trail and `createdBy` say so. */
 const OIDC_WHO = 'oidc';
+/** A provider that did not answer is looked for again at a sign-in's start, but not more often than this. */
+const LOOK_AGAIN_MS = 10_000;
 /** What the provider is asked for: who (openid), the e-mail that matches a user, and a name for one added. */
 const SCOPES = ['openid', 'email', 'profile'];
 
@@ -48,20 +51,31 @@ interface Refusal {
  */
 export class OidcSignIn {
   private config: client.Configuration | undefined;
-  /** Whether a look for the provider failed: serve said so, and says when it answers. */
-  private missed = false;
+  /** The last look for the provider that failed, and why: serve said so, and says when it answers. */
+  private missed: { at: number; problem: string } | undefined;
 
   private constructor(
     readonly settings: OidcSettings,
+    /**
+     * Answers that do not sign anyone in, counted per address as wrong passwords are (apart from them): each is a
+     * line of the append-only audit trail, and a stranger could otherwise send them without end.
+     */
+    readonly throttle: SignInThrottle,
     private readonly say: (line: string) => void,
+    private readonly now: () => number,
   ) {}
 
   /**
    * Finds the provider at serve's start. One that does not answer leaves this sign-in off, said in one line, and
    * the page's passwords work: each "Sign in with your company account" looks for it again.
    */
-  static async start(settings: OidcSettings, say: (line: string) => void): Promise<OidcSignIn> {
-    const oidc = new OidcSignIn(settings, say);
+  static async start(
+    settings: OidcSettings,
+    say: (line: string) => void,
+    kept: { controls: ControlTables; settings: JournalTables; now?: () => number },
+  ): Promise<OidcSignIn> {
+    const now = kept.now ?? Date.now;
+    const oidc = new OidcSignIn(settings, await SignInThrottle.open(kept.controls, kept.settings, now), say, now);
     const found = await oidc.configuration();
     if (typeof found === 'string')
       say(
@@ -151,9 +165,10 @@ export class OidcSignIn {
     return { claims };
   }
 
-  /** The provider's configuration, found once; or why it cannot be now. */
+  /** The provider's configuration, found once; or why it cannot be now (looked for again at most every 10 s). */
   private async configuration(): Promise<client.Configuration | string> {
     if (this.config !== undefined) return this.config;
+    if (this.missed !== undefined && this.now() - this.missed.at < LOOK_AGAIN_MS) return this.missed.problem;
     const { issuer, clientId, clientSecret } = this.settings;
     try {
       this.config = await client.discovery(issuer, clientId, clientSecret, client.ClientSecretBasic(clientSecret), {
@@ -164,8 +179,8 @@ export class OidcSignIn {
       if (this.missed) this.say(`serve: the identity provider ${issuer.href} answers now: sign-in with it is on`);
       return this.config;
     } catch (error) {
-      this.missed = true;
-      return problemOf(error);
+      this.missed = { at: this.now(), problem: problemOf(error) };
+      return this.missed.problem;
     }
   }
 }
@@ -199,6 +214,16 @@ export function oidcRoutes(app: FastifyInstance, spec: OidcSpec): void {
   app.get(OIDC_CALLBACK_PATH, async (request, reply) => {
     const address = clientKey(request.ip);
     reply.setCookie(FLOW_COOKIE, '', flowCookie(request, 0));
+    // Counted apart from wrong passwords: a colleague who cancels at the provider does not slow the office's passwords.
+    const keys: Array<['address', string]> = [['address', `oidc-address:${address}`]];
+    const wait = await spec.oidc.throttle.count(keys);
+    if (wait > 0)
+      return signInPage(
+        spec,
+        reply,
+        429,
+        `Too many sign-ins that did not come through: try again in ${Math.ceil(wait / 1000)} s.`,
+      );
     const { searchParams } = new URL(request.url, 'http://callback');
     const done = await spec.oidc.finish(searchParams, request.cookies[FLOW_COOKIE]);
     const account = 'claims' in done ? await accountOf(spec, done.claims, address) : done;
@@ -212,6 +237,7 @@ export function oidcRoutes(app: FastifyInstance, spec: OidcSpec): void {
       return signInPage(spec, reply, account.status, account.message);
     }
     const { viewer } = account;
+    await spec.oidc.throttle.succeeded(keys);
     const opened = await spec.auth.open(viewer);
     await spec.audit.record({ who: viewer.name, address }, 'sign-in', viewer.userId ?? '', {
       role: viewer.role,

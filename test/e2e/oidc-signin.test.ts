@@ -42,6 +42,8 @@ beforeAll(async () => {
       oidcClientId: OIDC_CLIENT_ID,
       oidcClientSecret: OIDC_CLIENT_SECRET,
       oidcRoleClaim: 'groups',
+      // The page's clock stopped: a wait of the throttle must not pass while a loaded machine answers.
+      webNow: () => 1_000_000,
     },
   });
   // Users an admin added from the command line, by their e-mail: one is then disabled.
@@ -188,6 +190,21 @@ describe('sign-in with the identity provider', () => {
     });
     // The flow's cookie went with that answer: the true one is refused too, and the code is never exchanged.
     expect((await flow.back()).status).toBe(400);
+  });
+});
+
+describe('answers that sign no one in', () => {
+  it('are slowed per address before they reach the audit trail', async () => {
+    const before = store().lines.length;
+    const statuses: number[] = [];
+    while (statuses.length < 30 && statuses.at(-1) !== 429)
+      statuses.push((await fetch(`${url}/login/oidc/callback?state=forged&code=forged`)).status);
+    expect(statuses.at(-1)).toBe(429);
+    // Twenty free since the last sign-in that came through (the earlier tests' refusals among them), then a wait.
+    expect(statuses.length).toBeLessThanOrEqual(21);
+    expect(new Set(statuses.slice(0, -1))).toEqual(new Set([400]));
+    // The one slowed is refused unread: no line for it.
+    expect(store().lines.length - before).toBe(statuses.length - 1);
   });
 });
 
