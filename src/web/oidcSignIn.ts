@@ -26,6 +26,8 @@ const FLOW_SECONDS = 600;
 const OIDC_WHO = 'oidc';
 /** A provider that did not answer is looked for again at a sign-in's start, but not more often than this. */
 const LOOK_AGAIN_MS = 10_000;
+const UNREACHABLE =
+  "Your company's sign-in cannot be reached just now: sign in with your password, or try again later.";
 /** What the provider is asked for: who (openid), the e-mail that matches a user, and a name for one added. */
 const SCOPES = ['openid', 'email', 'profile'];
 
@@ -142,7 +144,8 @@ export class OidcSignIn {
           403,
         );
       }
-      if (error instanceof TypeError) return unreachable(problemOf(error));
+      const cut = unreachableBecause(error);
+      if (cut !== undefined) return unreachable(cut);
       return refusal(
         `its answer did not check (${problemOf(error)})`,
         `The sign-in's answer did not check: ${again}`,
@@ -202,13 +205,7 @@ export interface OidcSpec {
 export function oidcRoutes(app: FastifyInstance, spec: OidcSpec): void {
   app.get(FLOW_PATH, async (request, reply) => {
     const begun = await spec.oidc.begin();
-    if ('problem' in begun)
-      return signInPage(
-        spec,
-        reply,
-        503,
-        "Your company's sign-in cannot be reached just now: sign in with your password, or try again later.",
-      );
+    if ('problem' in begun) return signInPage(spec, reply, 503, UNREACHABLE);
     return reply.setCookie(FLOW_COOKIE, begun.flow, flowCookie(request, FLOW_SECONDS)).redirect(begun.url, 303);
   });
   app.get(OIDC_CALLBACK_PATH, async (request, reply) => {
@@ -325,19 +322,22 @@ function refusal(why: string, message: string, status: number): Refusal {
 }
 
 function unreachable(problem: string): Refusal {
-  return refusal(
-    `the provider could not be reached (${problem})`,
-    "Your company's sign-in cannot be reached just now: sign in with your password, or try again later.",
-    502,
-  );
+  return refusal(`the provider could not be reached (${problem})`, UNREACHABLE, 502);
 }
 
-/** What went wrong in a word or two: the network's code, a timeout, or the library's message (no secret in any). */
+/** What went wrong in a word or two: why the provider was not reached, or the library's message (no secret in any). */
 function problemOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if ((error as Error).name === 'TimeoutError') return 'no answer within 10 s';
-  return (error as Error).message;
+  return unreachableBecause(error) ?? (error as Error).message;
+}
+
+/** Why the provider could not be reached, when that is what went wrong: the network's code, or a timeout. */
+function unreachableBecause(error: unknown): string | undefined {
+  const { code, cause } = error as { code?: unknown; cause?: { code?: unknown; message?: unknown } };
+  if (code === 'OAUTH_TIMEOUT') return 'no answer within 10 s';
+  if (!(error instanceof TypeError)) return undefined;
+  // fetch's own failure, said by its cause: ECONNREFUSED, ENOTFOUND, a port fetch will not use.
+  for (const why of [cause?.code, cause?.message]) if (typeof why === 'string') return why;
+  return error.message;
 }
 
 function sameText(a: string, b: string): boolean {
