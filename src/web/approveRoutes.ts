@@ -22,10 +22,10 @@ interface ApproveSpec {
 }
 
 /**
- * The approver's page of an upload (its rows' bank details in full, each showing in the audit trail) and Send, which
- * sends an upload only as four eyes and its rows allow: with no approval needed, any approver sends it; otherwise an
- * approval of exactly what is sent must hold, given here by an approver who neither uploaded nor changed it (Approve
- * and send) or earlier by one.
+ * The approver's page of an upload (its rows' bank details in full, each showing in the audit trail), Approve, and
+ * Send, which sends an upload only as four eyes and its rows allow: with no approval needed, any approver sends it;
+ * otherwise an approval of exactly what is sent must hold, given by an approver who neither uploaded nor changed it,
+ * with the send (Approve and send) or before it (Approve only: the uploader, or any approver, sends it then).
  */
 export async function approveRoutes(app: FastifyInstance, spec: ApproveSpec): Promise<void> {
   const check = { input: spec.runInput, context: spec.context };
@@ -52,8 +52,14 @@ export async function approveRoutes(app: FastifyInstance, spec: ApproveSpec): Pr
     return reply.type('text/html').send(layout(`Check ${upload.name}`, page.body, session));
   }
 
-  app.post('/uploads/:id/send', (request, reply) => spec.uploads.serial(idOf(request), () => send(request, reply)));
-  async function send(request: FastifyRequest, reply: FastifyReply) {
+  // Approve only (the uploader, or any approver, sends it later), or Send: approving first when the form asks to.
+  app.post('/uploads/:id/approve', (request, reply) =>
+    spec.uploads.serial(idOf(request), () => act(request, reply, false)),
+  );
+  app.post('/uploads/:id/send', (request, reply) =>
+    spec.uploads.serial(idOf(request), () => act(request, reply, true)),
+  );
+  async function act(request: FastifyRequest, reply: FastifyReply, sending: boolean) {
     const signedIn = request as SignedIn;
     const found = await spec.uploads.get(idOf(request));
     if (found === undefined) return reply.code(404).send();
@@ -64,15 +70,18 @@ export async function approveRoutes(app: FastifyInstance, spec: ApproveSpec): Pr
     // Checked again here, it may have become unusable: its page says why.
     if (upload.check?.unusable !== undefined) return reply.redirect(`/uploads/${upload.id}`, 303);
     const body = (request.body ?? {}) as Record<string, unknown>;
-    if (body.approve === '1' && gate.may === 'approve') {
+    if (!sending || body.approve === '1') {
+      if (gate.may !== 'approve') return refuse(reply, signedIn, 403, refusal(gate, 'not approved'));
+      // The approval covers what the approver saw: the content of the page they posted from, if it is still this.
       if (body.hash !== hash)
-        return refuse(reply, signedIn, 409, 'not sent: the upload changed since you looked at it. Look at it again.');
+        return refuse(reply, signedIn, 409, 'not done: the upload changed since you looked at it. Look at it again.');
       upload = await spec.uploads.approve(upload, personOf(signedIn.session.user), hash);
       const newAccounts = gate.newAccounts;
       await spec.audit.record(actorOf(signedIn), 'approved', upload.id, { hash, rows: upload.check?.ok, newAccounts });
+      if (!sending) return reply.redirect(`/uploads/${upload.id}`, 303);
       gate = { ...gate, may: 'send' };
     }
-    if (gate.may !== 'send') return refuse(reply, signedIn, 403, refusal(gate));
+    if (gate.may !== 'send') return refuse(reply, signedIn, 403, refusal(gate, 'not sent'));
     // An approval a change voided is not what the file went with (the audit trail keeps it).
     if (upload.approval !== undefined && upload.approval.hash !== hash) {
       const { approval: _void, ...rest } = upload;
@@ -94,11 +103,12 @@ export async function approveRoutes(app: FastifyInstance, spec: ApproveSpec): Pr
 
 const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
-/** Why this person cannot send the upload now, in one sentence. */
-function refusal(gate: SendGate): string {
+/** Why this person cannot approve or send the upload now, in one sentence. */
+function refusal(gate: SendGate, what: 'not approved' | 'not sent'): string {
   if (gate.may === 'involved')
-    return 'not sent: you uploaded or changed this upload, so another approver approves it before it is sent';
-  return "not sent: it needs a second person's approval first: check its bank details on its page, then approve and send";
+    return `${what}: you uploaded or changed this upload, so another approver approves it before it is sent`;
+  if (gate.may === 'send') return `${what}: it needs no approval now, or has one that holds: send it from its page`;
+  return `${what}: it needs a second person's approval first: check its bank details on its page, then approve and send`;
 }
 
 function refuse(reply: FastifyReply, request: SignedIn, status: number, message: string): FastifyReply {

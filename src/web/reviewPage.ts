@@ -48,7 +48,8 @@ function approveForm({ upload, csrf, hash }: Review): SafeHtml {
   return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="approve">
 <input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="approve" value="1"><input type="hidden" name="hash" value="${hash}">
 <p>Your approval covers the upload exactly as this page shows it: any change after it voids it.</p>
-<button type="submit">Approve and send ${count(ok, 'row')}</button>
+<div class="actions"><button type="submit">Approve and send ${count(ok, 'row')}</button>
+<button type="submit" class="secondary" formaction="/uploads/${upload.id}/approve">Approve only: it is sent later</button></div>
 </form>`;
 }
 

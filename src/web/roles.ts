@@ -14,6 +14,7 @@ const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /uploads/:id/rows': 'preparer',
   // The approver's page shows the rows' bank details in full.
   'GET /uploads/:id/review': 'approver',
+  'POST /uploads/:id/approve': 'approver',
   'POST /uploads/:id/send': 'approver',
   'GET /sent/:id': 'viewer',
   'GET /sent/:id/fragment': 'viewer',
