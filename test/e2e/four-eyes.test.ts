@@ -19,9 +19,9 @@ afterEach(async () => {
 });
 
 /** A team of named users, each signed in through their one-time link. */
-async function team(people: Array<[string, string]>): Promise<Record<string, WebSession>> {
+async function team<Name extends string>(people: Array<[Name, string]>): Promise<Record<Name, WebSession>> {
   const where = { stateDir: h!.tmp.path('state'), baseUrl: h!.sandbox.url, publicUrl: h!.serve.url, cwd: h!.tmp.dir };
-  const signed: Record<string, WebSession> = {};
+  const signed = {} as Record<Name, WebSession>;
   for (const [name, role] of people)
     signed[name] = await welcome(await addUser(where, name, role), `${name}-long-password`, '/');
   return signed;
@@ -102,7 +102,11 @@ describe('four eyes', () => {
       ['Ada', 'admin'],
       ['Bob', 'approver'],
     ]);
+    // The setting is the admin's: an approver can neither see nor change it.
+    expect((await post(`${url}/admin/settings`, Bob, { fourEyes: 'off' })).status).toBe(403);
+    expect(await pageAs(url, Ada, '/admin/settings')).toMatch(/value="team" checked/);
     expect((await post(`${url}/admin/settings`, Ada, { fourEyes: 'off' })).status).toBe(303);
+    expect(await pageAs(url, Ada, '/admin/settings')).toMatch(/value="off" checked/);
     expect(await pageAs(url, Bob, '/')).toContain('Four eyes: off (an admin turned it off)');
 
     // Her first account: sent by Ada alone, and run: the journal knows it.
