@@ -182,10 +182,12 @@ function whoSends(gate: SendGate): string {
   const names = (people: readonly string[]) =>
     people.length <= 1 ? (people[0] ?? '') : `${people.slice(0, -1).join(', ')} or ${people.at(-1)}`;
   if (gate.may === 'role') {
-    const can = gate.needed ? gate.others : gate.approvers;
+    // Approved already (or needing no approval), any approver sends it; else one who did not upload or change it.
+    const approving = gate.needed && gate.approval?.holds !== true;
+    const can = approving ? gate.others : gate.approvers;
     return can.length === 0
       ? 'Sending needs an approver, and the team has none who can send this: an admin can add one.'
-      : `Sending needs an approver: ${names(can)} can ${gate.needed ? 'approve and send' : 'send'} it.`;
+      : `Sending needs an approver: ${names(can)} can ${approving ? 'approve and send' : 'send'} it.`;
   }
   return gate.others.length === 0
     ? 'You uploaded or changed this upload, so another approver approves it before it is sent, and the team has none: an admin can add one, or someone who did not change it uploads the file again.'
