@@ -403,7 +403,8 @@ function accountKeyOf(clientUserId: string, account: AccountState): string {
   return account.key;
 }
 
-function accountKey(clientUserId: string, identity: AccountIdentity): string {
+/** The key a payer's bank account goes by: a hash of the payer and the account's identity, no number in the clear. */
+export function accountKey(clientUserId: string, identity: AccountIdentity): string {
   return hash(`account\u0000${clientUserId}\u0000${identityText(identity)}`);
 }
 

@@ -455,8 +455,8 @@ async function teamPage(
   context: RunContext,
   serving: Serving & { book: InstanceType<typeof import('../web/index.js').PayerBook>; hosts: Set<string> },
 ): Promise<WebPage> {
-  const { webRoutes, WebAuth, Audit, Uploads, UploadReader, READER_LIMITS, Mappings, SECURITY_HEADERS, MIN_PASSWORD } =
-    module;
+  const { webRoutes, WebAuth, Audit, FourEyes, Uploads, UploadReader, READER_LIMITS, Mappings } = module;
+  const { SECURITY_HEADERS, MIN_PASSWORD } = module;
   if (password !== undefined && password.length < MIN_PASSWORD)
     throw new ConfigError(
       `serve: the web page's password (--web-password-file or PAYER_WEB_PASSWORD) must be at least ${MIN_PASSWORD} characters`,
@@ -484,11 +484,14 @@ async function teamPage(
     mappings,
     kept.web,
     reader,
+    kept.settings,
   );
   await uploads.prune(UPLOADS_KEPT_MS);
+  const auth = await WebAuth.create({ password, ...kept, audit, ...now });
   const spec = {
-    auth: await WebAuth.create({ password, ...kept, audit, ...now }),
+    auth,
     audit,
+    fourEyes: new FourEyes(kept.settings, kept.controls, () => auth.sharedOpen()),
     controls: kept.controls,
     uploads,
     hosts: serving.hosts,

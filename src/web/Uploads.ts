@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
+  createReadStream,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -13,7 +14,7 @@ import {
 } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { InboxRunInput } from '../inbox/Inbox.js';
-import type { WebTables } from '../store/Store.js';
+import type { JournalTables, WebTables } from '../store/Store.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
 import type { DateFormat } from '../core/types.js';
 import { type FileFacts, tooManyRows } from './fileFacts.js';
@@ -21,10 +22,14 @@ import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
 import { datesMapped, onlyReading, readings, type UploadDates } from './dateChoice.js';
 import type { Mappings } from '../inbox/Mappings.js';
 import { checkEnv, UploadReader } from './UploadReader.js';
-import type { Fix, UploadTable } from './uploadTable.js';
+import { ACCOUNTS_FILE, type NewAccount, newAccounts, readRowAccounts } from './bankAccounts.js';
+import type { Fix, Person, UploadTable } from './uploadTable.js';
 
 /** The rows a page shows of every upload, whatever the check found: samples of each column for the mapping. */
 const PAGE_ROWS = 50;
+
+/** Rows with a new bank account for a known payer an upload keeps by name (the page names them); all are counted. */
+const NEW_ACCOUNTS_KEPT = 200;
 
 /** The file types the CLI reads, as an upload may be named. */
 const EXTENSIONS = new Set(['.csv', '.txt', '.tsv', '.xlsx', '.jsonl', '.ndjson']);
@@ -49,6 +54,25 @@ export interface Upload {
   leftOut?: number[];
   /** The file written from the upload with the person's edits, that is sent instead of it (a workbook, or UTF-8 CSV). */
   sentFile?: string;
+  /** Who uploaded it (none in an upload kept from before uploads were signed). */
+  by?: Person;
+  /** Who changed its mapping or date format, and when: each change. */
+  mapped?: Array<{ by: Person; at: string }>;
+  /** The SHA-256 of the file as uploaded: with the choices made on it, what an approval covers. */
+  digest?: string;
+  /** A second person's approval, with the hash of the content it covers (`hash()`): any change since voids it. */
+  approval?: Approval;
+  /** The rows that give a payer the journal knows with a bank account another one (the first of them), and how many. */
+  newAccounts?: { rows: NewAccount[]; total: number };
+  /** Who sent it. */
+  sentBy?: Person;
+}
+
+/** An approval: who gave it, when, and the hash of the upload's content it covers. */
+export interface Approval {
+  by: Person;
+  at: string;
+  hash: string;
 }
 
 /** How the run options and context a check needs are passed along. */
@@ -74,6 +98,11 @@ export class Uploads {
     private readonly tables: WebTables,
     /** Where every read of an uploaded file is made: never in serve's own event loop. */
     private readonly reader = new UploadReader(),
+    /**
+     * The journal's payers, which tell a row's bank account new for a payer that has one; without it (a test of the
+     * checks alone) no row is found so.
+     */
+    private readonly journal?: Pick<JournalTables, 'payers'>,
   ) {}
 
   /**
@@ -114,12 +143,23 @@ export class Uploads {
    * columns, if any, is applied first, with its date format; without one, the date format its dates can only be read
    * in, if they can be read only one way (in its first rows; or, once checked, in the rows refused).
    */
-  async accept(id: string, path: string, size: number, input: InboxRunInput, context: RunContext): Promise<Upload> {
+  async accept(
+    id: string,
+    path: string,
+    size: number,
+    input: InboxRunInput,
+    context: RunContext,
+    by?: Person,
+  ): Promise<Upload> {
     chmodSync(path, 0o600);
     // Its header, for the mapping saved for it, and its first rows' dates.
     const read = await this.reader.read(path, { first: PAGE_ROWS, lines: [] }, true);
     const found = 'value' in read ? (read.value.facts ?? {}) : {};
-    const upload: Upload = { id, name: basename(path), size, at: new Date().toISOString(), found };
+    const upload: Upload = {
+      ...{ id, name: basename(path), size, at: new Date().toISOString(), found },
+      digest: await fileDigest(path),
+      ...(by === undefined ? {} : { by }),
+    };
     await this.tables.putUpload({ id, at: upload.at, upload: JSON.stringify(upload), fixes: '[]' }, readFileSync(path));
     // A file its reading could not get through, or one of more rows than the page checks, is not checked: the check
     // would read it the same way, or outlast its time.
@@ -152,15 +192,19 @@ export class Uploads {
   }
 
   /**
-   * The upload's rows as the tool reads them, those its page shows (the first, and those refused, changed or left
-   * out), while its file is kept (until sent as it stands).
+   * The upload's rows as the tool reads them, those its page shows (the `first`, and those refused, changed, left out
+   * or giving a known payer a new bank account), while its file is kept (until sent as it stands).
    */
-  async table(upload: Upload): Promise<UploadTable | undefined> {
+  async table(upload: Upload, first = PAGE_ROWS): Promise<UploadTable | undefined> {
     const path = await this.file(upload);
     if (path === undefined) return undefined;
     const refused = (upload.check?.problems ?? []).map((problem) => Number(problem.line));
-    const lines = [...refused, ...(upload.leftOut ?? []), ...(await this.fixes(upload)).map((fix) => fix.line)];
-    const read = await this.reader.read(path, { first: PAGE_ROWS, lines });
+    const newAccounts = (upload.newAccounts?.rows ?? []).filter((r) => r.sheet === undefined).map((r) => r.line);
+    const lines = [
+      ...[...refused, ...(upload.leftOut ?? []), ...newAccounts],
+      ...(await this.fixes(upload)).map((fix) => fix.line),
+    ];
+    const read = await this.reader.read(path, { first, lines });
     return 'value' in read ? read.value.table : undefined;
   }
 
@@ -188,12 +232,22 @@ export class Uploads {
     table: UploadTable,
     chosen: { mapping: Record<string, string>; dateFormat: DateFormat | null | undefined },
     check: CheckWith,
+    by?: Person,
   ): Promise<Upload> {
     const { mapping } = chosen;
     const dates = datesMapped(upload.dates, table, chosen);
     const said = dates?.by !== 'guess' && dates?.format !== undefined ? { dateFormat: dates.format } : {};
     await this.mappings.save(table.header, { columns: mapping, ...said });
-    const mapped: Upload = { ...upload, mapping, mappingSaved: false };
+    // Who changed what is sent: a mapping posted as it stood changes nothing, and is no one's change.
+    const changed = !sameMapping(upload.mapping ?? {}, mapping) || upload.dates?.format !== dates?.format;
+    const mapped: Upload = {
+      ...upload,
+      mapping,
+      mappingSaved: false,
+      ...(changed && by !== undefined
+        ? { mapped: [...(upload.mapped ?? []), { by, at: new Date().toISOString() }] }
+        : {}),
+    };
     delete mapped.dates;
     return this.recheck(dates === undefined ? mapped : { ...mapped, dates }, check);
   }
@@ -202,13 +256,13 @@ export class Uploads {
    * Cells changed and rows left out or put back: each change kept in the upload's audit (in the store:
    * what was sent must be traceable to what was uploaded), then the upload checked again.
    */
-  async fix(upload: Upload, fixes: Fix[], out: Map<number, boolean>, check: CheckWith): Promise<Upload> {
+  async fix(upload: Upload, fixes: Fix[], out: Map<number, boolean>, check: CheckWith, by?: Person): Promise<Upload> {
     const audit = await this.fixes(upload);
     const at = new Date().toISOString();
     const leftOut = new Set(upload.leftOut ?? []);
     for (const [line, left] of out) {
       if (left === leftOut.has(line)) continue;
-      audit.push({ line, column: '(row)', value: left ? 'left out' : 'put back', at });
+      audit.push({ line, column: '(row)', value: left ? 'left out' : 'put back', at, ...(by ? { by } : {}) });
       if (left) leftOut.add(line);
       else leftOut.delete(line);
     }
@@ -241,7 +295,7 @@ export class Uploads {
    * Puts the file into incoming/ (copied, then renamed: the inbox never sees half of it). Once only. The file of
    * the page's making is written again if this serve has none (another one made it).
    */
-  async send(upload: Upload, check: CheckWith): Promise<Upload> {
+  async send(upload: Upload, check: CheckWith, by?: Person): Promise<Upload> {
     if (upload.sentAs !== undefined) return upload;
     const dir = join(this.root, upload.id);
     const edited = await this.edited(upload);
@@ -265,7 +319,7 @@ export class Uploads {
       await this.tables.claimUpload(upload.id, undefined);
       throw error;
     }
-    const sent = { ...upload, sentAs: basename(target) };
+    const sent = { ...upload, sentAs: basename(target), ...(by === undefined ? {} : { sentBy: by }) };
     // The inbox has the file now: its copies here go (personal data kept once). A file of the page's making leaves the
     // upload as it came and the changes made to it, for whoever audits what was sent.
     await this.save(sent, undefined, edited ? undefined : null);
@@ -297,13 +351,68 @@ export class Uploads {
       ...(edits === undefined ? {} : { edits }),
     });
     delete upload.sentFile;
+    delete upload.newAccounts;
     if ('failed' in checked) upload.check = unusableCheck(upload.name, this.reader.why(upload.name, checked.failed));
     else {
       upload.check = checked.value.check;
       if (checked.value.sentFile !== undefined) upload.sentFile = checked.value.sentFile;
+      const found = await this.newAccountsNow(upload);
+      if (found !== undefined) upload.newAccounts = found;
     }
     await this.save(upload);
     return upload;
+  }
+
+  /**
+   * The hash of what would be sent: the file as uploaded (its SHA-256) and every choice that makes the file sent from
+   * it (its sheet, the mapping, the date format, the rows left out, each cell changed, in order). An approval holds
+   * while the upload's hash is the one it was given for.
+   */
+  async hash(upload: Upload, fixes?: readonly Fix[]): Promise<string> {
+    const changes = fixes ?? (await this.fixes(upload));
+    let digest = upload.digest;
+    if (digest === undefined) {
+      const path = await this.file(upload);
+      digest = path === undefined ? '' : await fileDigest(path);
+    }
+    const content = {
+      ...{ file: digest, name: upload.name, sheet: upload.found?.sheet ?? null },
+      mapping: Object.entries(upload.mapping ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      dateFormat: upload.dates?.format ?? null,
+      leftOut: upload.leftOut ?? [],
+      fixes: changes.map((fix) => [fix.line, fix.column, fix.value]),
+    };
+    return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+  }
+
+  /** An approval given for the content of this hash. */
+  async approve(upload: Upload, by: Person, hash: string): Promise<Upload> {
+    const approved = { ...upload, approval: { by, at: new Date().toISOString(), hash } };
+    await this.save(approved);
+    return approved;
+  }
+
+  /**
+   * The upload as it stands before it is sent: which of its rows give a known payer a new bank account, asked of the
+   * journal again (a run may have given a payer an account since the check), from this serve's check of it, made
+   * again when there is none here (another serve checked it).
+   */
+  async current(upload: Upload, check: CheckWith): Promise<Upload> {
+    if (upload.check?.unusable !== undefined) return upload;
+    const found = await this.newAccountsNow(upload);
+    if (found === undefined) return this.recheck(upload, check);
+    if (JSON.stringify(found) === JSON.stringify(upload.newAccounts ?? { rows: [], total: 0 })) return upload;
+    const now = { ...upload, newAccounts: found };
+    await this.save(now);
+    return now;
+  }
+
+  /** The rows of the last check here that give a known payer a new bank account; undefined when there is no check here. */
+  private async newAccountsNow(upload: Upload): Promise<Upload['newAccounts']> {
+    const accounts = await readRowAccounts(join(this.root, upload.id, 'check', ACCOUNTS_FILE));
+    if (accounts === undefined) return undefined;
+    const rows = this.journal === undefined ? [] : await newAccounts(accounts, this.journal);
+    return { rows: rows.slice(0, NEW_ACCOUNTS_KEPT), total: rows.length };
   }
 
   /** An upload given up (refused, or its file did not arrive whole): nothing of it is kept. */
@@ -335,4 +444,16 @@ export class Uploads {
       content,
     );
   }
+}
+
+/** The SHA-256 of a file, read a chunk at a time. */
+async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function sameMapping(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }

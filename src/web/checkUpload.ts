@@ -2,9 +2,11 @@ import { mkdirSync, renameSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { PayerOnboardError } from '../core/errors.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
+import { readingOptions } from '../input/openInput.js';
 import { readOwnCsv } from '../output/readOwnCsv.js';
 import { run } from '../pipeline/run.js';
 import { readStatusInputs } from '../status/statusInputs.js';
+import { ACCOUNTS_FILE, writeRowAccounts } from './bankAccounts.js';
 import { inIsoDates } from './dateChoice.js';
 import { writeSentWorkbook } from './sentWorkbook.js';
 import { type Edits, readTable, writeSentFile } from './uploadTable.js';
@@ -137,6 +139,8 @@ async function checkFile(
       if (problems.length === 200) break;
     }
     const { targets } = await readStatusInputs([path], { reading: {} }).catch(() => ({ targets: [] }));
+    // The bank accounts its rows give, by their journal keys: serve tells a payer's new account from a known one.
+    await writeRowAccounts(path, readingOptions(input, places.cwd), join(out, ACCOUNTS_FILE), lines);
     return {
       format: summary.inputs[0]?.format ?? empty.format,
       rows: summary.rows.total,

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toText } from '../core/html.js';
+import { actorOf, type Audit } from './Audit.js';
+import { columnFields, maskValue } from './auditMask.js';
 import { postedDateFormat } from './dateChoice.js';
+import type { FourEyes, SendGate } from './fourEyes.js';
 import { fixTitle, marksByLine } from './gridSection.js';
 import { postedMapping } from './mapSection.js';
 import type { InboxRunInput } from '../inbox/Inbox.js';
@@ -8,7 +11,7 @@ import type { RunContext } from '../pipeline/RunSession.js';
 import { checkFacts, checkWords, sendSection } from './pages.js';
 import type { Upload, Uploads } from './Uploads.js';
 import type { SignedIn } from './WebAuth.js';
-import { type Fix, fixedRows, type UploadTable } from './uploadTable.js';
+import { type Fix, fixedRows, type Person, personOf, type UploadTable } from './uploadTable.js';
 
 /**
  * What the steps need of the upload routes' spec: the uploads, the run options and context a check uses, and the
@@ -19,6 +22,8 @@ interface EditSpec {
   runInput: InboxRunInput;
   context: RunContext;
   service: string;
+  fourEyes: FourEyes;
+  audit: Audit;
 }
 
 /** A row changed by web/fix.js: its cells by header position, and whether it is left out. */
@@ -32,7 +37,8 @@ interface RowPost {
  * The Map and Fix steps of an upload not yet sent: a mapping and date format chosen (saved for the header's columns,
  * then checked again), and
  * cells changed or rows left out, from the page's form (answered with the page) or from web/fix.js (answered with the
- * marks of every row shown, in JSON).
+ * marks of every row shown, in JSON). Each change is kept with who made it, and written to the audit trail (the cells'
+ * values masked).
  */
 export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<void> {
   const check = { input: spec.runInput, context: spec.context };
@@ -59,8 +65,14 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     if (found === undefined) return reply;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const chosen = { mapping: postedMapping(found.table, body), dateFormat: postedDateFormat(body) };
-    await spec.uploads.map(found.upload, found.table, chosen, check);
-    return reply.redirect(`/uploads/${found.upload.id}#map`, 303);
+    const { upload } = found;
+    const mapped = await spec.uploads.map(upload, found.table, chosen, check, personOf(signedIn(request).user));
+    if ((mapped.mapped?.length ?? 0) > (upload.mapped?.length ?? 0))
+      await spec.audit.record(actorOf(request as SignedIn), 'mapping', upload.id, {
+        mapping: mapped.mapping ?? {},
+        dateFormat: mapped.dates?.format ?? null,
+      });
+    return reply.redirect(`/uploads/${upload.id}#map`, 303);
   }
 
   async function fix(request: FastifyRequest, reply: FastifyReply) {
@@ -70,11 +82,45 @@ export async function editRoutes(app: FastifyInstance, spec: EditSpec): Promise<
     const json = request.headers['content-type']?.startsWith('application/json') === true;
     const posted = json ? rowOfJson(request.body) : rowsOfForm(request.body as Record<string, unknown>);
     if (posted === undefined) return reply.code(400).send({ error: 'expected {line, cells, out}' });
-    const { fixes, out } = changes(table, await spec.uploads.fixes(upload), posted);
-    const checked = await spec.uploads.fix(upload, fixes, out, check);
+    const by = personOf(signedIn(request).user);
+    const { fixes, out, olds } = changes(table, await spec.uploads.fixes(upload), posted, by);
+    const checked = await spec.uploads.fix(upload, fixes, out, check, by);
+    await spec.audit.recordAll(actorOf(request as SignedIn), upload.id, auditOf(upload, table, fixes, olds, out));
     if (!json) return reply.redirect(`/uploads/${upload.id}#fix`, 303);
-    return reply.send(answer(checked, table, { csrf: (request as SignedIn).session.csrf, service: spec.service }));
+    const now = await spec.uploads.fixes(checked);
+    const gate = await spec.fourEyes.gate(checked, now, await spec.uploads.hash(checked, now), signedIn(request).user);
+    return reply.send(answer(checked, table, { csrf: signedIn(request).csrf, service: spec.service, gate }));
   }
+}
+
+const signedIn = (request: FastifyRequest) => (request as SignedIn).session;
+
+/**
+ * The audit lines of a post of the grid: each cell changed, its old and new values masked as the trail keeps them,
+ * and each row left out or put back.
+ */
+function auditOf(
+  upload: Upload,
+  table: UploadTable,
+  fixes: readonly Fix[],
+  olds: readonly string[],
+  out: ReadonlyMap<number, boolean>,
+): Array<{ action: string; detail: Record<string, unknown> }> {
+  const fields = columnFields(table.header, upload.mapping ?? {});
+  const was = new Set(upload.leftOut ?? []);
+  return [
+    ...fixes.map((fix, i) => {
+      const field = fields[table.header.indexOf(fix.column)];
+      const masked = { old: maskValue(field, olds[i] ?? ''), new: maskValue(field, fix.value) };
+      return {
+        action: 'cell changed',
+        detail: { line: fix.line, column: fix.column, field: field ?? null, ...masked },
+      };
+    }),
+    ...[...out]
+      .filter(([line, left]) => left !== was.has(line))
+      .map(([line, left]) => ({ action: left ? 'row left out' : 'row put back', detail: { line } })),
+  ];
 }
 
 const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
@@ -84,7 +130,7 @@ const idOf = (request: FastifyRequest): string => (request.params as { id: strin
  * the parts of the page that say the counts, drawn here as the page draws them (its words are the server's only);
  * none when the check found the file unusable this time: the page is then loaded again, to say why.
  */
-function answer(upload: Upload, table: UploadTable, send: { csrf: string; service: string }) {
+function answer(upload: Upload, table: UploadTable, send: { csrf: string; service: string; gate: SendGate }) {
   const marks = marksByLine(upload, table.header);
   const c = upload.check;
   return {
@@ -95,7 +141,7 @@ function answer(upload: Upload, table: UploadTable, send: { csrf: string; servic
       c?.unusable === undefined
         ? {
             facts: toText(checkFacts(upload)),
-            send: toText(sendSection(upload, send.csrf, send.service)),
+            send: toText(sendSection(upload, send.csrf, send.service, send.gate)),
             title: fixTitle(upload),
             said: checkWords(upload),
           }
@@ -124,15 +170,20 @@ function rowsOfForm(body: Record<string, unknown>): RowPost[] {
   });
 }
 
-/** The cells whose value differs from what the row holds now (as uploaded, or as last fixed), and the rows' left-out ticks. */
+/**
+ * The cells whose value differs from what the row holds now (as uploaded, or as last fixed), with the values they
+ * held (`olds`, by the fix's place), and the rows' left-out ticks.
+ */
 function changes(
   table: UploadTable,
   earlier: readonly Fix[],
   posted: readonly RowPost[],
-): { fixes: Fix[]; out: Map<number, boolean> } {
+  by: Person,
+): { fixes: Fix[]; out: Map<number, boolean>; olds: string[] } {
   const now = fixedRows(table, earlier);
   const at = new Date().toISOString();
   const fixes: Fix[] = [];
+  const olds: string[] = [];
   const out = new Map<number, boolean>();
   for (const row of posted) {
     const texts = now.get(row.line);
@@ -140,8 +191,10 @@ function changes(
     out.set(row.line, row.out);
     for (const [index, value] of Object.entries(row.cells)) {
       const column = table.header[Number(index)];
-      if (column !== undefined && texts[Number(index)] !== value) fixes.push({ line: row.line, column, value, at });
+      if (column === undefined || texts[Number(index)] === value) continue;
+      fixes.push({ line: row.line, column, value, at, by });
+      olds.push(texts[Number(index)] ?? '');
     }
   }
-  return { fixes, out };
+  return { fixes, out, olds };
 }

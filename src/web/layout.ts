@@ -4,13 +4,14 @@ import { allows } from './roles.js';
 
 /**
  * A whole page: its title, a link past the header to the page's content (the first stop of the keyboard), the
- * signed-in header (with the sign-out form) when there is a session, and the body.
+ * signed-in header (with the sign-out form) when there is a session, the body, and, signed in, the footer that says
+ * where four eyes stands (`fourEyes`: the signed-in scope puts it on each request's session).
  * `scripts`: the page's own files of the package's `web/` folder besides app.js (served under /assets/).
  */
 export function layout(
   title: string,
   body: SafeHtml,
-  signedIn?: { csrf: string; user?: { name: string; role: Role } },
+  signedIn?: { csrf: string; user?: { name: string; role: Role }; fourEyes?: string },
   scripts: string[] = [],
 ): string {
   const user = signedIn?.user;
@@ -18,7 +19,7 @@ export function layout(
   const header = signedIn
     ? html`<header>
         <a class="brand" href="/">payer-onboard</a>
-        <nav aria-label="Pages">${may('preparer') ? html`<a href="/">Upload</a> ` : ''}<a href="/payers">Payers</a>${may('admin') ? html` <a href="/admin/users">Users</a> <a href="/admin/audit">Audit</a>` : ''}</nav>
+        <nav aria-label="Pages">${may('preparer') ? html`<a href="/">Upload</a> ` : ''}<a href="/payers">Payers</a>${may('admin') ? html` <a href="/admin/users">Users</a> <a href="/admin/audit">Audit</a> <a href="/admin/settings">Settings</a>` : ''}</nav>
         ${user === undefined ? '' : html`<span class="who">${user.name} (${user.role})</span>`}
         <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${signedIn.csrf}"><button type="submit">Sign out</button></form>
       </header>`
@@ -42,6 +43,7 @@ ${header}
 <main id="main" tabindex="-1">
 ${body}
 </main>
+${signedIn?.fourEyes === undefined ? '' : html`<footer><p id="four-eyes">${signedIn.fourEyes}</p></footer>`}
 </body>
 </html>
 `);

@@ -79,7 +79,7 @@ function splitPreview(table: UploadTable, index: number): NonNullable<ColumnView
 }
 
 /** A bank-details file (no payer fields but every bank row's) is mapped to that file's fields; any other to a payer's. */
-function kindOf(header: readonly string[]): FileKind {
+export function kindOf(header: readonly string[]): FileKind {
   const bank = mapHeader([...header], 'bank-details');
   return bank.missing.length === 0 && mapHeader([...header], 'payers').missing.length > 0 ? 'bank-details' : 'payers';
 }

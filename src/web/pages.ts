@@ -1,5 +1,6 @@
 import { factLines, UPLOAD_ROWS } from './fileFacts.js';
 import { html, type SafeHtml } from '../core/html.js';
+import type { SendGate } from './fourEyes.js';
 import { gridSection } from './gridSection.js';
 import { mapSection } from './mapSection.js';
 import type { Upload } from './Uploads.js';
@@ -56,6 +57,7 @@ export function uploadResultPage(
   upload: Upload,
   csrf: string,
   service: string,
+  gate: SendGate,
   edit?: { table: UploadTable; fixes: readonly Fix[] },
 ): SafeHtml {
   const c = upload.check;
@@ -68,7 +70,7 @@ ${foundFacts(upload)}
 <p class="problem" role="alert">The tool cannot use this file: ${c.unusable}</p>
 ${steps ?? html`<p>Nothing was sent. Fix the file and <a href="/">upload it again</a>.</p>`}`;
   return html`<h1>${upload.name}</h1>${checkFacts(upload)}${steps ?? problemsTable(upload)}
-<div id="send-part" tabindex="-1">${sendSection(upload, csrf, service)}</div>`;
+<div id="send-part" tabindex="-1">${sendSection(upload, csrf, service, gate)}</div>`;
 }
 
 /** `1 row`, `2 rows`: a count and its noun, as a person writes them. */
@@ -129,19 +131,84 @@ function problemsTable(upload: Upload): SafeHtml | string {
 }
 
 /**
- * The send form with its counts, or why nothing can be sent, or that it was sent. In `#send-part`, which web/fix.js
- * redraws from the answer to each row checked again, and which the Fix step's skip link leads to.
+ * The send form with its counts, or why nothing can be sent, or that it was sent; where a second person's approval
+ * is needed, why, whether one holds, and who may give it. In `#send-part`, which web/fix.js redraws from the answer to
+ * each row checked again, and which the Fix step's skip link leads to.
  */
-export function sendSection(upload: Upload, csrf: string, service: string): SafeHtml {
+export function sendSection(upload: Upload, csrf: string, service: string, gate: SendGate): SafeHtml {
   const c = upload.check;
   if (upload.sentAs !== undefined)
     return html`<p id="status" class="ok" role="status">Sent to the inbox as ${upload.sentAs}: it is run now, and its payers wait there for their KYC.</p>
 <p><a href="/sent/${upload.id}">Follow its run, then download its results</a></p>`;
   if (c === undefined || c.ok === 0)
     return html`<p class="problem" id="send-none">No row can be sent as the file stands.</p>`;
-  return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
+  const what = html`${count(c.ok, 'row')}: ${count(c.payers, 'payer')}, ${c.withBank || 'none'} with a bank account, to <strong>${service}</strong>`;
+  const said = html`${newAccountRows(upload)}${approvalWords(gate)}`;
+  if (gate.may === 'send')
+    return html`<form method="post" action="/uploads/${upload.id}/send" class="card" id="send">
   <input type="hidden" name="_csrf" value="${csrf}">
-  <p>Send ${count(c.ok, 'row')}: ${count(c.payers, 'payer')}, ${c.withBank || 'none'} with a bank account, to <strong>${service}</strong>.</p>
+  <p>Send ${what}.</p>${said}
   <button type="submit">Send ${count(c.ok, 'row')}</button>
 </form>`;
+  const next =
+    gate.may === 'approve'
+      ? html`<p><a class="button" href="/uploads/${upload.id}/review">Check the bank details, then approve and send</a></p>`
+      : html`<p id="who-sends">${whoSends(gate)}</p>`;
+  return html`<div class="card" id="send"><p>${count(c.ok, 'row')} to send: ${count(c.payers, 'payer')}, ${c.withBank || 'none'} with a bank account, to <strong>${service}</strong>.</p>${said}${next}</div>`;
+}
+
+/** Why a second person approves the upload before it is sent, and the approval given: holding, or void and why. */
+export function approvalWords(gate: SendGate): SafeHtml | string {
+  const why: string[] = [];
+  if (gate.stand.on) why.push('four eyes is on');
+  if (gate.newAccounts === 'unknown') why.push('the tool could not tell whether its bank accounts are new');
+  else if (gate.newAccounts > 0)
+    why.push(
+      `${count(gate.newAccounts, 'row')} ${gate.newAccounts === 1 ? 'gives' : 'give'} a payer who has a bank account another one`,
+    );
+  const a = gate.approval;
+  const given = a === undefined ? '' : `${a.by.name} on ${when(a.at)}`;
+  const approval =
+    a === undefined
+      ? ''
+      : a.holds
+        ? html`<p class="ok" id="approval">Approved by ${given}: nothing was changed since.</p>`
+        : html`<p class="warning" id="approval">The approval by ${given} no longer holds: ${a.changedBy.join(', ') || 'someone'} changed the upload after it. It needs approving again.</p>`;
+  const needed =
+    gate.needed && why.length > 0
+      ? html`<p id="why-approval">A second person approves it before it is sent: ${why.join('; ')}.</p>`
+      : '';
+  return html`${needed}${approval}`;
+}
+
+/** Who can send an upload the person looking cannot. */
+function whoSends(gate: SendGate): string {
+  const names = (people: readonly string[]) =>
+    people.length <= 1 ? (people[0] ?? '') : `${people.slice(0, -1).join(', ')} or ${people.at(-1)}`;
+  if (gate.may === 'role') {
+    // Approved already (or needing no approval), any approver sends it; else one who did not upload or change it.
+    const approving = gate.needed && gate.approval?.holds !== true;
+    const can = approving ? gate.others : gate.approvers;
+    return can.length === 0
+      ? 'Sending needs an approver, and the team has none who can send this: an admin can add one.'
+      : `Sending needs an approver: ${names(can)} can ${approving ? 'approve and send' : 'send'} it.`;
+  }
+  return gate.others.length === 0
+    ? 'You uploaded or changed this upload, so another approver approves it before it is sent, and the team has none: an admin can add one, or someone who did not change it uploads the file again.'
+    : `You uploaded or changed this upload, so another approver approves it before it is sent: ${names(gate.others)}.`;
+}
+
+/** The rows that give a payer the journal knows with a bank account another one, by line and payer. */
+export function newAccountRows(upload: Upload): SafeHtml | string {
+  const found = upload.newAccounts;
+  if (found === undefined || found.total === 0) return '';
+  const shown = found.rows.slice(0, 20);
+  const more = found.total > shown.length ? html`<li>and ${found.total - shown.length} more</li>` : '';
+  return html`<div class="warning" id="new-accounts"><p>A new bank account for a payer who already has one:</p>
+<ul>${shown.map((r) => html`<li>${r.sheet === undefined ? '' : `${r.sheet}, `}line ${r.line}: ${r.clientUserId}</li>`)}${more}</ul></div>`;
+}
+
+/** An ISO time as a person reads it on the page: `2026-03-02 14:05 UTC`. */
+export function when(at: string): string {
+  return `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PayerDirectoryTables } from '../store/Store.js';
 import { html, type SafeHtml } from '../core/html.js';
+import { actorOf, type Audit } from './Audit.js';
 import { layout } from './layout.js';
 import type { PayerBook } from './payerBook.js';
 import { issueLink } from './payerLinks.js';
@@ -18,11 +19,11 @@ export interface LinkSpec {
 /**
  * On a payer's page of the team's: a new personal link (shown once, to copy and hand over: the store keeps only its
  * hash), and the revocation of every link the payer has (their page then says the link is no longer valid). Both are
- * forms of the signed-in scope: its same-site and CSRF checks come first.
+ * forms of the signed-in scope: its same-site and CSRF checks come first. Each enters the audit trail.
  */
 export async function payerLinkRoutes(
   app: FastifyInstance,
-  spec: { links?: LinkSpec | undefined; book: Pick<PayerBook, 'line'> },
+  spec: { links?: LinkSpec | undefined; book: Pick<PayerBook, 'line'>; audit: Audit },
 ): Promise<void> {
   const { links } = spec;
   if (links === undefined) return;
@@ -35,14 +36,15 @@ export async function payerLinkRoutes(
       days: links.days,
       publicUrl: links.publicUrl,
     });
+    await spec.audit.record(actorOf(request as SignedIn), 'new link', id, { expiresAt: made.expiresAt });
     return reply.type('text/html').send(layout('New link', newLinkPage(id, made), session, ['live.js']));
   });
   app.post('/payers/:id/links/revoke', async (request, reply) => {
     const session = (request as SignedIn).session;
-    const { csrf } = session;
     const id = (request.params as { id: string }).id;
     if ((await spec.book.line(id)) === undefined) return noSuchPayer(reply, session);
     const revoked = await links.directory.revokeLinks(id, new Date().toISOString());
+    await spec.audit.record(actorOf(request as SignedIn), 'revoke', id, { links: revoked });
     const said =
       revoked === 0
         ? 'The payer had no link still valid.'
@@ -53,7 +55,7 @@ export async function payerLinkRoutes(
         html`<h1>${id}</h1><p class="ok" role="status">${said}</p>
 <p>Make a new link on the payer's page when they should have one again.</p>
 <p><a href="/payers/${encodeURIComponent(id)}">Back to ${id}</a></p>`,
-        { csrf },
+        session,
       ),
     );
   });

@@ -71,6 +71,7 @@ export async function progressRoutes(app: FastifyInstance, spec: ProgressSpec): 
         .send(layout('Not found', html`<h1>Not found</h1>`, session));
     const progress = progressOf(upload, spec.paths);
     const body = html`<h1>${upload.name}</h1>
+${whoLine(upload)}
 <div id="progress-live" data-live="/sent/${upload.id}/live" data-fragment="/sent/${upload.id}/fragment" data-live-ends aria-live="polite">
 ${progressFragment(upload, progress, spec.heldBy(), await toAct(progress, spec))}
 </div>`;
@@ -120,6 +121,18 @@ ${progressFragment(upload, progress, spec.heldBy(), await toAct(progress, spec))
       .header('content-disposition', `attachment; filename="${name}"`)
       .send(createReadStream(join(spec.paths.results, progress.results, name)));
   });
+}
+
+/** Who uploaded the file, approved it and sent it, as the upload kept them. */
+function whoLine(upload: Upload): SafeHtml | string {
+  const parts = [
+    ...(upload.by ? [`uploaded by ${upload.by.name}`] : []),
+    ...(upload.approval ? [`approved by ${upload.approval.by.name}`] : []),
+    ...(upload.sentBy ? [`sent by ${upload.sentBy.name}`] : []),
+  ];
+  if (parts.length === 0) return '';
+  const said = parts.join(', ');
+  return html`<p id="who-sent">${said.charAt(0).toUpperCase()}${said.slice(1)}.</p>`;
 }
 
 /** The state of a sent file, from the inbox's folders and its run's results folder. */

@@ -12,6 +12,9 @@ const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /uploads/:id': 'preparer',
   'POST /uploads/:id/mapping': 'preparer',
   'POST /uploads/:id/rows': 'preparer',
+  // The approver's page shows the rows' bank details in full.
+  'GET /uploads/:id/review': 'approver',
+  'POST /uploads/:id/approve': 'approver',
   'POST /uploads/:id/send': 'approver',
   'GET /sent/:id': 'viewer',
   'GET /sent/:id/fragment': 'viewer',

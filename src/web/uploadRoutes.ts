@@ -4,10 +4,14 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InboxRunInput } from '../inbox/Inbox.js';
 import type { RunContext } from '../pipeline/RunSession.js';
+import { approveRoutes } from './approveRoutes.js';
+import { actorOf, type Audit } from './Audit.js';
 import { editRoutes } from './editRoutes.js';
+import type { FourEyes } from './fourEyes.js';
 import { layout } from './layout.js';
 import { uploadPage, uploadResultPage } from './pages.js';
 import { Uploads } from './Uploads.js';
+import { personOf } from './uploadTable.js';
 import type { Session, SignedIn } from './WebAuth.js';
 
 export interface UploadSpec {
@@ -21,9 +25,13 @@ export interface UploadSpec {
   service: string;
   /** A file was put into incoming/: the worker looks at once. */
   onSent: () => void;
+  /** Who may send what: four eyes, and the approvals it asks for. */
+  fourEyes: FourEyes;
+  /** The audit trail: each upload, change, approval and send writes its line. */
+  audit: Audit;
 }
 
-/** The start page, an upload checked as `validate` checks it, and its sending into the inbox. */
+/** The start page, an upload checked as `validate` checks it, its steps, and its approval and sending into the inbox. */
 export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Promise<void> {
   await app.register(multipart, { limits: { fileSize: spec.limitMb * 1024 * 1024, files: 1, fields: 4 } });
   const page = (
@@ -51,7 +59,12 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
       page(reply, status, 'Upload', uploadPage(csrf, spec.limitMb, problem), session);
     const taken = await receive(request, spec);
     if ('problem' in taken) return refused(taken.status, taken.problem);
-    const upload = await spec.uploads.accept(taken.id, taken.path, taken.size, spec.runInput, spec.context);
+    const by = personOf(session.user);
+    const upload = await spec.uploads.accept(taken.id, taken.path, taken.size, spec.runInput, spec.context, by);
+    await spec.audit.record(actorOf(request as SignedIn), 'upload', upload.id, {
+      ...{ file: upload.name, size: upload.size },
+      rows: upload.check?.rows ?? 0,
+    });
     return reply.redirect(`/uploads/${upload.id}`, 303);
   });
 
@@ -65,30 +78,13 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
         .type('text/html')
         .send(layout('Not found', uploadPage(csrf, spec.limitMb, 'No such upload.'), session));
     const table = upload.sentAs === undefined ? await spec.uploads.table(upload) : undefined;
-    const body = uploadResultPage(
-      upload,
-      csrf,
-      spec.service,
-      table && { table, fixes: await spec.uploads.fixes(upload) },
-    );
+    const fixes = await spec.uploads.fixes(upload);
+    const gate = await spec.fourEyes.gate(upload, fixes, await spec.uploads.hash(upload, fixes), session.user);
+    const body = uploadResultPage(upload, csrf, spec.service, gate, table && { table, fixes });
     return reply.type('text/html').send(layout(upload.name, body, session, table === undefined ? [] : ['fix.js']));
   });
-
-  app.post('/uploads/:id/send', (request, reply) => {
-    const id = (request.params as { id: string }).id;
-    return spec.uploads.serial(id, async () => send(id, reply));
-  });
-  const send = async (id: string, reply: FastifyReply) => {
-    const upload = await spec.uploads.get(id);
-    if (upload === undefined) return reply.code(404).send();
-    if (upload.check === undefined || upload.check.ok === 0 || upload.check.unusable !== undefined)
-      return reply.code(409).send();
-    const sent = await spec.uploads.send(upload, { input: spec.runInput, context: spec.context });
-    // Not sent when its check, made again here, found it unusable: its page says why.
-    if (sent.sentAs !== undefined) spec.onSent();
-    return reply.redirect(`/uploads/${upload.id}`, 303);
-  };
   await editRoutes(app, spec);
+  await approveRoutes(app, spec);
 }
 
 /** The uploaded file written whole to its folder, or why it was not taken (no file, a type the tool cannot read, too large). */

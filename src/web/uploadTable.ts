@@ -21,12 +21,25 @@ export interface UploadTable {
   bankSheet?: string;
 }
 
+/** Who did something to an upload: a user's name, and their id (none for the shared password). */
+export interface Person {
+  name: string;
+  id?: string;
+}
+
+/** The person a signed-in user is, as an upload keeps who did what. */
+export function personOf(user: { name: string; userId?: string | undefined }): Person {
+  return user.userId === undefined ? { name: user.name } : { name: user.name, id: user.userId };
+}
+
 /** One change a person made in the grid, as the audit keeps it. `column` is the header's name as written. */
 export interface Fix {
   line: number;
   column: string;
   value: string;
   at: string;
+  /** Who made it (none in an upload kept from before changes were signed). */
+  by?: Person;
 }
 
 /**

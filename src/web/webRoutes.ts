@@ -9,6 +9,7 @@ import type { InboxPaths } from '../inbox/folders.js';
 import type { ControlTables } from '../store/Store.js';
 import { adminRoutes, type AdminSpec } from './adminRoutes.js';
 import type { Audit } from './Audit.js';
+import { fourEyesWords } from './fourEyes.js';
 import { layout } from './layout.js';
 import { welcomeRoutes } from './welcomeRoutes.js';
 import { type OidcSignIn, oidcRoutes } from './oidcSignIn.js';
@@ -16,6 +17,7 @@ import { loginPage, refusalPage } from './pages.js';
 import { payerLinkRoutes } from './payerLinkRoutes.js';
 import { type PayerSpec, payerRoutes } from './payerRoutes.js';
 import { progressRoutes } from './progressRoutes.js';
+import { settingsRoutes } from './settingsRoutes.js';
 import { uploadRoutes, type UploadSpec } from './uploadRoutes.js';
 import { allows, roleFor } from './roles.js';
 import { DEVICE_DAYS } from './SignInThrottle.js';
@@ -113,7 +115,8 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
         if (request.method === 'GET') return reply.redirect('/login', 303);
         return refuse(reply, 401, 'sign in first');
       }
-      (request as SignedIn).session = session;
+      // Every signed-in page's footer says where four eyes stands, as the store has it now.
+      (request as SignedIn).session = Object.assign(session, { fourEyes: fourEyesWords(await spec.fourEyes.stand()) });
       if (request.method !== 'GET' && !WebAuth.csrfValid(session, csrfOf(request)))
         return refuse(reply, 403, 'refused: the form is out of date or not from this page; reload it and try again');
       const needs = roleFor(request.method, request.routeOptions.url);
@@ -130,6 +133,7 @@ export async function webRoutes(app: FastifyInstance, spec: WebSpec): Promise<vo
     await payerRoutes(signedIn, { ...spec, headers: SECURITY_HEADERS });
     await payerLinkRoutes(signedIn, spec);
     await adminRoutes(signedIn, spec);
+    await settingsRoutes(signedIn, spec);
     await progressRoutes(signedIn, {
       uploads: spec.uploads,
       paths: spec.paths,

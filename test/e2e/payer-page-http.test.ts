@@ -9,6 +9,7 @@ import type { PayerDirectoryTables, Store } from '../../src/store/Store.js';
 import { issueLink } from '../../src/web/payerLinks.js';
 import { API_KEY, payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
+import { auditIn } from '../helpers/storeOnDisk.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // The payer's own page, spoken to as a payer's browser and as a guesser would: plain HTTP against a real serve over
@@ -333,6 +334,14 @@ describe("the payer's own page", () => {
     expect(await revoked.text()).toContain('1 link revoked: the payer&#39;s page now says the link is not valid.');
     expect((await page(url, cookie)).status).toBe(404);
     expect(h.stderr()).not.toContain(token);
+    // Both in the audit trail, by the payer's id, the token in neither.
+    const trail = auditIn(h.tmp.path('state')).filter((line) => line.subject === ID);
+    expect(trail.map((line) => [line.who, line.action])).toEqual([
+      ['shared password', 'new link'],
+      ['shared password', 'revoke'],
+    ]);
+    expect(trail[1]!.detail).toEqual({ links: 1 });
+    expect(JSON.stringify(trail)).not.toContain(token);
   });
 
   it("--agreement-origins replaces the reference app's two; the agreementUrl's own origin stays", async () => {

@@ -100,3 +100,21 @@ export function uploadIn(stateDir: string, id: string): { fixes: Array<Record<st
     db.close();
   }
 }
+
+/** The audit trail in the store of `stateDir` (read while serve writes it), oldest first, its details parsed. */
+export function auditIn(
+  stateDir: string,
+): Array<{ who: string; action: string; subject: string; detail: Record<string, unknown> }> {
+  const db = new DatabaseSync(join(stateDir, STORE_FILE), { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT who, action, subject, detail FROM audit_trail ORDER BY seq').all();
+    return rows.map((row) => ({
+      who: String(row['who']),
+      action: String(row['action']),
+      subject: String(row['subject']),
+      detail: JSON.parse(String(row['detail'])) as Record<string, unknown>,
+    }));
+  } finally {
+    db.close();
+  }
+}

@@ -5,6 +5,7 @@ import type { Store } from '../../src/store/Store.js';
 import { UPLOAD_ROWS } from '../../src/web/fileFacts.js';
 import { toText } from '../../src/core/html.js';
 import { Mappings } from '../../src/inbox/Mappings.js';
+import type { SendGate } from '../../src/web/fourEyes.js';
 import { uploadResultPage } from '../../src/web/pages.js';
 import { checkEnv, READER_LIMITS, type ReaderLimits, UploadReader } from '../../src/web/UploadReader.js';
 import { Uploads } from '../../src/web/Uploads.js';
@@ -60,7 +61,13 @@ it('a check past its time is stopped, its process killed, and the upload is unus
   expect(upload.check).toMatchObject({ ok: 0, rows: 0, problems: [], unusable: why });
   expect(checkChildren(process.pid)).toEqual([]);
   // What the page says of it, and what the store keeps.
-  expect(toText(uploadResultPage(upload, 'csrf', 'http://service'))).toContain(`The tool cannot use this file: ${why}`);
+  const gate: SendGate = {
+    ...{ stand: { on: false, approvers: 1 }, newAccounts: 0, needed: false, may: 'send' },
+    ...{ others: [], approvers: ['shared password'] },
+  };
+  expect(toText(uploadResultPage(upload, 'csrf', 'http://service', gate))).toContain(
+    `The tool cannot use this file: ${why}`,
+  );
   expect((await uploads.get(upload.id))?.check?.unusable).toBe(why);
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toText } from '../../src/core/html.js';
 import { fixTitle } from '../../src/web/gridSection.js';
+import type { SendGate } from '../../src/web/fourEyes.js';
 import { checkFacts, checkWords, sendSection } from '../../src/web/pages.js';
 import type { Upload } from '../../src/web/Uploads.js';
 
@@ -10,8 +11,13 @@ function upload(ok: number, invalid: number, payers: number, withBank: number): 
   const check = { format: 'csv', rows: ok + invalid, ok, invalid, payers, withBank, warnings: [], problems: [] };
   return { id: 'abcdefghijkl', name: 'payers.csv', size: 1, at: '', check };
 }
+/** An approver of a team of one, where no approval is needed. */
+const ALONE: SendGate = {
+  ...{ stand: { on: false, approvers: 1 }, newAccounts: 0, needed: false, may: 'send' },
+  ...{ others: [], approvers: ['shared password'] },
+};
 const said = (u: Upload) => ({
-  send: toText(sendSection(u, 'tok', 'https://api.example.com'))
+  send: toText(sendSection(u, 'tok', 'https://api.example.com', ALONE))
     .replace(/<[^>]+>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim(),
