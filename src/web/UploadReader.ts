@@ -15,8 +15,11 @@ export interface ReaderLimits {
 
 export const READER_LIMITS: ReaderLimits = { timeMs: 30_000, memoryMb: 300 };
 
-/** Why a job gave no answer: past its time, past its memory, or its process ended without one. */
-export type ReadFailure = 'time' | 'memory' | 'ended';
+/**
+ * Why a job gave no answer: past its time, past its memory, its process ended without one, or its process is of
+ * another build than serve's and answered without what serve asks.
+ */
+export type ReadFailure = 'time' | 'memory' | 'ended' | 'build';
 
 export type Answer<T> = { value: T } | { failed: ReadFailure };
 
@@ -44,6 +47,8 @@ export class UploadReader {
     private readonly signal?: AbortSignal,
     /** The environment the processes start with (serve's own). */
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** The program each process runs: checkChild.ts as built (a test gives one of another build). */
+    private readonly entry = join(packageRoot(), 'dist', 'bundle', 'checkChild.js'),
   ) {
     // A job still queued is refused when its turn comes.
     signal?.addEventListener('abort', () => {
@@ -57,8 +62,11 @@ export class UploadReader {
   }
 
   /** The upload checked as it would be sent (its file of the page's making written first, when edited). */
-  check(job: CheckJob): Promise<Answer<CheckedUpload>> {
-    return this.slots(() => this.spawn<CheckedUpload>({ kind: 'check', job }));
+  async check(job: CheckJob): Promise<Answer<CheckedUpload>> {
+    const answer = await this.slots(() => this.spawn<CheckedUpload>({ kind: 'check', job }));
+    // A process of an older build (serve not restarted after an upgrade, or a checkout not built again) writes no
+    // accounts: its check would leave unknown which rows give a payer another bank account.
+    return 'value' in answer && typeof answer.value.accounts !== 'number' ? { failed: 'build' } : answer;
   }
 
   /** The one sentence the upload page says of a job that gave no answer. */
@@ -67,12 +75,14 @@ export class UploadReader {
       return `${name} took longer than ${this.limits.timeMs / 1000} seconds to check, so the tool stopped: save it again from its spreadsheet program, or split it into smaller files.`;
     if (failed === 'memory')
       return `${name} needed more than ${this.limits.memoryMb} MB of memory to check, so the tool stopped: split it into smaller files.`;
+    if (failed === 'build')
+      return `${name} could not be checked: the tool's checking program is not the version this serve runs. An operator restarts serve (from a checkout: npm run build first); then upload the file again.`;
     return `${name} could not be checked: its check ended unexpectedly (upload it again, or save it again from its spreadsheet program).`;
   }
 
   private spawn<T>(job: UploadJob): Promise<Answer<T>> {
     if (this.signal?.aborted) return Promise.reject(stopping());
-    const entry = join(packageRoot(), 'dist', 'bundle', 'checkChild.js');
+    const { entry } = this;
     // Tests run serve from src/: the child is the built one all the same (npm test builds first).
     if (!existsSync(entry)) return Promise.reject(new Error(`payer-onboard: ${entry} is missing: npm run build`));
     const child = fork(entry, [], {

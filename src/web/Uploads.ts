@@ -1,8 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
-  createReadStream,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -22,14 +21,12 @@ import { sentName, type UploadCheck, unusableCheck } from './checkUpload.js';
 import { datesMapped, onlyReading, readings, type UploadDates } from './dateChoice.js';
 import type { Mappings } from '../inbox/Mappings.js';
 import { checkEnv, UploadReader } from './UploadReader.js';
-import { ACCOUNTS_FILE, type NewAccount, newAccounts, readRowAccounts } from './bankAccounts.js';
+import { type NewAccounts, newAccountsOf } from './bankAccounts.js';
+import { contentHash, fileDigest } from './contentHash.js';
 import type { Fix, Person, UploadTable } from './uploadTable.js';
 
 /** The rows a page shows of every upload, whatever the check found: samples of each column for the mapping. */
 const PAGE_ROWS = 50;
-
-/** Rows with a new bank account for a known payer an upload keeps by name (the page names them); all are counted. */
-const NEW_ACCOUNTS_KEPT = 200;
 
 /** The file types the CLI reads, as an upload may be named. */
 const EXTENSIONS = new Set(['.csv', '.txt', '.tsv', '.xlsx', '.jsonl', '.ndjson']);
@@ -62,8 +59,11 @@ export interface Upload {
   digest?: string;
   /** A second person's approval, with the hash of the content it covers (`hash()`): any change since voids it. */
   approval?: Approval;
-  /** The rows that give a payer the journal knows with a bank account another one (the first of them), and how many. */
-  newAccounts?: { rows: NewAccount[]; total: number };
+  /**
+   * The rows that give a payer the journal knows with a bank account another one (the first of them), and how many, as
+   * the last check and the journal then found them; none only where the check could not use the file.
+   */
+  newAccounts?: NewAccounts;
   /** Who sent it. */
   sentBy?: Person;
 }
@@ -356,33 +356,25 @@ export class Uploads {
     else {
       upload.check = checked.value.check;
       if (checked.value.sentFile !== undefined) upload.sentFile = checked.value.sentFile;
-      const found = await this.newAccountsNow(upload);
+      const found = await newAccountsOf(join(dir, 'check'), this.journal);
       if (found !== undefined) upload.newAccounts = found;
     }
     await this.save(upload);
     return upload;
   }
 
-  /**
-   * The hash of what would be sent: the file as uploaded (its SHA-256) and every choice that makes the file sent from
-   * it (its sheet, the mapping, the date format, the rows left out, each cell changed, in order). An approval holds
-   * while the upload's hash is the one it was given for.
-   */
+  /** The hash of what would be sent (`contentHash`): an approval holds while it is the one it was given for. */
   async hash(upload: Upload, fixes?: readonly Fix[]): Promise<string> {
-    const changes = fixes ?? (await this.fixes(upload));
-    let digest = upload.digest;
-    if (digest === undefined) {
+    let file = upload.digest;
+    if (file === undefined) {
       const path = await this.file(upload);
-      digest = path === undefined ? '' : await fileDigest(path);
+      file = path === undefined ? '' : await fileDigest(path);
     }
-    const content = {
-      ...{ file: digest, name: upload.name, sheet: upload.found?.sheet ?? null },
-      mapping: Object.entries(upload.mapping ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      dateFormat: upload.dates?.format ?? null,
-      leftOut: upload.leftOut ?? [],
-      fixes: changes.map((fix) => [fix.line, fix.column, fix.value]),
-    };
-    return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+    return contentHash({
+      ...{ file, name: upload.name, sheet: upload.found?.sheet, mapping: upload.mapping ?? {} },
+      ...{ dateFormat: upload.dates?.format, leftOut: upload.leftOut ?? [] },
+      fixes: fixes ?? (await this.fixes(upload)),
+    });
   }
 
   /** An approval given for the content of this hash. */
@@ -399,20 +391,12 @@ export class Uploads {
    */
   async current(upload: Upload, check: CheckWith): Promise<Upload> {
     if (upload.check?.unusable !== undefined) return upload;
-    const found = await this.newAccountsNow(upload);
+    const found = await newAccountsOf(join(this.root, upload.id, 'check'), this.journal);
     if (found === undefined) return this.recheck(upload, check);
-    if (JSON.stringify(found) === JSON.stringify(upload.newAccounts ?? { rows: [], total: 0 })) return upload;
+    if (upload.newAccounts !== undefined && JSON.stringify(found) === JSON.stringify(upload.newAccounts)) return upload;
     const now = { ...upload, newAccounts: found };
     await this.save(now);
     return now;
-  }
-
-  /** The rows of the last check here that give a known payer a new bank account; undefined when there is no check here. */
-  private async newAccountsNow(upload: Upload): Promise<Upload['newAccounts']> {
-    const accounts = await readRowAccounts(join(this.root, upload.id, 'check', ACCOUNTS_FILE));
-    if (accounts === undefined) return undefined;
-    const rows = this.journal === undefined ? [] : await newAccounts(accounts, this.journal);
-    return { rows: rows.slice(0, NEW_ACCOUNTS_KEPT), total: rows.length };
   }
 
   /** An upload given up (refused, or its file did not arrive whole): nothing of it is kept. */
@@ -444,13 +428,6 @@ export class Uploads {
       content,
     );
   }
-}
-
-/** The SHA-256 of a file, read a chunk at a time. */
-async function fileDigest(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 function sameMapping(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

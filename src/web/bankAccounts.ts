@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ReadingOptions } from '../input/InputFile.js';
 import { bankSheetOf, openInput } from '../input/openInput.js';
 import { accountKey, payerKeyOf } from '../journal/RowJournal.js';
@@ -12,7 +13,7 @@ import type { JournalTables } from '../store/Store.js';
  * payer and the account's numbers, none of them in the clear. `line` is the upload's own; `sheet` names a workbook's
  * bank-details sheet when the row is there.
  */
-export interface RowAccount {
+interface RowAccount {
   line: number;
   clientUserId: string;
   key: string;
@@ -20,22 +21,31 @@ export interface RowAccount {
 }
 
 /** A row that gives a payer the journal knows with a bank account another one: a second account, or one after a failed one. */
-export type NewAccount = Omit<RowAccount, 'key'>;
+type NewAccount = Omit<RowAccount, 'key'>;
+
+/** The rows that give a known payer a new bank account, the first of them by name (the page names them), and how many. */
+export interface NewAccounts {
+  rows: NewAccount[];
+  total: number;
+}
 
 /** The file the check's process writes the upload's accounts to, in the check's folder. */
 export const ACCOUNTS_FILE = 'accounts.json';
 
+/** Rows with a new bank account for a known payer an upload keeps by name; all are counted. */
+const NEW_ACCOUNTS_KEPT = 200;
+
 /**
  * In the check's process: every bank account the rows a run takes would give, read as the run reads the file (its
  * options, a column its values name, the workbook's bank-details sheet after the payers'), written to `out` as
- * JSON. `lines`: the upload's line of each line of a file written from it.
+ * JSON; how many. `lines`: the upload's line of each line of a file written from it.
  */
 export async function writeRowAccounts(
   path: string,
   reading: ReadingOptions,
   out: string,
   lines?: ReadonlyMap<number, number>,
-): Promise<void> {
+): Promise<number> {
   const found: RowAccount[] = [];
   const checks = { defaultAgreementCompleted: true, seen: new DuplicateIds(), today: new Date() };
   const all: Array<[string | undefined, RowKind]> = [[undefined, 'payers']];
@@ -59,19 +69,30 @@ export async function writeRowAccounts(
     }
   }
   await writeFile(out, JSON.stringify(found), { mode: 0o600 });
+  return found.length;
 }
 
-/** The accounts a check wrote, or undefined where there is no such file (not checked here, or not checked whole). */
-export async function readRowAccounts(path: string): Promise<RowAccount[] | undefined> {
+/**
+ * The rows of the check in `checkDir` that give a payer the journal knows with a bank account another one, asked of
+ * the journal now (a run may have given a payer an account since the check); undefined where that folder holds no
+ * check's accounts (none made here, or it was cleared). Without a journal (a test of the checks alone), none.
+ */
+export async function newAccountsOf(
+  checkDir: string,
+  journal: Pick<JournalTables, 'payers'> | undefined,
+): Promise<NewAccounts | undefined> {
+  const path = join(checkDir, ACCOUNTS_FILE);
   if (!existsSync(path)) return undefined;
-  return JSON.parse(await readFile(path, 'utf8')) as RowAccount[];
+  const accounts = JSON.parse(await readFile(path, 'utf8')) as RowAccount[];
+  const rows = journal === undefined ? [] : await newAccounts(accounts, journal);
+  return { rows: rows.slice(0, NEW_ACCOUNTS_KEPT), total: rows.length };
 }
 
 /**
  * The rows that give a payer a bank account other than those the journal knows the payer has: what always needs a
  * second person's approval on the web page. A payer the journal knows no account of is not one of them (their first).
  */
-export async function newAccounts(
+async function newAccounts(
   accounts: readonly RowAccount[],
   journal: Pick<JournalTables, 'payers'>,
 ): Promise<NewAccount[]> {

@@ -52,25 +52,30 @@ export interface CheckJob {
   places: CheckPlaces;
 }
 
-/** A job's check, and the name of the file written with the edits, when one was. */
+/**
+ * A job's check, the name of the file written with the edits (when one was), and how many bank accounts its rows give,
+ * as written to the check's `accounts.json` (none for a check that found the file unusable): serve goes by that file
+ * to tell a known payer's new account.
+ */
 export interface CheckedUpload {
   check: UploadCheck;
   sentFile?: string;
+  accounts: number;
 }
 
 /** The upload checked as it would be sent: as uploaded, or the file written from it with the person's edits. */
 export async function checkUpload(job: CheckJob): Promise<CheckedUpload> {
   const { original, name, dir, input, places } = job;
   const sent = job.edits === undefined ? undefined : await writeEdited(job, job.edits);
-  if (sent === undefined) return { check: await checkFile(original, join(dir, 'check'), input, places) };
-  const checked = await checkFile(sent.path, join(dir, 'check'), input, places, sent.lines);
+  if (sent === undefined) return checkFile(original, join(dir, 'check'), input, places);
+  const { check: checked, accounts } = await checkFile(sent.path, join(dir, 'check'), input, places, sent.lines);
   // The format the person knows is their file's; what is sent is said beside it.
   const check = { ...checked, format: extname(name).slice(1).toLowerCase() };
   if (sent.bankSheet !== undefined && !isWorkbook(name))
     check.warnings.push(
       `the sheet "${sent.bankSheet}" is not sent with the mapped or fixed rows (a CSV holds one sheet): upload it as a file of its own`,
     );
-  return { check, sentFile: sentName(name) };
+  return { check, sentFile: sentName(name), accounts };
 }
 
 /**
@@ -112,9 +117,9 @@ export function unusableCheck(name: string, why: string): UploadCheck {
 }
 
 /**
- * `validate` of the file into `out`, and its payers counted: what a run of it would find, with nothing sent. `lines`:
- * for a file written from the upload (mapped or fixed), the upload's line of each of its lines, so problems are
- * reported where the person's own file has them.
+ * `validate` of the file into `out`, its payers counted and the bank accounts its rows give written there: what a run of
+ * it would find, with nothing sent. `lines`: for a file written from the upload (mapped or fixed), the upload's line of
+ * each of its lines, so problems are reported where the person's own file has them.
  */
 async function checkFile(
   path: string,
@@ -122,7 +127,7 @@ async function checkFile(
   input: InboxRunInput,
   places: CheckPlaces,
   lines?: ReadonlyMap<number, number>,
-): Promise<UploadCheck> {
+): Promise<Omit<CheckedUpload, 'sentFile'>> {
   const empty = { format: extname(path).slice(1), rows: 0, ok: 0, invalid: 0, payers: 0, withBank: 0, warnings: [] };
   try {
     // No stderr: nothing of the check is said anywhere (its lines, columns not understood say, can quote the cells).
@@ -140,8 +145,8 @@ async function checkFile(
     }
     const { targets } = await readStatusInputs([path], { reading: {} }).catch(() => ({ targets: [] }));
     // The bank accounts its rows give, by their journal keys: serve tells a payer's new account from a known one.
-    await writeRowAccounts(path, readingOptions(input, places.cwd), join(out, ACCOUNTS_FILE), lines);
-    return {
+    const accounts = await writeRowAccounts(path, readingOptions(input, places.cwd), join(out, ACCOUNTS_FILE), lines);
+    const check = {
       format: summary.inputs[0]?.format ?? empty.format,
       rows: summary.rows.total,
       ok: summary.rows.ok,
@@ -156,8 +161,9 @@ async function checkFile(
       ),
       problems,
     };
+    return { check, accounts };
   } catch (error) {
     if (!(error instanceof PayerOnboardError)) throw error;
-    return { ...empty, problems: [], unusable: error.message };
+    return { check: { ...empty, problems: [], unusable: error.message }, accounts: 0 };
   }
 }

@@ -21,7 +21,10 @@ export interface FourEyesStand {
  */
 export interface SendGate {
   stand: FourEyesStand;
-  /** Rows with a new bank account for a known payer; unknown when the check could not tell. */
+  /**
+   * Rows with a new bank account for a known payer; unknown where its check's accounts could not be read (its folder
+   * cleared meanwhile): a second person approves it then, as for a new account.
+   */
   newAccounts: number | 'unknown';
   needed: boolean;
   approval?: Approval & { holds: boolean; changedBy: string[] };

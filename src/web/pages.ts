@@ -161,7 +161,8 @@ export function sendSection(upload: Upload, csrf: string, service: string, gate:
 export function approvalWords(gate: SendGate): SafeHtml | string {
   const why: string[] = [];
   if (gate.stand.on) why.push('four eyes is on');
-  if (gate.newAccounts === 'unknown') why.push('the tool could not tell whether its bank accounts are new');
+  if (gate.newAccounts === 'unknown')
+    why.push('the tool could not compare its bank accounts with those its payers have (reload the page to try again)');
   else if (gate.newAccounts > 0)
     why.push(
       `${count(gate.newAccounts, 'row')} ${gate.newAccounts === 1 ? 'gives' : 'give'} a payer who has a bank account another one`,

@@ -10,7 +10,7 @@ import { editRoutes } from './editRoutes.js';
 import type { FourEyes } from './fourEyes.js';
 import { layout } from './layout.js';
 import { uploadPage, uploadResultPage } from './pages.js';
-import { Uploads } from './Uploads.js';
+import { type Upload, Uploads } from './Uploads.js';
 import { personOf } from './uploadTable.js';
 import type { Session, SignedIn } from './WebAuth.js';
 
@@ -71,7 +71,7 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
   app.get('/uploads/:id', async (request, reply) => {
     const session = (request as SignedIn).session;
     const { csrf } = session;
-    const upload = await spec.uploads.get((request.params as { id: string }).id);
+    const upload = await accountsCompared(spec, (request.params as { id: string }).id);
     if (upload === undefined)
       return reply
         .code(404)
@@ -85,6 +85,22 @@ export async function uploadRoutes(app: FastifyInstance, spec: UploadSpec): Prom
   });
   await editRoutes(app, spec);
   await approveRoutes(app, spec);
+}
+
+/**
+ * The upload, its bank accounts compared with those its payers have when its stored check has no word of them (an
+ * upload kept from before they were, or whose check this serve no longer holds): its page then asks for a second
+ * person's approval only where a row needs one. Its send compares them again, whatever the page said.
+ */
+async function accountsCompared(spec: UploadSpec, id: string): Promise<Upload | undefined> {
+  const found = await spec.uploads.get(id);
+  const usable = found?.check !== undefined && found.check.unusable === undefined && found.sentAs === undefined;
+  if (found === undefined || !usable || found.newAccounts !== undefined) return found;
+  const check = { input: spec.runInput, context: spec.context };
+  return spec.uploads.serial(id, async () => {
+    const now = await spec.uploads.get(id);
+    return now === undefined || now.sentAs !== undefined ? now : spec.uploads.current(now, check);
+  });
 }
 
 /** The uploaded file written whole to its folder, or why it was not taken (no file, a type the tool cannot read, too large). */

@@ -1,10 +1,13 @@
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { STORE_FILE } from '../../src/store/SqliteStore.js';
 import { payersCsv } from '../helpers/runHarness.js';
 import { serveHarness } from '../helpers/serveHarness.js';
 import { auditIn } from '../helpers/storeOnDisk.js';
 import { addUser, pageAs, uploadAs } from '../helpers/team.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { post, type WebSession, welcome } from '../helpers/webSession.js';
+import { post, signInAs, type WebSession, welcome } from '../helpers/webSession.js';
 
 // Four eyes over HTTP against serve and the sandbox: an approval covers exactly what is sent (a change after it voids
 // it), and a new bank account for a payer who has one waits for an approver other than the uploader, whatever the
@@ -151,5 +154,22 @@ describe('four eyes', () => {
     ]);
     // Nothing of the account in the trail.
     expect(JSON.stringify(trail)).not.toContain('987654321');
+  });
+
+  it('an upload kept with no word of its bank accounts: its page compares them, and the one admin sends it', async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const admin = await signInAs(h.serve.url, { password: PASSWORD }, '/');
+    const id = await uploadAs(h.serve.url, admin, 'kept.csv', payersCsv(['w-1']));
+    // As a serve of a version that compared no accounts left it.
+    await h.serve.close();
+    const db = new DatabaseSync(join(h.tmp.path('state'), STORE_FILE));
+    db.prepare("UPDATE web_uploads SET upload = json_remove(upload, '$.newAccounts')").run();
+    db.close();
+    const url = (await h.restart()).url;
+    const page = await pageAs(url, admin, `/uploads/${id}`);
+    expect(page).not.toContain('could not compare its bank accounts');
+    expect(page).toContain(`action="/uploads/${id}/send"`);
+    expect((await post(`${url}/uploads/${id}/send`, admin)).status).toBe(303);
+    expect(await pageAs(url, admin, `/uploads/${id}`)).toContain('Sent to the inbox as kept.csv');
   });
 });

@@ -35,16 +35,28 @@ afterEach(async () => {
 
 const busy = (ms: number) => ({ ...process.env, PAYER_ONBOARD_TEST_CHECK_BUSY_MS: String(ms) });
 
-function uploadsWith(limits: ReaderLimits, env: NodeJS.ProcessEnv, signal?: AbortSignal): Uploads {
+function uploadsWith(limits: ReaderLimits, env: NodeJS.ProcessEnv, signal?: AbortSignal, entry?: string): Uploads {
   const web = store.web('svc');
   return new Uploads(
     tmp.path('.web/uploads'),
     tmp.path('incoming'),
     new Mappings(web),
     web,
-    new UploadReader(limits, signal, env),
+    new UploadReader(limits, signal, env, entry),
+    store.journal('svc'),
   );
 }
+
+/**
+ * A check's process as a build from before the check wrote the rows' bank accounts answered: the check's counts, and
+ * no word of the accounts.
+ */
+const OLDER_CHILD = `process.once('message', (job) => {
+  const check = { format: 'csv', rows: 2, ok: 2, invalid: 0, payers: 2, withBank: 2, warnings: [], problems: [] };
+  process.send({ value: job.kind === 'check' ? { check } : {} });
+});
+process.once('disconnect', () => process.exit(0));
+`;
 
 function accept(uploads: Uploads) {
   const { id, path } = uploads.create('payers.csv');
@@ -118,6 +130,31 @@ it('an edited upload whose check, made again to send it, is stopped: nothing goe
   expect(sent.sentAs).toBeUndefined();
   expect(sent.check?.unusable).toContain('took longer than 1 seconds to check');
   expect(existsSync(tmp.path('incoming')) ? readdirSync(tmp.path('incoming')) : []).toEqual([]);
+});
+
+it('the bank accounts are compared with the journal after every check: as uploaded, fixed, a row left out', async () => {
+  const uploads = uploadsWith(READER_LIMITS, process.env);
+  const none = { rows: [], total: 0 };
+  const upload = await accept(uploads);
+  expect(upload.newAccounts).toEqual(none);
+  const check = { input: {}, context: { cwd: tmp.dir, env: {} } };
+  const at = new Date().toISOString();
+  const fixed = await uploads.fix(upload, [{ line: 2, column: 'firstName', value: 'Ada', at }], new Map(), check);
+  expect(fixed.newAccounts).toEqual(none);
+  const leftOut = await uploads.fix(fixed, [], new Map([[3, true]]), check);
+  expect(leftOut).toMatchObject({ leftOut: [3], check: { ok: 1 }, newAccounts: none });
+  expect((await uploads.get(upload.id))?.newAccounts).toEqual(none);
+});
+
+it("a check's process of an older build, which writes no accounts: the upload is unusable, and says why", async () => {
+  const older = tmp.write('older-checkChild.mjs', OLDER_CHILD);
+  const upload = await accept(uploadsWith(READER_LIMITS, process.env, undefined, older));
+  expect(upload.newAccounts).toBeUndefined();
+  expect(upload.check).toMatchObject({
+    ok: 0,
+    unusable:
+      "payers.csv could not be checked: the tool's checking program is not the version this serve runs. An operator restarts serve (from a checkout: npm run build first); then upload the file again.",
+  });
 });
 
 it('a file of more rows than the page checks is refused in one sentence, read no further and never checked', async () => {
