@@ -64,12 +64,17 @@ export class SqlWeb implements WebTables {
     return new Map(rows.map((row) => [String(row['header_key']), String(row['mapping'])]));
   }
 
-  async upload(id: string): Promise<StoredUpload | undefined> {
-    const row = await this.sql.one('SELECT at, upload, fixes FROM web_uploads WHERE service = ? AND id = ?', [
+  async upload(id: string): Promise<(StoredUpload & { sentAs?: string }) | undefined> {
+    const row = await this.sql.one('SELECT at, upload, fixes, sent_as FROM web_uploads WHERE service = ? AND id = ?', [
       this.service,
       id,
     ]);
-    return row && { id, at: String(row['at']), upload: String(row['upload']), fixes: String(row['fixes']) };
+    if (row === undefined) return undefined;
+    const sentAs = row['sent_as'];
+    return {
+      ...{ id, at: String(row['at']), upload: String(row['upload']), fixes: String(row['fixes']) },
+      ...(typeof sentAs === 'string' ? { sentAs } : {}),
+    };
   }
 
   async uploadContent(id: string): Promise<Uint8Array | undefined> {

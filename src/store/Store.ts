@@ -134,7 +134,8 @@ export interface WebTables {
   deleteSessions(tokenHashes?: readonly string[]): Promise<void>;
   mappings(): Promise<Map<string, string>>;
   putMapping(headerKey: string, mapping: string): Promise<void>;
-  upload(id: string): Promise<StoredUpload | undefined>;
+  /** An upload, with the name it is sent as once a serve claimed it (`claimUpload`), whatever its JSON says. */
+  upload(id: string): Promise<(StoredUpload & { sentAs?: string }) | undefined>;
   /** The file as uploaded, while it is kept. */
   uploadContent(id: string): Promise<Uint8Array | undefined>;
   /** An upload, new (with its file) or changed (`content` undefined: the file kept as it is; null: the file goes). */

@@ -188,7 +188,12 @@ export class Uploads {
   async get(id: string): Promise<Upload | undefined> {
     if (!/^[\w-]{12}$/.test(id)) return undefined;
     const stored = await this.tables.upload(id);
-    return stored && (JSON.parse(stored.upload) as Upload);
+    if (stored === undefined) return undefined;
+    const upload = JSON.parse(stored.upload) as Upload;
+    // Claimed by a serve, it is sent (or being sent) though its JSON may not say so yet, or was written over by a
+    // serve that lost the claim and saved what it saw before.
+    if (stored.sentAs !== undefined && upload.sentAs === undefined) upload.sentAs = stored.sentAs;
+    return upload;
   }
 
   /**
@@ -292,25 +297,29 @@ export class Uploads {
   }
 
   /**
-   * Puts the file into incoming/ (copied, then renamed: the inbox never sees half of it). Once only. The file of
-   * the page's making is written again if this serve has none (another one made it).
+   * Puts the file into incoming/ (copied, then renamed: the inbox never sees half of it). Once only: `sentHere` says
+   * whether this call did (the upload may have been sent before it, or by another serve meanwhile). The file of the
+   * page's making is written again if this serve has none (another one made it).
    */
-  async send(upload: Upload, check: CheckWith, by?: Person): Promise<Upload> {
-    if (upload.sentAs !== undefined) return upload;
+  async send(upload: Upload, check: CheckWith, by?: Person): Promise<{ upload: Upload; sentHere: boolean }> {
+    const notHere = (now: Upload) => ({ upload: now, sentHere: false });
+    if (upload.sentAs !== undefined) return notHere(upload);
     const dir = join(this.root, upload.id);
     const edited = await this.edited(upload);
     const file = edited ? sentName(upload.name) : upload.name;
     if (edited && !existsSync(join(dir, 'sent', file))) await this.recheck(upload, check);
     else await this.file(upload);
     // The check made again may have found the file unusable (its process stopped), or written nothing to send.
-    if (upload.check?.unusable !== undefined || (edited && !existsSync(join(dir, 'sent', file)))) return upload;
+    if (upload.check?.unusable !== undefined || (edited && !existsSync(join(dir, 'sent', file))))
+      return notHere(upload);
     let target = join(this.incoming, file);
     if (existsSync(target)) {
       const ext = extname(file);
       target = join(this.incoming, `${file.slice(0, file.length - ext.length)}-${upload.id}${ext}`);
     }
     // One serve sends it, whichever of those over the same store is asked first.
-    if (!(await this.tables.claimUpload(upload.id, basename(target)))) return (await this.get(upload.id)) ?? upload;
+    if (!(await this.tables.claimUpload(upload.id, basename(target))))
+      return notHere((await this.get(upload.id)) ?? upload);
     try {
       const temp = join(this.incoming, `.${upload.id}.part`);
       copyFileSync(edited ? join(dir, 'sent', file) : join(dir, upload.name), temp);
@@ -326,7 +335,7 @@ export class Uploads {
     rmSync(join(dir, 'check'), { recursive: true, force: true });
     rmSync(join(dir, 'sent'), { recursive: true, force: true });
     if (!edited) rmSync(join(dir, upload.name), { force: true });
-    return sent;
+    return { upload: sent, sentHere: true };
   }
 
   /** The upload checked as it would be sent: as uploaded, or the file written from it with the person's edits. */

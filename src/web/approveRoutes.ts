@@ -87,9 +87,10 @@ export async function approveRoutes(app: FastifyInstance, spec: ApproveSpec): Pr
       const { approval: _void, ...rest } = upload;
       upload = rest;
     }
-    const sent = await spec.uploads.send(upload, check, personOf(signedIn.session.user));
-    // Not sent when its check, made again here, found it unusable: its page says why.
-    if (sent.sentAs !== undefined) {
+    const { upload: sent, sentHere } = await spec.uploads.send(upload, check, personOf(signedIn.session.user));
+    // Not sent here when its check, made again here, found it unusable (its page says why), or when another serve over
+    // the store sent it first (its line is that serve's).
+    if (sentHere) {
       const approvedBy = sent.approval?.by.name;
       await spec.audit.record(actorOf(signedIn), 'sent', upload.id, {
         ...{ file: sent.sentAs, rows: sent.check?.ok, hash },

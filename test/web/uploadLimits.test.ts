@@ -126,7 +126,11 @@ it('an edited upload whose check, made again to send it, is stopped: nothing goe
   );
   // Another serve over the same store has no file of the page's making: its send checks the upload again.
   rmSync(tmp.path(`.web/uploads/${edited.id}/sent`), { recursive: true, force: true });
-  const sent = await uploadsWith({ ...READER_LIMITS, timeMs: 1000 }, busy(60_000)).send(edited, check);
+  const { upload: sent, sentHere } = await uploadsWith({ ...READER_LIMITS, timeMs: 1000 }, busy(60_000)).send(
+    edited,
+    check,
+  );
+  expect(sentHere).toBe(false);
   expect(sent.sentAs).toBeUndefined();
   expect(sent.check?.unusable).toContain('took longer than 1 seconds to check');
   expect(existsSync(tmp.path('incoming')) ? readdirSync(tmp.path('incoming')) : []).toEqual([]);

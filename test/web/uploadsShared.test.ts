@@ -64,11 +64,11 @@ it('one serve takes the file, another fixes it, the first sends it with the fix;
   expect(now.check).toMatchObject({ ok: 2 });
   expect(await a.fixes(now)).toEqual([fix]);
   const sent = await a.send(now, check());
-  expect(sent.sentAs).toBe('payers.csv');
+  expect(sent).toMatchObject({ upload: { sentAs: 'payers.csv' }, sentHere: true });
   expect(readFileSync(tmp.path('a/incoming/payers.csv'), 'utf8')).toContain('u-2@example.com');
   expect((await b.get(taken.id))?.sentAs).toBe('payers.csv');
   // Sent once: b sends nothing more.
-  await b.send((await b.get(taken.id))!, check());
+  expect((await b.send((await b.get(taken.id))!, check())).sentHere).toBe(false);
   expect(existsSync(tmp.path('b/incoming/payers.csv'))).toBe(false);
   // The upload as it came and the changes stay for the audit (a fixed file is not what was uploaded).
   expect(await store.web('svc').uploadContent(taken.id)).toBeDefined();
@@ -98,13 +98,23 @@ it('a file sent as it came is kept once, in the inbox; old uploads go from the s
   expect(existsSync(folder)).toBe(false);
 });
 
-it('two serves asked to send one upload at once: one sends it, into its own inbox', async () => {
+it('two serves asked to send one upload at once: one sends it, into its own inbox, and only it says it sent it', async () => {
   const a = serveUploads('a');
   const b = serveUploads('b');
   const taken = await uploaded(a, payersCsv(['s-1']));
   const seen = (await b.get(taken.id))!;
-  await Promise.all([a.send(taken, check()), b.send(seen, check())]);
+  const answers = await Promise.all([a.send(taken, check()), b.send(seen, check())]);
   const sentTo = ['a', 'b'].filter((name) => existsSync(tmp.path(`${name}/incoming/payers.csv`)));
   expect(sentTo).toHaveLength(1);
+  expect(answers.map((answer) => answer.sentHere)).toEqual([sentTo[0] === 'a', sentTo[0] === 'b']);
   expect((await a.get(taken.id))?.sentAs).toBe('payers.csv');
+  // The one that lost, asked once the other had sent it (its upload as it saw it before), says it did not send it.
+  const late = await uploaded(a, payersCsv(['s-2']));
+  const before = (await b.get(late.id))!;
+  const won = await a.send(late, check());
+  expect(won.sentHere).toBe(true);
+  expect(await b.send(before, check())).toMatchObject({ upload: { sentAs: won.upload.sentAs }, sentHere: false });
+  // What b saw before, saved after the send (an approval given as it was sent): the upload is still sent.
+  await b.approve(before, { name: 'Bob' }, await b.hash(before));
+  expect((await a.get(late.id))?.sentAs).toBe(won.upload.sentAs);
 });
