@@ -11,14 +11,16 @@ import type { SmtpTransport } from './smtpUrl.js';
 import { type MailKind, renderMail } from './templates.js';
 
 /** One mail to one payer: whom, which mail, and the only things of theirs it says. */
-export interface MailToSend {
-  to: string;
-  kind: MailKind;
-  firstName: string;
-  link: string;
-  /** When the link stops working. */
-  deadline: Date;
-}
+export type MailToSend = { to: string; firstName: string } & (
+  | {
+      kind: Exclude<MailKind, 'bank-added'>;
+      link: string;
+      /** When the link stops working. */
+      deadline: Date;
+    }
+  /** A bank account was added to the payer's record: no link, only whom to write to (the team's contact). */
+  | { kind: 'bank-added' }
+);
 
 /**
  * How a send ended, as data. `refused`: the server refused this mail for good (a 5xx to the recipient or to the
@@ -98,12 +100,13 @@ export function createMailer(settings: MailSettings, options: { clock?: MailCloc
     async send(mail) {
       if (!isMailAddress(mail.to))
         return { kind: 'refused', code: null, reason: 'not an address a mail can be sent to' };
-      const rendered = renderMail(
-        settings.templates,
-        mail.kind,
-        { firstName: mail.firstName, link: mail.link, deadline: mail.deadline, teamName: settings.teamName },
-        settings.timeZone,
-      );
+      const values = {
+        firstName: mail.firstName,
+        teamName: settings.teamName,
+        teamContact: (settings.replyTo ?? settings.from).address,
+        ...(mail.kind === 'bank-added' ? {} : { link: mail.link, deadline: mail.deadline }),
+      };
+      const rendered = renderMail(settings.templates, mail.kind, values, settings.timeZone);
       const message = { from: settings.from, replyTo: settings.replyTo, to: mail.to, ...rendered };
       const outcome = tail.then(async () =>
         (await cap.take(closing.signal)) ? deliver.send(message, secretsOf(settings, mail)) : CLOSED,
@@ -198,7 +201,8 @@ function outboxDelivery(dir: string, clock: MailClock): Delivery {
 function secretsOf(settings: MailSettings, mail: MailToSend): string[] {
   const auth = settings.transport.kind === 'smtp' ? settings.transport.options.auth : undefined;
   const local = mail.to.slice(0, mail.to.lastIndexOf('@'));
-  return [mail.to, local.length >= 3 ? local : '', mail.link, auth?.pass ?? '', auth?.user ?? '']
+  const link = mail.kind === 'bank-added' ? '' : mail.link;
+  return [mail.to, local.length >= 3 ? local : '', link, auth?.pass ?? '', auth?.user ?? '']
     .flatMap((secret) => (secret === '' ? [] : [secret, encodeURIComponent(secret)]))
     .sort((a, b) => b.length - a.length);
 }

@@ -206,6 +206,16 @@ export class SqlJournal implements JournalTables {
     const { service } = this;
     if ('directory' in item) return directoryUpserts(service, [item.directory]);
     if ('audit' in item) return [auditInsert(service, item.audit)];
+    if ('mail' in item) {
+      const { clientUserId, step, state, at } = item.mail;
+      return [
+        [
+          'INSERT INTO payer_mails (service, client_user_id, step, state, reason, at) VALUES (?, ?, ?, ?, NULL, ?) ' +
+            'ON CONFLICT (service, client_user_id, step) DO NOTHING',
+          [service, clientUserId, step, state, at],
+        ],
+      ];
+    }
     if ('signature' in item) {
       const { clientUserId, how, at } = item.signature;
       return [
