@@ -132,14 +132,9 @@ export class RowJournal {
   private added(s: RowState, account: AccountState): void {
     const had = account.before?.length ?? 0;
     const clientUserId = s.work.clientUserId;
-    this.audit?.accountAdded(clientUserId, had + 1, had > 0);
-    if (had > 0)
-      this.journal.mail({
-        clientUserId,
-        step: `${ACCOUNT_NOTICE}${had + 1}`,
-        state: 'due',
-        at: new Date().toISOString(),
-      });
+    const step = had > 0 ? `${ACCOUNT_NOTICE}${had + 1}` : undefined;
+    this.audit?.accountAdded(clientUserId, had + 1, step);
+    if (step !== undefined) this.journal.mail({ clientUserId, step, state: 'due', at: new Date().toISOString() });
   }
 
   accountNotStored(call: { key: string }): Promise<void> {

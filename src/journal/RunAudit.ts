@@ -37,9 +37,12 @@ export class RunAudit {
     this.write('run started', this.runId, { inputs });
   }
 
-  /** A bank account a create of this run added to the payer: the payer's `nth` the service stores. */
-  accountAdded(clientUserId: string, nth: number, mailed: boolean): void {
-    this.write('bank account added', clientUserId, { run: this.runId, nth, ...(mailed ? { mailed } : {}) });
+  /**
+   * A bank account a create of this run added to the payer: the payer's `nth` the service stores, and the step of the
+   * mail that tells the payer so, when one was asked for.
+   */
+  accountAdded(clientUserId: string, nth: number, mail: string | undefined): void {
+    this.write('bank account added', clientUserId, { run: this.runId, nth, ...(mail ? { mail } : {}) });
   }
 
   /** The row's end: queued by the journal beside the payer's record. */
