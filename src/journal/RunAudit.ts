@@ -28,7 +28,6 @@ export class RunAudit {
     private readonly journal: Journal,
     readonly runId: string,
     actor: RunActor | undefined,
-    private readonly now: () => number = Date.now,
   ) {
     this.actor = actor ?? NOBODY;
   }
@@ -68,7 +67,7 @@ export class RunAudit {
 
   private write(action: string, subject: string, detail: Record<string, unknown>): void {
     this.journal.audit({
-      at: new Date(this.now()).toISOString(),
+      at: new Date().toISOString(),
       who: this.actor.who,
       address: this.actor.address,
       action,
