@@ -24,6 +24,7 @@ export const inboxCommand: CommandBody = {
     const { inputs: _inputs, ...runInput } = runInputFromArgv(argv);
     const json = Boolean(runInput.json);
     const { runInbox } = await import('../inbox/runInbox.js');
+    const { osActor } = await import('../web/teamUsers.js');
     const result = await runInbox(
       {
         dir: String(argv.dir),
@@ -37,7 +38,8 @@ export const inboxCommand: CommandBody = {
             }
           : {}),
       },
-      { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal },
+      // The operator's path: each file's run enters the audit trail as the OS user and host.
+      { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal, actor: osActor() },
     );
     return result.exitCode;
   },

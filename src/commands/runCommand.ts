@@ -55,7 +55,10 @@ export async function runAndReport(
 ): Promise<number> {
   // Loaded here, not with the CLI: the whole pipeline, which `--help` should not pay for.
   const { run } = await import('../pipeline/run.js');
-  const summary = await run(input, { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal });
+  const { osActor } = await import('../web/teamUsers.js');
+  // The operator's path: its runs enter the audit trail as the OS user and host.
+  const context = { cwd: io.cwd, env: io.env, stderr: io.stderr, signal: io.signal, actor: osActor() };
+  const summary = await run(input, context);
   if (input.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   return summary.exitCode;
 }

@@ -1,4 +1,5 @@
 import type { RowJournal } from '../journal/RowJournal.js';
+import type { FailureCodes } from '../journal/RunAudit.js';
 import { finishRow } from '../plan/finishRow.js';
 import { definitelyNotStored } from '../plan/planAccounts.js';
 import { applyRound, nextActions, type Action } from '../plan/planRow.js';
@@ -74,6 +75,8 @@ export async function executeRow(
     const others = deps.inDoubt.get(work.clientUserId);
     if (others !== undefined) state.othersInDoubt = [...state.othersInDoubt, ...others];
     if (deps.claims !== undefined) claimAccounts(state, deps.claims, where);
+    // Each step's last failure, by its code: what the row's line in the audit trail says of a step that failed.
+    const codes: FailureCodes = {};
     for (let round = 0; ; round++) {
       const actions = nextActions(state, ctx);
       if (actions.length === 0) break;
@@ -82,15 +85,16 @@ export async function executeRow(
         break;
       }
       const answers = await Promise.all(actions.map((action) => perform(action, state, deps)));
+      for (const answer of answers) if (!answer.ok) codes[answer.error.step] = failureCode(answer.error);
       const adopted = applyRound(state, actions, answers, ctx, deps.taken, deps.created);
       // Refusals the plan expected (a bank account before KYC) are counted apart from faults, by the one client.
       for (const refusal of state.refused.splice(0)) deps.client.refused(refusal);
       // An account adopted from what is stored is known from now on, as if this journal had created it.
-      for (const account of adopted) deps.journal?.accountAdopted(work.clientUserId, account, account.id!);
+      for (const account of adopted) deps.journal?.accountAdopted(state, account, account.id!);
     }
     const result = finishRow(state, ctx);
     // The row's result stands whatever the store does now: a failure to record it has stopped the run already.
-    await deps.journal?.remember(state, ctx.now).catch((error: unknown) => {
+    await deps.journal?.remember(state, ctx.now, { where, result, codes }).catch((error: unknown) => {
       if (!deps.journal?.failed()) throw error;
     });
     for (const account of state.accounts) {
@@ -195,7 +199,7 @@ async function createAccount(index: number, state: RowState, deps: RowDeps): Pro
     personal: personalOf(state.work),
   });
   if (call !== undefined) {
-    if (result.ok) deps.journal!.accountDone(call, result.body.id);
+    if (result.ok) deps.journal!.accountDone(state, account, call, result.body.id);
     else if (result.error.kind === 'stopped' || definitelyNotStored(result.error))
       await deps.journal!.accountNotStored(call);
   }
@@ -214,6 +218,12 @@ async function recall(journal: RowJournal | undefined, work: RowWork): Promise<R
     if (!journal?.failed()) throw error;
     return undefined;
   }
+}
+
+/** A failure as the audit trail names it: by its status, its network code, or its kind; never its words. */
+function failureCode(error: ApiError): string {
+  if (error.kind === 'http') return `HTTP ${error.status ?? 0}`;
+  return error.networkCode ?? error.kind;
 }
 
 /** Everything the row holds of the payer: any call's answer may quote any of it. */

@@ -1,8 +1,10 @@
 import type {
+  AuditLine,
   CallRecord,
   DirectoryEntry,
   JournalTables,
   JournalWrite,
+  MailRecord,
   PayerRecord,
   SignatureRecord,
   Store,
@@ -41,6 +43,8 @@ export class Journal {
   private failure: Error | undefined;
   private closed = false;
   private readonly settings = new Map<string, string | undefined>();
+  /** Audit lines queued so far: each is a record of its own, never replaced by a later one. */
+  private lines = 0;
   /** Rows waiting for room: told as writes land. */
   private waitingForRoom: Array<() => void> = [];
 
@@ -145,6 +149,19 @@ export class Journal {
   /** Notes how an agreement this run completed was signed, with the journal's next write (the first record stands). */
   putSignature(signature: SignatureRecord): void {
     this.queue(`a${signature.clientUserId}`, { signature });
+  }
+
+  /**
+   * A line of the audit trail, with the journal's next write: in the store exactly when the records queued beside it
+   * are (the same transaction), so a kill loses the line only with what it tells of.
+   */
+  audit(line: AuditLine): void {
+    this.queue(`l${this.lines++}`, { audit: line });
+  }
+
+  /** A mail to a payer that this run's records call for, with them: written only where its step has no record yet. */
+  mail(mail: MailRecord): void {
+    this.queue(`m${mail.clientUserId}\u0000${mail.step}`, { mail });
   }
 
   /** A read of the store; one that fails (the database gone) stops the run as a failed write does. */

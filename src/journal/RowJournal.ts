@@ -11,7 +11,9 @@ import {
 import { kycDone, kycRejected, readyForAccount } from '../plan/verdict.js';
 import { directoryEntryOf } from '../store/SqlDirectory.js';
 import type { PayerChange, PayerRecord } from '../store/Store.js';
+import type { PayerResult } from '../core/types.js';
 import type { Journal } from './Journal.js';
+import type { FailureCodes, RunAudit } from './RunAudit.js';
 import { type JournalPlace, readJournal } from './openJournal.js';
 
 // The journal as the plan sees it: per payer, what was registered (digests), the links and statuses last seen,
@@ -20,7 +22,11 @@ import { type JournalPlace, readJournal } from './openJournal.js';
 // Keys are hashes: the journal holds no personal value.
 
 export class RowJournal {
-  constructor(private readonly journal: Journal) {}
+  constructor(
+    private readonly journal: Journal,
+    /** The run's lines in the audit trail, written with the records they tell of. */
+    private readonly audit?: RunAudit,
+  ) {}
 
   /** Once the journal's writes have caught up enough for another row (see Journal.room). */
   room(): Promise<void> {
@@ -101,13 +107,34 @@ export class RowJournal {
     return (entry?.state === 'done' && idList(entry.answer['keys'])) || [];
   }
 
-  accountDone(call: { key: string }, id: string | undefined): void {
+  /** The service stored the account this create sent. */
+  accountDone(s: RowState, account: AccountState, call: { key: string }, id: string | undefined): void {
     this.journal.done(call.key, 201, id === undefined ? {} : { id });
+    this.added(s, account);
   }
 
-  /** Adopted from what the service stores: as good as created by this journal. */
-  accountAdopted(clientUserId: string, account: AccountState, id: string): void {
-    this.journal.done(accountKeyOf(clientUserId, account), 200, { id });
+  /**
+   * Adopted from what the service stores: as good as created by this journal. Added by a create of this journal's
+   * whose answer was lost (this run's or one a crash left in doubt) when it is not among the ids the payer had as
+   * that create went out.
+   */
+  accountAdopted(s: RowState, account: AccountState, id: string): void {
+    this.journal.done(accountKeyOf(s.work.clientUserId, account), 200, { id });
+    if (account.before !== undefined && !account.before.includes(id)) this.added(s, account);
+  }
+
+  /**
+   * A bank account this journal's create added, in the same write as its record: its line in the audit trail, and,
+   * when the payer had one already (another account, or one that failed the provider's check), the mail that tells
+   * the payer so. Its step is the account's place among the payer's (`bank-added-2`), which a run that adopts the
+   * same account after a crash finds the same: the mail is asked for once.
+   */
+  private added(s: RowState, account: AccountState): void {
+    const had = account.before?.length ?? 0;
+    const clientUserId = s.work.clientUserId;
+    const step = had > 0 ? `${ACCOUNT_NOTICE}${had + 1}` : undefined;
+    this.audit?.accountAdded(clientUserId, had + 1, step);
+    if (step !== undefined) this.journal.mail({ clientUserId, step, state: 'due', at: new Date().toISOString() });
   }
 
   accountNotStored(call: { key: string }): Promise<void> {
@@ -134,14 +161,19 @@ export class RowJournal {
     if (this.gate() !== gate) this.journal.putGate(gate);
   }
 
-  /** The payer's record after the row: written when the row registered the payer or asked the service about it. */
-  async remember(s: RowState, now: Date): Promise<void> {
+  /**
+   * The payer's record after the row: written when the row registered the payer or asked the service about it; and
+   * the row's line in the audit trail (`end`), in the same write.
+   */
+  async remember(s: RowState, now: Date, end?: RowEnd): Promise<void> {
     // Who the payer is, for the mails and the page that let them act for themselves: from every payer row a run
     // takes, done before or not, so a re-run fills it for payers an older version registered.
     if (s.work.compliance !== undefined) this.journal.putDirectory(directoryEntryOf(s.work.compliance, isoTime(now)));
     s.payerKey ??= payerKeyOf(s.work.clientUserId);
     const key = s.payerKey;
     const before = await this.journal.payer(key);
+    // Queued after the last wait, beside the payer's record: the two go out in one write.
+    if (end !== undefined) this.audit?.row(s.work.clientUserId, end.where, end.result, end.codes);
     const step = s.compliance.step;
     const registered = step === 'ok' || step === 'done-before';
     if (!registered && !s.checked && before === undefined) return;
@@ -182,6 +214,20 @@ export class RowJournal {
     if (s.checked) record.checkedAt = isoTime(now);
     if (before === undefined || !samePayer(record, before)) this.journal.putPayer(key, record, s.work.clientUserId);
   }
+}
+
+/** The steps of the payer's mails that tell them a bank account was added to their record: `bank-added-2`, ... */
+const ACCOUNT_NOTICE = 'bank-added-';
+
+export function isAccountNotice(step: string): boolean {
+  return step.startsWith(ACCOUNT_NOTICE);
+}
+
+/** How a row ended, for its line in the audit trail: where it is, its result, and the codes of its failed calls. */
+export interface RowEnd {
+  where: string;
+  result: PayerResult;
+  codes: FailureCodes;
 }
 
 /** What the journal remembers of a payer for a reader outside a run: its links, and when a run last asked about it. */

@@ -11,14 +11,16 @@ import type { SmtpTransport } from './smtpUrl.js';
 import { type MailKind, renderMail } from './templates.js';
 
 /** One mail to one payer: whom, which mail, and the only things of theirs it says. */
-export interface MailToSend {
-  to: string;
-  kind: MailKind;
-  firstName: string;
-  link: string;
-  /** When the link stops working. */
-  deadline: Date;
-}
+export type MailToSend = { to: string; firstName: string } & (
+  | {
+      kind: Exclude<MailKind, 'bank-added'>;
+      link: string;
+      /** When the link stops working. */
+      deadline: Date;
+    }
+  /** A bank account was added to the payer's record: no link, only whom to write to (the team's contact). */
+  | { kind: 'bank-added' }
+);
 
 /**
  * A mail in the tool's own fixed words, plain text, to someone of the team (not a payer: the team's templates are for
@@ -117,13 +119,15 @@ export function createMailer(settings: MailSettings, options: { clock?: MailCloc
     async send(mail) {
       if (!isMailAddress(mail.to))
         return { kind: 'refused', code: null, reason: 'not an address a mail can be sent to' };
-      const rendered = renderMail(
-        settings.templates,
-        mail.kind,
-        { firstName: mail.firstName, link: mail.link, deadline: mail.deadline, teamName: settings.teamName },
-        settings.timeZone,
-      );
-      return queue({ ...envelope(mail.to), ...rendered }, secretsOf(settings, mail.to, [mail.link]));
+      const values = {
+        firstName: mail.firstName,
+        teamName: settings.teamName,
+        teamContact: (settings.replyTo ?? settings.from).address,
+        ...(mail.kind === 'bank-added' ? {} : { link: mail.link, deadline: mail.deadline }),
+      };
+      const rendered = renderMail(settings.templates, mail.kind, values, settings.timeZone);
+      const link = mail.kind === 'bank-added' ? [] : [mail.link];
+      return queue({ ...envelope(mail.to), ...rendered }, secretsOf(settings, mail.to, link));
     },
     async sendNote(note) {
       if (!isMailAddress(note.to))

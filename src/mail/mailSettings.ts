@@ -63,7 +63,7 @@ export function resolveMailSettings(
   let templates: MailTemplates | undefined;
   try {
     const dir = text(given.mailTemplates, 'mailTemplates', problems);
-    templates = loadTemplates(dir === undefined ? defaultTemplatesDir() : resolve(cwd, dir));
+    templates = loadTemplates(dir === undefined ? defaultTemplatesDir() : resolve(cwd, dir), warnings);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     problems.push(error.message);

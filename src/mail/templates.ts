@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { html, teamMarkup, toText } from '../core/html.js';
@@ -7,19 +7,34 @@ import { packageRoot } from '../core/packageRoot.js';
 // The mails' words live in files the team edits, so each is read and checked once, at start: a typo in a
 // placeholder is a usage error naming its file, line and column, never a mail that goes out with `{{fristName}}`.
 
-export type MailKind = 'invitation' | 'reminder';
+export type MailKind = 'invitation' | 'reminder' | 'bank-added';
 
-const PLACEHOLDERS = ['firstName', 'link', 'teamName', 'deadline'] as const;
-type Placeholder = (typeof PLACEHOLDERS)[number];
+const MAIL_KINDS: readonly MailKind[] = ['invitation', 'reminder', 'bank-added'];
+/** The kinds every folder of templates must hold; a folder made before another kind existed gets the package's. */
+const REQUIRED_KINDS: readonly MailKind[] = ['invitation', 'reminder'];
 
-/** What a mail says of one payer: their first name and their link, nothing else of them. */
+type Placeholder = 'firstName' | 'link' | 'teamName' | 'deadline' | 'teamContact';
+
+/**
+ * The placeholders each kind may use: an invitation and a reminder lead to the payer's page (the link, when it stops
+ * working); the mail that tells a payer a bank account was added to their record has no link, only whom to write to.
+ */
+const PLACEHOLDERS: Readonly<Record<MailKind, readonly Placeholder[]>> = {
+  invitation: ['firstName', 'link', 'teamName', 'deadline'],
+  reminder: ['firstName', 'link', 'teamName', 'deadline'],
+  'bank-added': ['firstName', 'teamName', 'teamContact'],
+};
+
+/** What a mail says of one payer: their first name and, in an invitation or a reminder, their link; nothing else. */
 export interface MailValues {
   firstName: string;
-  /** The payer's own page: the one URL the mail holds. */
-  link: string;
-  /** When the link stops working. */
-  deadline: Date;
   teamName: string;
+  /** The address the payer writes to the team at: the reply-to address, else the sender's. */
+  teamContact?: string;
+  /** The payer's own page: the one URL an invitation or a reminder holds. */
+  link?: string;
+  /** When the link stops working. */
+  deadline?: Date;
 }
 
 interface RenderedMail {
@@ -65,15 +80,22 @@ export function defaultTemplatesDir(): string {
 }
 
 /**
- * Reads and checks the four templates of `dir` (`invitation.txt`, `invitation.html`, `reminder.txt`,
- * `reminder.html`). Every problem of every file is reported at once, as one usage error (exit 2).
+ * Reads and checks the templates of `dir`: `invitation.txt`, `invitation.html`, `reminder.txt`, `reminder.html`, and
+ * `bank-added.txt` and `.html`, which a folder copied before they existed may lack: the package's own are read then,
+ * and `warnings` says so. Every problem of every file is reported at once, as one usage error (exit 2).
  */
-export function loadTemplates(dir: string): MailTemplates {
+export function loadTemplates(dir: string, warnings: string[] = []): MailTemplates {
   const problems: Problem[] = [];
-  const kinds = {
-    invitation: loadKind(dir, 'invitation', problems),
-    reminder: loadKind(dir, 'reminder', problems),
-  };
+  const kinds = {} as Record<MailKind, KindTemplates>;
+  for (const kind of MAIL_KINDS) {
+    const own = REQUIRED_KINDS.includes(kind) || ['txt', 'html'].some((ext) => existsSync(join(dir, `${kind}.${ext}`)));
+    if (!own)
+      warnings.push(
+        `mail templates: ${dir} has no ${kind}.txt and ${kind}.html: the package's own words are used for that mail ` +
+          `(copy them from ${defaultTemplatesDir()} to change them)`,
+      );
+    kinds[kind] = loadKind(own ? dir : defaultTemplatesDir(), kind, problems);
+  }
   if (problems.length > 0) {
     const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
     // In the order a person goes through the files: by name, then from the top, a whole file's problem last.
@@ -91,21 +113,26 @@ export function loadTemplates(dir: string): MailTemplates {
 function loadKind(dir: string, kind: MailKind, problems: Problem[]): KindTemplates {
   const txtFile = join(dir, `${kind}.txt`);
   const htmlFile = join(dir, `${kind}.html`);
+  const allowed = PLACEHOLDERS[kind];
+  const linked = allowed.includes('link');
   const templates: KindTemplates = { subject: [], text: [], html: [] };
-  const txt = readTemplate(txtFile, problems);
+  const missing = REQUIRED_KINDS.includes(kind)
+    ? "the folder needs invitation.txt, invitation.html, reminder.txt and reminder.html (copy the package's mail/ folder to start from)"
+    : `give ${kind}.txt and ${kind}.html together, or neither (the package's own are used then)`;
+  const txt = readTemplate(txtFile, problems, missing);
   const mail = txt === undefined ? undefined : splitSubject(txtFile, txt, problems);
   if (mail !== undefined) {
-    templates.subject = parse(txtFile, mail.subject, problems, mail.subjectAt);
-    templates.text = parse(txtFile, mail.body, problems, mail.bodyAt);
-    checkUrls(txtFile, mail.subject, problems, mail.subjectAt);
-    checkUrls(txtFile, mail.body, problems, mail.bodyAt);
-    needsLink(txtFile, templates.text, problems);
+    templates.subject = parse(txtFile, mail.subject, problems, mail.subjectAt, allowed);
+    templates.text = parse(txtFile, mail.body, problems, mail.bodyAt, allowed);
+    checkUrls(txtFile, mail.subject, problems, mail.subjectAt, linked);
+    checkUrls(txtFile, mail.body, problems, mail.bodyAt, linked);
+    if (linked) needsLink(txtFile, templates.text, problems);
   }
-  const html = readTemplate(htmlFile, problems);
+  const html = readTemplate(htmlFile, problems, missing);
   if (html !== undefined) {
-    templates.html = parse(htmlFile, html, problems, FILE_START);
-    checkUrls(htmlFile, html, problems, FILE_START);
-    needsLink(htmlFile, templates.html, problems);
+    templates.html = parse(htmlFile, html, problems, FILE_START, allowed);
+    checkUrls(htmlFile, html, problems, FILE_START, linked);
+    if (linked) needsLink(htmlFile, templates.html, problems);
   }
   return templates;
 }
@@ -115,7 +142,7 @@ function describe(problem: Problem): string {
   return `${problem.file}${at}: ${problem.message}`;
 }
 
-function readTemplate(file: string, problems: Problem[]): string | undefined {
+function readTemplate(file: string, problems: Problem[], missing: string): string | undefined {
   try {
     // A BOM an editor put there is not part of the subject line.
     return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
@@ -123,10 +150,7 @@ function readTemplate(file: string, problems: Problem[]): string | undefined {
     const code = (error as NodeJS.ErrnoException).code;
     problems.push({
       file,
-      message:
-        code === 'ENOENT'
-          ? "missing: the folder needs invitation.txt, invitation.html, reminder.txt and reminder.html (copy the package's mail/ folder to start from)"
-          : `cannot be read (${code})`,
+      message: code === 'ENOENT' ? `missing: ${missing}` : `cannot be read (${code})`,
     });
     return undefined;
   }
@@ -164,7 +188,7 @@ function splitSubject(
  * Splits a template at its placeholders; every `{{` must open one of ours. `start` is where `text` begins in its
  * file, so that a problem is placed where the team sees it.
  */
-function parse(file: string, text: string, problems: Problem[], start: Place): Parts {
+function parse(file: string, text: string, problems: Problem[], start: Place, allowed: readonly Placeholder[]): Parts {
   const parts: Array<string | { name: Placeholder }> = [];
   const placeholder = /\{\{\s*([^{}\s]+)\s*\}\}/y;
   let from = 0;
@@ -173,26 +197,30 @@ function parse(file: string, text: string, problems: Problem[], start: Place): P
     placeholder.lastIndex = at;
     const match = placeholder.exec(text);
     if (match === null) {
-      problems.push({ file, ...position(text, at, start), message: `\`{{\` opens no placeholder: ${known()}` });
+      problems.push({
+        file,
+        ...position(text, at, start),
+        message: `\`{{\` opens no placeholder: ${known(allowed)}`,
+      });
       from = at + 2;
       continue;
     }
     const name = match[1]!;
-    if ((PLACEHOLDERS as readonly string[]).includes(name)) parts.push({ name: name as Placeholder });
-    else problems.push({ file, ...position(text, at, start), message: unknownPlaceholder(name) });
+    if ((allowed as readonly string[]).includes(name)) parts.push({ name: name as Placeholder });
+    else problems.push({ file, ...position(text, at, start), message: unknownPlaceholder(name, allowed) });
     from = at + match[0].length;
   }
   parts.push(text.slice(from));
   return parts;
 }
 
-function unknownPlaceholder(name: string): string {
-  const near = PLACEHOLDERS.find((p) => p.toLowerCase() === name.toLowerCase());
-  return `unknown placeholder {{${name}}}${near === undefined ? '' : ` (did you mean {{${near}}}?)`}: ${known()}`;
+function unknownPlaceholder(name: string, allowed: readonly Placeholder[]): string {
+  const near = allowed.find((p) => p.toLowerCase() === name.toLowerCase());
+  return `unknown placeholder {{${name}}}${near === undefined ? '' : ` (did you mean {{${near}}}?)`}: ${known(allowed)}`;
 }
 
-function known(): string {
-  return `the placeholders are ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}`;
+function known(allowed: readonly Placeholder[]): string {
+  return `the placeholders are ${allowed.map((p) => `{{${p}}}`).join(', ')}`;
 }
 
 function position(text: string, index: number, start: Place): Place {
@@ -218,20 +246,20 @@ const URL_LIKE = /[a-z][a-z0-9+.-]*:\/\/|\burl\s*\(|@import\b|\bwww\./gi;
 /**
  * The payer's link is the mail's only URL: no other link, no image or style fetched from elsewhere (which would tell
  * a third party when the mail is read), so that a payer can trust the one link there is. In the HTML a link
- * attribute holds `"{{link}}"` or nothing; in any template, nothing else looks like a URL.
+ * attribute holds `"{{link}}"` or nothing; in any template, nothing else looks like a URL. A mail without a link
+ * (`linked` false) holds no URL at all: a payer told of a change to their record is never asked to click anything.
  */
-function checkUrls(file: string, text: string, problems: Problem[], start: Place): void {
+function checkUrls(file: string, text: string, problems: Problem[], start: Place, linked: boolean): void {
   const reported: Array<[number, number]> = [];
+  const only = linked
+    ? 'the payer\'s link is the mail\'s only URL: write href="{{link}}", and no other link or image'
+    : 'this mail holds no link or image: write the words alone';
   if (file.endsWith('.html')) {
     for (const m of text.matchAll(LINK_ATTRIBUTES)) {
       const value = m[2]!;
-      if (m[1]!.toLowerCase() === 'href' && /^(["'])\{\{\s*link\s*\}\}\1$/.test(value)) continue;
+      if (linked && m[1]!.toLowerCase() === 'href' && /^(["'])\{\{\s*link\s*\}\}\1$/.test(value)) continue;
       reported.push([m.index, m.index + m[0].length]);
-      problems.push({
-        file,
-        ...position(text, m.index, start),
-        message: `${m[0]}: the payer's link is the mail's only URL: write href="{{link}}", and no other link or image`,
-      });
+      problems.push({ file, ...position(text, m.index, start), message: `${m[0]}: ${only}` });
     }
   }
   for (const m of text.matchAll(URL_LIKE)) {
@@ -239,7 +267,9 @@ function checkUrls(file: string, text: string, problems: Problem[], start: Place
     problems.push({
       file,
       ...position(text, m.index, start),
-      message: `"${m[0]}" starts a URL: the payer's link ({{link}}) is the mail's only one`,
+      message: linked
+        ? `"${m[0]}" starts a URL: the payer's link ({{link}}) is the mail's only one`
+        : `"${m[0]}" starts a URL: this mail holds none`,
     });
   }
 }
@@ -269,14 +299,20 @@ export function renderMail(
   values: MailValues,
   timeZone = 'UTC',
 ): RenderedMail {
-  const link = new URL(values.link);
-  if (link.protocol !== 'https:' && link.protocol !== 'http:') throw new TypeError('a mail link must be http(s)');
   const plain: Record<Placeholder, string> = {
     firstName: oneLine(values.firstName),
-    link: link.href,
+    link: '',
     teamName: oneLine(values.teamName),
-    deadline: formatDeadline(values.deadline, timeZone),
+    deadline: '',
+    teamContact: oneLine(values.teamContact ?? ''),
   };
+  if (PLACEHOLDERS[kind].includes('link')) {
+    const link = new URL(values.link ?? '');
+    if (link.protocol !== 'https:' && link.protocol !== 'http:') throw new TypeError('a mail link must be http(s)');
+    if (values.deadline === undefined) throw new TypeError('a mail with a link says when it stops working');
+    plain.link = link.href;
+    plain.deadline = formatDeadline(values.deadline, timeZone);
+  }
   const template = templates.kinds[kind];
   return {
     subject: fill(template.subject, plain),

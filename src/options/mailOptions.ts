@@ -42,7 +42,7 @@ export const MAIL_OPTIONS = {
     value: 'DIR',
     defaultText: "the package's `mail/` folder",
     describe:
-      "folder of the templates: `invitation.txt`, `invitation.html`, `reminder.txt`, `reminder.html` (copy the package's `mail/` folder to edit them)",
+      "folder of the templates: `invitation.txt`, `invitation.html`, `reminder.txt`, `reminder.html`, and `bank-added.txt` and `.html` (the package's when absent); copy the package's `mail/` folder to edit them",
   },
   mailRate: {
     flag: 'mail-rate',

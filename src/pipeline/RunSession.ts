@@ -11,6 +11,7 @@ import type { Backoff } from '../execute/retryPolicy.js';
 import type { BlockNews, BlockTiming } from '../execute/ServiceBlock.js';
 import type { HeldJournal } from '../journal/holdJournal.js';
 import type { Journal } from '../journal/Journal.js';
+import type { RunActor } from '../journal/RunAudit.js';
 import { forgetJournal, type JournalPlace, openJournal } from '../journal/openJournal.js';
 import type { UserPlaces } from '../journal/stateDir.js';
 import { createLogger } from './log.js';
@@ -70,6 +71,11 @@ export interface RunContext {
    * the web page for the check of an upload; the inbox for the files it runs.
    */
   readers?: Readers;
+  /**
+   * Who runs it, as the run's lines in the audit trail name them: the OS user and host (`os:USER@HOST`) for the
+   * command line, the inbox and serve. Absent: `unknown`.
+   */
+  actor?: RunActor;
 }
 
 /** The working directory, environment and home a command goes by: its context's, else the process's own. */

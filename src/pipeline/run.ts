@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { PayerOnboardError } from '../core/errors.js';
+import { RunAudit } from '../journal/RunAudit.js';
 import { type HeldJournal, holdJournal } from '../journal/holdJournal.js';
 import { stateDirs } from '../journal/stateDir.js';
 import { resolveRunOptions, type RunOptionsInput } from '../options/resolve.js';
@@ -95,9 +97,20 @@ async function runPasses(
   reached.session = session;
   // Another machine may take the service and key once this run's hold is gone: nothing more may be sent.
   const unlisten = held?.onLost((why) => session.client?.stop('write-failed', `stopped: ${why}; nothing more is sent`));
+  // A run that keeps a journal enters the audit trail, its lines written with the journal's records.
+  const audit = session.journal && new RunAudit(session.journal, facts.runId, facts.context.actor);
+  audit?.started(checked.scanned.map((job) => job.input.file.name));
   try {
-    const tally = await sendInputs(session, checked, facts, reached);
-    return await finishRun(session, checked, tally, facts, reached);
+    const tally = await sendInputs(session, checked, facts, reached, audit);
+    const summary = await finishRun(session, checked, tally, facts, reached);
+    const { rows, requests, exitCode, aborted } = summary;
+    audit?.finished({ rows, requests: requests.total, exitCode, ...(aborted ? { stopped: aborted.reason } : {}) });
+    return summary;
+  } catch (error) {
+    // Stopped on the way (an input that breaks partway, a summary that cannot be written): the rows it got to.
+    const stopped = error instanceof PayerOnboardError ? error.code : 'E_ABORTED';
+    audit?.finished({ rows: reached.tally?.outcomes() ?? {}, stopped });
+    throw error;
   } finally {
     unlisten?.();
     await session.close();

@@ -2,6 +2,7 @@ import type { ApiClient } from '../execute/ApiClient.js';
 import { PayerTurns, type RowDeps } from '../execute/executeRow.js';
 import { openInput } from '../input/openInput.js';
 import { RowJournal } from '../journal/RowJournal.js';
+import type { RunAudit } from '../journal/RunAudit.js';
 import { ROW_FILE_KINDS, RowFiles, RowFileSet } from '../output/RowFiles.js';
 import { ReportTally } from '../report/collectReportData.js';
 import type { PayerResult } from '../core/types.js';
@@ -15,14 +16,16 @@ import { type SendContext, sameId, sendRows } from './sendRows.js';
 type SharedSend = Omit<SendContext, 'rowFiles'>;
 
 /**
- * Pass 2: every input again, its valid rows sent, every row written to results and the failed or pending files.
- * Returns the tally of the rows as written (the summary's counts, report.html's rows).
+ * Pass 2: every input again, its valid rows sent, every row written to results and the failed or pending files, each
+ * sent row's end in the audit trail (`audit`) with its journal records. Returns the tally of the rows as written (the
+ * summary's counts, report.html's rows).
  */
 export async function sendInputs(
   session: RunSession,
   checked: CheckedInputs,
   facts: RunFacts,
   reached: Reached,
+  audit?: RunAudit,
 ): Promise<ReportTally> {
   const { scanned, warnings } = checked;
   const { options, command, runId, startedAt, context } = facts;
@@ -41,7 +44,7 @@ export async function sendInputs(
     ? () => expectedRows(scanned)
     : scanned.reduce((n, job) => n + job.rows, 0);
   const progress = session.progress(context.stderr, total, options.progress);
-  const rowJournal = journal && new RowJournal(journal);
+  const rowJournal = journal && new RowJournal(journal, audit);
   const deps = client && rowDeps(client, rowJournal, facts, scanned);
   const onlyMatched = options.only === undefined ? undefined : new Set<string>();
   try {

@@ -1,6 +1,6 @@
 import { Nap } from './Nap.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { journaledPayers } from '../journal/RowJournal.js';
+import { isAccountNotice, journaledPayers } from '../journal/RowJournal.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import { describeDelivery, type Mailer, type MailSettings, type SendOutcome } from '../mail/index.js';
 import type { MailRecord, PayerDirectoryTables, Store } from '../store/Store.js';
@@ -135,18 +135,23 @@ export class Invitations {
         new Date(now - STALE_CLAIM_MS).toISOString(),
         BATCH,
       );
-      const sent = { invitations: 0, reminders: 0 };
+      const sent = { invitations: 0, reminders: 0, notices: 0 };
       for (const mail of due) {
         if (signal.aborted) break;
         const outcome = await this.deliver(mail, signal);
-        if (outcome === 'sent') sent[mail.step === INVITATION ? 'invitations' : 'reminders']++;
+        const kind = isAccountNotice(mail.step) ? 'notices' : mail.step === INVITATION ? 'invitations' : 'reminders';
+        if (outcome === 'sent') sent[kind]++;
         if (outcome === 'paused') break;
       }
       const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-      if (sent.invitations + sent.reminders > 0)
+      const { invitations, reminders, notices } = sent;
+      if (notices > 0)
         this.spec.say(
-          `serve: mailed ${count(sent.invitations, 'invitation')} and ${count(sent.reminders, 'reminder')}`,
+          `serve: mailed ${count(invitations, 'invitation')}, ${count(reminders, 'reminder')} and ` +
+            `${count(notices, 'notice')} of a bank account added`,
         );
+      else if (invitations + reminders > 0)
+        this.spec.say(`serve: mailed ${count(invitations, 'invitation')} and ${count(reminders, 'reminder')}`);
       return due.length === BATCH && this.now() >= this.pausedUntil;
     } catch (error) {
       this.pause(`unexpected: ${(error as Error).message}`, false);
@@ -154,7 +159,11 @@ export class Invitations {
     }
   }
 
-  /** One mail due: dropped when it no longer fits the payer, else claimed, sent with a new link, and recorded. */
+  /**
+   * One mail due: dropped when it no longer fits the payer, else claimed, sent (an invitation or a reminder with a new
+   * link), and recorded. A notice that a bank account was added to the payer's record goes whatever the payer has
+   * left to do (an account is added once they have done it all), with no link.
+   */
   private async deliver(
     mail: MailRecord,
     signal: AbortSignal,
@@ -162,11 +171,11 @@ export class Invitations {
     const id = mail.clientUserId;
     const at = () => new Date(this.now()).toISOString();
     const entry = (await this.directory.entries([id])).get(id);
-    const payer = (await journaledPayers(this.spec.journal, [id]))(id);
-    const reminder = mail.step !== INVITATION;
+    const notice = isAccountNotice(mail.step);
+    const reminder = !notice && mail.step !== INVITATION;
     // A payer without an entry was forgotten (or never had its row read since entries were kept): nobody to write to.
     const dropped =
-      nothingToAsk(payer) ??
+      (notice ? undefined : nothingToAsk((await journaledPayers(this.spec.journal, [id]))(id))) ??
       (entry === undefined ? 'not in the payer directory' : undefined) ??
       (reminder && linksRevoked(await this.directory.links([id])) ? 'links revoked' : undefined);
     const staleBefore = new Date(this.now() - STALE_CLAIM_MS).toISOString();
@@ -187,18 +196,17 @@ export class Invitations {
     if (!(await this.directory.putMail({ ...mail, state: 'sending', at: at() }, claim))) return 'skipped';
     let outcome: SendOutcome;
     try {
-      const link = await issueLink(this.directory, id, {
-        now: new Date(this.now()),
-        days: this.spec.linkDays,
-        publicUrl: this.spec.publicUrl,
-      });
-      outcome = await this.spec.mailer.send({
-        to: entry.email,
-        kind: reminder ? 'reminder' : 'invitation',
-        firstName: greetingName(entry),
-        link: link.url,
-        deadline: new Date(link.expiresAt),
-      });
+      const to = { to: entry.email, firstName: greetingName(entry) };
+      if (notice) outcome = await this.spec.mailer.send({ ...to, kind: 'bank-added' });
+      else {
+        const link = await issueLink(this.directory, id, {
+          now: new Date(this.now()),
+          days: this.spec.linkDays,
+          publicUrl: this.spec.publicUrl,
+        });
+        const kind = reminder ? 'reminder' : 'invitation';
+        outcome = await this.spec.mailer.send({ ...to, kind, link: link.url, deadline: new Date(link.expiresAt) });
+      }
     } catch (error) {
       // Nothing went to the mail server: the claim is given back for the next try.
       await this.directory.putMail({ ...mail, state: 'due' }, { over: ['sending'] }).catch(() => undefined);

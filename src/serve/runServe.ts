@@ -17,6 +17,7 @@ import { type OidcInput, type OidcSettings, resolveOidc } from '../options/oidcO
 import { resolveRunOptions } from '../options/resolve.js';
 import { checkServeOptions, RECHECK_WITH_WEBHOOKS_H, SERVE_OPTIONS } from '../options/serveOptions.js';
 import { placesOf, type RunContext } from '../pipeline/RunSession.js';
+import { osActor } from '../web/teamUsers.js';
 import { EventLog } from './EventLog.js';
 import { ServeMetrics } from './metrics.js';
 import { webhookServer } from './webhookServer.js';
@@ -118,7 +119,8 @@ export async function startServe(options: ServeOptions, context: RunContext = {}
   const say = (line: string) => context.stderr?.write(`${line}\n`);
   const stop = new AbortController();
   const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
-  const runContext: RunContext = { ...context, signal, holder: 'serve' };
+  // Its runs enter the audit trail as the OS user and host serve runs as (the page's own line names who sent a file).
+  const runContext: RunContext = { ...context, signal, holder: 'serve', actor: context.actor ?? osActor() };
   const metrics = new ServeMetrics();
   // Each run, batch of events or check that ends: the web page's Payers table follows.
   const changes = new EventEmitter();

@@ -1,4 +1,4 @@
-import { auditInsert, type Executor, type Statement } from './SqlJournal.js';
+import { auditInserts, type Executor, type Statement } from './SqlJournal.js';
 import type { AuditFilter, AuditLine, ControlTables, Role, SignInTries, UserLink, WebUser } from './Store.js';
 
 type Row = Record<string, unknown>;
@@ -153,7 +153,7 @@ export class SqlControls implements ControlTables {
   }
 
   async audit(lines: readonly AuditLine[]): Promise<void> {
-    if (lines.length > 0) await this.sql.batch(lines.map((line) => auditInsert(this.service, line)));
+    if (lines.length > 0) await this.sql.batch(auditInserts(this.service, lines));
   }
 
   async auditLines(filter: AuditFilter, offset: number, limit: number): Promise<AuditLine[]> {

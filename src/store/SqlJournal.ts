@@ -188,13 +188,20 @@ export class SqlJournal implements JournalTables {
 
   async write(batch: readonly JournalWrite[]): Promise<void> {
     if (batch.length === 0) return;
-    // The directory entries of a batch go together, a hundred a statement: a run's rows add one each.
+    // The directory entries and audit lines of a batch go together, a hundred a statement: a run's rows add one or
+    // two each, and on a server every statement is a round trip.
     const entries: DirectoryEntry[] = [];
+    const lines: AuditLine[] = [];
     const statements: Statement[] = [];
     for (const item of batch)
       if ('directory' in item) entries.push(item.directory);
+      else if ('audit' in item) lines.push(item.audit);
       else statements.push(...this.statements(item));
-    await this.sql.batch([...statements, ...directoryUpserts(this.service, entries)]);
+    await this.sql.batch([
+      ...statements,
+      ...directoryUpserts(this.service, entries),
+      ...auditInserts(this.service, lines),
+    ]);
   }
 
   async forget(): Promise<void> {
@@ -205,7 +212,17 @@ export class SqlJournal implements JournalTables {
   statements(item: JournalWrite): Statement[] {
     const { service } = this;
     if ('directory' in item) return directoryUpserts(service, [item.directory]);
-    if ('audit' in item) return [auditInsert(service, item.audit)];
+    if ('audit' in item) return auditInserts(service, [item.audit]);
+    if ('mail' in item) {
+      const { clientUserId, step, state, at } = item.mail;
+      return [
+        [
+          'INSERT INTO payer_mails (service, client_user_id, step, state, reason, at) VALUES (?, ?, ?, ?, NULL, ?) ' +
+            'ON CONFLICT (service, client_user_id, step) DO NOTHING',
+          [service, clientUserId, step, state, at],
+        ],
+      ];
+    }
     if ('signature' in item) {
       const { clientUserId, how, at } = item.signature;
       return [
@@ -394,10 +411,16 @@ export function pairsOf(text: string): Array<[string, string]> {
   }
 }
 
-/** The statement that appends one audit line: also what a run's journal batch carries. */
-export function auditInsert(service: string, line: AuditLine): Statement {
-  return [
-    'INSERT INTO audit_trail (service, at, who, address, action, subject, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    [service, line.at, line.who, line.address, line.action, line.subject, line.detail],
-  ];
+/** The statements that append audit lines, in their order, a hundred a statement: also what a run's journal batch carries. */
+export function auditInserts(service: string, lines: readonly AuditLine[]): Statement[] {
+  const statements: Statement[] = [];
+  for (let i = 0; i < lines.length; i += ENTRIES_A_STATEMENT) {
+    const some = lines.slice(i, i + ENTRIES_A_STATEMENT);
+    statements.push([
+      'INSERT INTO audit_trail (service, at, who, address, action, subject, detail) VALUES ' +
+        some.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', '),
+      some.flatMap((line) => [service, line.at, line.who, line.address, line.action, line.subject, line.detail]),
+    ]);
+  }
+  return statements;
 }

@@ -55,7 +55,9 @@ export type JournalWrite =
   /** How a payer's agreement was signed, written with the record of its completion (the first stands). */
   | { signature: SignatureRecord }
   /** A line of the audit trail, written with what it tells of: it is there exactly when that is. */
-  | { audit: AuditLine };
+  | { audit: AuditLine }
+  /** A mail a run calls for, written with what calls for it: only where the payer has no record of its step yet. */
+  | { mail: MailRecord };
 
 /** The journal of one service and key. */
 export interface JournalTables {

@@ -31,12 +31,19 @@ function problemsOf(dir: string): string[] {
 }
 
 describe('the default templates', () => {
-  it('are the four files, load cleanly and read as plain English for each kind of mail', () => {
+  it('are the six files, load cleanly and read as plain English for each kind of mail', () => {
     expect(
       readdirSync(defaultTemplatesDir())
         .filter((name) => !name.endsWith('.md'))
         .sort(),
-    ).toEqual(['invitation.html', 'invitation.txt', 'reminder.html', 'reminder.txt']);
+    ).toEqual([
+      'bank-added.html',
+      'bank-added.txt',
+      'invitation.html',
+      'invitation.txt',
+      'reminder.html',
+      'reminder.txt',
+    ]);
     const templates = loadTemplates(defaultTemplatesDir());
     const invitation = renderMail(templates, 'invitation', VALUES);
     expect(invitation.subject).toBe('Payments team: two steps before we can pay you');
@@ -55,6 +62,21 @@ describe('the default templates', () => {
       expect(urls(mail.text)).toEqual([VALUES.link]);
       expect(urls(mail.html)).toEqual([VALUES.link]);
     }
+  });
+
+  it('tell a payer a bank account was added to their record: whom to write to, no link, no bank number', () => {
+    const templates = loadTemplates(defaultTemplatesDir());
+    const values = { firstName: 'Ana', teamName: 'Payments team', teamContact: 'payments@example.com' };
+    const mail = renderMail(templates, 'bank-added', values);
+    expect(mail.subject).toBe('Payments team: a bank account was added to your record');
+    expect(mail.text).toMatch(/^Hello Ana,\n/);
+    expect(mail.text).toContain('contact us at once at payments@example.com');
+    expect(mail.html).toContain('contact us at once at payments@example.com');
+    const all = `${mail.subject}${mail.text}${mail.html}`;
+    expect(all).not.toContain('{{');
+    expect(all).not.toMatch(/[a-z]+:\/\/|href=|www\./);
+    // Not even the last digits of an account: the words hold no number at all.
+    expect(`${mail.subject}${mail.text}`).not.toMatch(/\d/);
   });
 });
 
@@ -92,6 +114,39 @@ describe('a folder of templates the team edited', () => {
       `mail templates: 2 problems in ${dir.dir}`,
       `${dir.path('invitation.txt')}: missing: the folder needs invitation.txt, invitation.html, reminder.txt and reminder.html (copy the package's mail/ folder to start from)`,
       `${dir.path('reminder.html')}: missing: the folder needs invitation.txt, invitation.html, reminder.txt and reminder.html (copy the package's mail/ folder to start from)`,
+    ]);
+  });
+
+  it("made before the bank-added mail existed: the package's words for it, said once; one of its two files alone is refused", () => {
+    const dir = copyOfDefaults();
+    rmSync(join(dir.dir, 'bank-added.txt'));
+    rmSync(join(dir.dir, 'bank-added.html'));
+    const warnings: string[] = [];
+    const templates = loadTemplates(dir.dir, warnings);
+    expect(warnings).toEqual([
+      `mail templates: ${dir.dir} has no bank-added.txt and bank-added.html: the package's own words are used for that mail (copy them from ${defaultTemplatesDir()} to change them)`,
+    ]);
+    const values = { firstName: 'Ana', teamName: 'Payments team', teamContact: 'payments@example.com' };
+    expect(renderMail(templates, 'bank-added', values).subject).toBe(
+      'Payments team: a bank account was added to your record',
+    );
+    dir.write('bank-added.txt', 'Subject: Changed\n\nHello {{firstName}}\n');
+    expect(problemsOf(dir.dir).slice(1)).toEqual([
+      `${dir.path('bank-added.html')}: missing: give bank-added.txt and bank-added.html together, or neither (the package's own are used then)`,
+    ]);
+  });
+
+  it('the bank-added mail takes no link, deadline or URL: its placeholders are the name, the team and its contact', () => {
+    const dir = copyOfDefaults();
+    dir.write('bank-added.txt', 'Subject: {{teamName}}\n\nHello {{firstName}}, see {{link}} until {{deadline}}\n');
+    dir.write('bank-added.html', '<p>Write to <a href="{{link}}">{{teamContact}}</a> or www.example.com</p>\n');
+    const known = 'the placeholders are {{firstName}}, {{teamName}}, {{teamContact}}';
+    expect(problemsOf(dir.dir).slice(1)).toEqual([
+      `${dir.path('bank-added.html')}:1:16: href="{{link}}": this mail holds no link or image: write the words alone`,
+      `${dir.path('bank-added.html')}:1:22: unknown placeholder {{link}}: ${known}`,
+      `${dir.path('bank-added.html')}:1:55: "www." starts a URL: this mail holds none`,
+      `${dir.path('bank-added.txt')}:3:26: unknown placeholder {{link}}: ${known}`,
+      `${dir.path('bank-added.txt')}:3:41: unknown placeholder {{deadline}}: ${known}`,
     ]);
   });
 
