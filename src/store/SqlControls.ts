@@ -1,3 +1,4 @@
+import { inLists } from './inList.js';
 import { auditInserts, type Executor, type Statement } from './SqlJournal.js';
 import type { AuditFilter, AuditLine, ControlTables, Role, SignInTries, UserLink, WebUser } from './Store.js';
 
@@ -118,13 +119,13 @@ export class SqlControls implements ControlTables {
 
   async tries(keys: readonly string[]): Promise<Map<string, SignInTries>> {
     const found = new Map<string, SignInTries>();
-    for (const key of keys) {
-      const row = await this.sql.one('SELECT failures, next_try_at FROM signin_tries WHERE service = ? AND key = ?', [
-        this.service,
-        key,
-      ]);
-      if (row !== undefined)
-        found.set(key, { failures: Number(row['failures']), nextTryAt: Number(row['next_try_at']) });
+    for (const { marks, params } of inLists(keys)) {
+      const rows = await this.sql.all(
+        `SELECT key, failures, next_try_at FROM signin_tries WHERE service = ? AND key IN (${marks})`,
+        [this.service, ...params],
+      );
+      for (const row of rows)
+        found.set(String(row['key']), { failures: Number(row['failures']), nextTryAt: Number(row['next_try_at']) });
     }
     return found;
   }
