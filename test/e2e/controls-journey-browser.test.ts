@@ -184,6 +184,20 @@ describe.skipIf(suite.skip)(suite.title, () => {
           : runs.includes(subject)
             ? `run ${runs.indexOf(subject) + 1}`
             : subject;
+    // The team made first: Ada from the command line, then Pat and Avery on the users page, their links mailed.
+    expect(lines.slice(0, 14).map(([, who, , action]) => `${who} | ${action}`)).toEqual([
+      `${os} | user added`,
+      `${os} | password link made`,
+      'Ada Byron | password set',
+      'Ada Byron | sign-in',
+      ...['Pat Preparer', 'Avery Approver'].flatMap((name) => [
+        'Ada Byron | user added',
+        'Ada Byron | password link made',
+        'Ada Byron | password link mailed',
+        `${name} | password set`,
+        `${name} | sign-in`,
+      ]),
+    ]);
     const payers = new Set(['j-1', 'j-2']);
     // The payers' lines of a run are in the order its rows ended: each run's, as a set, between its start and end.
     const steps = lines
