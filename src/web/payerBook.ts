@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readOwnCsv } from '../output/readOwnCsv.js';
 import type { JournalPlace } from '../journal/openJournal.js';
 import type { MailRecord, PayerFilter, PayerLink, PayerTables, SignatureRecord, Store } from '../store/Store.js';
-import { type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
+import { isAccountNotice, type JournaledPayer, journaledPayers } from '../journal/RowJournal.js';
 import { agreementCompleted, knownWord, kycDone, kycRejected } from '../plan/verdict.js';
 import { type Category, mailRefusal } from '../status/payerStatus.js';
 import { type PayerWho, payerWho, whoOf } from '../report/payerNames.js';
@@ -46,7 +46,9 @@ export interface PayerMail {
   signedAt?: string;
   /** The last mail was refused by the mail server: its reason (never the address). */
   refused?: string;
-  /** A mail to send, or being sent, or no longer to be sent, in words. */
+  /** The last notice that a bank account was added to their record. */
+  accountNoticeAt?: string;
+  /** An invitation or reminder to send, or being sent, or no longer to be sent, in words. */
   next?: string;
 }
 
@@ -322,15 +324,17 @@ function payerMail(
   links: readonly PayerLink[],
   signature: SignatureRecord | undefined,
 ): PayerMail {
-  const sent = (invitation: boolean) =>
-    mails
-      .filter((m) => m.state === 'sent' && (m.step === 'invitation') === invitation)
+  // A bank-added mail is a notice, not a step of the invitation: neither a reminder nor what the invitation waits for.
+  const steps = mails.filter((m) => !isAccountNotice(m.step));
+  const lastSent = (of: readonly MailRecord[]) =>
+    of
+      .filter((m) => m.state === 'sent')
       .map((m) => m.at)
       .sort()
       .at(-1);
   const opened = links.flatMap((link) => (link.openedAt ? [link.openedAt] : [])).sort()[0];
   const refusal = mailRefusal(mails);
-  const waiting = mails
+  const waiting = steps
     .filter((m) => m.state === 'due' || m.state === 'sending' || m.state === 'dropped')
     .sort((a, b) => (a.at < b.at ? -1 : 1))[0];
   const next =
@@ -342,10 +346,12 @@ function payerMail(
           ? `${waiting.step} not sent: ${waiting.reason ?? ''}`
           : `${waiting.step} due ${waiting.at}`;
   const mail: PayerMail = {};
-  const invitedAt = sent(true);
-  const remindedAt = sent(false);
+  const invitedAt = lastSent(steps.filter((m) => m.step === 'invitation'));
+  const remindedAt = lastSent(steps.filter((m) => m.step !== 'invitation'));
+  const accountNoticeAt = lastSent(mails.filter((m) => isAccountNotice(m.step)));
   if (invitedAt) mail.invitedAt = invitedAt;
   if (remindedAt) mail.remindedAt = remindedAt;
+  if (accountNoticeAt) mail.accountNoticeAt = accountNoticeAt;
   if (opened) mail.openedAt = opened;
   if (signature?.how === 'page') mail.signedAt = signature.at;
   if (refusal) mail.refused = refusal.reason ?? '';

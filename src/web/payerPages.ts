@@ -227,6 +227,7 @@ function mailWords(mail: PayerMail | undefined): SafeHtml | string {
     mail.remindedAt ? html`reminded ${when(mail.remindedAt)}` : undefined,
     mail.openedAt ? html`link opened ${when(mail.openedAt)}` : undefined,
     mail.signedAt ? html`agreement signed on their page ${when(mail.signedAt)}` : undefined,
+    mail.accountNoticeAt ? html`told of a new bank account ${when(mail.accountNoticeAt)}` : undefined,
     next ? html`${next[1]} due ${when(next[2]!)}` : mail.next ? html`${mail.next}` : undefined,
   ].filter((w) => w !== undefined);
   return joined(words, '; ');

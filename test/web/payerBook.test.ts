@@ -159,6 +159,28 @@ describe("the payers' mails on the page", () => {
     );
     expect((await book.line('a'))?.mail?.signedAt).toBe('2026-12-02T08:35:00.000Z');
   });
+  it('a bank-added mail is a notice: neither a reminder nor the next step of the invitation', async () => {
+    file('payers.csv-1', 'results.csv', [RESULTS, 'a,waiting,,u-a,pending,,,,'], 1000);
+    const directory = store.directory(SERVICE);
+    const mail = (step: string, state: 'sent' | 'due', at: string) =>
+      directory.putMail({ clientUserId: 'a', step, state, at });
+    await mail('invitation', 'sent', '2026-12-01T10:00:00.000Z');
+    await mail('bank-added-2', 'sent', '2026-12-03T10:00:00.000Z');
+    await mail('bank-added-3', 'due', '2026-12-05T10:00:00.000Z');
+    await mail('reminder-1', 'due', '2026-12-08T10:00:00.000Z');
+    const page = await book.page({ page: 1 }, 100);
+    expect(page.lines[0]?.mail).toEqual({
+      invitedAt: '2026-12-01T10:00:00.000Z',
+      accountNoticeAt: '2026-12-03T10:00:00.000Z',
+      next: 'reminder-1 due 2026-12-08T10:00:00.000Z',
+    });
+    const { payersFragment } = await import('../../src/web/payerPages.js');
+    const { toText } = await import('../../src/core/html.js');
+    const text = toText(payersFragment(page, { page: 1 }, 'csrf'));
+    expect(text).toContain('told of a new bank account <time datetime="2026-12-03T10:00:00.000Z">');
+    expect(text).not.toContain('reminded');
+    expect(text).not.toContain('bank-added');
+  });
 });
 
 describe('where each payer stands, said once', () => {
