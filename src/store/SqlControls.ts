@@ -49,7 +49,7 @@ export class SqlControls implements ControlTables {
     return added > 0;
   }
 
-  async putUser(user: WebUser): Promise<void> {
+  async putUser(user: WebUser, passwordSetAt?: string): Promise<void> {
     const statements: Statement[] = [
       [
         'UPDATE web_users SET name = ?, name_key = ?, email = ?, email_key = ?, role = ?, password_hash = ?, ' +
@@ -67,9 +67,17 @@ export class SqlControls implements ControlTables {
         ],
       ],
     ];
-    // A user disabled is signed out everywhere at once: every serve reads the session from here at each request.
-    if (user.disabledAt !== undefined)
-      statements.push(['DELETE FROM web_sessions WHERE service = ? AND user_id = ?', [this.service, user.id]]);
+    // A user disabled, or whose password was just set, is signed out everywhere at once (every serve reads the session
+    // from here at each request), and their other one-time links are spent: one handed out before cannot set it again.
+    const ended = passwordSetAt ?? user.disabledAt;
+    if (ended !== undefined)
+      statements.push(
+        ['DELETE FROM web_sessions WHERE service = ? AND user_id = ?', [this.service, user.id]],
+        [
+          'UPDATE web_user_links SET used_at = ? WHERE service = ? AND user_id = ? AND used_at IS NULL',
+          [ended, this.service, user.id],
+        ],
+      );
     await this.sql.batch(statements);
   }
 
@@ -96,8 +104,7 @@ export class SqlControls implements ControlTables {
   ): Promise<Map<string, SignInTries>> {
     // The wait after each count, as SQL: the count and its wait are written in one statement, so that tries sent
     // together each see the ones before.
-    const waits = Array.from({ length: LONGEST_COUNT }, (_, i) => `WHEN ${i + 1} THEN ${Math.floor(waitOf(i + 1))}`);
-    const wait = `CASE signin_tries.failures + 1 ${waits.join(' ')} ELSE ${Math.floor(waitOf(LONGEST_COUNT + 1))} END`;
+    const wait = waitCase('signin_tries.failures + 1', waitOf);
     const counted = new Map<string, SignInTries>();
     for (const key of keys) {
       const row = await this.sql.one(
@@ -136,6 +143,21 @@ export class SqlControls implements ControlTables {
     );
   }
 
+  async uncountTry(keys: readonly string[], waitOf: (failures: number) => number): Promise<void> {
+    // The wait goes back to the one the count before gave, from the same last try.
+    const wait = waitCase('failures - 1', waitOf);
+    await this.sql.batch(
+      keys.map(
+        (key) =>
+          [
+            `UPDATE signin_tries SET failures = failures - 1, next_try_at = updated_at + ${wait} ` +
+              'WHERE service = ? AND key = ? AND failures > 0',
+            [this.service, key],
+          ] as const,
+      ),
+    );
+  }
+
   async pruneTries(before: number, keep: number): Promise<number> {
     let gone = await this.sql.change('DELETE FROM signin_tries WHERE service = ? AND updated_at < ?', [
       this.service,
@@ -143,11 +165,12 @@ export class SqlControls implements ControlTables {
     ]);
     const row = await this.sql.one('SELECT COUNT(*) AS n FROM signin_tries WHERE service = ?', [this.service]);
     const over = Number(row?.['n'] ?? 0) - keep;
-    // More than kept (a spray of addresses): the oldest addresses' counts go first; an account's or device's never.
+    // More than kept (a spray of addresses or names): the oldest counts go first; a device's never (it is a browser that
+    // signed in, and its count is what slows a thief of its cookie).
     if (over > 0)
       gone += await this.sql.change(
         'DELETE FROM signin_tries WHERE service = ? AND key IN (SELECT key FROM signin_tries WHERE service = ? ' +
-          "AND key LIKE 'address:%' ORDER BY updated_at LIMIT ?)",
+          "AND key NOT LIKE 'device:%' ORDER BY updated_at LIMIT ?)",
         [this.service, this.service, over],
       );
     return gone;
@@ -180,6 +203,12 @@ export class SqlControls implements ControlTables {
     const row = await this.sql.one(`SELECT COUNT(*) AS n FROM audit_trail WHERE ${where}`, params);
     return Number(row?.['n'] ?? 0);
   }
+}
+
+/** The wait `waitOf` gives the count `count` (an SQL expression), as SQL: its values written out, up to a long one. */
+function waitCase(count: string, waitOf: (failures: number) => number): string {
+  const waits = Array.from({ length: LONGEST_COUNT + 1 }, (_, i) => `WHEN ${i} THEN ${Math.floor(waitOf(i))}`);
+  return `CASE ${count} ${waits.join(' ')} ELSE ${Math.floor(waitOf(LONGEST_COUNT + 1))} END`;
 }
 
 function auditWhere(service: string, filter: AuditFilter): [string, Array<string>] {

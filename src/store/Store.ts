@@ -216,8 +216,11 @@ export interface ControlTables {
   user(which: { id: string } | { name: string } | { email: string }): Promise<WebUser | undefined>;
   /** A new user (false when the name is taken); the shared password's sessions end. */
   addUser(user: WebUser): Promise<boolean>;
-  /** A change of a user; one disabled is signed out everywhere. */
-  putUser(user: WebUser): Promise<void>;
+  /**
+   * A change of a user. One disabled, or whose password was set (at `passwordSetAt`, ISO), is signed out everywhere
+   * and their unused one-time links are spent.
+   */
+  putUser(user: WebUser, passwordSetAt?: string): Promise<void>;
   addUserLink(link: UserLink): Promise<void>;
   /** Uses a link once: its user, when it exists, is not used and has not expired at `at` (ISO). */
   takeUserLink(tokenHash: string, at: string): Promise<string | undefined>;
@@ -234,6 +237,8 @@ export interface ControlTables {
   tries(keys: readonly string[]): Promise<Map<string, SignInTries>>;
   /** A success: the keys' counts start again. */
   clearTries(keys: readonly string[]): Promise<void>;
+  /** A try that was no guess: its own count taken back (one less on each key, and the wait of that), the others' kept. */
+  uncountTry(keys: readonly string[], waitOf: (failures: number) => number): Promise<void>;
   /** Forgets the counts last touched before `before` (epoch ms); at most `limit` of them. */
   pruneTries(before: number, limit: number): Promise<number>;
   /** Appends lines, in one transaction, in order. */

@@ -80,9 +80,18 @@ export class SignInThrottle {
     return 0;
   }
 
-  /** The right password: the keys' counts start again. */
+  /**
+   * The right password: the account's or the device's count starts again. An address's only takes this try back: a
+   * guesser's own success (or a colleague's) must not free the guesses it has used up at other names.
+   */
   async succeeded(keys: ReadonlyArray<[Kind, string]>): Promise<void> {
-    await this.tables.clearTries(keys.map(([, key]) => key));
+    await this.tables.clearTries(keys.filter(([kind]) => kind !== 'address').map(([, key]) => key));
+    await this.notAGuess(keys.filter(([kind]) => kind === 'address'));
+  }
+
+  /** A try that was right but signs in no one (a password retired): this try taken back, nothing more. */
+  async notAGuess(keys: ReadonlyArray<[Kind, string]>): Promise<void> {
+    for (const [kind, key] of keys) await this.tables.uncountTry([key], waitAfter(FREE[kind]));
   }
 
   /** A new device cookie's value for a browser that just signed in with this name. */

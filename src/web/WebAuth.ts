@@ -104,7 +104,7 @@ export class WebAuth {
     if (name === '') {
       const right = this.shared !== undefined && (await matches(given.password, this.shared.salt, this.shared.hash));
       if (right && !(await this.sharedOpen())) {
-        await this.throttle.succeeded(keys);
+        await this.throttle.notAGuess(keys);
         await this.audit.record(actor, 'sign-in refused', '', { why: 'the shared password is retired' });
         return 'shared-retired';
       }
@@ -164,8 +164,9 @@ export class WebAuth {
 
   /** Who a kept session is of, if they may still be signed in. */
   private async viewerOf(userId: string | undefined, passwordMark: string): Promise<Viewer | undefined> {
+    // The shared password's: only while the team has no named user (one added meanwhile, by another serve too, ends it).
     if (userId === undefined)
-      return this.shared !== undefined && passwordMark === this.shared.mark
+      return this.shared !== undefined && passwordMark === this.shared.mark && (await this.sharedOpen())
         ? { name: SHARED_NAME, role: 'admin' }
         : undefined;
     const user = await this.controls.user({ id: userId });

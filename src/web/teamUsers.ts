@@ -86,7 +86,7 @@ export async function setPassword(
   if (user === undefined || user.disabledAt !== undefined)
     return { problem: 'this link is used, expired or not valid: ask an admin for a new one' };
   const changed = { ...user, passwordHash: await hashPassword(password) };
-  await tables.putUser(changed);
+  await tables.putUser(changed, now.toISOString());
   await audit.record({ who: user.name, address }, 'password set', user.id);
   return { user: changed };
 }

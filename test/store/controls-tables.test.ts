@@ -49,6 +49,23 @@ describe('users', () => {
     ]);
   });
 
+  it("a password set spends the user's other links and ends their sessions; so does disabling them", async () => {
+    await controls.addUser(user());
+    const link = { userId: 'u-1', createdAt: '2026-12-01T10:00:00.000Z', expiresAt: '2026-12-04T10:00:00.000Z' };
+    for (const tokenHash of ['mailed', 'handed', 'later']) await controls.addUserLink({ ...link, tokenHash });
+    await store
+      .web(SERVICE)
+      .putSession({ tokenHash: 's', passwordMark: '', userId: 'u-1', csrf: 'c', endsAt: 9, seenAt: 1 });
+    expect(await controls.takeUserLink('handed', '2026-12-02T10:00:00.000Z')).toBe('u-1');
+    await controls.putUser({ ...user(), passwordHash: 'scrypt:00:11' }, '2026-12-02T10:00:00.000Z');
+    expect(await controls.takeUserLink('mailed', '2026-12-02T11:00:00.000Z')).toBeUndefined();
+    expect(await store.web(SERVICE).session('s')).toBeUndefined();
+    await controls.addUserLink({ ...link, tokenHash: 'after' });
+    await controls.putUser({ ...user(), disabledAt: '2026-12-02T12:00:00.000Z' });
+    await controls.putUser(user());
+    expect(await controls.takeUserLink('after', '2026-12-02T13:00:00.000Z')).toBeUndefined();
+  });
+
   it('a one-time link is used once, and never once expired', async () => {
     await controls.addUser(user());
     const link = { userId: 'u-1', createdAt: '2026-12-01T10:00:00.000Z', expiresAt: '2026-12-04T10:00:00.000Z' };
@@ -81,13 +98,21 @@ describe('sign-in counts', () => {
     expect((await controls.tries(['account:a'])).size).toBe(0);
   });
 
-  it('are forgotten once old, and past the most kept the oldest addresses go first, never an account', async () => {
+  it('are forgotten once old, and past the most kept the oldest go first, never a device', async () => {
     for (let i = 0; i < 6; i++) await controls.countTry([`address:10.0.0.${i}`], 1000 + i, waitOf);
-    await controls.countTry(['account:a'], 1000, waitOf);
+    await controls.countTry(['account:a'], 999, waitOf);
+    await controls.countTry(['device:d'], 998, waitOf);
     await controls.countTry(['address:old'], 10, waitOf);
-    expect(await controls.pruneTries(100, 4)).toBe(4);
-    const left = await controls.tries(['account:a', 'address:old', 'address:10.0.0.0', 'address:10.0.0.5']);
-    expect([...left.keys()].sort()).toEqual(['account:a', 'address:10.0.0.5']);
+    expect(await controls.pruneTries(100, 4)).toBe(5);
+    const left = await controls.tries(['account:a', 'device:d', 'address:old', 'address:10.0.0.2', 'address:10.0.0.5']);
+    expect([...left.keys()].sort()).toEqual(['address:10.0.0.5', 'device:d']);
+  });
+
+  it("a try that was no guess is taken back: one less, others' kept", async () => {
+    for (let i = 0; i < 5; i++) await controls.countTry(['address:x'], 1000, waitOf);
+    expect((await controls.tries(['address:x'])).get('address:x')).toEqual({ failures: 5, nextTryAt: 2000 });
+    await controls.uncountTry(['address:x', 'address:none'], waitOf);
+    expect((await controls.tries(['address:x'])).get('address:x')).toEqual({ failures: 4, nextTryAt: 1000 });
   });
 });
 

@@ -164,6 +164,16 @@ describe('sign-in under a guesser', () => {
     signedIn(await auth.signIn({ name: 'B', password: 'b-password-123', address: office, device: bDevice }));
   });
 
+  it("a guesser's own right password frees none of the guesses its address used up at other names", async () => {
+    const { auth, controls } = await started(undefined, () => 1_000_000);
+    await controls.addUser(await user('G', 'viewer', 'g-password-123'));
+    const office = '203.0.113.5';
+    for (let i = 0; i < 19; i++) await auth.signIn({ name: `name-${i}`, password: 'guess', address: office });
+    signedIn(await auth.signIn({ name: 'G', password: 'g-password-123', address: office }));
+    expect(await auth.signIn({ name: 'name-19', password: 'guess', address: office })).toBe('wrong');
+    expect(waited(await auth.signIn({ name: 'name-20', password: 'guess', address: office }))).toBe(true);
+  });
+
   it('a device cookie is known only as signed by this serve, for its own name', async () => {
     const { auth, controls } = await started(undefined, () => 1_000_000);
     await controls.addUser(await user('A', 'viewer', 'a-password-123'));
