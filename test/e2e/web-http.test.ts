@@ -113,8 +113,10 @@ describe('the web page over plain HTTP', () => {
     h = await serveHarness({ serve: { webNow: () => 1_000_000, webPassword: PASSWORD } });
     const url = h.serve.url;
     // A guesser at many names, claiming a new address each time: all counted against its own.
-    for (let i = 0; i < 20; i++)
-      expect(await signInFrom(url, '127.0.0.1', 'guess', `203.0.113.${i}`, `name-${i}`)).toBe(401);
+    const guesses = Array.from({ length: 20 }, (_, i) =>
+      signInFrom(url, '127.0.0.1', 'guess', `203.0.113.${i}`, `name-${i}`),
+    );
+    expect(await Promise.all(guesses)).toEqual(Array(20).fill(401));
     expect(await signInFrom(url, '127.0.0.1', PASSWORD, '203.0.113.77')).toBe(429);
     expect(await signInFrom(url, '127.0.0.2', PASSWORD, '203.0.113.77')).toBe(303);
   });
@@ -122,8 +124,10 @@ describe('the web page over plain HTTP', () => {
   it('behind a proxy it trusts (--trust-proxy), the client it forwards is counted, never the proxy', async () => {
     h = await serveHarness({ serve: { webNow: () => 1_000_000, webPassword: PASSWORD, trustProxy: '127.0.0.1' } });
     const url = h.serve.url;
-    for (let i = 0; i < 20; i++)
-      expect(await signInFrom(url, '127.0.0.1', 'guess', '203.0.113.1', `name-${i}`)).toBe(401);
+    const guesses = Array.from({ length: 20 }, (_, i) =>
+      signInFrom(url, '127.0.0.1', 'guess', '203.0.113.1', `name-${i}`),
+    );
+    expect(await Promise.all(guesses)).toEqual(Array(20).fill(401));
     expect(await signInFrom(url, '127.0.0.1', PASSWORD, '203.0.113.1')).toBe(429);
     // The proxy's other clients, and a peer it does not trust whatever it claims, are not slowed by that guesser.
     expect(await signInFrom(url, '127.0.0.1', PASSWORD, '203.0.113.7')).toBe(303);
