@@ -6,7 +6,9 @@ import { isLoopbackHost } from '../options/connection.js';
 import { LINK_OPTIONS } from '../options/serveOptions.js';
 import { openStore, storeMayHold } from '../store/openStore.js';
 import type { PayerDirectoryTables } from '../store/Store.js';
+import { Audit } from '../web/Audit.js';
 import { issueLink } from '../web/payerLinks.js';
+import { osActor } from '../web/teamUsers.js';
 import type { CliIo, CommandBody } from './CliCommand.js';
 import { directoryPlace, withWhereOptions } from './directoryCommand.js';
 
@@ -48,15 +50,20 @@ export const linkCommand: CommandBody = {
     try {
       const directory = store.directory(place.service);
       const journal = store.journal(place.service);
+      // Handing out or ending a payer's links enters the audit trail, as it does from the team's page.
+      const audit = new Audit(store.controls(place.service));
       let unknown = 0;
       for (const id of ids) {
         const known = (await journal.payer(payerKeyOf(id))) !== undefined || (await directory.entries([id])).has(id);
         if (!known) {
           io.stderr.write(`link: ${id}: no payer of this id in the store (check the id, --base-url and the key)\n`);
           unknown += 1;
-        } else if (action === 'new') await newLink(directory, id, publicUrl!, days, io);
-        else {
+        } else if (action === 'new') {
+          const expiresAt = await newLink(directory, id, publicUrl!, days, io);
+          await audit.record(osActor(), 'new link', id, { expiresAt });
+        } else {
           const revoked = await directory.revokeLinks(id, new Date().toISOString());
+          await audit.record(osActor(), 'revoke', id, { links: revoked });
           io.stderr.write(`link: ${id}: ${revoked === 1 ? '1 link' : `${revoked} links`} revoked\n`);
         }
       }
@@ -71,6 +78,7 @@ async function newLink(directory: PayerDirectoryTables, id: string, publicUrl: s
   const made = await issueLink(directory, id, { now: new Date(), days, publicUrl });
   io.stdout.write(`${made.url}\n`);
   io.stderr.write(`link: ${id}: a new link, valid until ${made.expiresAt.slice(0, 10)}\n`);
+  return made.expiresAt;
 }
 
 /** Where serve keeps its store: its state dir (the inbox's `.payer-onboard` unless told), its service and key. */

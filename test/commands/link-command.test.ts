@@ -64,6 +64,13 @@ describe('payer-onboard link', () => {
     const revoked = await payerOnboard(['link', 'revoke', 'p-1', ...where]);
     expect(revoked).toMatchObject({ code: 0, stdout: '', stderr: 'link: p-1: 1 link revoked\n' });
     expect((await directory.link(hash))?.revokedAt).toBeDefined();
+    // Both in the audit trail, as the OS user and host, the token in neither.
+    const trail = await store.controls(journalName(BASE_URL, KEY)).auditLines({ subject: 'p-1' }, 0, 10);
+    expect(trail.map((line) => [line.who, line.action]).reverse()).toEqual([
+      [expect.stringMatching(/^os:.+@.+$/), 'new link'],
+      [expect.stringMatching(/^os:.+@.+$/), 'revoke'],
+    ]);
+    expect(JSON.stringify(trail)).not.toContain(lines[0]!.split('/p/')[1]);
     store.close();
   });
 
