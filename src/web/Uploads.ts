@@ -301,7 +301,13 @@ export class Uploads {
    * whether this call did (the upload may have been sent before it, or by another serve meanwhile). The file of the
    * page's making is written again if this serve has none (another one made it).
    */
-  async send(upload: Upload, check: CheckWith, by?: Person): Promise<{ upload: Upload; sentHere: boolean }> {
+  async send(
+    upload: Upload,
+    check: CheckWith,
+    by?: Person,
+    /** Told the name it goes in as once this serve has the claim, before the file goes: the audit trail's line. */
+    claimed: (sentAs: string) => Promise<void> = async () => undefined,
+  ): Promise<{ upload: Upload; sentHere: boolean }> {
     const notHere = (now: Upload) => ({ upload: now, sentHere: false });
     if (upload.sentAs !== undefined) return notHere(upload);
     const dir = join(this.root, upload.id);
@@ -321,6 +327,7 @@ export class Uploads {
     if (!(await this.tables.claimUpload(upload.id, basename(target))))
       return notHere((await this.get(upload.id)) ?? upload);
     try {
+      await claimed(basename(target));
       const temp = join(this.incoming, `.${upload.id}.part`);
       copyFileSync(edited ? join(dir, 'sent', file) : join(dir, upload.name), temp);
       renameSync(temp, target);

@@ -87,16 +87,27 @@ export async function approveRoutes(app: FastifyInstance, spec: ApproveSpec): Pr
       const { approval: _void, ...rest } = upload;
       upload = rest;
     }
-    const { upload: sent, sentHere } = await spec.uploads.send(upload, check, personOf(signedIn.session.user));
-    // Not sent here when its check, made again here, found it unusable (its page says why), or when another serve over
-    // the store sent it first (its line is that serve's).
-    if (sentHere) {
-      const approvedBy = sent.approval?.by.name;
-      await spec.audit.record(actorOf(signedIn), 'sent', upload.id, {
-        ...{ file: sent.sentAs, rows: sent.check?.ok, hash },
-        ...(approvedBy === undefined ? {} : { approvedBy }),
+    // The line is written once this serve has the claim and before the file goes into the inbox: a file the inbox
+    // runs always has its sender's line, whatever stops serve between the two. Not sent here when its check, made again
+    // here, found it unusable (its page says why), or when another serve over the store sent it first (its line is
+    // that serve's).
+    const approvedBy = upload.approval?.by.name;
+    let announced = false;
+    const line = (file: string) => ({
+      ...{ file, rows: upload.check?.ok, hash },
+      ...(approvedBy === undefined ? {} : { approvedBy }),
+    });
+    try {
+      const { sentHere } = await spec.uploads.send(upload, check, personOf(signedIn.session.user), async (file) => {
+        await spec.audit.record(actorOf(signedIn), 'sent', upload.id, line(file));
+        announced = true;
       });
-      spec.onSent();
+      if (sentHere) spec.onSent();
+    } catch (error) {
+      // The file did not go: the line above is answered by this one.
+      if (announced)
+        await spec.audit.record(actorOf(signedIn), 'send failed', upload.id, { why: 'not put into the inbox' });
+      throw error;
     }
     return reply.redirect(`/uploads/${upload.id}`, 303);
   }

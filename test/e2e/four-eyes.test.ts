@@ -1,3 +1,4 @@
+import { mkdirSync, rmdirSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +39,22 @@ const run = (url: string, session: WebSession, id: string) =>
   waitFor(async () => (await pageAs(url, session, `/sent/${id}/fragment`)).includes('id="finished"'), 'the run');
 
 describe('four eyes', () => {
+  it("a send's line is written before the file goes: one that could not go is answered by 'send failed'", async () => {
+    h = await serveHarness({ serve: { webPassword: PASSWORD } });
+    const url = h.serve.url;
+    const admin = await signInAs(url, { password: PASSWORD }, '/');
+    const id = await uploadAs(url, admin, 'payers.csv', payersCsv(['f-1']));
+    // The inbox cannot take the file: where serve writes it before its rename is a folder.
+    mkdirSync(join(h.inbox.root, 'incoming', `.${id}.part`));
+    expect((await post(`${url}/uploads/${id}/send`, admin)).status).toBe(500);
+    const lines = () => auditIn(h!.tmp.path('state')).filter((line) => line.subject === id);
+    expect(lines().map((line) => line.action)).toEqual(['upload', 'sent', 'send failed']);
+    // Sent once it can go: the page's send is whole again.
+    rmdirSync(join(h.inbox.root, 'incoming', `.${id}.part`));
+    expect((await post(`${url}/uploads/${id}/send`, admin)).status).toBe(303);
+    expect(lines().map((line) => line.action)).toEqual(['upload', 'sent', 'send failed', 'sent']);
+  });
+
   it('a change after an approval voids it: the uploader cannot send until it is approved again', async () => {
     h = await serveHarness({ serve: { webPassword: PASSWORD } });
     const url = h.serve.url;
