@@ -19,6 +19,55 @@ export interface Migration {
   postgres?: string;
 }
 
+/** What step 12 makes the same on both backends: the audit trail's own table and triggers differ. */
+const CONTROLS = `
+      -- The web page's named users: each signs in with a password of their own (a scrypt hash, "salt:hash" in hex;
+      -- none until they set it through a one-time link, or ever, for one who signs in through the company's identity
+      -- provider), with a role (each includes the ones before it). A user is disabled, never deleted: the audit trail
+      -- names them. Names and e-mail are compared in lower case (name_key, email_key).
+      CREATE TABLE web_users (
+        service TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL,
+        email TEXT,
+        email_key TEXT,
+        role TEXT NOT NULL CHECK (role IN ('viewer', 'preparer', 'approver', 'admin')),
+        password_hash TEXT,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        disabled_at TEXT,
+        PRIMARY KEY (service, id)
+      );
+      CREATE UNIQUE INDEX web_users_by_name ON web_users (service, name_key);
+      CREATE INDEX web_users_by_email ON web_users (service, email_key);
+      -- One-time links to set a user's password, by a hash of the token (the token only in the link handed over).
+      CREATE TABLE web_user_links (
+        service TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT,
+        PRIMARY KEY (service, token_hash)
+      );
+      -- A session is a named user's (user_id), or, with none, one opened with the shared password (password_mark).
+      ALTER TABLE web_sessions ADD COLUMN user_id TEXT;
+      CREATE INDEX web_sessions_by_user ON web_sessions (service, user_id);
+      -- Wrong sign-in tries, by what they are counted against ('account:NAME', 'address:IP', 'device:NONCE'): how many
+      -- since the last success, and the time (epoch ms) before which the next is refused unread. Rows whose wait is
+      -- long over are pruned: a spray of addresses leaves nothing behind for long.
+      CREATE TABLE signin_tries (
+        service TEXT NOT NULL,
+        key TEXT NOT NULL,
+        failures INTEGER NOT NULL,
+        next_try_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (service, key)
+      );
+      CREATE INDEX signin_tries_by_time ON signin_tries (service, updated_at);
+`;
+
 const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -349,52 +398,7 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 12,
     name: "the web page's users, sign-in tries and the audit trail",
-    sql: `
-      -- The web page's named users: each signs in with a password of their own (a scrypt hash, "salt:hash" in hex;
-      -- none until they set it through a one-time link, or ever, for one who signs in through the company's identity
-      -- provider), with a role (each includes the ones before it). A user is disabled, never deleted: the audit trail
-      -- names them. Names and e-mail are compared in lower case (name_key, email_key).
-      CREATE TABLE web_users (
-        service TEXT NOT NULL,
-        id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        name_key TEXT NOT NULL,
-        email TEXT,
-        email_key TEXT,
-        role TEXT NOT NULL CHECK (role IN ('viewer', 'preparer', 'approver', 'admin')),
-        password_hash TEXT,
-        created_at TEXT NOT NULL,
-        created_by TEXT NOT NULL,
-        disabled_at TEXT,
-        PRIMARY KEY (service, id)
-      );
-      CREATE UNIQUE INDEX web_users_by_name ON web_users (service, name_key);
-      CREATE INDEX web_users_by_email ON web_users (service, email_key);
-      -- One-time links to set a user's password, by a hash of the token (the token only in the link handed over).
-      CREATE TABLE web_user_links (
-        service TEXT NOT NULL,
-        token_hash TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        expires_at TEXT NOT NULL,
-        used_at TEXT,
-        PRIMARY KEY (service, token_hash)
-      );
-      -- A session is a named user's (user_id), or, with none, one opened with the shared password (password_mark).
-      ALTER TABLE web_sessions ADD COLUMN user_id TEXT;
-      CREATE INDEX web_sessions_by_user ON web_sessions (service, user_id);
-      -- Wrong sign-in tries, by what they are counted against ('account:NAME', 'address:IP', 'device:NONCE'): how many
-      -- since the last success, and the time (epoch ms) before which the next is refused unread. Rows whose wait is
-      -- long over are pruned: a spray of addresses leaves nothing behind for long.
-      CREATE TABLE signin_tries (
-        service TEXT NOT NULL,
-        key TEXT NOT NULL,
-        failures INTEGER NOT NULL,
-        next_try_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL,
-        PRIMARY KEY (service, key)
-      );
-      CREATE INDEX signin_tries_by_time ON signin_tries (service, updated_at);
+    sql: `${CONTROLS}
       -- The audit trail: who did what, when, from where; what it was done to (an upload, a user, a run, a payer by
       -- id); its details (JSON, personal values masked). Append-only: the triggers refuse every change and removal.
       CREATE TABLE audit_trail (
@@ -413,52 +417,7 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER audit_trail_no_delete BEFORE DELETE ON audit_trail
         BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
     `,
-    postgres: `
-      -- The web page's named users: each signs in with a password of their own (a scrypt hash, "salt:hash" in hex;
-      -- none until they set it through a one-time link, or ever, for one who signs in through the company's identity
-      -- provider), with a role (each includes the ones before it). A user is disabled, never deleted: the audit trail
-      -- names them. Names and e-mail are compared in lower case (name_key, email_key).
-      CREATE TABLE web_users (
-        service TEXT NOT NULL,
-        id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        name_key TEXT NOT NULL,
-        email TEXT,
-        email_key TEXT,
-        role TEXT NOT NULL CHECK (role IN ('viewer', 'preparer', 'approver', 'admin')),
-        password_hash TEXT,
-        created_at TEXT NOT NULL,
-        created_by TEXT NOT NULL,
-        disabled_at TEXT,
-        PRIMARY KEY (service, id)
-      );
-      CREATE UNIQUE INDEX web_users_by_name ON web_users (service, name_key);
-      CREATE INDEX web_users_by_email ON web_users (service, email_key);
-      -- One-time links to set a user's password, by a hash of the token (the token only in the link handed over).
-      CREATE TABLE web_user_links (
-        service TEXT NOT NULL,
-        token_hash TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        expires_at TEXT NOT NULL,
-        used_at TEXT,
-        PRIMARY KEY (service, token_hash)
-      );
-      -- A session is a named user's (user_id), or, with none, one opened with the shared password (password_mark).
-      ALTER TABLE web_sessions ADD COLUMN user_id TEXT;
-      CREATE INDEX web_sessions_by_user ON web_sessions (service, user_id);
-      -- Wrong sign-in tries, by what they are counted against ('account:NAME', 'address:IP', 'device:NONCE'): how many
-      -- since the last success, and the time (epoch ms) before which the next is refused unread. Rows whose wait is
-      -- long over are pruned: a spray of addresses leaves nothing behind for long.
-      CREATE TABLE signin_tries (
-        service TEXT NOT NULL,
-        key TEXT NOT NULL,
-        failures INTEGER NOT NULL,
-        next_try_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL,
-        PRIMARY KEY (service, key)
-      );
-      CREATE INDEX signin_tries_by_time ON signin_tries (service, updated_at);
+    postgres: `${CONTROLS}
       CREATE TABLE audit_trail (
         seq BIGSERIAL PRIMARY KEY,
         service TEXT NOT NULL,
